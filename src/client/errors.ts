@@ -1,0 +1,126 @@
+// One error family for everything the client can report. The CLI maps these to exit codes in
+// one place (src/exit-codes.ts); the client itself knows nothing of processes or terminals.
+
+export class AssetgenError extends Error {
+  /** Machine-readable code, stable across versions (printed in `--json` errors). */
+  readonly code: string;
+  /** What the user can do about it, when there is something to say. */
+  readonly hint?: string;
+
+  constructor(message: string, options: { code: string; hint?: string; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code;
+    this.hint = options.hint;
+  }
+}
+
+/** Bad input caught before anything was sent (flags, arguments, local files). */
+export class UsageError extends AssetgenError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'usage', hint });
+  }
+}
+
+/** No credentials of the kind the endpoint needs. */
+export class MissingCredentialsError extends AssetgenError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'missing_credentials', hint });
+  }
+}
+
+export interface ApiErrorDetails {
+  status: number;
+  code?: string;
+  requestId?: string;
+  /** The response body as received (parsed JSON when it was JSON, else text). */
+  body?: unknown;
+  hint?: string;
+}
+
+/** The service answered with an error status. */
+export class ApiError extends AssetgenError {
+  readonly status: number;
+  readonly requestId?: string;
+  readonly body?: unknown;
+
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, { code: details.code ?? `http_${details.status}`, hint: details.hint });
+    this.status = details.status;
+    this.requestId = details.requestId;
+    this.body = details.body;
+  }
+}
+
+export class AuthenticationError extends ApiError {}
+export class NotFoundError extends ApiError {}
+export class InvalidRequestError extends ApiError {}
+export class ServerError extends ApiError {}
+
+export class RateLimitError extends ApiError {
+  readonly retryAfterMs?: number;
+  constructor(message: string, details: ApiErrorDetails & { retryAfterMs?: number }) {
+    super(message, details);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+export class InsufficientCreditsError extends ApiError {
+  readonly required?: number;
+  readonly balance?: number;
+  constructor(message: string, details: ApiErrorDetails & { required?: number; balance?: number }) {
+    super(message, details);
+    this.required = details.required;
+    this.balance = details.balance;
+  }
+}
+
+/** The request never got an HTTP answer (refused, reset, DNS, TLS...). */
+export class ConnectionError extends AssetgenError {
+  constructor(message: string, cause?: unknown) {
+    super(message, { code: 'connection_error', cause, hint: 'Check the base URL and your network, then try again.' });
+  }
+}
+
+/** A connect/response timeout or an overall `--timeout` ran out. */
+export class TimeoutError extends AssetgenError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'timeout', hint });
+  }
+}
+
+/** The caller aborted (Ctrl-C); the server-side job, if any, is left alone. */
+export class AbortedError extends AssetgenError {
+  constructor(message = 'Interrupted.', hint?: string) {
+    super(message, { code: 'interrupted', hint });
+  }
+}
+
+/** A run or a video job finished in a failed state. */
+export class JobFailedError extends AssetgenError {
+  readonly jobId: string;
+  readonly refunded?: boolean;
+  readonly record?: unknown;
+  constructor(message: string, details: { jobId: string; refunded?: boolean; record?: unknown; hint?: string }) {
+    super(message, { code: 'job_failed', hint: details.hint });
+    this.jobId = details.jobId;
+    this.refunded = details.refunded;
+    this.record = details.record;
+  }
+}
+
+/** The service answered 2xx with a body the client cannot make sense of; the raw body is kept. */
+export class UnexpectedResponseError extends AssetgenError {
+  readonly raw: unknown;
+  constructor(message: string, raw: unknown) {
+    super(message, { code: 'unexpected_response' });
+    this.raw = raw;
+  }
+}
+
+/** A local file problem: the output exists and `--force` was not given, or it cannot be written. */
+export class OutputFileError extends AssetgenError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'output_file', hint });
+  }
+}

@@ -1,0 +1,34 @@
+// Exit codes: the single table. docs/cli.md and the skill document the same numbers; a test keeps
+// them in step.
+import {
+  AbortedError,
+  AuthenticationError,
+  InsufficientCreditsError,
+  JobFailedError,
+  MissingCredentialsError,
+  TimeoutError,
+  UsageError,
+} from './client/errors.js';
+
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  auth: 4,
+  insufficientCredits: 5,
+  jobFailed: 6,
+  timeout: 7,
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export function exitCodeFor(error: unknown): ExitCode {
+  if (error instanceof UsageError) return EXIT.usage;
+  if (error instanceof MissingCredentialsError || error instanceof AuthenticationError) return EXIT.auth;
+  if (error instanceof InsufficientCreditsError) return EXIT.insufficientCredits;
+  if (error instanceof JobFailedError) return EXIT.jobFailed;
+  if (error instanceof TimeoutError) return EXIT.timeout;
+  if (error instanceof AbortedError) return EXIT.interrupted;
+  return EXIT.error;
+}
