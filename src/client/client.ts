@@ -1,0 +1,174 @@
+// createClient: one typed method per endpoint of the service, plus waits, the stream and downloads.
+import { ENDPOINTS, endpointPath, type EndpointName } from '../api/endpoints.js';
+import { download } from './download.js';
+import { MissingCredentialsError, UsageError } from './errors.js';
+import { HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
+import { normalizeAgents, normalizeGeneration, normalizeRun, normalizeVideo, normalizeWorkflows, type ResponseInfo } from './normalize.js';
+import { waitForRun, waitForVideo } from './poll.js';
+import { streamEvents } from './sse.js';
+import type { AssetgenClient, CallOptions, ClientOptions, GenerateRequest, SignalOptions, VideoRequest } from './types.js';
+
+const DEFAULTS = {
+  connectTimeoutMs: 10_000,
+  responseTimeoutMs: 60_000,
+  maxRetries: 2,
+  retryBaseDelayMs: 500,
+  retryMaxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+} as const;
+
+/** Endpoints that spend credits: each logical call gets one idempotency key, reused on retries. */
+const CHARGED: ReadonlySet<EndpointName> = new Set(['generate', 'sessionGenerate', 'runWorkflow', 'createVideo', 'stream']);
+
+function parseBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`Invalid base URL "${baseUrl}".`, 'Use an absolute http(s) URL, e.g. https://api.example.com');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`Invalid base URL "${baseUrl}": only http and https are supported.`);
+  }
+  // Paths are joined to the base as relative references; a trailing slash keeps its own path.
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  url.search = '';
+  url.hash = '';
+  return url;
+}
+
+function assertSafeTransport(url: URL, options: ClientOptions): void {
+  if (url.protocol !== 'http:' || isLoopback(url.hostname) || options.allowInsecureHttp) return;
+  const secrets = [options.apiKey && 'an API key', options.sessionCookie && 'a session cookie'].filter(Boolean);
+  if (secrets.length === 0) return;
+  throw new UsageError(
+    `Refusing to send ${secrets.join(' and ')} over plain http:// to ${url.host} (anyone on the network could read it); use https://, or --allow-insecure-http (allowInsecureHttp) if you must.`,
+    'Use an https:// base URL. Plain http is accepted without it only for loopback hosts (localhost, 127.0.0.0/8, ::1).',
+  );
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new UsageError(`Invalid ${name}: ${value}.`);
+  return value;
+}
+
+export function createClient(options: ClientOptions): AssetgenClient {
+  const base = parseBaseUrl(options.baseUrl);
+  assertSafeTransport(base, options);
+  const http = new HttpClient({
+    baseUrl: base.href,
+    apiKey: options.apiKey || undefined,
+    sessionCookie: options.sessionCookie || undefined,
+    connectTimeoutMs: positive(options.connectTimeoutMs, DEFAULTS.connectTimeoutMs, 'connectTimeoutMs'),
+    responseTimeoutMs: positive(options.responseTimeoutMs, DEFAULTS.responseTimeoutMs, 'responseTimeoutMs'),
+    maxRetries: Math.floor(positive(options.maxRetries, DEFAULTS.maxRetries, 'maxRetries')),
+    retryBaseDelayMs: positive(options.retryBaseDelayMs, DEFAULTS.retryBaseDelayMs, 'retryBaseDelayMs'),
+    retryMaxDelayMs: positive(options.retryMaxDelayMs, DEFAULTS.retryMaxDelayMs, 'retryMaxDelayMs'),
+    maxRetryAfterMs: positive(options.maxRetryAfterMs, DEFAULTS.maxRetryAfterMs, 'maxRetryAfterMs'),
+    userAgent: options.userAgent ?? `assetgen-client node/${process.versions.node}`,
+    hooks: { onRequest: options.onRequest, onResponse: options.onResponse, onRetry: options.onRetry },
+    dispatcher: options.dispatcher,
+  });
+
+  /** The first credential in the endpoint's preference order that the client holds. */
+  function credentialFor(name: EndpointName): Credential {
+    const accepted: readonly string[] = ENDPOINTS[name].auth;
+    for (const kind of accepted) if (http.has(kind as Credential)) return kind as Credential;
+    if (accepted.length === 1 && accepted[0] === 'session') {
+      throw new MissingCredentialsError(
+        `${ENDPOINTS[name].method} ${ENDPOINTS[name].path} needs a session cookie, and the client has none.`,
+        'Sign in to the service in a browser and copy its session cookie (name=value); an API key does not work here.',
+      );
+    }
+    throw new MissingCredentialsError(`${ENDPOINTS[name].method} ${ENDPOINTS[name].path} needs credentials: an API key${accepted.includes('session') ? ' or a session cookie' : ''}.`);
+  }
+
+  function call(name: EndpointName, params: Record<string, string>, body: unknown, o: CallOptions | undefined): Call {
+    const spec = ENDPOINTS[name];
+    return {
+      method: spec.method,
+      // Relative to the base, so a base URL with a path prefix keeps it.
+      url: new URL(endpointPath(name, params).replace(/^\//, ''), base).href,
+      credential: credentialFor(name),
+      body,
+      idempotencyKey: CHARGED.has(name) ? (o?.idempotencyKey ?? http.newIdempotencyKey()) : undefined,
+      signal: o?.signal,
+    };
+  }
+
+  const info = (response: JsonResponse): ResponseInfo => ({ headers: response.headers, requestId: response.requestId, baseUrl: base.href });
+
+  function requireId(value: string, what: string): string {
+    if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${what} is empty.`);
+    return value;
+  }
+
+  const client: AssetgenClient = {
+    baseUrl: base.href.replace(/\/$/, ''),
+
+    async generate(req: GenerateRequest, o?: CallOptions) {
+      if (http.has('apiKey')) {
+        const response = await http.json(call('generate', {}, { agentId: req.agentId, prompt: req.prompt }, o));
+        return normalizeGeneration(response.body, info(response));
+      }
+      if (http.has('session')) return client.generateWithSession(req, o);
+      throw new MissingCredentialsError('Generating needs an API key (or a session cookie), and the client has neither.');
+    },
+
+    async generateWithSession(req: GenerateRequest, o?: CallOptions) {
+      const response = await http.json(call('sessionGenerate', {}, { agentId: req.agentId, prompt: req.prompt }, o));
+      return normalizeGeneration(response.body, info(response));
+    },
+
+    stream(req: GenerateRequest, o?: CallOptions) {
+      // Built eagerly so a missing session fails at the call, not at the first iteration.
+      const spec = call('stream', {}, { agentId: req.agentId, prompt: req.prompt }, o);
+      return { [Symbol.asyncIterator]: () => streamEvents(http, spec, o?.signal) };
+    },
+
+    async listAgents(o?: SignalOptions) {
+      const response = await http.json(call('listAgents', {}, undefined, o));
+      return normalizeAgents(response.body);
+    },
+
+    async listWorkflows(o?: SignalOptions) {
+      const response = await http.json(call('listWorkflows', {}, undefined, o));
+      return normalizeWorkflows(response.body);
+    },
+
+    async runWorkflow(id: string, overrides?: Record<string, string>, o?: CallOptions) {
+      const body = overrides && Object.keys(overrides).length > 0 ? { overrides } : {};
+      const response = await http.json(call('runWorkflow', { id: requireId(id, 'The workflow id') }, body, o));
+      return normalizeRun(response.body, info(response));
+    },
+
+    async getRun(runId: string, o?: SignalOptions) {
+      const response = await http.json(call('getRun', { runId: requireId(runId, 'The run id') }, undefined, o));
+      return normalizeRun(response.body, info(response));
+    },
+
+    waitForRun: (runId, o) => waitForRun(client.getRun, requireId(runId, 'The run id'), o),
+
+    async createVideo(req: VideoRequest, o?: CallOptions) {
+      const body: Record<string, unknown> = { prompt: req.prompt };
+      if (req.agentId !== undefined) body.agentId = req.agentId;
+      if (req.durationSeconds !== undefined) body.durationSeconds = req.durationSeconds;
+      if (req.aspectRatio !== undefined) body.aspectRatio = req.aspectRatio;
+      const response = await http.json(call('createVideo', {}, body, o));
+      return normalizeVideo(response.body, info(response));
+    },
+
+    async getVideo(id: string, o?: SignalOptions) {
+      const response = await http.json(call('getVideo', { id: requireId(id, 'The video job id') }, undefined, o));
+      return normalizeVideo(response.body, info(response));
+    },
+
+    waitForVideo: (id, o) => waitForVideo(client.getVideo, requireId(id, 'The video job id'), o),
+
+    download: (url, dest, o) => download(http, url, dest, o),
+
+    close: () => http.close(),
+  };
+  return client;
+}

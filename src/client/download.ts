@@ -1,0 +1,133 @@
+// Downloads stream to disk through a temp file in the destination's directory, renamed at the end,
+// so a reader never sees half a file and a failed download leaves nothing behind. Credentials go
+// only to the service's own origin, and only when it asks for them.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ConnectionError, OutputFileError, UnexpectedResponseError } from './errors.js';
+import { abortError, RetryableFailure, transportError, type Credential, type HttpClient, type OpenResponse } from './http.js';
+import { header, num } from './normalize.js';
+import type { DownloadOptions, DownloadResult } from './types.js';
+
+const MAX_REDIRECTS = 5;
+
+function fileExists(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function refuseOverwrite(file: string): OutputFileError {
+  return new OutputFileError(`${file} already exists.`, 'Choose another output path, or pass force to overwrite it.');
+}
+
+/**
+ * Sends the GET, following redirects by hand: on another origin no credentials are ever sent.
+ * On the service's origin, credentials are added only after a 401/403 (a key call may cost credits).
+ */
+async function openAsset(http: HttpClient, startUrl: string, signal: AbortSignal | undefined, attempt: number): Promise<OpenResponse & { url: string }> {
+  const serviceOrigin = new URL(http.settings.baseUrl).origin;
+  const preferred: Credential = http.has('apiKey') ? 'apiKey' : http.has('session') ? 'session' : 'none';
+  let url = startUrl;
+  let credential: Credential = 'none';
+  for (let hop = 0; ; ) {
+    const sameOrigin = new URL(url).origin === serviceOrigin;
+    if (!sameOrigin) credential = 'none';
+    let response: OpenResponse;
+    try {
+      response = await http.once({ method: 'GET', url, credential, signal, accept: '*/*', unboundedBody: true }, attempt);
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      if ((status === 401 || status === 403) && sameOrigin && credential === 'none' && preferred !== 'none') {
+        credential = preferred;
+        continue;
+      }
+      throw error;
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body.dump().catch(() => {});
+      const location = header(response.headers, 'location');
+      if (!location) throw new UnexpectedResponseError(`GET ${url}: HTTP ${response.status} without a Location.`, undefined);
+      if (++hop > MAX_REDIRECTS) throw new UnexpectedResponseError(`GET ${startUrl}: more than ${MAX_REDIRECTS} redirects.`, undefined);
+      url = new URL(location, url).href;
+      continue;
+    }
+    return { ...response, url };
+  }
+}
+
+export async function download(
+  http: HttpClient,
+  rawUrl: string,
+  dest: string | NodeJS.WritableStream,
+  options: DownloadOptions = {},
+): Promise<DownloadResult> {
+  const { signal, force = false, onProgress } = options;
+  let url: string;
+  try {
+    url = new URL(rawUrl, http.settings.baseUrl).href;
+  } catch {
+    throw new UnexpectedResponseError(`Cannot download "${rawUrl}": not a URL.`, rawUrl);
+  }
+  if (!/^https?:$/.test(new URL(url).protocol)) throw new UnexpectedResponseError(`Cannot download "${rawUrl}": only http and https URLs are supported.`, rawUrl);
+  const target = dest === '-' ? process.stdout : dest;
+  const file = typeof target === 'string' ? path.resolve(target) : undefined;
+  if (file && !force && fileExists(file)) throw refuseOverwrite(file);
+
+  let written = 0;
+  return http.retrying(signal, async (attempt) => {
+    const response = await openAsset(http, url, signal, attempt);
+    const total = num(header(response.headers, 'content-length'));
+    const contentType = header(response.headers, 'content-type');
+    written = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        written += chunk.length;
+        onProgress?.(written, total);
+        callback(null, chunk);
+      },
+    });
+    const temp = file ? `${file}.part-${randomBytes(6).toString('hex')}` : undefined;
+    try {
+      if (temp) {
+        await pipeline(response.body, counter, fs.createWriteStream(temp, { flags: 'wx' }), { signal });
+      } else {
+        // Never end the caller's stream (stdout, say): it may have more to carry.
+        await pipeline(response.body, counter, target as NodeJS.WritableStream, { signal, end: false });
+      }
+      if (total !== undefined && written !== total) {
+        throw new ConnectionError(`GET ${response.url}: got ${written} of ${total} bytes.`);
+      }
+      if (file && temp) {
+        if (!force && fileExists(file)) throw refuseOverwrite(file);
+        fs.renameSync(temp, file);
+      }
+    } catch (error) {
+      if (temp) fs.rmSync(temp, { force: true });
+      if (signal?.aborted) throw abortError(signal);
+      if (error instanceof OutputFileError) throw error;
+      if (isLocalFileError(error)) {
+        throw new OutputFileError(`Cannot write ${file ?? 'the output'}: ${(error as Error).message}`, 'Check the output path and its permissions.');
+      }
+      const failure = error instanceof ConnectionError ? error : transportError(error, `GET ${response.url}`);
+      // A stream that already received bytes cannot take them back.
+      if (!file && written > 0) throw failure;
+      throw new RetryableFailure(failure, failure.message);
+    }
+    const result: DownloadResult = { bytes: written };
+    if (file) result.path = file;
+    if (contentType) result.contentType = contentType;
+    return result;
+  });
+}
+
+function isLocalFileError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const syscall = (error as { syscall?: unknown } | null)?.syscall;
+  return typeof code === 'string' && typeof syscall === 'string' && ['open', 'write', 'rename', 'mkdir'].includes(syscall) && code !== 'ECONNRESET';
+}

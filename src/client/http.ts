@@ -1,0 +1,374 @@
+// The transport: one undici dispatcher (keep-alive, proxy from the environment), credentials,
+// idempotency keys, retries with backoff, request ids, redacted traces, and HTTP errors mapped onto
+// the error family. Everything above it speaks in records, never in sockets.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { maskSecret } from '../config/credentials.js';
+import {
+  AbortedError,
+  ApiError,
+  AssetgenError,
+  AuthenticationError,
+  ConnectionError,
+  InsufficientCreditsError,
+  InvalidRequestError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+  type ApiErrorDetails,
+} from './errors.js';
+import { header, isObject, num, retryAfterMs, str, type HeaderMap } from './normalize.js';
+import type { ClientOptions } from './types.js';
+
+export type Credential = 'apiKey' | 'session' | 'none';
+export type ResponseBody = Dispatcher.ResponseData['body'];
+
+export interface Call {
+  method: 'GET' | 'POST';
+  /** Absolute URL. */
+  url: string;
+  credential: Credential;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Charged POSTs carry one; it makes their retries safe. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  accept?: string;
+  /** Streams and downloads: no timeout between body chunks. */
+  unboundedBody?: boolean;
+}
+
+export interface OpenResponse {
+  status: number;
+  headers: HeaderMap;
+  body: ResponseBody;
+  requestId?: string;
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: HeaderMap;
+  body: unknown;
+  requestId?: string;
+}
+
+const SESSION_COOKIE_NAME = 'ag_session';
+const RETRYABLE_STATUS = (status: number) => status === 408 || status === 429 || status >= 500;
+
+/** An attempt that failed in a way a retry may fix; `error` is what to throw when out of retries. */
+export class RetryableFailure extends Error {
+  constructor(
+    readonly error: AssetgenError,
+    readonly reason: string,
+    /** What the server asked for, if anything. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(reason);
+  }
+}
+
+/** The error to throw for an aborted call: the signal's reason when it is one of ours (timeout, Ctrl-C). */
+export function abortError(signal: AbortSignal | undefined): AssetgenError {
+  const reason: unknown = signal?.reason;
+  return reason instanceof AssetgenError ? reason : new AbortedError();
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortError(signal);
+}
+
+/** Waits, or throws the abort error as soon as the signal fires. */
+export async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  throwIfAborted(signal);
+  if (ms <= 0) return;
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch {
+    throw abortError(signal);
+  }
+}
+
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** `name=value` is sent as is; a bare token is the service's session cookie value. */
+export function cookieHeader(sessionCookie: string): string {
+  return sessionCookie.includes('=') ? sessionCookie : `${SESSION_COOKIE_NAME}=${sessionCookie}`;
+}
+
+function maskCookie(value: string): string {
+  return value
+    .split(';')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      return eq < 0 ? part : `${part.slice(0, eq)}=${maskSecret(part.slice(eq + 1).trim())}`;
+    })
+    .join(';');
+}
+
+/** Headers for a trace, secrets masked. */
+export function redactHeaders(headers: HeaderMap): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers)) {
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
+    const lower = name.toLowerCase();
+    if (lower === 'authorization' || lower === 'proxy-authorization') {
+      const space = value.indexOf(' ');
+      out[name] = space > 0 ? `${value.slice(0, space)} ${maskSecret(value.slice(space + 1))}` : maskSecret(value);
+    } else if (lower === 'cookie' || lower === 'set-cookie') {
+      out[name] = maskCookie(value);
+    } else if (lower === 'x-api-key') {
+      out[name] = maskSecret(value);
+    } else {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+function requestIdOf(headers: HeaderMap, body?: unknown): string | undefined {
+  const fromHeader = header(headers, 'x-request-id') ?? header(headers, 'request-id') ?? header(headers, 'x-correlation-id');
+  if (fromHeader) return fromHeader;
+  if (isObject(body)) {
+    const inner = isObject(body.error) ? body.error : body;
+    return str(inner.requestId ?? inner.request_id);
+  }
+  return undefined;
+}
+
+/** Maps an error status and its body onto the error family. */
+export function apiError(status: number, body: unknown, headers: HeaderMap): ApiError {
+  const inner = isObject(body) && isObject(body.error) ? body.error : isObject(body) ? body : {};
+  const serverMessage =
+    str(inner.message) ??
+    (isObject(body) ? str(body.message) ?? str(body.error) ?? str(body.detail) : undefined) ??
+    (typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : undefined);
+  const details: ApiErrorDetails = {
+    status,
+    code: str(inner.code) ?? (isObject(body) ? str(body.code) : undefined),
+    requestId: requestIdOf(headers, body),
+    body,
+  };
+  const message = serverMessage ?? `The service answered HTTP ${status}.`;
+  if (status === 402) {
+    const required = num(inner.required ?? inner.cost);
+    const balance = num(inner.balance ?? inner.remaining);
+    const text =
+      serverMessage ??
+      (required !== undefined && balance !== undefined ? `Not enough credits: this needs ${required}, the balance is ${balance}.` : 'Not enough credits.');
+    return new InsufficientCreditsError(text, { ...details, code: details.code ?? 'insufficient_credits', required, balance, hint: 'Add credits to the account, then try again.' });
+  }
+  if (status === 401 || status === 403) {
+    return new AuthenticationError(message, { ...details, hint: 'Check that the API key or session cookie is valid and has not been revoked.' });
+  }
+  if (status === 404) return new NotFoundError(message, details);
+  if (status === 429) {
+    const wait = retryAfterMs(headers) ?? (num(inner.retryAfterSeconds) !== undefined ? num(inner.retryAfterSeconds)! * 1000 : undefined);
+    return new RateLimitError(message, { ...details, retryAfterMs: wait, hint: 'The service is rate limiting; wait a little and try again.' });
+  }
+  if (status === 400 || status === 409 || status === 413 || status === 422) return new InvalidRequestError(message, details);
+  if (status >= 500) return new ServerError(message, { ...details, hint: 'The service had a problem; try again later.' });
+  return new ApiError(message, details);
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** A failure below HTTP (socket, DNS, TLS, timeout) as an error of the family. */
+export function transportError(error: unknown, what: string): AssetgenError {
+  const code = isObject(error) ? str(error.code) : undefined;
+  const detail = error instanceof Error ? error.message : String(error);
+  if (code && TIMEOUT_CODES.has(code)) {
+    return new TimeoutError(`${what}: the service did not answer in time (${code}).`, 'The service may be slow or unreachable; try again later.');
+  }
+  return new ConnectionError(`${what}: ${detail}${code && !detail.includes(code) ? ` (${code})` : ''}`, error);
+}
+
+export async function readText(body: ResponseBody): Promise<string> {
+  return body.text();
+}
+
+export interface HttpSettings {
+  baseUrl: string;
+  apiKey?: string;
+  sessionCookie?: string;
+  connectTimeoutMs: number;
+  responseTimeoutMs: number;
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  maxRetryAfterMs: number;
+  userAgent: string;
+  hooks: Pick<ClientOptions, 'onRequest' | 'onResponse' | 'onRetry'>;
+  dispatcher?: Dispatcher;
+}
+
+export class HttpClient {
+  readonly settings: HttpSettings;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+
+  constructor(settings: HttpSettings) {
+    this.settings = settings;
+    this.#ownsDispatcher = !settings.dispatcher;
+    this.#dispatcher =
+      settings.dispatcher ??
+      new EnvHttpProxyAgent({
+        connect: { timeout: settings.connectTimeoutMs },
+        keepAliveTimeout: 30_000,
+        headersTimeout: settings.responseTimeoutMs,
+        bodyTimeout: settings.responseTimeoutMs,
+      });
+  }
+
+  has(credential: Credential): boolean {
+    if (credential === 'apiKey') return Boolean(this.settings.apiKey);
+    if (credential === 'session') return Boolean(this.settings.sessionCookie);
+    return true;
+  }
+
+  url(path: string): string {
+    return new URL(path, this.settings.baseUrl).href;
+  }
+
+  newIdempotencyKey(): string {
+    return randomUUID();
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  /** Exponential backoff with full jitter: a random wait up to base·2^(retry−1), capped. */
+  backoffMs(retry: number): number {
+    const ceiling = Math.min(this.settings.retryMaxDelayMs, this.settings.retryBaseDelayMs * 2 ** (retry - 1));
+    return Math.round(Math.random() * ceiling);
+  }
+
+  /**
+   * Runs `attempt` until it succeeds, throws a non-retryable error, or retries run out. Only
+   * RetryableFailure is retried; the wait honours the server's Retry-After up to the cap.
+   */
+  async retrying<T>(signal: AbortSignal | undefined, attempt: (n: number) => Promise<T>, retries = this.settings.maxRetries): Promise<T> {
+    for (let n = 1; ; n++) {
+      throwIfAborted(signal);
+      try {
+        return await attempt(n);
+      } catch (error) {
+        if (signal?.aborted) throw abortError(signal);
+        if (!(error instanceof RetryableFailure)) throw error;
+        if (n > retries) throw error.error;
+        if (error.retryAfterMs !== undefined && error.retryAfterMs > this.settings.maxRetryAfterMs) throw error.error;
+        const delayMs = error.retryAfterMs ?? this.backoffMs(n);
+        this.settings.hooks.onRetry?.({ attempt: n + 1, delayMs, reason: error.reason });
+        await pause(delayMs, signal);
+      }
+    }
+  }
+
+  #headers(call: Call): Record<string, string> {
+    const headers: Record<string, string> = {
+      'user-agent': this.settings.userAgent,
+      accept: call.accept ?? 'application/json',
+    };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    if (call.idempotencyKey) headers['idempotency-key'] = call.idempotencyKey;
+    if (call.credential === 'apiKey' && this.settings.apiKey) headers.authorization = `Bearer ${this.settings.apiKey}`;
+    if (call.credential === 'session' && this.settings.sessionCookie) headers.cookie = cookieHeader(this.settings.sessionCookie);
+    return headers;
+  }
+
+  /**
+   * One attempt: sends the request and returns the response once its headers are in. A 2xx or 3xx
+   * comes back with its body unread; an error status is read, mapped and thrown (as
+   * RetryableFailure when a retry may help).
+   */
+  async once(call: Call, attempt: number): Promise<OpenResponse> {
+    const headers = this.#headers(call);
+    const what = `${call.method} ${call.url}`;
+    this.settings.hooks.onRequest?.({ method: call.method, url: call.url, headers: redactHeaders(headers), attempt });
+    const started = performance.now();
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(call.url, {
+        method: call.method,
+        headers,
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal: call.signal,
+        dispatcher: this.#dispatcher,
+        headersTimeout: this.settings.responseTimeoutMs,
+        bodyTimeout: call.unboundedBody ? 0 : this.settings.responseTimeoutMs,
+      });
+    } catch (error) {
+      if (call.signal?.aborted) throw abortError(call.signal);
+      const failure = transportError(error, what);
+      throw new RetryableFailure(failure, failure.message);
+    }
+    const responseHeaders = response.headers as HeaderMap;
+    const requestId = requestIdOf(responseHeaders);
+    this.settings.hooks.onResponse?.({
+      method: call.method,
+      url: call.url,
+      status: response.statusCode,
+      requestId,
+      durationMs: Math.round(performance.now() - started),
+      headers: redactHeaders(responseHeaders),
+    });
+    if (response.statusCode < 400) return { status: response.statusCode, headers: responseHeaders, body: response.body, requestId };
+
+    let body: unknown;
+    try {
+      const text = await readText(response.body);
+      body = parseJson(text) ?? text;
+    } catch {
+      if (call.signal?.aborted) throw abortError(call.signal);
+      body = undefined; // a cut error body still has a status worth reporting
+    }
+    const error = apiError(response.statusCode, body, responseHeaders);
+    if (RETRYABLE_STATUS(response.statusCode)) {
+      const wait = error instanceof RateLimitError ? error.retryAfterMs : retryAfterMs(responseHeaders);
+      throw new RetryableFailure(error, `HTTP ${response.statusCode}${error.requestId ? ` (request ${error.requestId})` : ''}`, wait);
+    }
+    throw error;
+  }
+
+  /** A JSON call with retries. A 2xx body that is cut short is retried like a network error. */
+  async json(call: Call): Promise<JsonResponse> {
+    return this.retrying(call.signal, async (attempt) => {
+      const response = await this.once(call, attempt);
+      let text: string;
+      try {
+        text = await readText(response.body);
+      } catch (error) {
+        if (call.signal?.aborted) throw abortError(call.signal);
+        const failure = transportError(error, `${call.method} ${call.url}: reading the response`);
+        throw new RetryableFailure(failure, failure.message);
+      }
+      if (response.status >= 300) {
+        throw new UnexpectedResponseError(`${call.method} ${call.url}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`, text);
+      }
+      if (text.trim() === '') return { status: response.status, headers: response.headers, body: null, requestId: response.requestId };
+      const body = parseJson(text);
+      if (body === undefined) {
+        const failure = new UnexpectedResponseError(`${call.method} ${call.url}: the response is not valid JSON.`, text);
+        // Declared JSON that does not parse was most likely cut short in transit.
+        if (/json/i.test(header(response.headers, 'content-type') ?? '')) throw new RetryableFailure(failure, 'incomplete JSON response');
+        throw failure;
+      }
+      return { status: response.status, headers: response.headers, body, requestId: response.requestId ?? requestIdOf(response.headers, body) };
+    });
+  }
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,309 @@
+// Lenient readers. The service document shows no response bodies, so each reader accepts the mock's
+// shape plus the common variants, and throws UnexpectedResponseError (keeping the raw body) only
+// when nothing usable is there.
+import { UnexpectedResponseError } from './errors.js';
+import type { Agent, Credits, Generation, JobState, Run, RunOutput, VideoJob, Workflow, WorkflowNode } from './types.js';
+
+export type Json = Record<string, unknown>;
+export type HeaderMap = Record<string, string | string[] | undefined>;
+
+/** What the transport knows about a response besides its body. */
+export interface ResponseInfo {
+  headers: HeaderMap;
+  requestId?: string;
+  /** Relative asset URLs are resolved against this. */
+  baseUrl: string;
+}
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function str(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+export function num(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return undefined;
+}
+
+function pick(record: Json, keys: readonly string[]): unknown {
+  for (const key of keys) if (record[key] !== undefined && record[key] !== null) return record[key];
+  return undefined;
+}
+
+export function header(headers: HeaderMap, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+const STATES: Record<string, JobState> = {};
+for (const [state, words] of Object.entries({
+  succeeded: ['succeeded', 'success', 'successful', 'completed', 'complete', 'done', 'finished', 'ready'],
+  failed: ['failed', 'failure', 'error', 'errored', 'cancelled', 'canceled', 'expired', 'rejected'],
+  queued: ['queued', 'pending', 'submitted', 'created', 'waiting', 'scheduled'],
+  running: ['running', 'processing', 'in_progress', 'started', 'active', 'generating'],
+}) as [JobState, string[]][]) {
+  for (const word of words) STATES[word] = state;
+}
+
+/** Maps a status word to one of four states; an unknown word counts as still running. */
+export function normalizeState(status: string): JobState {
+  return STATES[status.trim().toLowerCase().replace(/[\s-]+/g, '_')] ?? 'running';
+}
+
+export function isTerminal(state: JobState): boolean {
+  return state === 'succeeded' || state === 'failed';
+}
+
+/** `{data: {...}}`, `{run: {...}}` and the like: the record inside a one-level envelope. */
+function unwrap(body: unknown, keys: readonly string[]): unknown {
+  if (!isObject(body)) return body;
+  for (const key of keys) {
+    const inner = body[key];
+    if (isObject(inner) && (inner.id !== undefined || inner.status !== undefined)) return inner;
+  }
+  return body;
+}
+
+function resolveUrl(url: string, baseUrl: string): string {
+  try {
+    return new URL(url, baseUrl).href;
+  } catch {
+    return url;
+  }
+}
+
+/** Asset URL from output.url | url | imageUrl | image_url | videoUrl | output (string) | outputs[0].url | result.url | data[0].url. */
+export function findAssetUrl(record: Json): string | undefined {
+  const output = record.output;
+  if (isObject(output) && str(pick(output, ['url', 'href', 'uri']))) return str(pick(output, ['url', 'href', 'uri']));
+  const direct = str(pick(record, ['url', 'assetUrl', 'asset_url', 'imageUrl', 'image_url', 'videoUrl', 'video_url', 'fileUrl', 'file_url']));
+  if (direct) return direct;
+  if (typeof output === 'string' && output) return output;
+  for (const listKey of ['outputs', 'data', 'images', 'assets']) {
+    const list = record[listKey];
+    if (!Array.isArray(list) || list.length === 0) continue;
+    const first: unknown = list[0];
+    if (typeof first === 'string' && first) return first;
+    if (isObject(first)) {
+      const url = str(pick(first, ['url', 'imageUrl', 'image_url', 'videoUrl', 'href']));
+      if (url) return url;
+    }
+  }
+  const result = record.result;
+  if (isObject(result)) return findAssetUrl(result);
+  if (typeof result === 'string' && /^(https?:)?\/|^[\w.-]+\//.test(result)) return result;
+  return undefined;
+}
+
+function findContentType(record: Json): string | undefined {
+  const output = record.output;
+  if (isObject(output)) {
+    const type = str(pick(output, ['contentType', 'content_type', 'mimeType', 'mime_type', 'mime']));
+    if (type) return type;
+  }
+  return str(pick(record, ['contentType', 'content_type', 'mimeType', 'mime_type']));
+}
+
+/** Credits from the body's `credits` object (or flat variants), else from the `x-credits-*` headers. */
+export function readCredits(body: unknown, headers: HeaderMap): Credits {
+  const credits: Credits = {};
+  if (isObject(body)) {
+    const block = isObject(body.credits) ? body.credits : isObject(body.usage) ? body.usage : undefined;
+    credits.charged = num(block ? pick(block, ['charged', 'used', 'cost', 'spent']) : undefined) ?? num(pick(body, ['creditsCharged', 'credits_charged', 'cost']));
+    credits.remaining = num(block ? pick(block, ['remaining', 'balance', 'left']) : undefined) ?? num(pick(body, ['creditsRemaining', 'credits_remaining', 'balance']));
+  }
+  credits.charged ??= num(header(headers, 'x-credits-charged'));
+  credits.remaining ??= num(header(headers, 'x-credits-remaining'));
+  if (credits.charged === undefined) delete credits.charged;
+  if (credits.remaining === undefined) delete credits.remaining;
+  return credits;
+}
+
+function meta(body: unknown, info: ResponseInfo) {
+  return { requestId: info.requestId, credits: readCredits(body, info.headers), raw: body };
+}
+
+function readError(value: unknown): { code?: string; message: string } | undefined {
+  if (typeof value === 'string' && value) return { message: value };
+  if (!isObject(value)) return undefined;
+  const message = str(pick(value, ['message', 'detail', 'description', 'reason'])) ?? str(value.code);
+  if (!message) return undefined;
+  const code = str(pick(value, ['code', 'type']));
+  return code ? { code, message } : { message };
+}
+
+function requireId(record: Json, keys: readonly string[], what: string, raw: unknown): string {
+  const id = str(pick(record, keys));
+  if (!id) throw new UnexpectedResponseError(`The service's ${what} has no id.`, raw);
+  return id;
+}
+
+export function normalizeGeneration(body: unknown, info: ResponseInfo): Generation {
+  const record = unwrap(body, ['generation', 'data', 'result']);
+  if (!isObject(record)) throw new UnexpectedResponseError('The service answered the generation with something other than a JSON object.', body);
+  const url = findAssetUrl(record);
+  if (!url) throw new UnexpectedResponseError('The generation result has no asset URL the client recognises.', body);
+  const generation: Generation = {
+    ...meta(body, info),
+    status: str(pick(record, ['status', 'state'])) ?? 'succeeded',
+    assetUrl: resolveUrl(url, info.baseUrl),
+  };
+  const id = str(pick(record, ['id', 'generationId', 'generation_id']));
+  if (id) generation.id = id;
+  const contentType = findContentType(record);
+  if (contentType) generation.contentType = contentType;
+  const agentId = str(pick(record, ['agentId', 'agent_id', 'agent']));
+  if (agentId) generation.agentId = agentId;
+  const prompt = str(record.prompt);
+  if (prompt) generation.prompt = prompt;
+  return generation;
+}
+
+function nodeOutput(node: Json, baseUrl: string): RunOutput | undefined {
+  const output = node.output;
+  const nodeId = str(pick(node, ['id', 'nodeId', 'node_id']));
+  if (isObject(output)) {
+    const url = str(pick(output, ['url', 'href']));
+    const text = str(output.text);
+    if (!url && !text) return undefined;
+    return clean({ nodeId, url: url && resolveUrl(url, baseUrl), contentType: findContentType(node), text });
+  }
+  if (typeof output === 'string' && output) return clean({ nodeId, url: resolveUrl(output, baseUrl) });
+  return undefined;
+}
+
+function clean<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
+  return value;
+}
+
+export function normalizeRun(body: unknown, info: ResponseInfo): Run {
+  const record = unwrap(body, ['run', 'data']);
+  if (!isObject(record)) throw new UnexpectedResponseError('The service answered with a run that is not a JSON object.', body);
+  const id = requireId(record, ['id', 'runId', 'run_id'], 'run record', body);
+  const nodes = Array.isArray(record.nodes) ? record.nodes.filter(isObject) : undefined;
+  const status = str(pick(record, ['status', 'state']));
+  const totalNodes = num(pick(record, ['totalNodes', 'total_nodes', 'nodeCount', 'node_count'])) ?? nodes?.length;
+  const completedNodes =
+    num(pick(record, ['completedNodes', 'completed_nodes', 'nodesCompleted', 'completed'])) ??
+    nodes?.filter((node) => typeof node.status === 'string' && normalizeState(node.status) === 'succeeded').length;
+  if (!status && (totalNodes === undefined || completedNodes === undefined)) {
+    throw new UnexpectedResponseError('The run record has no status the client recognises.', body);
+  }
+  // Without a status word, a run whose nodes are all done is finished.
+  const state: JobState = status ? normalizeState(status) : completedNodes! >= totalNodes! ? 'succeeded' : 'running';
+  let outputs: RunOutput[];
+  if (Array.isArray(record.outputs)) {
+    outputs = record.outputs.flatMap((item): RunOutput[] => {
+      if (typeof item === 'string') return [{ url: resolveUrl(item, info.baseUrl) }];
+      if (!isObject(item)) return [];
+      const url = str(pick(item, ['url', 'href']));
+      return [clean({ nodeId: str(pick(item, ['nodeId', 'node_id', 'node'])), url: url && resolveUrl(url, info.baseUrl), contentType: findContentType(item), text: str(item.text) })];
+    });
+  } else {
+    outputs = (nodes ?? []).flatMap((node) => nodeOutput(node, info.baseUrl) ?? []);
+  }
+  const run: Run = { ...meta(body, info), id, state, status: status ?? state, outputs };
+  const workflowId = str(pick(record, ['workflowId', 'workflow_id', 'workflow']));
+  if (workflowId) run.workflowId = workflowId;
+  if (totalNodes !== undefined) run.totalNodes = totalNodes;
+  if (completedNodes !== undefined) run.completedNodes = completedNodes;
+  const current = record.currentNode ?? record.current_node;
+  if (isObject(current) && str(current.id)) run.currentNode = clean({ id: str(current.id)!, label: str(pick(current, ['label', 'name'])) });
+  const error = readError(record.error);
+  if (error) run.error = error;
+  return run;
+}
+
+export function normalizeVideo(body: unknown, info: ResponseInfo): VideoJob {
+  const record = unwrap(body, ['job', 'video', 'data']);
+  if (!isObject(record)) throw new UnexpectedResponseError('The service answered with a video job that is not a JSON object.', body);
+  const id = requireId(record, ['id', 'jobId', 'job_id', 'videoId', 'video_id'], 'video job record', body);
+  const status = str(pick(record, ['status', 'state']));
+  if (!status) throw new UnexpectedResponseError('The video job has no status the client recognises.', body);
+  const job: VideoJob = { ...meta(body, info), id, state: normalizeState(status), status };
+  let progress = num(record.progress);
+  if (progress !== undefined) {
+    if (progress > 1) progress /= 100; // a percentage
+    job.progress = Math.min(1, Math.max(0, progress));
+  }
+  const url = findAssetUrl(record);
+  if (url) job.assetUrl = resolveUrl(url, info.baseUrl);
+  const contentType = findContentType(record);
+  if (contentType) job.contentType = contentType;
+  const refund = record.refund;
+  const refunded = typeof record.refunded === 'boolean' ? record.refunded : isObject(refund) ? true : undefined;
+  if (refunded !== undefined) job.refunded = refunded;
+  const refundAmount = isObject(refund) ? num(refund.amount) : undefined;
+  if (refundAmount !== undefined) job.refundAmount = refundAmount;
+  const error = readError(record.error);
+  if (error) job.error = error;
+  const pollAfterMs = num(pick(record, ['pollAfterMs', 'poll_after_ms', 'retryAfterMs'])) ?? retryAfterMs(info.headers);
+  if (pollAfterMs !== undefined && pollAfterMs >= 0) job.pollAfterMs = pollAfterMs;
+  return job;
+}
+
+function list(body: unknown, keys: readonly string[]): unknown[] | undefined {
+  if (Array.isArray(body)) return body;
+  if (!isObject(body)) return undefined;
+  for (const key of keys) if (Array.isArray(body[key])) return body[key] as unknown[];
+  return undefined;
+}
+
+export function normalizeWorkflows(body: unknown): Workflow[] {
+  const items = list(body, ['workflows', 'data', 'items', 'results']);
+  if (!items) throw new UnexpectedResponseError('The workflow list is not a list the client recognises.', body);
+  return items.filter(isObject).map((record) => {
+    const id = requireId(record, ['id', 'workflowId', 'workflow_id'], 'workflow', body);
+    const declared = Array.isArray(record.overridableNodes ?? record.overridable_nodes)
+      ? ((record.overridableNodes ?? record.overridable_nodes) as unknown[]).map((item) => (isObject(item) ? str(item.id) : str(item))).filter((x): x is string => Boolean(x))
+      : undefined;
+    const nodes: WorkflowNode[] = (Array.isArray(record.nodes) ? record.nodes : []).filter(isObject).flatMap((node) => {
+      const nodeId = str(pick(node, ['id', 'nodeId', 'node_id']));
+      if (!nodeId) return [];
+      const overridable = node.overridable === true || declared?.includes(nodeId) === true;
+      return [clean({ id: nodeId, type: str(node.type), label: str(pick(node, ['label', 'name', 'title'])), overridable, prompt: str(node.prompt) })];
+    });
+    const workflow: Workflow = {
+      id,
+      nodes,
+      overridableNodes: declared ?? nodes.filter((node) => node.overridable).map((node) => node.id),
+      raw: record,
+    };
+    const name = str(pick(record, ['name', 'title']));
+    if (name) workflow.name = name;
+    const description = str(record.description);
+    if (description) workflow.description = description;
+    return workflow;
+  });
+}
+
+export function normalizeAgents(body: unknown): Agent[] {
+  const items = list(body, ['agents', 'data', 'items', 'results']);
+  if (!items) throw new UnexpectedResponseError('The agent list is not a list the client recognises.', body);
+  return items.flatMap((item): Agent[] => {
+    if (typeof item === 'string' && item) return [{ id: item, raw: item }];
+    if (!isObject(item)) return [];
+    const id = str(pick(item, ['id', 'agentId', 'agent_id', 'slug']));
+    if (!id) return [];
+    return [clean({ id, name: str(pick(item, ['name', 'title'])), kind: str(pick(item, ['kind', 'type'])), description: str(item.description), raw: item })];
+  });
+}
+
+/** `retry-after-ms` (milliseconds), else `Retry-After` (seconds or an HTTP date). */
+export function retryAfterMs(headers: HeaderMap, now = Date.now()): number | undefined {
+  const ms = num(header(headers, 'retry-after-ms'));
+  if (ms !== undefined && ms >= 0) return ms;
+  const value = header(headers, 'retry-after')?.trim();
+  if (!value) return undefined;
+  const seconds = num(value);
+  if (seconds !== undefined) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -1,0 +1,87 @@
+// Waiting for runs and video jobs. A run poll advances the run and a poll with a key costs
+// credits, so waitForRun polls back to back while the run advances and stops at the first
+// terminal answer; waitForVideo backs off from the service's hint up to a cap.
+import { VIDEO_JOB_COST } from '../api/endpoints.js';
+import { JobFailedError } from './errors.js';
+import { pause, throwIfAborted } from './http.js';
+import { isTerminal } from './normalize.js';
+import type { Run, SignalOptions, VideoJob, WaitForRunOptions, WaitForVideoOptions } from './types.js';
+
+/** When a poll shows no progress (a service that does not advance per poll), slow down. */
+const STALLED_RUN_FIRST_DELAY_MS = 500;
+const STALLED_RUN_MAX_DELAY_MS = 5_000;
+const VIDEO_DEFAULT_FIRST_DELAY_MS = 1_000;
+const VIDEO_MIN_DELAY_MS = 50;
+const VIDEO_BACKOFF_FACTOR = 1.5;
+export const VIDEO_DEFAULT_MAX_INTERVAL_MS = 15_000;
+
+function runFailed(run: Run): JobFailedError {
+  const where = run.currentNode ? ` at node ${run.currentNode.label ?? run.currentNode.id}` : '';
+  const why = run.error ? `: ${run.error.message}` : '.';
+  return new JobFailedError(`Run ${run.id} failed${where}${why}`, { jobId: run.id, record: run.raw });
+}
+
+export async function waitForRun(
+  getRun: (runId: string, o: SignalOptions) => Promise<Run>,
+  runId: string,
+  options: WaitForRunOptions = {},
+): Promise<Run> {
+  const { signal, onProgress, intervalMs = 0, initial } = options;
+  throwIfAborted(signal);
+  let run = initial;
+  if (run && isTerminal(run.state)) {
+    if (run.state === 'failed') throw runFailed(run);
+    return run;
+  }
+  let stalledDelay = 0;
+  for (let polls = 1; ; polls++) {
+    if (polls > 1) await pause(Math.max(intervalMs, stalledDelay), signal);
+    const previous = run?.completedNodes;
+    run = await getRun(runId, { signal });
+    onProgress?.(run, polls);
+    if (run.state === 'failed') throw runFailed(run);
+    if (run.state === 'succeeded') return run;
+    const advanced = previous === undefined || run.completedNodes === undefined || run.completedNodes > previous;
+    stalledDelay = advanced ? 0 : Math.min(STALLED_RUN_MAX_DELAY_MS, stalledDelay ? stalledDelay * 2 : STALLED_RUN_FIRST_DELAY_MS);
+  }
+}
+
+function videoFailed(job: VideoJob): JobFailedError {
+  const why = job.error ? `: ${job.error.message}` : '.';
+  const amount = job.refundAmount ?? VIDEO_JOB_COST;
+  const refund =
+    job.refunded === false
+      ? ` The service reports no refund of the ${amount} credits yet.`
+      : job.refunded
+        ? ` The ${amount} credits were refunded.`
+        : ` The service refunds failed video jobs automatically (${amount} credits).`;
+  return new JobFailedError(`Video job ${job.id} failed${why}${refund}`, { jobId: job.id, refunded: job.refunded, record: job.raw });
+}
+
+/** Next pause: the service's hint to start with, then ×1.5 per poll (never below a fresh hint), capped. */
+export function nextVideoDelay(previousMs: number | undefined, hintMs: number | undefined, capMs: number): number {
+  const hint = hintMs === undefined ? undefined : Math.max(VIDEO_MIN_DELAY_MS, hintMs);
+  const next = previousMs === undefined ? (hint ?? VIDEO_DEFAULT_FIRST_DELAY_MS) : Math.max(hint ?? 0, previousMs * VIDEO_BACKOFF_FACTOR);
+  return Math.min(capMs, Math.round(next));
+}
+
+export async function waitForVideo(
+  getVideo: (id: string, o: SignalOptions) => Promise<VideoJob>,
+  id: string,
+  options: WaitForVideoOptions = {},
+): Promise<VideoJob> {
+  const { signal, onProgress, intervalMs, maxIntervalMs = VIDEO_DEFAULT_MAX_INTERVAL_MS, initial } = options;
+  throwIfAborted(signal);
+  let job = initial;
+  let delay: number | undefined;
+  for (;;) {
+    if (job) {
+      if (job.state === 'failed') throw videoFailed(job);
+      if (job.state === 'succeeded') return job;
+      delay = intervalMs ?? nextVideoDelay(delay, job.pollAfterMs, maxIntervalMs);
+      await pause(delay, signal);
+    }
+    job = await getVideo(id, { signal });
+    onProgress?.(job);
+  }
+}

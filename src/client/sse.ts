@@ -1,0 +1,132 @@
+// Server-sent events as an async iterable. Leaving the loop (break, return, throw) aborts the
+// request; the body has no idle timeout, since a generation may think for a while between events.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { AssetgenError, ConnectionError, UnexpectedResponseError } from './errors.js';
+import { abortError, RetryableFailure, transportError, type Call, type HttpClient, type OpenResponse } from './http.js';
+import { header, isObject, normalizeGeneration, num, str, type ResponseInfo } from './normalize.js';
+import type { StreamEvent } from './types.js';
+
+/** Raw events of one response body, in order. */
+async function* messages(response: OpenResponse, what: string, signal: AbortSignal): AsyncGenerator<EventSourceMessage> {
+  const queue: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (message) => queue.push(message) });
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of response.body) {
+      parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+      while (queue.length) yield queue.shift()!;
+    }
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw transportError(error, `${what}: the stream broke off`);
+  }
+  parser.feed(decoder.decode());
+  parser.reset({ consume: true }); // a last event without its blank line still counts
+  while (queue.length) yield queue.shift()!;
+}
+
+function toEvent(message: EventSourceMessage, info: ResponseInfo): StreamEvent {
+  let data: unknown = message.data;
+  try {
+    data = JSON.parse(message.data) as unknown;
+  } catch {
+    // not JSON: keep the text
+  }
+  const record = isObject(data) ? data : {};
+  // Unnamed events may carry their kind inside the data.
+  const type = message.event ?? str(record.type) ?? str(record.event) ?? 'message';
+  switch (type) {
+    case 'progress': {
+      const event: Extract<StreamEvent, { type: 'progress' }> = { type, data };
+      let progress = num(record.progress);
+      if (progress !== undefined) event.progress = progress > 1 ? progress / 100 : progress;
+      const text = str(record.message) ?? str(record.status);
+      if (text) event.message = text;
+      return event;
+    }
+    case 'result':
+    case 'complete':
+    case 'completed':
+      return { type: 'result', generation: normalizeGeneration(data, info), data };
+    case 'error': {
+      const inner = isObject(record.error) ? record.error : record;
+      const event: Extract<StreamEvent, { type: 'error' }> = {
+        type: 'error',
+        message: str(inner.message) ?? (typeof data === 'string' && data ? data : 'The stream reported an error.'),
+        data,
+      };
+      const code = str(inner.code);
+      if (code) event.code = code;
+      return event;
+    }
+    case 'start':
+    case 'done':
+      return { type, data };
+    default:
+      return { type: 'other', name: type, data };
+  }
+}
+
+/**
+ * Opens the stream, retrying (with the same idempotency key, so the charge is made once) until the
+ * first event arrives; after that a broken stream is an error, since events would be repeated.
+ */
+export async function* streamEvents(http: HttpClient, call: Call, outerSignal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outerSignal?.reason);
+  if (outerSignal?.aborted) onAbort();
+  else outerSignal?.addEventListener('abort', onAbort, { once: true });
+  const signal = controller.signal;
+  const what = `${call.method} ${call.url}`;
+  let finished = false;
+  try {
+    const opened = await http.retrying(signal, async (attempt) => {
+      const response = await http.once({ ...call, signal, accept: 'text/event-stream', unboundedBody: true }, attempt);
+      const info: ResponseInfo = { headers: response.headers, requestId: response.requestId, baseUrl: http.settings.baseUrl };
+      const contentType = header(response.headers, 'content-type') ?? '';
+      if (!/event-stream/i.test(contentType)) return { response, info, iterator: undefined, first: undefined };
+      const iterator = messages(response, what, signal);
+      let first: IteratorResult<EventSourceMessage>;
+      try {
+        first = await iterator.next();
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const failure = error instanceof AssetgenError ? error : transportError(error, what);
+        throw new RetryableFailure(failure, 'the stream broke off before its first event');
+      }
+      if (first.done) throw new RetryableFailure(new ConnectionError(`${what}: the stream ended before its first event.`), 'empty stream');
+      return { response, info, iterator, first: first.value };
+    });
+
+    if (!opened.iterator) {
+      // A service that answers with a plain JSON generation instead of a stream.
+      const text = await opened.response.body.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text) as unknown;
+      } catch {
+        throw new UnexpectedResponseError(`${what}: expected an event stream, got ${header(opened.response.headers, 'content-type') ?? 'no content type'}.`, text);
+      }
+      yield { type: 'result', generation: normalizeGeneration(body, opened.info), data: body };
+      finished = true;
+      return;
+    }
+
+    for (let message: EventSourceMessage | undefined = opened.first; message; ) {
+      const event = toEvent(message, opened.info);
+      if (event.type === 'result' || event.type === 'error') finished = true;
+      yield event;
+      if (event.type === 'error' || event.type === 'done') return;
+      const next = await opened.iterator.next();
+      message = next.done ? undefined : next.value;
+    }
+    if (!finished) throw new ConnectionError(`${what}: the stream ended without a result.`);
+  } catch (error) {
+    if (signal.aborted && outerSignal?.aborted) throw abortError(outerSignal);
+    throw error;
+  } finally {
+    outerSignal?.removeEventListener('abort', onAbort);
+    // Leaving early (break/return/throw) must not leave the request running.
+    controller.abort();
+  }
+}

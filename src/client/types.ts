@@ -1,0 +1,230 @@
+// The client's public types. The service document shows no response bodies, so every record keeps
+// the body as received in `raw`; the typed fields are what the client could read from it.
+import type { Dispatcher } from 'undici';
+
+export interface RequestTrace {
+  method: string;
+  url: string;
+  /** Request headers with secrets masked. */
+  headers: Record<string, string>;
+  /** 1 for the first attempt, 2 for the first retry, ... */
+  attempt: number;
+}
+
+export interface ResponseTrace {
+  method: string;
+  url: string;
+  status: number;
+  requestId?: string;
+  durationMs: number;
+  /** Response headers with secrets masked. */
+  headers: Record<string, string>;
+}
+
+export interface RetryTrace {
+  /** The attempt about to be made (2 = first retry). */
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  /** `name=value` (sent as is) or a bare value (sent as `ag_session=value`). */
+  sessionCookie?: string;
+  /** Default 10 000. */
+  connectTimeoutMs?: number;
+  /** Time to the response headers (and between body chunks of JSON answers); default 60 000. Never cuts a stream or a download. */
+  responseTimeoutMs?: number;
+  /** Retries after the first attempt; default 2. */
+  maxRetries?: number;
+  /** Backoff base: the n-th retry waits a random time up to base·2^(n-1); default 500. */
+  retryBaseDelayMs?: number;
+  /** Backoff cap; default 8 000. */
+  retryMaxDelayMs?: number;
+  /** A server-requested wait longer than this is not honoured: the error is surfaced; default 60 000. */
+  maxRetryAfterMs?: number;
+  /** Credentials over plain http:// to a non-loopback host are refused unless this is true. */
+  allowInsecureHttp?: boolean;
+  userAgent?: string;
+  onRequest?: (info: RequestTrace) => void;
+  onResponse?: (info: ResponseTrace) => void;
+  onRetry?: (info: RetryTrace) => void;
+  /** Default: an EnvHttpProxyAgent with keep-alive (honours HTTPS_PROXY/HTTP_PROXY/NO_PROXY), closed by `close()`. */
+  dispatcher?: Dispatcher;
+}
+
+/** Credits reported by the service for one call: from the body's `credits`, else the `x-credits-*` headers. */
+export interface Credits {
+  charged?: number;
+  remaining?: number;
+}
+
+export interface Meta {
+  requestId?: string;
+  credits: Credits;
+  /** The parsed body as received. */
+  raw: unknown;
+}
+
+export interface Generation extends Meta {
+  id?: string;
+  status: string;
+  /** Absolute URL of the asset (relative URLs are resolved against the base URL). */
+  assetUrl: string;
+  contentType?: string;
+  agentId?: string;
+  prompt?: string;
+}
+
+export interface Agent {
+  id: string;
+  name?: string;
+  kind?: 'image' | 'video' | (string & {});
+  description?: string;
+  raw: unknown;
+}
+
+export interface WorkflowNode {
+  id: string;
+  type?: string;
+  label?: string;
+  overridable: boolean;
+  prompt?: string;
+}
+
+export interface Workflow {
+  id: string;
+  name?: string;
+  description?: string;
+  nodes: WorkflowNode[];
+  overridableNodes: string[];
+  raw: unknown;
+}
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+export interface RunOutput {
+  nodeId?: string;
+  url?: string;
+  contentType?: string;
+  text?: string;
+}
+
+export interface Run extends Meta {
+  id: string;
+  workflowId?: string;
+  state: JobState;
+  /** The status string as the service sent it. */
+  status: string;
+  completedNodes?: number;
+  totalNodes?: number;
+  currentNode?: { id: string; label?: string };
+  outputs: RunOutput[];
+  error?: { code?: string; message: string };
+}
+
+export interface VideoJob extends Meta {
+  id: string;
+  state: JobState;
+  status: string;
+  /** 0..1 */
+  progress?: number;
+  assetUrl?: string;
+  contentType?: string;
+  refunded?: boolean;
+  /** Credits given back for a failed job, when the service says. */
+  refundAmount?: number;
+  error?: { code?: string; message: string };
+  /** The service's hint for the next poll: body `pollAfterMs`, else `retry-after-ms`/`Retry-After`. */
+  pollAfterMs?: number;
+}
+
+export type StreamEvent =
+  | { type: 'start'; data: unknown }
+  | { type: 'progress'; progress?: number; message?: string; data: unknown }
+  | { type: 'result'; generation: Generation; data: unknown }
+  | { type: 'error'; code?: string; message: string; data: unknown }
+  | { type: 'done'; data: unknown }
+  /** Any other event the service sends, passed through under its own name. */
+  | { type: 'other'; name: string; data: unknown };
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** For paid calls: reuse a key to make a repeated call free (the server replays the first answer). */
+  idempotencyKey?: string;
+}
+
+export interface SignalOptions {
+  signal?: AbortSignal;
+}
+
+export interface GenerateRequest {
+  agentId: string;
+  prompt: string;
+}
+
+export interface VideoRequest {
+  prompt: string;
+  agentId?: string;
+  durationSeconds?: number;
+  aspectRatio?: string;
+}
+
+export interface WaitForRunOptions extends SignalOptions {
+  /** Called after every poll with the run and the number of polls made so far. */
+  onProgress?: (run: Run, polls: number) => void;
+  /** Pause between polls while the run advances; default 0 (each poll advances it by one node). */
+  intervalMs?: number;
+  /** The record already in hand (from runWorkflow): a finished one is returned without polling. */
+  initial?: Run;
+}
+
+export interface WaitForVideoOptions extends SignalOptions {
+  onProgress?: (job: VideoJob) => void;
+  /** A fixed pause between polls, overriding the service's hint and the backoff. */
+  intervalMs?: number;
+  /** Cap of the backoff; default 15 000. */
+  maxIntervalMs?: number;
+  initial?: VideoJob;
+}
+
+export interface DownloadOptions extends SignalOptions {
+  /** Replace an existing file. */
+  force?: boolean;
+  onProgress?: (bytes: number, total?: number) => void;
+}
+
+export interface DownloadResult {
+  /** The file written (absent when the destination was a stream). */
+  path?: string;
+  bytes: number;
+  contentType?: string;
+}
+
+export interface AssetgenClient {
+  readonly baseUrl: string;
+  /** With an API key: POST /api/v1/generate; with only a session: POST /api/ai/generate. */
+  generate(req: GenerateRequest, o?: CallOptions): Promise<Generation>;
+  /** POST /api/ai/generate (session). */
+  generateWithSession(req: GenerateRequest, o?: CallOptions): Promise<Generation>;
+  /** POST /api/ai/stream (session) as server-sent events; leaving the loop aborts the request. */
+  stream(req: GenerateRequest, o?: CallOptions): AsyncIterable<StreamEvent>;
+  /** GET /api/ai/agents (session). */
+  listAgents(o?: SignalOptions): Promise<Agent[]>;
+  listWorkflows(o?: SignalOptions): Promise<Workflow[]>;
+  runWorkflow(id: string, overrides?: Record<string, string>, o?: CallOptions): Promise<Run>;
+  /** One poll: it advances the run by one node. */
+  getRun(runId: string, o?: SignalOptions): Promise<Run>;
+  /** Polls until the run finishes: a run with k of N nodes done takes exactly N−k polls. Failed → JobFailedError. */
+  waitForRun(runId: string, o?: WaitForRunOptions): Promise<Run>;
+  createVideo(req: VideoRequest, o?: CallOptions): Promise<VideoJob>;
+  getVideo(id: string, o?: SignalOptions): Promise<VideoJob>;
+  /** Polls with backoff until the job finishes. Failed → JobFailedError (the service refunds it). */
+  waitForVideo(id: string, o?: WaitForVideoOptions): Promise<VideoJob>;
+  /** Streams an asset to a file (atomically, via a temp file) or to a writable stream; `-` is stdout. */
+  download(url: string, dest: string | NodeJS.WritableStream, o?: DownloadOptions): Promise<DownloadResult>;
+  /** Releases pooled connections (only those of the client's own dispatcher). */
+  close(): Promise<void>;
+}

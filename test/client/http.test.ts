@@ -1,0 +1,238 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  AuthenticationError,
+  ConnectionError,
+  createClient,
+  InsufficientCreditsError,
+  InvalidRequestError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+  UsageError,
+  type AssetgenClient,
+  type RequestTrace,
+  type ResponseTrace,
+  type RetryTrace,
+} from '../../src/index.js';
+import { FAST, json, KEY, reset, startServer, truncated, type TestServer } from './helpers.js';
+
+const generation = (id = 'gen_1') => ({ id, status: 'succeeded', output: { url: `/files/${id}.png`, contentType: 'image/png' }, credits: { charged: 10, remaining: 990 } });
+
+let server: TestServer | undefined;
+let client: AssetgenClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  server = client = undefined;
+});
+
+describe('requests', () => {
+  it('sends the key, JSON body and an idempotency key; reads the record, request id and credits', async () => {
+    server = await startServer((_req, res) => json(res, 201, generation(), { 'x-request-id': 'req_abc', 'x-credits-charged': '10', 'x-credits-remaining': '990' }));
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    const result = await client.generate({ agentId: 'sprite-artist', prompt: 'a sword' });
+    expect(result).toMatchObject({ id: 'gen_1', status: 'succeeded', assetUrl: `${server.url}/files/gen_1.png`, contentType: 'image/png', requestId: 'req_abc', credits: { charged: 10, remaining: 990 } });
+    const [seen] = server.requests;
+    expect(seen).toMatchObject({ method: 'POST', url: '/api/v1/generate' });
+    expect(seen!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(seen!.headers['content-type']).toBe('application/json');
+    expect(seen!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen!.headers.cookie).toBeUndefined();
+    expect(JSON.parse(seen!.body)).toEqual({ agentId: 'sprite-artist', prompt: 'a sword' });
+  });
+
+  it('uses the session endpoint and cookie when there is no key', async () => {
+    server = await startServer((_req, res) => json(res, 200, generation()));
+    client = createClient({ baseUrl: server.url, sessionCookie: 'tok123' });
+    await client.generate({ agentId: 'a', prompt: 'p' });
+    expect(server.requests[0]).toMatchObject({ url: '/api/ai/generate' });
+    expect(server.requests[0]!.headers.cookie).toBe('ag_session=tok123');
+    expect(server.requests[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it('keeps a path prefix of the base URL', async () => {
+    server = await startServer((_req, res) => json(res, 200, { workflows: [] }));
+    client = createClient({ baseUrl: `${server.url}/svc`, apiKey: KEY });
+    await client.listWorkflows();
+    expect(server.requests[0]!.url).toBe('/svc/api/v1/workflows');
+  });
+
+  it('refuses session-only endpoints without a session, and any call without credentials', async () => {
+    client = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: KEY });
+    await expect(client.listAgents()).rejects.toMatchObject({ name: 'MissingCredentialsError' });
+    expect(() => client!.stream({ agentId: 'a', prompt: 'p' })).toThrow(/session cookie/);
+    const bare = createClient({ baseUrl: 'http://127.0.0.1:9' });
+    await expect(bare.generate({ agentId: 'a', prompt: 'p' })).rejects.toMatchObject({ name: 'MissingCredentialsError' });
+    await bare.close();
+  });
+
+  it('refuses credentials over plain http to a non-loopback host unless allowed', () => {
+    expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY })).toThrow(UsageError);
+    expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY })).toThrow(/--allow-insecure-http/);
+    expect(() => createClient({ baseUrl: 'http://assets.example.com', sessionCookie: 's' })).toThrow(UsageError);
+    for (const baseUrl of ['http://localhost:1', 'http://127.1.2.3:1', 'http://[::1]:1', 'https://assets.example.com']) {
+      expect(() => createClient({ baseUrl, apiKey: KEY })).not.toThrow();
+    }
+    expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY, allowInsecureHttp: true })).not.toThrow();
+    expect(() => createClient({ baseUrl: 'http://assets.example.com' })).not.toThrow();
+    expect(() => createClient({ baseUrl: 'ftp://x' })).toThrow(UsageError);
+  });
+
+  it('traces requests and responses with secrets masked', async () => {
+    server = await startServer((_req, res) => json(res, 200, { workflows: [] }, { 'x-request-id': 'req_t', 'set-cookie': 'ag_session=supersecretvalue123' }));
+    const requests: RequestTrace[] = [];
+    const responses: ResponseTrace[] = [];
+    client = createClient({ baseUrl: server.url, apiKey: KEY, sessionCookie: 'ag_session=supersecretvalue123', onRequest: (i) => requests.push(i), onResponse: (i) => responses.push(i) });
+    await client.listWorkflows();
+    const traced = JSON.stringify([requests, responses]);
+    expect(traced).not.toContain(KEY);
+    expect(traced).not.toContain('supersecretvalue123');
+    expect(requests[0]).toMatchObject({ method: 'GET', attempt: 1 });
+    expect(requests[0]!.headers.authorization).toMatch(/^Bearer agk_test_…cdef$/);
+    expect(responses[0]).toMatchObject({ status: 200, requestId: 'req_t' });
+  });
+});
+
+describe('errors', () => {
+  const cases: [number, unknown, new (...args: never[]) => Error, RegExp][] = [
+    [400, { error: { code: 'invalid_request', message: 'prompt is required', requestId: 'req_b' } }, InvalidRequestError, /prompt is required/],
+    [401, { error: { code: 'invalid_credentials', message: 'Unknown key' } }, AuthenticationError, /Unknown key/],
+    [404, { message: 'no such agent' }, NotFoundError, /no such agent/],
+    [422, { error: 'idempotency key reused' }, InvalidRequestError, /idempotency key reused/],
+  ];
+  for (const [status, body, type, message] of cases) {
+    it(`maps ${status}`, async () => {
+      server = await startServer((_req, res) => json(res, status, body, { 'x-request-id': 'req_e' }));
+      client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+      const error = await client.generate({ agentId: 'a', prompt: 'p' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(type);
+      expect(error).toMatchObject({ status, requestId: 'req_e', message: expect.stringMatching(message) });
+      expect(server.requests).toHaveLength(1); // 4xx are not retried
+    });
+  }
+
+  it('maps 402 with required and balance', async () => {
+    server = await startServer((_req, res) =>
+      json(res, 402, { error: { code: 'insufficient_credits', message: 'Not enough credits: this needs 180, the balance is 42.', required: 180, balance: 42, requestId: 'req_402' } }),
+    );
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    const error = await client.createVideo({ prompt: 'p' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InsufficientCreditsError);
+    expect(error).toMatchObject({ required: 180, balance: 42, requestId: 'req_402', code: 'insufficient_credits', message: 'Not enough credits: this needs 180, the balance is 42.' });
+  });
+
+  it('keeps a plain-text error body as the message', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(403, { 'content-type': 'text/plain' });
+      res.end('forbidden here');
+    });
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    await expect(client.listWorkflows()).rejects.toMatchObject({ name: 'AuthenticationError', message: 'forbidden here', body: 'forbidden here' });
+  });
+
+  it('reports a 2xx body it cannot read with the raw body', async () => {
+    server = await startServer((_req, res) => json(res, 200, { hello: 'world' }));
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    const error = await client.generate({ agentId: 'a', prompt: 'p' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as UnexpectedResponseError).raw).toEqual({ hello: 'world' });
+  });
+
+  it('reports a refused connection as ConnectionError after the retries', async () => {
+    const probe = await startServer(() => {});
+    const url = probe.url;
+    await probe.close();
+    client = createClient({ baseUrl: url, apiKey: KEY, maxRetries: 1, ...FAST });
+    await expect(client.listWorkflows()).rejects.toBeInstanceOf(ConnectionError);
+  });
+});
+
+describe('retries', () => {
+  it('retries a charged POST on 500, reset and truncation with the same idempotency key', async () => {
+    const script = [(res: Parameters<typeof json>[0]) => json(res, 500, { error: { message: 'boom' } }), reset, (res: Parameters<typeof json>[0]) => truncated(res, 201, generation())];
+    server = await startServer((_req, res, _seen, i) => (script[i] ? script[i]!(res) : json(res, 201, generation())));
+    const retries: RetryTrace[] = [];
+    client = createClient({ baseUrl: server.url, apiKey: KEY, maxRetries: 3, ...FAST, onRetry: (r) => retries.push(r) });
+    const result = await client.generate({ agentId: 'a', prompt: 'p' });
+    expect(result.id).toBe('gen_1');
+    expect(server.requests).toHaveLength(4);
+    const keys = new Set(server.requests.map((r) => r.headers['idempotency-key']));
+    expect(keys.size).toBe(1);
+    expect(retries.map((r) => r.attempt)).toEqual([2, 3, 4]);
+  });
+
+  it('gives each logical call its own key, or the caller-supplied one', async () => {
+    server = await startServer((_req, res) => json(res, 201, generation()));
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    await client.generate({ agentId: 'a', prompt: 'p' });
+    await client.generate({ agentId: 'a', prompt: 'p' });
+    await client.generate({ agentId: 'a', prompt: 'p' }, { idempotencyKey: 'mine-1' });
+    const keys = server.requests.map((r) => r.headers['idempotency-key']);
+    expect(new Set(keys).size).toBe(3);
+    expect(keys[2]).toBe('mine-1');
+  });
+
+  it('does not send an idempotency key on GETs', async () => {
+    server = await startServer((_req, res) => json(res, 200, { workflows: [] }));
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    await client.listWorkflows();
+    expect(server.requests[0]!.headers['idempotency-key']).toBeUndefined();
+  });
+
+  it('honours retry-after-ms and Retry-After (seconds and dates)', async () => {
+    const date = new Date(Date.now() + 1_000).toUTCString();
+    const script: Record<string, string>[] = [{ 'retry-after-ms': '30' }, { 'retry-after': '0' }, { 'retry-after': date }];
+    server = await startServer((_req, res, _s, i) => (script[i] ? json(res, i === 0 ? 429 : 503, { error: { message: 'later' } }, script[i]) : json(res, 200, { workflows: [] })));
+    const delays: number[] = [];
+    client = createClient({ baseUrl: server.url, apiKey: KEY, maxRetries: 3, ...FAST, onRetry: (r) => delays.push(r.delayMs) });
+    await client.listWorkflows();
+    expect(delays[0]).toBe(30);
+    expect(delays[1]).toBe(0);
+    expect(delays[2]).toBeGreaterThan(0); // an HTTP date in the future, rounded to whole seconds
+    expect(delays[2]).toBeLessThanOrEqual(1_000);
+  });
+
+  it('does not wait for a Retry-After beyond the cap: surfaces the RateLimitError', async () => {
+    server = await startServer((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down', retryAfterSeconds: 120 } }, { 'retry-after': '120' }));
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+    const error = await client.listWorkflows().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error).toMatchObject({ retryAfterMs: 120_000 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('stops after maxRetries and throws the last error', async () => {
+    server = await startServer((_req, res) => json(res, 502, { error: { message: 'bad gateway' } }));
+    client = createClient({ baseUrl: server.url, apiKey: KEY, maxRetries: 2, ...FAST });
+    await expect(client.listWorkflows()).rejects.toBeInstanceOf(ServerError);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('times out slow headers (and retries them)', async () => {
+    server = await startServer((_req, res, _s, i) => (i < 1 ? void setTimeout(() => json(res, 200, { workflows: [] }), 1_000).unref() : json(res, 200, { workflows: [{ id: 'wf' }] })));
+    client = createClient({ baseUrl: server.url, apiKey: KEY, responseTimeoutMs: 100, ...FAST });
+    await expect(client.listWorkflows()).resolves.toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('throws TimeoutError when slow headers never come', async () => {
+    server = await startServer((_req, res) => void setTimeout(() => json(res, 200, {}), 2_000).unref());
+    // undici's timers tick coarsely (about 1 s), so keep this to one attempt.
+    client = createClient({ baseUrl: server.url, apiKey: KEY, responseTimeoutMs: 100, maxRetries: 0 });
+    await expect(client.listWorkflows()).rejects.toBeInstanceOf(TimeoutError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('aborts a call with the signal reason, or AbortedError', async () => {
+    server = await startServer((_req, res) => void setTimeout(() => json(res, 200, { workflows: [] }), 2_000).unref());
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    await expect(client.listWorkflows({ signal: controller.signal })).rejects.toMatchObject({ name: 'AbortedError' });
+    const timed = new AbortController();
+    setTimeout(() => timed.abort(new TimeoutError('Gave up.')), 50);
+    await expect(client.listWorkflows({ signal: timed.signal })).rejects.toBeInstanceOf(TimeoutError);
+  });
+});
