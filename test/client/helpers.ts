@@ -9,7 +9,7 @@ export interface Seen {
   body: string;
 }
 
-export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen, index: number) => void | Promise<void>;
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen, index: number) => unknown;
 
 export interface TestServer {
   url: string;
