@@ -322,12 +322,16 @@ export class HttpClient {
     if (response.statusCode < 400) return { status: response.statusCode, headers: responseHeaders, body: response.body, requestId };
 
     let body: unknown;
+    // An error body is read even on unbounded calls (streams): do not let a stalled one hang.
+    const deadline = setTimeout(() => response.body.destroy(new Error('timed out reading the error body')), this.settings.responseTimeoutMs);
     try {
       const text = await readText(response.body);
       body = parseJson(text) ?? text;
     } catch {
       if (call.signal?.aborted) throw abortError(call.signal);
       body = undefined; // a cut error body still has a status worth reporting
+    } finally {
+      clearTimeout(deadline);
     }
     const error = apiError(response.statusCode, body, responseHeaders);
     if (RETRYABLE_STATUS(response.statusCode)) {

@@ -38,7 +38,7 @@ function toEvent(message: EventSourceMessage, info: ResponseInfo): StreamEvent {
   switch (type) {
     case 'progress': {
       const event: Extract<StreamEvent, { type: 'progress' }> = { type, data };
-      let progress = num(record.progress);
+      const progress = num(record.progress);
       if (progress !== undefined) event.progress = progress > 1 ? progress / 100 : progress;
       const text = str(record.message) ?? str(record.status);
       if (text) event.message = text;
