@@ -95,6 +95,24 @@ describe('requests', () => {
   });
 });
 
+describe('base URL', () => {
+  it('normalises the base URL and joins endpoint paths under it', () => {
+    expect(createClient({ baseUrl: 'https://svc.example/' }).baseUrl).toBe('https://svc.example');
+    expect(createClient({ baseUrl: 'https://svc.example/prefix/' }).baseUrl).toBe('https://svc.example/prefix');
+    expect(() => createClient({ baseUrl: 'not a url' })).toThrow(UsageError);
+  });
+
+  it('does not follow a redirect on an API call', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(302, { location: 'https://elsewhere.example/api/v1/workflows' });
+      res.end();
+    });
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    await expect(client.listWorkflows()).rejects.toBeInstanceOf(UnexpectedResponseError);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe('errors', () => {
   const cases: [number, unknown, new (...args: never[]) => Error, RegExp][] = [
     [400, { error: { code: 'invalid_request', message: 'prompt is required', requestId: 'req_b' } }, InvalidRequestError, /prompt is required/],
@@ -161,6 +179,25 @@ describe('retries', () => {
     const keys = new Set(server.requests.map((r) => r.headers['idempotency-key']));
     expect(keys.size).toBe(1);
     expect(retries.map((r) => r.attempt)).toEqual([2, 3, 4]);
+  });
+
+  it('retries runWorkflow and createVideo with one key each, and sends the override body', async () => {
+    let posts = 0;
+    server = await startServer((req, res) => {
+      if (++posts % 2 === 1) return json(res, 503, { error: { message: 'busy' } });
+      if (req.url!.includes('/workflows/')) return json(res, 201, { id: 'run_1', status: 'queued', totalNodes: 2, completedNodes: 0 });
+      json(res, 202, { id: 'vid_1', status: 'queued' });
+    });
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+    await client.runWorkflow('wf_a', { character: 'a dwarf' });
+    await client.createVideo({ prompt: 'waves', aspectRatio: '1:1' });
+    const [r1, r2, v1, v2] = server.requests;
+    expect(r1!.url).toBe('/api/v1/workflows/wf_a/run');
+    expect(JSON.parse(r2!.body)).toEqual({ overrides: { character: 'a dwarf' } });
+    expect(r1!.headers['idempotency-key']).toBe(r2!.headers['idempotency-key']);
+    expect(v1!.headers['idempotency-key']).toBe(v2!.headers['idempotency-key']);
+    expect(v1!.headers['idempotency-key']).not.toBe(r1!.headers['idempotency-key']);
+    expect(JSON.parse(v1!.body)).toEqual({ prompt: 'waves', aspectRatio: '1:1' });
   });
 
   it('gives each logical call its own key, or the caller-supplied one', async () => {
