@@ -212,6 +212,7 @@ export class HttpClient {
   readonly settings: HttpSettings;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  #closed = false;
 
   constructor(settings: HttpSettings) {
     this.settings = settings;
@@ -240,8 +241,11 @@ export class HttpClient {
     return randomUUID();
   }
 
+  /** Idempotent: closing twice (say, by a caller and by a cleanup hook) is fine. */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (!this.#ownsDispatcher || this.#closed) return;
+    this.#closed = true;
+    await this.#dispatcher.close();
   }
 
   /** Exponential backoff with full jitter: a random wait up to base·2^(retry−1), capped. */

@@ -1,0 +1,17 @@
+// `assetgen agents`: GET /api/ai/agents (session only).
+import type { CommandContext } from '../runtime/context.js';
+import { printTable } from '../runtime/render.js';
+import { sanitizeLine } from '../ui/sanitize.js';
+
+export async function agents(ctx: CommandContext): Promise<void> {
+  const client = await ctx.client('session');
+  const list = await client.listAgents({ signal: ctx.signal });
+  ctx.out.document({ agents: list.map((agent) => agent.raw) });
+  if (ctx.out.json) return;
+  if (!list.length) {
+    ctx.out.info('The service lists no agents.');
+    return;
+  }
+  const rows = list.map((agent) => [agent.id, agent.kind ?? '', agent.name ?? '', agent.description ?? ''].map(sanitizeLine));
+  printTable(ctx, ['ID', 'KIND', 'NAME', 'DESCRIPTION'], rows);
+}

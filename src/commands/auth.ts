@@ -1,0 +1,115 @@
+// `assetgen auth login|status|logout`. A secret is never accepted as a flag value (it would leak
+// through `ps` and shell history): it comes from a masked prompt, stdin, or the environment.
+import { MissingCredentialsError, UsageError } from '../client/errors.js';
+import { CredentialStore, ENV, maskSecret, type Sourced } from '../config/credentials.js';
+import type { CommandContext } from '../runtime/context.js';
+import { readStdin } from '../runtime/stdin.js';
+
+interface LoginOptions {
+  withKey?: boolean;
+  session?: boolean;
+}
+
+export async function login(ctx: CommandContext, options: LoginOptions): Promise<void> {
+  if (options.withKey && options.session) throw new UsageError('Pass either --with-key or --session, not both.');
+  const store = new CredentialStore(ctx.env);
+  const baseUrl = ctx.globals.baseUrl;
+  if (baseUrl) validateBaseUrl(baseUrl);
+
+  if (options.session) {
+    const cookie = (await readSecret(ctx, 'Session cookie (name=value)', true)).trim();
+    if (!cookie) throw new UsageError('No session cookie on stdin.', 'Pipe it in: `printf %s "$COOKIE" | assetgen auth login --session`.');
+    store.update({ sessionCookie: cookie, baseUrl });
+    ctx.out.info(`Stored the session cookie ${maskSecret(cookieValue(cookie))} in ${store.path}.`);
+  } else {
+    const key = (await readSecret(ctx, 'API key', Boolean(options.withKey))).trim();
+    if (!key) throw new UsageError('No API key given.', 'Pipe it in: `printf %s "$KEY" | assetgen auth login --with-key`.');
+    if (/\s/.test(key)) throw new UsageError('That does not look like an API key: it contains whitespace.');
+    store.update({ apiKey: key, baseUrl });
+    ctx.out.info(`Stored the API key ${maskSecret(key)} in ${store.path}.`);
+  }
+  if (baseUrl) ctx.out.info(`Base URL: ${baseUrl}`);
+  else if (!store.read().baseUrl && !ctx.env[ENV.baseUrl]) {
+    ctx.out.warn(`No base URL is stored yet: run \`assetgen auth login --base-url <url>\` or set ${ENV.baseUrl}.`);
+  }
+  if (ctx.env[ENV.apiKey] || ctx.env[ENV.session]) {
+    ctx.out.warn(`${ctx.env[ENV.apiKey] ? ENV.apiKey : ENV.session} is set in the environment and takes precedence over the stored value.`);
+  }
+  ctx.out.document({ stored: options.session ? 'sessionCookie' : 'apiKey', file: store.path, baseUrl: baseUrl ?? store.read().baseUrl ?? null });
+}
+
+export async function status(ctx: CommandContext): Promise<void> {
+  const creds = ctx.credentials();
+  const describe = (value: Sourced<string> | undefined, secret: boolean) =>
+    value ? { value: secret ? maskSecret(cookieValue(value.value)) : value.value, source: value.source, location: value.location } : null;
+  const authenticated = Boolean(creds.apiKey || creds.sessionCookie);
+  const document = {
+    authenticated,
+    baseUrl: describe(creds.baseUrl, false),
+    apiKey: describe(creds.apiKey, true),
+    session: describe(creds.sessionCookie, true),
+    credentialsFile: creds.file,
+  };
+  ctx.out.document(document);
+  if (!ctx.out.json) {
+    const line = (label: string, value: ReturnType<typeof describe>) =>
+      ctx.out.result(`${label.padEnd(10)} ${value ? `${value.value}  (from ${value.source === 'env' ? `env ${value.location}` : value.location})` : 'not set'}`);
+    line('Base URL:', document.baseUrl);
+    line('API key:', document.apiKey);
+    line('Session:', document.session);
+  }
+  if (!authenticated) {
+    throw new MissingCredentialsError(
+      'Not logged in: no API key or session cookie is configured.',
+      `Run \`assetgen auth login\`, pipe a key to \`assetgen auth login --with-key\`, or set ${ENV.apiKey}.`,
+    );
+  }
+  if (!creds.baseUrl) {
+    throw new MissingCredentialsError('No service URL is configured.', `Run \`assetgen auth login --base-url <url>\` or set ${ENV.baseUrl}.`);
+  }
+}
+
+export async function logout(ctx: CommandContext): Promise<void> {
+  const store = new CredentialStore(ctx.env);
+  const had = store.read();
+  store.remove(['apiKey', 'sessionCookie']);
+  const removed = [had.apiKey ? 'API key' : undefined, had.sessionCookie ? 'session cookie' : undefined].filter(Boolean);
+  ctx.out.info(removed.length ? `Removed the stored ${removed.join(' and ')} from ${store.path}.` : 'No stored credentials to remove.');
+  const envSet = [ENV.apiKey, ENV.session].filter((name) => ctx.env[name]);
+  if (envSet.length) ctx.out.warn(`${envSet.join(' and ')} ${envSet.length > 1 ? 'are' : 'is'} still set in the environment.`);
+  ctx.out.document({ removed: removed.length > 0, file: store.path });
+}
+
+/**
+ * A masked prompt when stdin is a terminal; otherwise stdin is read to its end, but only when the
+ * user asked for that with --with-key/--session (so a stray non-interactive run fails fast
+ * instead of waiting on a pipe that never closes).
+ */
+async function readSecret(ctx: CommandContext, label: string, fromStdinRequested: boolean): Promise<string> {
+  if (ctx.io.stdinIsTTY) {
+    if (!ctx.interactive) {
+      throw new UsageError(`Cannot prompt for the ${label} (--no-input, or no terminal on stderr).`, 'Pipe it in with --with-key (API key) or --session (cookie).');
+    }
+    const { password } = await import('@inquirer/prompts');
+    return password({ message: `${label}:`, mask: '*' }, { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });
+  }
+  if (!fromStdinRequested) {
+    throw new UsageError('No terminal to prompt on for the API key.', 'Pipe it in: `printf %s "$KEY" | assetgen auth login --with-key`.');
+  }
+  return readStdin(ctx.io.stdin);
+}
+
+function cookieValue(cookie: string): string {
+  const eq = cookie.indexOf('=');
+  return eq > 0 ? cookie.slice(eq + 1) : cookie;
+}
+
+function validateBaseUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`Invalid --base-url: "${url}".`, 'Use a full URL such as https://api.example.com.');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new UsageError(`--base-url must be http(s), got ${parsed.protocol}`);
+}

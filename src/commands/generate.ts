@@ -1,0 +1,64 @@
+// `assetgen generate <prompt> --agent <id>`: one image, saved to disk. With an API key it calls
+// POST /api/v1/generate; with only a session, POST /api/ai/generate; with --stream, the SSE endpoint.
+import { ConnectionError, UsageError } from '../client/errors.js';
+import type { AssetgenClient, Generation } from '../index.js';
+import type { CommandContext } from '../runtime/context.js';
+import { reportCredits } from '../runtime/render.js';
+import { displayPath, extensionFor, refuseExistingFile, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
+import { startProgress, type Progress } from '../ui/progress.js';
+
+interface GenerateOptions {
+  agent: string;
+  output?: string;
+  stream?: boolean;
+  force?: boolean;
+}
+
+export async function generate(ctx: CommandContext, prompt: string, options: GenerateOptions): Promise<void> {
+  if (!prompt.trim()) throw new UsageError('The prompt is empty.', 'Describe the asset, e.g. assetgen generate "rusty sword icon" --agent sprite-artist');
+  if (!options.agent.trim()) throw new UsageError('--agent needs an agent id (see `assetgen agents`).');
+  refuseExistingFile(options.output, ctx.cwd, Boolean(options.force));
+  const client = await ctx.client(options.stream ? 'session' : 'any');
+  const progress = await startProgress(ctx.out, `Generating with ${options.agent}…`);
+  try {
+    const request = { agentId: options.agent, prompt };
+    const generation = options.stream
+      ? await streamGeneration(ctx, client, request, progress)
+      : await client.generate(request, { signal: ctx.signal });
+    const fileName = safeFileName(`${generation.id ?? 'asset'}${extensionFor(generation.assetUrl, generation.contentType, '.png')}`);
+    const target = resolveOutputPath(options.output, ctx.cwd, fileName);
+    progress.update('Downloading…');
+    const saved = await saveAsset(ctx, client, generation.assetUrl, target, Boolean(options.force));
+    progress.succeed(saved === '-' ? 'Wrote the image to stdout.' : `Saved ${displayPath(ctx, saved)}`);
+    reportCredits(ctx, generation.credits);
+    if (saved !== '-') ctx.out.result(saved);
+    ctx.out.document({ ...asObject(generation.raw), assetUrl: generation.assetUrl, saved: saved === '-' ? [] : [saved], credits: generation.credits });
+  } catch (error) {
+    progress.stop();
+    throw error;
+  }
+}
+
+async function streamGeneration(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  request: { agentId: string; prompt: string },
+  progress: Progress,
+): Promise<Generation> {
+  for await (const event of client.stream(request, { signal: ctx.signal })) {
+    if (event.type === 'progress') {
+      const pct = typeof event.progress === 'number' ? ` ${Math.round(event.progress * 100)}%` : '';
+      progress.update(`${ctx.out.server(event.message ?? 'Working')}${pct}`);
+    } else if (event.type === 'result') {
+      return event.generation;
+    } else if (event.type === 'error') {
+      // The client turns error events into thrown errors; this is a defensive fallback.
+      throw new ConnectionError(`The stream reported an error: ${event.message}`);
+    }
+  }
+  throw new ConnectionError('The stream ended without a result.');
+}
+
+export function asObject(raw: unknown): Record<string, unknown> {
+  return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { raw };
+}

@@ -1,0 +1,44 @@
+// `assetgen mock`: the bundled mock service on a socket, until Ctrl-C or SIGTERM.
+import { UsageError } from '../client/errors.js';
+import type { CommandContext } from '../runtime/context.js';
+
+interface MockOptions {
+  port: string;
+  host: string;
+  credits?: string;
+  seed?: string;
+}
+
+export async function mock(ctx: CommandContext, options: MockOptions): Promise<void> {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`Invalid --port "${options.port}": use 0-65535 (0 picks a free port).`);
+  const credits = options.credits === undefined ? undefined : Number(options.credits);
+  if (credits !== undefined && !(Number.isInteger(credits) && credits >= 0)) throw new UsageError(`Invalid --credits "${options.credits}": use a whole number ≥ 0.`);
+  const { startMockServer } = await import('../mock/index.js');
+  let server;
+  try {
+    server = await startMockServer({ port, host: options.host, credits, seed: options.seed });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`Port ${port} is in use on ${options.host}.`, 'Pick another --port, or --port 0 for a free one.');
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`Cannot listen on host "${options.host}".`);
+    throw error;
+  }
+  if (ctx.out.json) {
+    // Exactly one line, so a script can read it before the server stops.
+    ctx.io.stdout.write(`${JSON.stringify({ url: server.url, apiKey: server.apiKey, sessionCookie: server.sessionCookie })}\n`);
+  } else {
+    // Shell lines to paste into another terminal; the key is the mock's own, not a secret.
+    ctx.out.result(`export ASSETGEN_BASE_URL='${server.url}'`);
+    ctx.out.result(`export ASSETGEN_API_KEY='${server.apiKey}'`);
+    ctx.out.result(`export ASSETGEN_SESSION='${server.sessionCookie}'`);
+    ctx.out.info(`Mock service listening on ${server.url} (admin API under ${server.url}/__mock/). Ctrl-C stops it.`);
+  }
+  // Serve until Ctrl-C/SIGTERM aborts the command's signal.
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await server.close();
+  ctx.out.info('Mock service stopped.');
+}

@@ -1,0 +1,84 @@
+// The local job journal: every paid job (video jobs, workflow runs) is appended here BEFORE any
+// waiting starts, so a crash, a Ctrl-C or a closed laptop never loses track of something paid for.
+// JSON Lines, append-only: each line is a full or partial record; later lines update earlier ones.
+import fs from 'node:fs';
+import path from 'node:path';
+import { stateDir, type Env } from './paths.js';
+
+export type JobKind = 'video' | 'run';
+
+export interface JournalEntry {
+  kind: JobKind;
+  id: string;
+  baseUrl: string;
+  /** Last status seen by this machine (normalised: queued, running, succeeded, failed). */
+  state: string;
+  /** Prompt of a video, workflow id of a run. */
+  label?: string;
+  creditsCharged?: number;
+  saved?: string[];
+  refunded?: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class JobJournal {
+  /** null for a memory-only journal (jobs on an in-process mock die with the process). */
+  readonly file: string | null;
+  readonly #memory: string[] = [];
+
+  constructor(env: Env = process.env, options: { memoryOnly?: boolean } = {}) {
+    this.file = options.memoryOnly ? null : path.join(stateDir(env), 'jobs.jsonl');
+  }
+
+  /** Records a newly submitted job. Synchronous on purpose: it must be on disk before we wait. */
+  recordSubmitted(entry: Omit<JournalEntry, 'createdAt' | 'updatedAt'>): void {
+    const now = new Date().toISOString();
+    this.#append({ ...entry, createdAt: now, updatedAt: now });
+  }
+
+  /** Records a later observation of a job (new state, saved files, refund). */
+  recordUpdate(kind: JobKind, id: string, baseUrl: string, update: Partial<JournalEntry>): void {
+    this.#append({ ...update, kind, id, baseUrl, updatedAt: new Date().toISOString() });
+  }
+
+  /** Jobs folded by (baseUrl, kind, id), newest first. Unreadable lines are skipped, not fatal. */
+  list(): JournalEntry[] {
+    let text: string;
+    try {
+      text = this.file === null ? this.#memory.join('') : fs.readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const byKey = new Map<string, JournalEntry>();
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      let record: Partial<JournalEntry>;
+      try {
+        record = JSON.parse(line) as Partial<JournalEntry>;
+      } catch {
+        continue; // a torn last line after a crash
+      }
+      if (!record.kind || !record.id || !record.baseUrl) continue;
+      const key = `${record.baseUrl}\u0000${record.kind}\u0000${record.id}`;
+      const previous = byKey.get(key);
+      byKey.set(key, { ...(previous ?? { state: 'unknown', createdAt: record.updatedAt ?? '' }), ...record } as JournalEntry);
+    }
+    return [...byKey.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  }
+
+  find(kind: JobKind, id: string): JournalEntry | undefined {
+    return this.list().find((entry) => entry.kind === kind && entry.id === id);
+  }
+
+  #append(record: Partial<JournalEntry>): void {
+    const line = `${JSON.stringify(record)}\n`;
+    if (this.file === null) {
+      this.#memory.push(line);
+      return;
+    }
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    fs.appendFileSync(this.file, line, { mode: 0o600 });
+  }
+}

@@ -1,0 +1,16 @@
+// Fixed facts of the mock's contract (docs/mock-server.md). One place each.
+
+/** Every API key the mock issues starts with this prefix. */
+export const API_KEY_PREFIX = 'agk_';
+/** Name of the session cookie the session endpoints read. */
+export const SESSION_COOKIE_NAME = 'ag_session';
+/** Request bodies larger than this get 413. */
+export const MAX_BODY_BYTES = 64 * 1024;
+/** Prompts longer than this get 400 `prompt_too_long`. */
+export const MAX_PROMPT_LENGTH = 2000;
+/** The balance of the seeded account unless told otherwise. */
+export const DEFAULT_CREDITS = 1000;
+/** Where generated files are served (no auth, not charged). */
+export const FILES_PATH = '/files';
+/** Admin API prefix (mock only, no auth). */
+export const ADMIN_PATH = '/__mock';

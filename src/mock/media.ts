@@ -1,0 +1,223 @@
+// Real asset bytes, made in code: a PNG of procedural pixel art that depends on (agent, prompt),
+// and an animated GIF for video jobs (a playable animation; the mock has no video encoder, and a
+// GIF is decoded by every browser and image viewer). Deterministic: same input, same bytes.
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+
+type Rgb = readonly [number, number, number];
+
+/** A small deterministic PRNG (mulberry32) seeded from a hash of the inputs. */
+export function seededRandom(seed: string): () => number {
+  let state = createHash('sha256').update(seed).digest().readUInt32LE(0);
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function hsl(h: number, s: number, l: number): Rgb {
+  const a = s * Math.min(l, 1 - l);
+  const f = (n: number): number => {
+    const k = (n + h / 30) % 12;
+    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+  };
+  return [f(0), f(8), f(4)];
+}
+
+/** Five colours: background, shadow, base, highlight, outline — hue picked by the prompt. */
+function palette(random: () => number): Rgb[] {
+  const hue = random() * 360;
+  const accent = (hue + 150 + random() * 60) % 360;
+  return [hsl((hue + 200) % 360, 0.25, 0.12), hsl(hue, 0.55, 0.3), hsl(hue, 0.65, 0.5), hsl(accent, 0.8, 0.7), [12, 10, 16]];
+}
+
+/** A 16×16 grid of palette indices: a mirrored sprite, a seamless tile, or an icon on a disc. */
+function pixelGrid(kind: string, random: () => number): number[][] {
+  const size = 16;
+  const grid = Array.from({ length: size }, () => new Array<number>(size).fill(0));
+  if (kind === 'tile') {
+    // Bricks with per-brick shading and moss speckles; wraps at the edges so tiles repeat.
+    for (let y = 0; y < size; y++) {
+      for (let x = 0; x < size; x++) {
+        const row = Math.floor(y / 4);
+        const shifted = (x + (row % 2) * 4) % size;
+        const mortar = y % 4 === 3 || shifted % 8 === 7;
+        grid[y]![x] = mortar ? 1 : random() < 0.12 ? 3 : 2;
+      }
+    }
+    return grid;
+  }
+  // Mirrored sprite: fill the left half at random with a body-shaped density, mirror it, outline it.
+  for (let y = 2; y < size - 2; y++) {
+    for (let x = 2; x < size / 2; x++) {
+      const density = 0.35 + 0.5 * (x / (size / 2)) - 0.15 * Math.abs(y - size / 2) / (size / 2);
+      if (random() < density) {
+        const shade = random() < 0.2 ? 3 : random() < 0.5 ? 2 : 1;
+        grid[y]![x] = shade;
+        grid[y]![size - 1 - x] = shade;
+      }
+    }
+  }
+  const outlined = grid.map((row) => [...row]);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      if (grid[y]![x] !== 0) continue;
+      const touches = [[0, 1], [1, 0], [0, -1], [-1, 0]].some(([dx, dy]) => (grid[y + dy!]?.[x + dx!] ?? 0) > 0);
+      if (touches) outlined[y]![x] = 4;
+    }
+  }
+  if (kind === 'icon') {
+    // A disc behind the icon, in the shadow colour.
+    for (let y = 0; y < size; y++) {
+      for (let x = 0; x < size; x++) {
+        const inside = (x - 7.5) ** 2 + (y - 7.5) ** 2 < 7.6 ** 2;
+        if (outlined[y]![x] === 0 && inside) outlined[y]![x] = 1;
+      }
+    }
+  }
+  return outlined;
+}
+
+function agentStyle(agentId: string): string {
+  if (/tile|terrain|texture/.test(agentId)) return 'tile';
+  if (/icon/.test(agentId)) return 'icon';
+  return 'sprite';
+}
+
+// ── PNG ──────────────────────────────────────────────────────────────────────────────────────────
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(buffer: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of buffer) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const typeAndData = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(typeAndData));
+  return Buffer.concat([length, typeAndData, crc]);
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const IMAGE_SIZE = 128;
+
+/** A 128×128 RGB PNG of 16×16 procedural pixel art, deterministic for (agent, prompt). */
+export function renderPng(agentId: string, prompt: string): Buffer {
+  const random = seededRandom(`${agentId}\u0000${prompt}`);
+  const colours = palette(random);
+  const grid = pixelGrid(agentStyle(agentId), random);
+  const scale = IMAGE_SIZE / grid.length;
+  const rowBytes = 1 + IMAGE_SIZE * 3;
+  const raw = Buffer.alloc(rowBytes * IMAGE_SIZE);
+  for (let y = 0; y < IMAGE_SIZE; y++) {
+    raw[y * rowBytes] = 0; // filter: none
+    for (let x = 0; x < IMAGE_SIZE; x++) {
+      const colour = colours[grid[Math.floor(y / scale)]![Math.floor(x / scale)]!]!;
+      raw.set(colour, y * rowBytes + 1 + x * 3);
+    }
+  }
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(IMAGE_SIZE, 0);
+  header.writeUInt32BE(IMAGE_SIZE, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // colour type: RGB
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+// ── Animated GIF ─────────────────────────────────────────────────────────────────────────────────
+export const VIDEO_SIZE = 96;
+export const VIDEO_CONTENT_TYPE = 'image/gif';
+export const VIDEO_EXTENSION = '.gif';
+
+/**
+ * LZW for GIF without a growing dictionary: a clear code every few codes keeps the code size
+ * fixed. Larger than optimal, and trivially correct for every decoder.
+ */
+function lzwUncompressed(indices: Uint8Array, minCodeSize: number): Buffer {
+  const clear = 1 << minCodeSize;
+  const end = clear + 1;
+  const codeSize = minCodeSize + 1;
+  const bytes: number[] = [];
+  let accumulator = 0;
+  let bits = 0;
+  const emit = (code: number): void => {
+    accumulator |= code << bits;
+    bits += codeSize;
+    while (bits >= 8) {
+      bytes.push(accumulator & 0xff);
+      accumulator >>>= 8;
+      bits -= 8;
+    }
+  };
+  // After a clear, a decoder adds one entry per code from the second on; stay below 2^codeSize.
+  const codesPerClear = (1 << codeSize) - clear - 4;
+  for (let i = 0; i < indices.length; i++) {
+    if (i % codesPerClear === 0) emit(clear);
+    emit(indices[i]!);
+  }
+  emit(end);
+  if (bits > 0) bytes.push(accumulator & 0xff);
+  // Data sub-blocks of at most 255 bytes, then a zero-length terminator.
+  const blocks: number[] = [minCodeSize];
+  for (let i = 0; i < bytes.length; i += 255) {
+    const part = bytes.slice(i, i + 255);
+    blocks.push(part.length, ...part);
+  }
+  blocks.push(0);
+  return Buffer.from(blocks);
+}
+
+/** A looping 96×96 animated GIF (12 frames): the prompt's sprite bobbing over a scrolling floor. */
+export function renderVideo(agentId: string, prompt: string, frames = 12): Buffer {
+  const random = seededRandom(`video\u0000${agentId}\u0000${prompt}`);
+  const colours = palette(random);
+  const sprite = pixelGrid('sprite', random);
+  const colourTable = Buffer.alloc(8 * 3); // 8 entries: 2^(2+1)
+  colours.forEach((colour, i) => colourTable.set(colour, i * 3));
+  const scale = 4;
+  const parts: Buffer[] = [];
+  const screen = Buffer.alloc(13);
+  screen.write('GIF89a', 0, 'ascii');
+  screen.writeUInt16LE(VIDEO_SIZE, 6);
+  screen.writeUInt16LE(VIDEO_SIZE, 8);
+  screen[10] = 0x80 | (2 << 4) | 2; // global colour table, 3-bit colour resolution, 8 entries
+  parts.push(screen, colourTable);
+  // NETSCAPE2.0 application extension: loop forever.
+  parts.push(Buffer.from([0x21, 0xff, 0x0b, ...Buffer.from('NETSCAPE2.0', 'ascii'), 0x03, 0x01, 0x00, 0x00, 0x00]));
+  for (let frame = 0; frame < frames; frame++) {
+    const pixels = new Uint8Array(VIDEO_SIZE * VIDEO_SIZE);
+    const bob = Math.round(Math.sin((frame / frames) * Math.PI * 2) * 4);
+    const floorY = VIDEO_SIZE - 16;
+    for (let y = 0; y < VIDEO_SIZE; y++) {
+      for (let x = 0; x < VIDEO_SIZE; x++) {
+        let index = 0;
+        if (y >= floorY) index = (x + frame * 4) % 16 < 8 ? 1 : 2;
+        const sx = Math.floor((x - 16) / scale);
+        const sy = Math.floor((y - 8 - bob) / scale);
+        const value = sprite[sy]?.[sx];
+        if (x >= 16 && value !== undefined && value !== 0) index = value;
+        pixels[y * VIDEO_SIZE + x] = index;
+      }
+    }
+    // Graphic control extension: 8/100 s per frame.
+    parts.push(Buffer.from([0x21, 0xf9, 0x04, 0x00, 8, 0, 0x00, 0x00]));
+    const descriptor = Buffer.alloc(10);
+    descriptor[0] = 0x2c;
+    descriptor.writeUInt16LE(VIDEO_SIZE, 5);
+    descriptor.writeUInt16LE(VIDEO_SIZE, 7);
+    parts.push(descriptor, lzwUncompressed(pixels, 3));
+  }
+  parts.push(Buffer.from([0x3b]));
+  return Buffer.concat(parts);
+}

@@ -1,0 +1,311 @@
+// The mock's state: one seeded account (credits and a ledger), API keys stored only as hashes,
+// sessions, and the records of generations, runs and video jobs. Pure data and rules: no HTTP here.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { API_KEY_PREFIX, DEFAULT_CREDITS, SESSION_COOKIE_NAME } from './constants.js';
+import { seededRandom, VIDEO_EXTENSION } from './media.js';
+import { AGENTS, WORKFLOWS, type AgentRecord, type WorkflowRecord } from './seed.js';
+
+export type FaultKind = '500' | '503' | '429' | 'reset' | 'truncate';
+export const FAULT_KINDS: readonly FaultKind[] = ['500', '503', '429', 'reset', 'truncate'];
+export type VideoOutcome = 'succeed' | 'fail' | 'random';
+
+export interface MockConfig {
+  credits: number;
+  videoOutcome: VideoOutcome;
+  /** Polls a video job takes to finish (the last one reports the outcome). */
+  videoSteps: number;
+  /** The poll hint a video job gives (`pollAfterMs`, `Retry-After`). */
+  videoPollAfterMs: number;
+  /** Pause between SSE events. */
+  streamStepMs: number;
+  /** Added to every public response. */
+  latencyMs: number;
+  faults: { rate: number; kinds: FaultKind[] };
+  /** Re-seeds the random choices (fault picks, random outcomes) when set. */
+  seed?: string;
+}
+
+export const DEFAULT_CONFIG: Omit<MockConfig, 'credits'> = {
+  videoOutcome: 'succeed',
+  videoSteps: 2,
+  videoPollAfterMs: 500,
+  streamStepMs: 40,
+  latencyMs: 0,
+  faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] },
+};
+
+export interface LedgerEntry {
+  amount: number;
+  reason: string;
+  at: string;
+}
+
+export interface Principal {
+  kind: 'apiKey' | 'session';
+  /** Stable id of the credential (hash prefix), for idempotency scoping; never the secret. */
+  id: string;
+}
+
+export interface FileRecord {
+  kind: 'image' | 'video';
+  agentId: string;
+  prompt: string;
+}
+
+export interface RunNodeState {
+  id: string;
+  type: string;
+  label: string;
+  status: 'pending' | 'succeeded';
+  output?: { url: string; contentType: string } | { text: string };
+}
+
+export interface RunRecord {
+  id: string;
+  workflowId: string;
+  status: 'queued' | 'running' | 'succeeded';
+  overrides: Record<string, string>;
+  nodes: RunNodeState[];
+  completedNodes: number;
+  polls: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface VideoRecord {
+  id: string;
+  agentId: string;
+  prompt: string;
+  durationSeconds: number;
+  aspectRatio: string;
+  status: 'queued' | 'processing' | 'succeeded' | 'failed';
+  steps: number;
+  polls: number;
+  outcome: 'succeed' | 'fail';
+  fileName?: string;
+  error: { code: string; message: string } | null;
+  refund: { amount: number; at: string } | null;
+  charged: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredResponse {
+  bodyHash: string;
+  status: number;
+  headers: [string, string][];
+  body: string;
+}
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
+const now = (): string => new Date().toISOString();
+
+export class MockState {
+  config: MockConfig;
+  readonly initialCredits: number;
+  credits: number;
+  ledger: LedgerEntry[] = [];
+  readonly agents: readonly AgentRecord[] = AGENTS;
+  readonly workflows: readonly WorkflowRecord[] = WORKFLOWS;
+  files = new Map<string, FileRecord>();
+  runs = new Map<string, RunRecord>();
+  videos = new Map<string, VideoRecord>();
+  streams = new Map<string, { status: 'streaming' | 'completed' | 'cancelled'; events: number }>();
+  idempotency = new Map<string, StoredResponse | 'in-flight'>();
+  requests = 0;
+  random: () => number;
+  readonly #seed: string;
+  /** sha256 of each issued key → revoked? Plaintext keys are never kept. */
+  readonly #keys = new Map<string, { hash: Buffer; revoked: boolean }>();
+  readonly #sessions = new Map<string, Buffer>();
+
+  constructor(options: { credits?: number; seed?: string | number } = {}) {
+    this.initialCredits = options.credits ?? DEFAULT_CREDITS;
+    this.credits = this.initialCredits;
+    this.#seed = String(options.seed ?? 'assetgen');
+    this.random = seededRandom(this.#seed);
+    this.config = { ...structuredClone(DEFAULT_CONFIG), credits: this.initialCredits };
+  }
+
+  /** Back to the seeded state; issued keys and sessions stay valid. */
+  reset(): void {
+    this.credits = this.initialCredits;
+    this.config = { ...structuredClone(DEFAULT_CONFIG), credits: this.initialCredits };
+    this.ledger = [];
+    this.files.clear();
+    this.runs.clear();
+    this.videos.clear();
+    this.streams.clear();
+    this.idempotency.clear();
+    this.requests = 0;
+    this.random = seededRandom(this.#seed);
+  }
+
+  /** Merges settings; `credits` sets the balance. */
+  configure(patch: Partial<MockConfig>): void {
+    if (patch.credits !== undefined) this.credits = patch.credits;
+    if (patch.seed !== undefined) this.random = seededRandom(patch.seed);
+    const faults = patch.faults ? { ...this.config.faults, ...patch.faults } : this.config.faults;
+    this.config = { ...this.config, ...patch, faults, credits: this.credits };
+  }
+
+  // ── credentials ────────────────────────────────────────────────────────────────────────────────
+  /** Issues a key; the plaintext is returned once and only its hash is stored. */
+  issueApiKey(): string {
+    const key = `${API_KEY_PREFIX}${randomBytes(20).toString('hex')}`;
+    const hash = sha256(key);
+    this.#keys.set(hash.toString('hex'), { hash, revoked: false });
+    return key;
+  }
+
+  revokeApiKey(key: string): boolean {
+    const entry = this.#findKey(key);
+    if (!entry) return false;
+    entry.revoked = true;
+    return true;
+  }
+
+  /** Issues a session; returns the cookie as `name=value`. */
+  issueSession(): string {
+    const token = randomBytes(24).toString('base64url');
+    this.#sessions.set(sha256(token).toString('hex'), sha256(token));
+    return `${SESSION_COOKIE_NAME}=${token}`;
+  }
+
+  /** 'ok' with the principal, or why the key is refused. */
+  checkApiKey(key: string): Principal | 'malformed' | 'unknown' | 'revoked' {
+    if (!key.startsWith(API_KEY_PREFIX) || key.length < API_KEY_PREFIX.length + 16 || /\s/.test(key)) return 'malformed';
+    const entry = this.#findKey(key);
+    if (!entry) return 'unknown';
+    if (entry.revoked) return 'revoked';
+    return { kind: 'apiKey', id: `key_${entry.hash.toString('hex').slice(0, 12)}` };
+  }
+
+  checkSession(token: string): Principal | 'unknown' {
+    const hash = sha256(token);
+    for (const stored of this.#sessions.values()) {
+      if (timingSafeEqual(stored, hash)) return { kind: 'session', id: `ses_${hash.toString('hex').slice(0, 12)}` };
+    }
+    return 'unknown';
+  }
+
+  /** Compares hashes in constant time (the map lookup alone would leak timing on the key). */
+  #findKey(key: string): { hash: Buffer; revoked: boolean } | undefined {
+    const hash = sha256(key);
+    let found: { hash: Buffer; revoked: boolean } | undefined;
+    for (const entry of this.#keys.values()) {
+      if (timingSafeEqual(entry.hash, hash)) found = entry;
+    }
+    return found;
+  }
+
+  // ── credits ────────────────────────────────────────────────────────────────────────────────────
+  /** Deducts `amount` if the balance covers it; all-or-nothing. */
+  charge(amount: number, reason: string): boolean {
+    if (amount === 0) return true;
+    if (this.credits < amount) return false;
+    this.credits -= amount;
+    this.ledger.push({ amount: -amount, reason, at: now() });
+    return true;
+  }
+
+  refund(amount: number, reason: string): void {
+    this.credits += amount;
+    this.ledger.push({ amount, reason, at: now() });
+  }
+
+  // ── records ────────────────────────────────────────────────────────────────────────────────────
+  newId(prefix: string): string {
+    return `${prefix}_${randomBytes(8).toString('hex')}`;
+  }
+
+  agent(id: string): AgentRecord | undefined {
+    return this.agents.find((agent) => agent.id === id);
+  }
+
+  workflow(id: string): WorkflowRecord | undefined {
+    return this.workflows.find((workflow) => workflow.id === id);
+  }
+
+  addFile(name: string, record: FileRecord): void {
+    this.files.set(name, record);
+  }
+
+  createRun(id: string, workflow: WorkflowRecord, overrides: Record<string, string>): RunRecord {
+    const at = now();
+    const run: RunRecord = {
+      id,
+      workflowId: workflow.id,
+      status: 'queued',
+      overrides,
+      nodes: workflow.nodes.map((node) => ({ id: node.id, type: node.type, label: node.label, status: 'pending' })),
+      completedNodes: 0,
+      polls: 0,
+      createdAt: at,
+      updatedAt: at,
+    };
+    this.runs.set(run.id, run);
+    return run;
+  }
+
+  /** One poll: finishes the next node (and the run with its last node); a finished run stays as is. */
+  advanceRun(run: RunRecord): void {
+    run.polls += 1;
+    if (run.status === 'succeeded') return;
+    const workflow = this.workflow(run.workflowId)!;
+    const node = run.nodes[run.completedNodes]!;
+    const spec = workflow.nodes[run.completedNodes]!;
+    const promptFor = (id: string): string => run.overrides[id] ?? workflow.nodes.find((n) => n.id === id)?.prompt ?? '';
+    const subject = workflow.nodes.filter((n) => n.type === 'prompt').map((n) => promptFor(n.id)).join(', ');
+    if (spec.type === 'image') {
+      const name = `${run.id}-${node.id}.png`;
+      this.addFile(name, { kind: 'image', agentId: workflow.agentId, prompt: `${subject} — ${node.label}` });
+      node.output = { url: name, contentType: 'image/png' };
+    } else {
+      node.output = { text: spec.type === 'prompt' ? promptFor(node.id) : `${node.label}: ${subject}` };
+    }
+    node.status = 'succeeded';
+    run.completedNodes += 1;
+    run.status = run.completedNodes === run.nodes.length ? 'succeeded' : 'running';
+    run.updatedAt = now();
+  }
+
+  createVideo(input: { id: string; agentId: string; prompt: string; durationSeconds: number; aspectRatio: string; charged: number }): VideoRecord {
+    const at = now();
+    const outcome = this.config.videoOutcome === 'random' ? (this.random() < 0.5 ? 'fail' : 'succeed') : this.config.videoOutcome;
+    const video: VideoRecord = {
+      ...input,
+      status: 'queued',
+      steps: Math.max(1, Math.floor(this.config.videoSteps)),
+      polls: 0,
+      outcome,
+      error: null,
+      refund: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    this.videos.set(video.id, video);
+    return video;
+  }
+
+  /** One poll: queued → processing → final after `steps` polls. A failure refunds once, here. */
+  advanceVideo(video: VideoRecord): void {
+    if (video.status === 'succeeded' || video.status === 'failed') return;
+    video.polls += 1;
+    video.updatedAt = now();
+    if (video.polls < video.steps) {
+      video.status = 'processing';
+      return;
+    }
+    if (video.outcome === 'fail') {
+      video.status = 'failed';
+      video.error = { code: 'generation_failed', message: 'The renderer could not produce this clip.' };
+      this.refund(video.charged, `refund ${video.id}`);
+      video.refund = { amount: video.charged, at: now() };
+      return;
+    }
+    video.status = 'succeeded';
+    video.fileName = `${video.id}${VIDEO_EXTENSION}`;
+    this.addFile(video.fileName, { kind: 'video', agentId: video.agentId, prompt: video.prompt });
+  }
+}

@@ -1,0 +1,183 @@
+// What every command receives: parsed global options, the output channels, a cancellation signal,
+// and lazily created service access. Commands stay thin: parse → client → render.
+import type { AssetgenClient } from '../index.js';
+import { MissingCredentialsError } from '../client/errors.js';
+import { ENV, resolveCredentials, type ResolvedCredentials } from '../config/credentials.js';
+import { JobJournal } from '../config/journal.js';
+import { Output } from '../ui/output.js';
+
+export interface GlobalOptions {
+  baseUrl?: string;
+  mock: boolean;
+  json: boolean;
+  quiet: boolean;
+  color: boolean;
+  input: boolean;
+  timeout?: number;
+  verbose: boolean;
+  allowInsecureHttp: boolean;
+}
+
+export interface IO {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+}
+
+interface ContextInit {
+  globals: GlobalOptions;
+  io: IO;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  signal: AbortSignal;
+}
+
+interface MockService {
+  url: string;
+  apiKey: string;
+  sessionCookie: string;
+  close(): Promise<void>;
+}
+
+interface SharedState {
+  cleanups: (() => Promise<void>)[];
+  mock?: Promise<MockService>;
+}
+
+/** What a command needs to talk to the service. */
+export type CredentialNeed = 'any' | 'session';
+
+export class CommandContext {
+  readonly globals: GlobalOptions;
+  readonly io: IO;
+  readonly env: Record<string, string | undefined>;
+  readonly cwd: string;
+  readonly out: Output;
+  /** Aborted on Ctrl-C (reason: AbortedError) or when --timeout runs out (reason: TimeoutError). */
+  readonly signal: AbortSignal;
+  readonly #init: ContextInit;
+  /** Shared with derived contexts: one in-process mock and one cleanup list per command run. */
+  readonly #shared: SharedState;
+  #journal?: JobJournal;
+
+  constructor(init: ContextInit, shared: SharedState = { cleanups: [] }) {
+    this.#init = init;
+    this.#shared = shared;
+    this.globals = init.globals;
+    this.io = init.io;
+    this.env = init.env;
+    this.cwd = init.cwd;
+    this.signal = init.signal;
+    this.out = new Output(
+      { stdout: init.io.stdout, stderr: init.io.stderr, stderrIsTTY: init.io.stderrIsTTY },
+      { json: init.globals.json, quiet: init.globals.quiet, color: init.globals.color, env: init.env },
+    );
+  }
+
+  /** Prompts are allowed only with a terminal on both ends and without --no-input. */
+  get interactive(): boolean {
+    return this.globals.input && this.io.stdinIsTTY && this.io.stderrIsTTY;
+  }
+
+  /** The same run with some global options changed (the demo uses it to drive other commands). */
+  derive(globals: Partial<GlobalOptions>): CommandContext {
+    return new CommandContext({ ...this.#init, globals: { ...this.globals, ...globals } }, this.#shared);
+  }
+
+  get journal(): JobJournal {
+    // Jobs on the in-process mock end with this process: nothing to resume later, so not on disk.
+    this.#journal ??= new JobJournal(this.env, { memoryOnly: this.globals.mock });
+    return this.#journal;
+  }
+
+  credentials(): ResolvedCredentials {
+    return resolveCredentials({ baseUrl: this.globals.baseUrl }, this.env);
+  }
+
+  /**
+   * A client for the configured service, or for an in-process bundled mock with --mock. Throws
+   * MissingCredentialsError (exit 4) naming what to do when nothing usable is configured.
+   */
+  async client(need: CredentialNeed = 'any'): Promise<AssetgenClient> {
+    const { createClient } = await import('../index.js');
+    const common = {
+      allowInsecureHttp: this.globals.allowInsecureHttp,
+      ...(this.globals.verbose ? this.#traceHooks() : {}),
+    };
+    if (this.globals.mock) {
+      const mock = await this.mockService();
+      return this.#track(createClient({ baseUrl: mock.url, apiKey: mock.apiKey, sessionCookie: mock.sessionCookie, ...common }));
+    }
+    const creds = this.credentials();
+    if (!creds.baseUrl) {
+      throw new MissingCredentialsError(
+        'No service URL is configured.',
+        `Pass --base-url <url>, set ${ENV.baseUrl}, or run \`assetgen auth login --base-url <url>\`. To try everything offline, add --mock.`,
+      );
+    }
+    if (need === 'session' && !creds.sessionCookie) {
+      throw new MissingCredentialsError(
+        'This needs a session cookie, and none is configured.',
+        `Copy the session cookie from a signed-in browser (name=value), then pipe it to \`assetgen auth login --session\`, or set ${ENV.session}.`,
+      );
+    }
+    if (!creds.apiKey && !creds.sessionCookie) {
+      throw new MissingCredentialsError(
+        'No credentials: neither an API key nor a session cookie is configured.',
+        `Run \`assetgen auth login\` (or pipe a key to \`assetgen auth login --with-key\`), or set ${ENV.apiKey}.`,
+      );
+    }
+    return this.#track(
+      createClient({
+        baseUrl: creds.baseUrl.value,
+        apiKey: creds.apiKey?.value,
+        sessionCookie: creds.sessionCookie?.value,
+        ...common,
+      }),
+    );
+  }
+
+  /** Keep-alive sockets would hold the process open: close the client when the command ends. */
+  #track(client: AssetgenClient): AssetgenClient {
+    this.#shared.cleanups.push(() => client.close());
+    return client;
+  }
+
+  /** The in-process bundled mock (--mock, demo): started once per command run, on loopback. */
+  mockService(): Promise<MockService> {
+    this.#shared.mock ??= (async () => {
+      const { startMockServer } = await import('../mock/index.js');
+      const mock = await startMockServer({});
+      this.#shared.cleanups.push(() => mock.close());
+      this.out.info(this.out.style.dim(`Using the bundled mock service at ${mock.url}.`));
+      return mock;
+    })();
+    return this.#shared.mock;
+  }
+
+  async cleanup(): Promise<void> {
+    for (const fn of this.#shared.cleanups.splice(0).reverse()) {
+      await fn().catch(() => {});
+    }
+  }
+
+  #traceHooks() {
+    const write = (line: string) => this.io.stderr.write(`${this.out.style.dim(line)}\n`);
+    return {
+      onRequest: (info: { method: string; url: string; headers: Record<string, string>; attempt: number }) => {
+        write(`→ ${info.method} ${info.url}${info.attempt > 1 ? ` (attempt ${info.attempt})` : ''}`);
+        for (const [name, value] of Object.entries(info.headers)) write(`  ${name}: ${value}`);
+      },
+      onResponse: (info: { method: string; url: string; status: number; requestId?: string; durationMs: number }) => {
+        write(`← ${info.status} ${info.method} ${info.url} ${info.durationMs}ms${info.requestId ? ` request-id=${info.requestId}` : ''}`);
+      },
+      onRetry: (info: { attempt: number; delayMs: number; reason: string }) => {
+        write(`↻ retry ${info.attempt} in ${info.delayMs}ms: ${info.reason}`);
+      },
+    };
+  }
+}
+

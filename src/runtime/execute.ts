@@ -1,0 +1,125 @@
+// Runs one command: builds its context, turns Ctrl-C and --timeout into an abort signal, and maps
+// whatever it throws to a message and an exit code (the table lives in src/exit-codes.ts).
+import { AbortedError, ApiError, AssetgenError, InsufficientCreditsError, JobFailedError, TimeoutError, UnexpectedResponseError, UsageError } from '../client/errors.js';
+import { EXIT, exitCodeFor, type ExitCode } from '../exit-codes.js';
+import { sanitizeText } from '../ui/sanitize.js';
+import { CommandContext, type GlobalOptions } from './context.js';
+import { parseDuration } from './duration.js';
+
+export async function execute(rawOptions: Record<string, unknown>, body: (ctx: CommandContext) => Promise<void>): Promise<ExitCode> {
+  const controller = new AbortController();
+  let ctx: CommandContext | undefined;
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts += 1;
+    // A second Ctrl-C means "now": skip the graceful path.
+    if (interrupts > 1) process.exit(EXIT.interrupted);
+    controller.abort(new AbortedError());
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const globals = toGlobals(rawOptions);
+    ctx = new CommandContext({
+      globals,
+      io: {
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        stdinIsTTY: Boolean(process.stdin.isTTY),
+        stdoutIsTTY: Boolean(process.stdout.isTTY),
+        stderrIsTTY: Boolean(process.stderr.isTTY),
+      },
+      env: process.env,
+      cwd: process.cwd(),
+      signal: controller.signal,
+    });
+    if (globals.timeout !== undefined) {
+      const ms = globals.timeout;
+      timer = setTimeout(() => controller.abort(new TimeoutError(`Gave up after --timeout ${formatMs(ms)}.`)), ms);
+    }
+    await body(ctx);
+    return EXIT.ok;
+  } catch (error) {
+    // An aborted operation may throw anything (an AbortError from the socket, say); the signal's
+    // reason (AbortedError or TimeoutError) says what really happened.
+    const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+    const replaceWithReason =
+      reason instanceof AssetgenError && (!(error instanceof AssetgenError) || (error instanceof AbortedError && !(reason instanceof AbortedError)));
+    const effective = replaceWithReason ? reason : error;
+    report(effective, ctx, rawOptions);
+    return exitCodeFor(effective);
+  } finally {
+    clearTimeout(timer);
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+    await ctx?.cleanup();
+  }
+}
+
+function toGlobals(raw: Record<string, unknown>): GlobalOptions {
+  return {
+    baseUrl: typeof raw.baseUrl === 'string' ? raw.baseUrl : undefined,
+    mock: raw.mock === true,
+    json: raw.json === true,
+    quiet: raw.quiet === true,
+    color: raw.color !== false,
+    input: raw.input !== false,
+    timeout: typeof raw.timeout === 'string' ? parseDuration(raw.timeout, '--timeout') : undefined,
+    verbose: raw.verbose === true,
+    allowInsecureHttp: raw.allowInsecureHttp === true,
+  };
+}
+
+function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Record<string, unknown>): void {
+  const json = ctx?.globals.json ?? rawOptions.json === true;
+  const verbose = ctx?.globals.verbose ?? rawOptions.verbose === true;
+  const exitCode = exitCodeFor(error);
+  const write = (text: string): void => void process.stderr.write(`${text}\n`);
+  if (json) {
+    // Agents and scripts read this: one JSON line on stderr; stdout stays empty on failure.
+    write(JSON.stringify({ error: describe(error, exitCode) }));
+    return;
+  }
+  const style = ctx?.out.style;
+  const label = (text: string): string => (style ? style.red.bold(text) : text);
+  if (!(error instanceof AssetgenError)) {
+    write(`${label('Error:')} ${error instanceof Error ? error.message : String(error)}`);
+    if (verbose && error instanceof Error && error.stack) write(error.stack);
+    else write('This is a bug in assetgen; run again with --verbose for details.');
+    return;
+  }
+  write(error instanceof AbortedError ? label('Interrupted.') : `${label('Error:')} ${sanitizeText(error.message)}`);
+  if (error.hint) write(sanitizeText(error.hint));
+  if (error instanceof ApiError && error.requestId) write(`Request id: ${sanitizeText(error.requestId)}`);
+  if (error instanceof UnexpectedResponseError) write(`Raw response: ${sanitizeText(JSON.stringify(error.raw) ?? String(error.raw))}`);
+  if (verbose && error.stack) write(error.stack);
+}
+
+function describe(error: unknown, exitCode: ExitCode): Record<string, unknown> {
+  if (!(error instanceof AssetgenError)) {
+    return { code: 'internal', message: error instanceof Error ? error.message : String(error), exitCode };
+  }
+  const out: Record<string, unknown> = { code: error.code, message: error.message, exitCode };
+  if (error.hint) out.hint = error.hint;
+  if (error instanceof ApiError) {
+    out.status = error.status;
+    if (error.requestId) out.requestId = error.requestId;
+  }
+  if (error instanceof InsufficientCreditsError) {
+    out.required = error.required;
+    out.balance = error.balance;
+  }
+  if (error instanceof JobFailedError) {
+    out.jobId = error.jobId;
+    out.refunded = error.refunded;
+  }
+  if (error instanceof UnexpectedResponseError) out.raw = error.raw;
+  if (error instanceof UsageError) out.code = 'usage';
+  return out;
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
