@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { AssetgenClient, Run } from '../index.js';
 import type { CommandContext } from '../runtime/context.js';
-import { reportCredits } from '../runtime/render.js';
+import { CreditTally, reportCredits } from '../runtime/render.js';
 import { withResumeHint } from '../runtime/resume.js';
 import { displayPath, extensionFor, safeFileName, saveAsset } from '../runtime/saving.js';
 import { startProgress } from '../ui/progress.js';
@@ -34,11 +34,16 @@ export async function wait(ctx: CommandContext, runId: string, options: SaveOpti
 export async function followRun(ctx: CommandContext, client: AssetgenClient, runId: string, initial: Run | undefined, options: SaveOptions): Promise<void> {
   const progress = await startProgress(ctx.out, initial ? `Run ${runId}: ${describeProgress(initial)}` : `Waiting for run ${runId}…`);
   let finished: Run;
+  const polling = new CreditTally();
   try {
     finished = await client.waitForRun(runId, {
       signal: ctx.signal,
       initial,
-      onProgress: (run) => progress.update(`Run ${runId}: ${describeProgress(run)}`),
+      onProgress: (run) => {
+        polling.add(run.credits);
+        // The final state gets its own line below.
+        if (run.state !== 'succeeded' && run.state !== 'failed') progress.update(`Run ${runId}: ${describeProgress(run)}`);
+      },
     });
   } catch (error) {
     progress.stop();
@@ -46,7 +51,7 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, run
   }
   ctx.journal.recordUpdate('run', finished.id, client.baseUrl, { state: finished.state });
   progress.succeed(`Run ${finished.id} ${finished.state} (${finished.completedNodes ?? '?'}/${finished.totalNodes ?? '?'} nodes).`);
-  reportCredits(ctx, finished.credits);
+  reportCredits(ctx, polling.total, 'Polling');
 
   const dir = path.resolve(ctx.cwd, options.output ?? '.');
   const saved: string[] = [];
@@ -63,13 +68,14 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, run
   ctx.out.document({ ...asObject(finished.raw), saved });
 }
 
+/** `node k/N <label>`: the node being worked on now (k = nodes done + 1). */
 export function describeProgress(run: Run): string {
   const total = run.totalNodes;
   const done = run.completedNodes;
   if (run.state === 'succeeded' || run.state === 'failed') return `${run.state}${total !== undefined ? ` (${done ?? total}/${total} nodes)` : ''}`;
   if (done === undefined || total === undefined) return run.status;
   const label = run.currentNode?.label ?? run.currentNode?.id;
-  return `node ${done}/${total}${label ? ` ${sanitizeLine(label)}` : ''}`;
+  return `node ${Math.min(done + 1, total)}/${total}${label ? ` ${sanitizeLine(label)}` : ''}`;
 }
 
 export function resumeCommand(ctx: CommandContext, runId: string): string {

@@ -6,7 +6,7 @@ import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { AssetgenClient, VideoJob } from '../index.js';
 import type { CommandContext } from '../runtime/context.js';
 import { parseDuration } from '../runtime/duration.js';
-import { reportCredits } from '../runtime/render.js';
+import { CreditTally, reportCredits } from '../runtime/render.js';
 import { withResumeHint } from '../runtime/resume.js';
 import { displayPath, extensionFor, refuseExistingFile, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
 import { startProgress } from '../ui/progress.js';
@@ -79,14 +79,16 @@ async function followVideo(
 ): Promise<void> {
   const progress = await startProgress(ctx.out, `Video job ${id}: ${initial?.state ?? 'waiting'}…`);
   let job: VideoJob;
+  const polling = new CreditTally();
   try {
     job = await client.waitForVideo(id, {
       signal: ctx.signal,
       initial,
       intervalMs: options.intervalMs,
       onProgress: (update) => {
+        if (update !== initial) polling.add(update.credits);
         const pct = typeof update.progress === 'number' ? ` ${Math.round(update.progress * 100)}%` : '';
-        progress.update(`Video job ${id}: ${update.state}${pct}`);
+        if (update.state !== 'succeeded' && update.state !== 'failed') progress.update(`Video job ${id}: ${update.state}${pct}`);
       },
     });
   } catch (error) {
@@ -99,6 +101,7 @@ async function followVideo(
     throw withResumeHint(ctx, error, resumeCommand(ctx, id));
   }
   ctx.journal.recordUpdate('video', id, client.baseUrl, { state: job.state });
+  reportCredits(ctx, polling.total, 'Polling');
   if (!job.assetUrl) throw new AssetgenError(`Video job ${id} finished without a video URL.`, { code: 'unexpected_response' });
   const fileName = safeFileName(`${job.id}${extensionFor(job.assetUrl, job.contentType, '.mp4')}`);
   const target = resolveOutputPath(options.output, ctx.cwd, fileName);

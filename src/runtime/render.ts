@@ -6,18 +6,33 @@ export interface CreditsInfo {
   remaining?: number;
 }
 
-/** "Charged 10 credits; 990 remaining." — only what the service reported. */
-export function creditsLine(credits: CreditsInfo | undefined): string | undefined {
+/** "Charged 10 credits; 990 remaining." (or "Polling charged …") — only what the service reported. */
+export function creditsLine(credits: CreditsInfo | undefined, label?: string): string | undefined {
   if (!credits) return undefined;
   const parts: string[] = [];
-  if (credits.charged !== undefined) parts.push(`Charged ${credits.charged} credit${credits.charged === 1 ? '' : 's'}`);
+  if (credits.charged !== undefined) parts.push(`${label ? `${label} charged` : 'Charged'} ${credits.charged} credit${credits.charged === 1 ? '' : 's'}`);
   if (credits.remaining !== undefined) parts.push(`${credits.remaining} remaining`);
   return parts.length ? `${parts.join('; ')}.` : undefined;
 }
 
-export function reportCredits(ctx: CommandContext, credits: CreditsInfo | undefined): void {
-  const line = creditsLine(credits);
+export function reportCredits(ctx: CommandContext, credits: CreditsInfo | undefined, label?: string): void {
+  const line = creditsLine(credits, label);
   if (line) ctx.out.info(ctx.out.style.dim(line));
+}
+
+/** Sums what a series of calls (the polls of a wait) charged; keeps the last balance seen. */
+export class CreditTally {
+  #charged?: number;
+  #remaining?: number;
+
+  add(credits: CreditsInfo): void {
+    if (credits.charged !== undefined) this.#charged = (this.#charged ?? 0) + credits.charged;
+    if (credits.remaining !== undefined) this.#remaining = credits.remaining;
+  }
+
+  get total(): CreditsInfo {
+    return { charged: this.#charged, remaining: this.#remaining };
+  }
 }
 
 /**

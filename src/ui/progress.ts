@@ -16,7 +16,10 @@ export interface Progress {
 
 export async function startProgress(out: Output, text: string): Promise<Progress> {
   if (out.quiet) return silentProgress;
-  if (out.streams.stderrIsTTY) {
+  // A terminal that reports no width (some pseudo-terminals) would make a spinner's redraw
+  // arithmetic misbehave: plain lines are the safe choice there.
+  const columns = (out.streams.stderr as { columns?: number }).columns ?? 0;
+  if (out.streams.stderrIsTTY && columns > 0) {
     const { default: ora } = await import('ora');
     const spinner: Ora = ora({
       text,
