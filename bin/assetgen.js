@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// Tiny shim: the compiled CLI lives in dist/ (built by `npm run build`, run by `prepare`).
-import('../dist/cli.js').catch((error) => {
-  if (error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/cli.js')) {
+// Tiny shim (CommonJS, see bin/package.json, for a fast start): the compiled CLI lives in dist/,
+// built by `npm run build`, which `npm install` runs through the prepare script.
+try {
+  require('../dist/cli.cjs');
+} catch (error) {
+  if (error && error.code === 'MODULE_NOT_FOUND' && String(error.message).includes('dist/cli.cjs')) {
     process.stderr.write('assetgen: dist/ is missing; run `npm install` (or `npm run build`) in the assetgen checkout.\n');
     process.exit(1);
   }
   throw error;
-});
+}

@@ -7,11 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN } from './harness.js';
 
-const recorder = fileURLToPath(new URL('../fixtures/record-imports.mjs', import.meta.url));
+const recorder = fileURLToPath(new URL('../fixtures/record-imports.cjs', import.meta.url));
 
 function importsOf(args: string[]): string[] {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-imports-')), 'imports.txt');
-  const result = spawnSync(process.execPath, ['--import', recorder, BIN, ...args], {
+  const result = spawnSync(process.execPath, ['--require', recorder, BIN, ...args], {
     env: { PATH: process.env.PATH, RECORD_IMPORTS_TO: file },
     encoding: 'utf8',
     timeout: 15_000,
