@@ -3,6 +3,7 @@
 import { ConnectionError, UsageError } from '../client/errors.js';
 import type { AssetgenClient, Generation } from '../index.js';
 import type { CommandContext } from '../runtime/context.js';
+import { paidCall } from '../runtime/idempotency.js';
 import { reportCredits } from '../runtime/render.js';
 import { displayPath, extensionFor, refuseExistingFile, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
 import { startProgress, type Progress } from '../ui/progress.js';
@@ -12,6 +13,7 @@ interface GenerateOptions {
   output?: string;
   stream?: boolean;
   force?: boolean;
+  idempotencyKey?: string;
 }
 
 export async function generate(ctx: CommandContext, prompt: string, options: GenerateOptions): Promise<void> {
@@ -22,9 +24,9 @@ export async function generate(ctx: CommandContext, prompt: string, options: Gen
   const progress = await startProgress(ctx.out, `Generating with ${options.agent}…`);
   try {
     const request = { agentId: options.agent, prompt };
-    const generation = options.stream
-      ? await streamGeneration(ctx, client, request, progress)
-      : await client.generate(request, { signal: ctx.signal });
+    const generation = await paidCall(options.idempotencyKey, (idempotencyKey) =>
+      options.stream ? streamGeneration(ctx, client, request, progress, idempotencyKey) : client.generate(request, { signal: ctx.signal, idempotencyKey }),
+    );
     const fileName = safeFileName(`${generation.id ?? 'asset'}${extensionFor(generation.assetUrl, generation.contentType, '.png')}`);
     const target = resolveOutputPath(options.output, ctx.cwd, fileName);
     progress.update('Downloading…');
@@ -44,8 +46,9 @@ async function streamGeneration(
   client: AssetgenClient,
   request: { agentId: string; prompt: string },
   progress: Progress,
+  idempotencyKey: string,
 ): Promise<Generation> {
-  for await (const event of client.stream(request, { signal: ctx.signal })) {
+  for await (const event of client.stream(request, { signal: ctx.signal, idempotencyKey })) {
     if (event.type === 'progress') {
       const pct = typeof event.progress === 'number' ? ` ${Math.round(event.progress * 100)}%` : '';
       progress.update(`${ctx.out.server(event.message ?? 'Working')}${pct}`);

@@ -6,6 +6,7 @@ import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { AssetgenClient, VideoJob } from '../index.js';
 import type { CommandContext } from '../runtime/context.js';
 import { parseDuration } from '../runtime/duration.js';
+import { paidCall } from '../runtime/idempotency.js';
 import { CreditTally, reportCredits } from '../runtime/render.js';
 import { withResumeHint } from '../runtime/resume.js';
 import { displayPath, extensionFor, refuseExistingFile, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
@@ -24,6 +25,7 @@ interface CreateOptions extends SaveOptions {
   aspectRatio?: string;
   yes?: boolean;
   wait: boolean;
+  idempotencyKey?: string;
 }
 
 export async function create(ctx: CommandContext, prompt: string, options: CreateOptions): Promise<void> {
@@ -37,9 +39,8 @@ export async function create(ctx: CommandContext, prompt: string, options: Creat
   await confirmCharge(ctx, options.yes === true);
 
   const client = await ctx.client();
-  const job = await client.createVideo(
-    { prompt, agentId: options.agent, durationSeconds, aspectRatio: options.aspectRatio },
-    { signal: ctx.signal },
+  const job = await paidCall(options.idempotencyKey, (idempotencyKey) =>
+    client.createVideo({ prompt, agentId: options.agent, durationSeconds, aspectRatio: options.aspectRatio }, { signal: ctx.signal, idempotencyKey }),
   );
   // On disk before any waiting: a paid job is never lost track of.
   ctx.journal.recordSubmitted({ kind: 'video', id: job.id, baseUrl: client.baseUrl, state: job.state, label: prompt, creditsCharged: job.credits.charged ?? VIDEO_JOB_COST });

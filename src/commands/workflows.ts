@@ -1,6 +1,7 @@
 // `assetgen workflows list` and `assetgen workflows run <id>`.
 import { UsageError } from '../client/errors.js';
 import type { CommandContext } from '../runtime/context.js';
+import { paidCall } from '../runtime/idempotency.js';
 import { printTable, reportCredits } from '../runtime/render.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { asObject } from './generate.js';
@@ -26,12 +27,13 @@ interface RunOptions {
   wait: boolean;
   output?: string;
   force?: boolean;
+  idempotencyKey?: string;
 }
 
 export async function runWorkflow(ctx: CommandContext, workflowId: string, options: RunOptions): Promise<void> {
   const overrides = parseOverrides(options.set);
   const client = await ctx.client();
-  const run = await client.runWorkflow(workflowId, overrides, { signal: ctx.signal });
+  const run = await paidCall(options.idempotencyKey, (idempotencyKey) => client.runWorkflow(workflowId, overrides, { signal: ctx.signal, idempotencyKey }));
   // On disk before any waiting: a paid run is never lost track of.
   ctx.journal.recordSubmitted({ kind: 'run', id: run.id, baseUrl: client.baseUrl, state: run.state, label: workflowId, creditsCharged: run.credits.charged });
   ctx.out.info(`Started run ${run.id} of ${workflowId}${run.totalNodes !== undefined ? ` (${run.totalNodes} nodes)` : ''}.`);

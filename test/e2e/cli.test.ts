@@ -334,6 +334,14 @@ describe('resilience', () => {
     expect(state.requests).toBe(3); // the first attempt and two retries
     expect(await charges(-180)).toBe(1);
     expect(state.videos).toHaveLength(1);
+
+    // The paid job is not lost: the error names the key that gets it back, free.
+    const key = /--idempotency-key (\S+)/.exec(result.stderr)?.[1];
+    expect(key).toBeTruthy();
+    const recovered = await cli(['video', 'create', 'torch', '--yes', '--no-wait', '--idempotency-key', key!]);
+    expect(recovered.code).toBe(0);
+    expect(recovered.stdout.trim()).toBe((state.videos as { id: string }[])[0]!.id);
+    expect(await charges(-180)).toBe(1);
   });
 
   it('recovers from a lost answer to a paid call by replaying it for free', async () => {
