@@ -5,7 +5,7 @@ import type { AssetgenClient, Generation } from '../index.js';
 import type { CommandContext } from '../runtime/context.js';
 import { paidCall } from '../runtime/idempotency.js';
 import { reportCredits } from '../runtime/render.js';
-import { displayPath, extensionFor, refuseExistingFile, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
+import { checkOutputTarget, displayPath, extensionFor, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 
 interface GenerateOptions {
@@ -19,7 +19,7 @@ interface GenerateOptions {
 export async function generate(ctx: CommandContext, prompt: string, options: GenerateOptions): Promise<void> {
   if (!prompt.trim()) throw new UsageError('The prompt is empty.', 'Describe the asset, e.g. assetgen generate "rusty sword icon" --agent sprite-artist');
   if (!options.agent.trim()) throw new UsageError('--agent needs an agent id (see `assetgen agents`).');
-  refuseExistingFile(options.output, ctx.cwd, Boolean(options.force));
+  checkOutputTarget(ctx, options.output, Boolean(options.force));
   const client = await ctx.client(options.stream ? 'session' : 'any');
   const progress = await startProgress(ctx.out, `Generating with ${options.agent}…`);
   try {

@@ -9,7 +9,7 @@ import { parseDuration } from '../runtime/duration.js';
 import { paidCall } from '../runtime/idempotency.js';
 import { CreditTally, reportCredits } from '../runtime/render.js';
 import { withResumeHint } from '../runtime/resume.js';
-import { displayPath, extensionFor, refuseExistingFile, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
+import { checkOutputTarget, displayPath, extensionFor, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
 import { startProgress } from '../ui/progress.js';
 import { asObject } from './generate.js';
 
@@ -35,7 +35,7 @@ export async function create(ctx: CommandContext, prompt: string, options: Creat
     throw new UsageError(`Invalid --duration "${options.duration}": use a number of seconds, e.g. --duration 4.`);
   }
   const intervalMs = options.interval === undefined ? undefined : parseDuration(options.interval, '--interval');
-  refuseExistingFile(options.output, ctx.cwd, Boolean(options.force));
+  checkOutputTarget(ctx, options.output, Boolean(options.force));
   await confirmCharge(ctx, options.yes === true);
 
   const client = await ctx.client();
@@ -66,6 +66,7 @@ export async function get(ctx: CommandContext, id: string): Promise<void> {
 }
 
 export async function wait(ctx: CommandContext, id: string, options: SaveOptions): Promise<void> {
+  checkOutputTarget(ctx, options.output, Boolean(options.force));
   const intervalMs = options.interval === undefined ? undefined : parseDuration(options.interval, '--interval');
   const client = await ctx.client();
   await followVideo(ctx, client, id, undefined, { ...options, intervalMs });

@@ -2,7 +2,7 @@
 // text) and made safe for every filesystem, Windows included.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AbortedError, AssetgenError, OutputFileError } from '../client/errors.js';
+import { AbortedError, AssetgenError, OutputFileError, UsageError } from '../client/errors.js';
 import type { AssetgenClient } from '../index.js';
 import type { CommandContext } from './context.js';
 
@@ -55,12 +55,13 @@ export function resolveOutputPath(output: string | undefined, cwd: string, fileN
 }
 
 /**
- * Fails early when `-o` names a file that exists and --force was not given: checked before a paid
- * call, so credits are not spent on an asset that could not be saved.
+ * Checks `-o` before a paid call, so credits are not spent on an asset that cannot be saved: an
+ * existing file without --force, or bytes on stdout mixed with the --json document.
  */
-export function refuseExistingFile(output: string | undefined, cwd: string, force: boolean): void {
+export function checkOutputTarget(ctx: CommandContext, output: string | undefined, force: boolean): void {
+  if (output === '-' && ctx.out.json) throw new UsageError('-o - (bytes on stdout) cannot be combined with --json (a document on stdout).');
   if (force || output === undefined || output === '-' || /[\\/]$/.test(output)) return;
-  const resolved = path.resolve(cwd, output);
+  const resolved = path.resolve(ctx.cwd, output);
   if (fs.existsSync(resolved) && !fs.statSync(resolved).isDirectory()) throw fileExists(resolved);
 }
 

@@ -138,6 +138,7 @@ describe('generate', () => {
     const piped = await cli(['generate', 'moss tile', '--agent', 'tile-smith', '-o', '-']);
     expect(piped.code).toBe(0);
     expect(piped.stdoutBytes.subarray(0, 8)).toEqual(PNG_MAGIC);
+    expect((await cli(['generate', 'moss tile', '--agent', 'tile-smith', '-o', '-', '--json'])).code).toBe(2);
 
     const first = await cli(['generate', 'moss tile', '--agent', 'tile-smith', '-o', 'tile.png']);
     expect(first.code).toBe(0);
