@@ -78,6 +78,13 @@ export async function download(
   const target = dest === '-' ? process.stdout : dest;
   const file = typeof target === 'string' ? path.resolve(target) : undefined;
   if (file && !force && fileExists(file)) throw refuseOverwrite(file);
+  if (file) {
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+    } catch (error) {
+      throw new OutputFileError(`Cannot create the folder of ${file}: ${(error as Error).message}`, 'Check the output path and its permissions.');
+    }
+  }
 
   let written = 0;
   return http.retrying(signal, async (attempt) => {

@@ -82,7 +82,6 @@ export async function saveAsset(
       return '-';
     }
     if (!force && fs.existsSync(target)) throw fileExists(target);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
     const result = await client.download(url, target, { signal: ctx.signal, force });
     return result.path ?? target;
   } catch (error) {
