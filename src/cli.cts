@@ -143,6 +143,42 @@ program
   .addOption(new Option('-n, --limit <count>', 'how many to show').default('20'))
   .action(run(async () => (await import('./commands/jobs.js')).jobs as Action));
 
+// ── coding agents ────────────────────────────────────────────────────────────────────────────────
+function installOptions(command: Command): Command {
+  return command
+    .option('-a, --agent <id>', 'agent to install for (repeatable; see `assetgen skills list`)', collect, [])
+    .option('--all-detected', 'every coding agent detected on this machine')
+    .option('--scope <scope>', 'project (default) or user')
+    .option('--project-dir <dir>', 'project root for project scope (default: current directory)')
+    .option('-y, --yes', 'no confirmation prompt')
+    .option('--dry-run', 'print the plan, write nothing')
+    .option('-f, --force', 'replace files you edited (and files not written by assetgen)');
+}
+const skills = program.command('skills').description('the assetgen skill for coding agents: install, update, list, uninstall');
+installOptions(skills.command('install').description('install the skill where your coding agents look')).action(
+  run(async () => (await import('./commands/skills.js')).install as Action),
+);
+skills
+  .command('uninstall')
+  .description('remove exactly the files the installer wrote (edited ones are kept unless --force)')
+  .option('-a, --agent <id>', 'only for this agent (repeatable)', collect, [])
+  .option('--dry-run', 'print what would be removed')
+  .option('-f, --force', 'remove files you edited too')
+  .action(run(async () => (await import('./commands/skills.js')).uninstall as Action));
+skills
+  .command('list')
+  .description('where the skill is installed, and which agents are detected')
+  .action(run(async () => (await import('./commands/skills.js')).list as Action));
+skills
+  .command('update')
+  .description('re-render installed skills after an upgrade (edited files are kept, the new version written beside)')
+  .option('--dry-run', 'print the plan, write nothing')
+  .option('-f, --force', 'replace files you edited')
+  .action(run(async () => (await import('./commands/skills.js')).update as Action));
+installOptions(program.command('install').description('same as `assetgen skills install`')).action(
+  run(async () => (await import('./commands/skills.js')).install as Action),
+);
+
 // ── offline ──────────────────────────────────────────────────────────────────────────────────────
 program
   .command('demo')
