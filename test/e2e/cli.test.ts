@@ -33,7 +33,7 @@ describe('help and version', () => {
   it('lists every command and prints the version', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
-    for (const name of ['auth', 'generate', 'agents', 'workflows', 'runs', 'video', 'jobs', 'demo', 'mock']) {
+    for (const name of ['auth', 'generate', 'agents', 'workflows', 'runs', 'video', 'jobs', 'demo', 'mock', 'skills', 'install']) {
       expect(help.stdout).toContain(name);
     }
     const version = await cli(['--version']);

@@ -1,0 +1,128 @@
+// The skill itself: valid per the reference validator, shipped = default rendering, and every
+// command it teaches runs green against the bundled mock.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderSkill, SHIPPED_SKILL_DIR, shippedValues } from '../../src/installer/render.js';
+import { runCli, startMock, tempHome, type MockHandle } from '../e2e/harness.js';
+
+const VALIDATOR = fileURLToPath(new URL('../../node_modules/.bin/skills-ref', import.meta.url));
+
+function validate(dir: string): { status: number | null; output: string } {
+  const result = spawnSync(VALIDATOR, ['validate', dir], { encoding: 'utf8', timeout: 20_000 });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+function writeRendering(command: string): string {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-skill-')), 'assetgen');
+  for (const file of renderSkill({ command, version: '1.2.3', baseUrl: 'https://assets.example.com' })) {
+    const target = path.join(dir, ...file.relative.split('/'));
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, file.content);
+  }
+  return dir;
+}
+
+describe('the assetgen skill', () => {
+  it('passes skills-ref validate as shipped and as rendered for npx', () => {
+    expect(validate(SHIPPED_SKILL_DIR)).toMatchObject({ status: 0 });
+    const rendered = writeRendering('npx -y assetgen@1.2.3');
+    const result = validate(rendered);
+    expect(result.output).toContain('Valid skill');
+    expect(result.status).toBe(0);
+    expect(fs.readFileSync(path.join(rendered, 'SKILL.md'), 'utf8')).toContain('npx -y assetgen@1.2.3 generate');
+  });
+
+  it('ships exactly the default rendering of the templates (run `npm run render-skill` after editing them)', () => {
+    const shipped = fs.readdirSync(SHIPPED_SKILL_DIR, { recursive: true, encoding: 'utf8' }).filter((p) => fs.statSync(path.join(SHIPPED_SKILL_DIR, p)).isFile());
+    const rendered = renderSkill(shippedValues());
+    expect(shipped.map((p) => p.split(path.sep).join('/')).sort()).toEqual(rendered.map((f) => f.relative).sort());
+    for (const file of rendered) expect(fs.readFileSync(path.join(SHIPPED_SKILL_DIR, file.relative), 'utf8')).toBe(file.content);
+  });
+
+  it('keeps SKILL.md within the spec limits', () => {
+    const text = fs.readFileSync(path.join(SHIPPED_SKILL_DIR, 'SKILL.md'), 'utf8');
+    const description = /^description: (.*)$/m.exec(text)?.[1] ?? '';
+    expect(description.length).toBeGreaterThan(50);
+    expect(description.length).toBeLessThanOrEqual(1024);
+    for (const word of ['game asset', 'sprite', 'icon', 'texture', 'tileset', 'video']) expect(description.toLowerCase()).toContain(word);
+    expect(text.split('\n').length).toBeLessThan(500);
+  });
+});
+
+// Every `assetgen …` line of the skill's code blocks and command tables, with placeholders filled,
+// runs against one mock so later steps can use ids from earlier ones.
+describe('every command the skill teaches', () => {
+  let mock: MockHandle;
+  let home: ReturnType<typeof tempHome>;
+  beforeAll(async () => {
+    mock = await startMock({ credits: 100_000 });
+    await mock.config({ videoPollAfterMs: 10, streamStepMs: 5 });
+    home = tempHome();
+  });
+  afterAll(async () => {
+    home.remove();
+    await mock.close();
+  });
+
+  function commandsIn(markdown: string): string[] {
+    const lines: string[] = [];
+    for (const block of markdown.matchAll(/```sh\n([\s\S]*?)```/g)) lines.push(...block[1]!.split('\n'));
+    for (const cell of markdown.matchAll(/`(assetgen [^`]+)`/g)) lines.push(cell[1]!);
+    // `assetgen auth login` is for the user to run in their own terminal (it asks for the key).
+    return [...new Set(lines.map((line) => line.trim()).filter((line) => line.startsWith('assetgen ') && !line.includes('<command>') && !line.startsWith('assetgen auth login')))];
+  }
+
+  /** Splits a shell line into arguments (double quotes only, as the skill uses). */
+  function argv(line: string): string[] {
+    return [...line.matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replace(/"/g, ''));
+  }
+
+  it('runs each example green against the mock', async () => {
+    const files = ['SKILL.md', 'references/commands.md', 'references/prompting.md'].map((f) => fs.readFileSync(path.join(SHIPPED_SKILL_DIR, f), 'utf8'));
+    const examples = files.flatMap(commandsIn);
+    expect(examples.length).toBeGreaterThanOrEqual(15);
+    const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, ASSETGEN_SESSION: mock.sessionCookie };
+    const ids: Record<string, string> = {};
+    const run = async (args: string[]) => runCli(args, { env, cwd: home.cwd, timeoutMs: 20_000 });
+    // Ids for the placeholders, made the way an agent would.
+    ids.runId = JSON.parse((await run(['workflows', 'run', 'wf_tileset', '--no-wait', '--json'])).stdout).id;
+    ids.videoId = JSON.parse((await run(['video', 'create', 'loop', '--yes', '--no-wait', '--json'])).stdout).id;
+    const fill: [RegExp, string][] = [
+      [/<node>=<prompt>/g, 'theme="frozen cavern"'],
+      [/"<prompt>"/g, '"a wooden crate, 32x32 pixel art"'],
+      [/<agentId>/g, 'sprite-artist'],
+      [/<workflowId>/g, 'wf_tileset'],
+      [/<folder>\//g, 'assets/'],
+      [/<runId>/g, ids.runId],
+      [/<videoId>/g, ids.videoId],
+      [/<id>/g, ids.videoId],
+    ];
+    for (const example of examples) {
+      let line = example;
+      for (const [pattern, value] of fill) line = line.replace(pattern, value);
+      expect(line, `unfilled placeholder in: ${example}`).not.toMatch(/<[a-zA-Z]+>/);
+      // Examples that save may meet a file an earlier example saved under the same id.
+      const args = argv(line).slice(1);
+      if (args.includes('-o')) args.push('--force');
+      const result = await run(args);
+      expect(result.code, `${line}\n${result.stderr}`).toBe(0);
+      if (args.includes('--json')) expect(() => JSON.parse(result.stdout), line).not.toThrow();
+    }
+  });
+});
+
+describe('docs/skills.md', () => {
+  it('documents every agent of the table', async () => {
+    const { AGENTS } = await import('../../src/installer/agents.js');
+    const doc = fs.readFileSync(new URL('../../docs/skills.md', import.meta.url), 'utf8');
+    for (const agent of AGENTS) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${agent.id}\` |`));
+      expect(row, agent.id).toBeTruthy();
+      expect(row).toContain(`\`${agent.projectDir}\``);
+    }
+  });
+});
