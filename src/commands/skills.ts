@@ -82,14 +82,27 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
 
   await offerToStoreKey(ctx, Boolean(options.dryRun || options.yes));
 
-  const version = packageVersion();
-  const files = renderSkill({ command: invocationCommand(env, version), version, baseUrl: resolveCredentials({ baseUrl: ctx.globals.baseUrl }, env).baseUrl?.value });
-  const plan = planInstall(resolveTargets(agents, scope, projectDir, env), files, readManifest(env), Boolean(options.force));
-  showPlan(ctx, plan);
-  const document = { action: 'install', dryRun: Boolean(options.dryRun), scope, files: describePlan(plan) };
+  const plan = planInstall(resolveTargets(agents, scope, projectDir, env), renderFor(ctx), readManifest(env), Boolean(options.force));
+  await carryOut(ctx, plan, { action: 'install', scope }, { dryRun: options.dryRun, confirm: ctx.interactive && !options.yes, upToDate: 'Already installed and up to date: nothing to do.' });
+}
 
+/** The skill rendered for this machine: how to invoke the CLI, its version, the base URL. */
+function renderFor(ctx: CommandContext) {
+  const version = packageVersion();
+  return renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: resolveCredentials({ baseUrl: ctx.globals.baseUrl }, ctx.env).baseUrl?.value });
+}
+
+/** Shows the plan, then stops (nothing to do, dry run, declined) or writes it and reports. */
+async function carryOut(
+  ctx: CommandContext,
+  plan: PlannedFile[],
+  summary: Record<string, unknown>,
+  options: { dryRun?: boolean; confirm: boolean; upToDate: string },
+): Promise<void> {
+  showPlan(ctx, plan);
+  const document = { ...summary, dryRun: Boolean(options.dryRun), files: describePlan(plan) };
   if (plan.every((item) => !item.writeTo)) {
-    ctx.out.info('Already installed and up to date: nothing to do.');
+    ctx.out.info(options.upToDate);
     ctx.out.document({ ...document, changed: false });
     return;
   }
@@ -98,13 +111,13 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
     ctx.out.document({ ...document, changed: false });
     return;
   }
-  if (ctx.interactive && !options.yes) {
+  if (options.confirm) {
     const { confirm } = await import('@inquirer/prompts');
     if (!(await confirm({ message: 'Write these files?', default: true }, promptContext(ctx)))) {
       throw new AssetgenError('Cancelled: nothing was written.', { code: 'cancelled' });
     }
   }
-  applyPlan(plan, env, version);
+  applyPlan(plan, ctx.env, packageVersion());
   reportApplied(ctx, plan);
   ctx.out.document({ ...document, changed: true });
 }
@@ -199,22 +212,6 @@ export async function update(ctx: CommandContext, options: { force?: boolean; dr
     ctx.out.document({ action: 'update', files: [] });
     return;
   }
-  const version = packageVersion();
-  const files = renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: resolveCredentials({ baseUrl: ctx.globals.baseUrl }, ctx.env).baseUrl?.value });
-  const plan = planInstall(targets, files, manifest, Boolean(options.force));
-  showPlan(ctx, plan);
-  const document = { action: 'update', dryRun: Boolean(options.dryRun), files: describePlan(plan) };
-  if (plan.every((item) => !item.writeTo)) {
-    ctx.out.info('Everything is up to date.');
-    ctx.out.document({ ...document, changed: false });
-    return;
-  }
-  if (options.dryRun) {
-    ctx.out.info('Dry run: nothing was written.');
-    ctx.out.document({ ...document, changed: false });
-    return;
-  }
-  applyPlan(plan, ctx.env, version);
-  reportApplied(ctx, plan);
-  ctx.out.document({ ...document, changed: true });
+  const plan = planInstall(targets, renderFor(ctx), manifest, Boolean(options.force));
+  await carryOut(ctx, plan, { action: 'update' }, { dryRun: options.dryRun, confirm: false, upToDate: 'Everything is up to date.' });
 }
