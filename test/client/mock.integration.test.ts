@@ -3,24 +3,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, JobFailedError, type AssetgenClient, type ClientOptions, type StreamEvent } from '../../src/index.js';
+import { startMockServer, type MockServer } from '../../src/mock/index.js';
 
-interface MockServer {
-  url: string;
-  apiKey: string;
-  sessionCookie: string;
-  close(): Promise<void>;
-}
 interface MockState {
   credits: number;
   ledger: { amount: number; reason: string }[];
   requests: number;
 }
-
-const mockEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/mock/index.ts');
-const hasMock = fs.existsSync(mockEntry);
 
 let mock: MockServer;
 const clients: AssetgenClient[] = [];
@@ -43,10 +34,8 @@ function client(options: Partial<ClientOptions> = {}): AssetgenClient {
   return made;
 }
 
-describe.skipIf(!hasMock)('against the bundled mock', () => {
+describe('against the bundled mock', () => {
   beforeAll(async () => {
-    // Imported by path so this file typechecks before the mock exists.
-    const { startMockServer } = (await import(pathToFileURL(mockEntry).href)) as { startMockServer: (opts: object) => Promise<MockServer> };
     mock = await startMockServer({ seed: 42 });
   });
   afterAll(async () => {
