@@ -161,7 +161,10 @@ installOptions(skills.command('install').description('install the skill where yo
 skills
   .command('uninstall')
   .description('remove exactly the files the installer wrote (edited ones are kept unless --force)')
-  .option('-a, --agent <id>', 'only for this agent (repeatable)', collect, [])
+  .option('-a, --agent <id>', 'only for this agent (repeatable); a copy other agents still use stays', collect, [])
+  .option('--scope <scope>', 'only project or only user scope')
+  .option('--project-dir <dir>', 'only the copies in this project')
+  .option('-y, --yes', 'no confirmation prompt')
   .option('--dry-run', 'print what would be removed')
   .option('-f, --force', 'remove files you edited too')
   .action(run(async () => (await import('./commands/skills.js')).uninstall as Action));

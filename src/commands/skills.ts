@@ -4,8 +4,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AssetgenError, UsageError } from '../client/errors.js';
 import { CredentialStore, resolveCredentials } from '../config/credentials.js';
-import { AGENTS, detectAgents, findAgent, type AgentRecord, type Scope } from '../installer/agents.js';
-import { applyPlan, applyUninstall, installedTargets, planInstall, planUninstall, resolveTargets, type PlannedFile, type Target } from '../installer/install.js';
+import { AGENTS, detectAgents, findAgent, skillsDir, type AgentRecord, type Scope } from '../installer/agents.js';
+import {
+  applyPlan,
+  applyUninstall,
+  installedDirs,
+  installedTargets,
+  planChangesSomething,
+  planInstall,
+  planUninstall,
+  resolveTargets,
+  skillRoot,
+  type PlannedFile,
+  type PlannedRemoval,
+  type Target,
+} from '../installer/install.js';
 import { manifestPath, readManifest } from '../installer/manifest.js';
 import { invocationCommand, packageVersion, renderSkill, sha256 } from '../installer/render.js';
 import type { CommandContext } from '../runtime/context.js';
@@ -21,7 +34,18 @@ export interface InstallOptions {
   force?: boolean;
 }
 
+export interface UninstallOptions {
+  agent: string[];
+  scope?: string;
+  projectDir?: string;
+  yes?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
 const promptContext = (ctx: CommandContext) => ({ input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });
+const knownAgents = (): string => AGENTS.map((agent) => agent.id).join(', ');
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 function parseScope(scope: string | undefined): Scope | undefined {
   if (scope === undefined) return undefined;
@@ -32,21 +56,29 @@ function parseScope(scope: string | undefined): Scope | undefined {
 function agentsByIds(ids: string[]): AgentRecord[] {
   return ids.map((id) => {
     const agent = findAgent(id);
-    if (!agent) throw new UsageError(`Unknown agent "${id}".`, `Known agents: ${AGENTS.map((a) => a.id).join(', ')}.`);
+    if (!agent) throw new UsageError(`Unknown agent "${id}".`, `Known agents: ${knownAgents()}.`);
     return agent;
   });
 }
 
+/** The project root for project scope; it must exist (a typo must not create a new tree). */
+function projectRoot(ctx: CommandContext, dir: string | undefined): string {
+  const root = path.resolve(ctx.cwd, dir ?? '.');
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new UsageError(`--project-dir ${root} is not a directory.`);
+  return root;
+}
+
 export async function install(ctx: CommandContext, options: InstallOptions): Promise<void> {
   const env = ctx.env;
-  const projectDir = path.resolve(ctx.cwd, options.projectDir ?? '.');
   let scope = parseScope(options.scope);
+  if (scope === 'user' && options.projectDir) throw new UsageError('--project-dir applies to --scope project only.');
+  const projectDir = projectRoot(ctx, options.projectDir);
   const detected = detectAgents(env);
   let agents: AgentRecord[];
 
   if (options.agent.length || options.allDetected) {
-    agents = [...agentsByIds(options.agent), ...(options.allDetected ? detected : [])];
-    if (!agents.length) throw new UsageError('--all-detected found no coding agent on this machine.', `Name them with --agent <id>; known: ${AGENTS.map((a) => a.id).join(', ')}.`);
+    agents = [...new Set([...agentsByIds(options.agent), ...(options.allDetected ? detected : [])])];
+    if (!agents.length) throw new UsageError('--all-detected found no coding agent on this machine.', `Name them with --agent <id>; known: ${knownAgents()}.`);
   } else if (ctx.interactive) {
     const { checkbox } = await import('@inquirer/prompts');
     agents = await checkbox(
@@ -59,9 +91,10 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
       promptContext(ctx),
     );
   } else {
+    // Never guess (and never "every agent"): a script must say which agents it means.
     throw new UsageError(
-      'Which coding agents? There is no terminal to ask on (or --no-input was given).',
-      `Pass --agent <id> (repeatable) or --all-detected, and --scope project|user. Known agents: ${AGENTS.map((a) => a.id).join(', ')}.`,
+      'Which coding agents? There is no terminal to ask on (or --no-input was given), and --yes never means "all of them".',
+      `Pass --agent <id> (repeatable) or --all-detected, and --scope project|user. Known agents: ${knownAgents()}.`,
     );
   }
   if (!scope) {
@@ -82,17 +115,19 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
 
   await offerToStoreKey(ctx, Boolean(options.dryRun || options.yes));
 
-  const plan = planInstall(resolveTargets(agents, scope, projectDir, env), renderFor(ctx), readManifest(env), Boolean(options.force));
+  const manifest = readManifest(env);
+  const targets = resolveTargets(agents, scope, projectDir, env, installedDirs(manifest, scope, projectDir));
+  const plan = planInstall(targets, renderFor(ctx), manifest, Boolean(options.force));
   await carryOut(ctx, plan, { action: 'install', scope }, { dryRun: options.dryRun, confirm: ctx.interactive && !options.yes, upToDate: 'Already installed and up to date: nothing to do.' });
 }
 
 /** The skill rendered for this machine: how to invoke the CLI, its version, the base URL. */
 function renderFor(ctx: CommandContext) {
   const version = packageVersion();
-  return renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: resolveCredentials({ baseUrl: ctx.globals.baseUrl }, ctx.env).baseUrl?.value });
+  return renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: ctx.credentials().baseUrl?.value });
 }
 
-/** Shows the plan, then stops (nothing to do, dry run, declined) or writes it and reports. */
+/** Shows the plan, then stops (nothing to do, dry run, declined) or applies it and reports. */
 async function carryOut(
   ctx: CommandContext,
   plan: PlannedFile[],
@@ -100,9 +135,10 @@ async function carryOut(
   options: { dryRun?: boolean; confirm: boolean; upToDate: string },
 ): Promise<void> {
   showPlan(ctx, plan);
-  const document = { ...summary, dryRun: Boolean(options.dryRun), files: describePlan(plan) };
-  if (plan.every((item) => !item.writeTo)) {
+  const document = { ...summary, dryRun: Boolean(options.dryRun), targets: describeTargets(plan), files: describePlan(plan) };
+  if (!planChangesSomething(plan)) {
     ctx.out.info(options.upToDate);
+    reportKept(ctx, plan);
     ctx.out.document({ ...document, changed: false });
     return;
   }
@@ -111,7 +147,7 @@ async function carryOut(
     ctx.out.document({ ...document, changed: false });
     return;
   }
-  if (options.confirm) {
+  if (options.confirm && plan.some((item) => item.writeTo)) {
     const { confirm } = await import('@inquirer/prompts');
     if (!(await confirm({ message: 'Write these files?', default: true }, promptContext(ctx)))) {
       throw new AssetgenError('Cancelled: nothing was written.', { code: 'cancelled' });
@@ -125,7 +161,7 @@ async function carryOut(
 /** On a terminal, when no credentials exist yet, offer to store the key (masked) for the CLI. */
 async function offerToStoreKey(ctx: CommandContext, skip: boolean): Promise<void> {
   if (skip || !ctx.interactive) return;
-  const creds = resolveCredentials({ baseUrl: ctx.globals.baseUrl }, ctx.env);
+  const creds = ctx.credentials();
   if (creds.apiKey || creds.sessionCookie) return;
   const { password } = await import('@inquirer/prompts');
   const key = (await password({ message: 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', mask: '*' }, promptContext(ctx))).trim();
@@ -133,83 +169,191 @@ async function offerToStoreKey(ctx: CommandContext, skip: boolean): Promise<void
     ctx.out.info('No key stored; run `assetgen auth login` before your agent uses the skill.');
     return;
   }
+  // Only the CLI's own credentials file (0600 in a 0700 directory) ever holds the key.
   const store = new CredentialStore(ctx.env);
   store.update({ apiKey: key, baseUrl: ctx.globals.baseUrl });
   ctx.out.info(`Stored the API key in ${store.path}.`);
 }
 
-function showPlan(ctx: CommandContext, plan: PlannedFile[]): void {
+const ACTION_LABEL: Record<PlannedFile['action'], string> = {
+  create: 'create',
+  unchanged: 'unchanged',
+  update: 'update',
+  overwrite: 'overwrite',
+  edited: 'keep',
+  'keep-edited': 'keep',
+  pending: 'keep',
+  conflict: 'skip',
+};
+
+function groupByTarget(plan: PlannedFile[]): Map<Target, PlannedFile[]> {
   const byTarget = new Map<Target, PlannedFile[]>();
   for (const item of plan) byTarget.set(item.target, [...(byTarget.get(item.target) ?? []), item]);
-  for (const [target, items] of byTarget) {
-    ctx.out.info(`${ctx.out.style.bold(path.join(target.skillsDir, 'assetgen'))}  (${target.agents.map((a) => a.name).join(', ')}; ${target.scope} scope)`);
+  return byTarget;
+}
+
+/** "Claude Code, Cursor (reads this directory too)": who a copy serves, and why. */
+function agentNames(target: Target, env: CommandContext['env']): string {
+  return target.agents
+    .map((agent) => {
+      const own = skillsDir(agent, target.scope, target.projectDir ?? '.', env) === target.skillsDir;
+      return own ? agent.name : `${agent.name} (reads this directory too)`;
+    })
+    .join(', ');
+}
+
+function showPlan(ctx: CommandContext, plan: PlannedFile[]): void {
+  for (const [target, items] of groupByTarget(plan)) {
+    const root = skillRoot(target.skillsDir);
+    ctx.out.info(`${ctx.out.style.bold(root)}  (${agentNames(target, ctx.env)}; ${target.scope} scope)`);
     for (const item of items) {
-      const relative = path.relative(path.join(target.skillsDir, 'assetgen'), item.path);
-      const shown = item.action === 'keep-edited' ? `${relative} was edited: kept; new version goes to ${path.basename(item.writeTo!)}` : relative;
-      ctx.out.info(`  ${item.action.padEnd(11)} ${shown}`);
+      const relative = path.relative(root, item.path);
+      const notes: Record<PlannedFile['action'], string> = {
+        create: '',
+        unchanged: '',
+        update: '',
+        overwrite: ' (your changes are replaced: --force)',
+        edited: ' (edited by you: kept)',
+        'keep-edited': ` (edited by you, or not written by assetgen: kept; the new version goes to ${path.basename(item.writeTo ?? '')})`,
+        pending: ` (edited by you: kept; the new version is already in ${path.basename(item.path)}.new)`,
+        conflict: ` (edited by you, and ${path.basename(item.path)}.new is not ours: nothing written; remove it or use --force)`,
+      };
+      ctx.out.info(`  ${ACTION_LABEL[item.action].padEnd(9)} ${relative}${notes[item.action]}`);
     }
   }
 }
 
+function describeTargets(plan: PlannedFile[]) {
+  return [...groupByTarget(plan).keys()].map((target) => ({
+    dir: skillRoot(target.skillsDir),
+    scope: target.scope,
+    agents: target.agents.map((agent) => agent.id),
+  }));
+}
+
 function describePlan(plan: PlannedFile[]) {
-  return plan.map((item) => ({ path: item.path, action: item.action, writes: item.writeTo, agents: item.target.agents.map((a) => a.id), scope: item.target.scope }));
+  return plan.map((item) => ({
+    path: item.path,
+    action: item.action,
+    writes: item.writeTo,
+    ...(item.removes ? { removes: item.removes } : {}),
+    agents: item.target.agents.map((agent) => agent.id),
+    scope: item.target.scope,
+  }));
+}
+
+function reportKept(ctx: CommandContext, plan: PlannedFile[]): void {
+  for (const item of plan) {
+    if (item.action === 'keep-edited') ctx.out.warn(`${item.path} was changed by you (or is not ours): kept it; the new version is ${item.writeTo}. Use --force to replace it.`);
+    if (item.action === 'pending') ctx.out.warn(`${item.path} was changed by you: kept it; the new version is still waiting in ${item.path}.new. Use --force to replace it.`);
+    if (item.action === 'conflict') ctx.out.warn(`${item.path} was changed by you and ${item.path}.new is not ours: nothing written there. Use --force to replace ${item.path}.`);
+  }
 }
 
 function reportApplied(ctx: CommandContext, plan: PlannedFile[]): void {
   const written = plan.filter((item) => item.writeTo);
-  const targets = [...new Set(written.map((item) => item.target))];
-  ctx.out.info(`Wrote ${written.length} file${written.length === 1 ? '' : 's'} for ${targets.flatMap((t) => t.agents.map((a) => a.name)).join(', ')}.`);
-  for (const item of plan.filter((p) => p.action === 'keep-edited')) {
-    ctx.out.warn(`${item.path} was changed by you (or is not ours): kept it; the new version is ${item.writeTo}. Use --force to replace it.`);
+  const names = [...new Set(plan.flatMap((item) => item.target.agents.map((agent) => agent.name)))].join(', ');
+  if (written.length) ctx.out.info(`Wrote ${plural(written.length, 'file')} for ${names}.`);
+  else {
+    const added = [...new Set(plan.flatMap((item) => item.addsAgents))].map((id) => findAgent(id)?.name ?? id);
+    ctx.out.info(`Already installed; now recorded for ${added.join(', ')} too. Nothing was written.`);
   }
+  const removed = plan.filter((item) => item.removes);
+  if (removed.length) ctx.out.info(`Removed ${plural(removed.length, 'obsolete .new file')}.`);
+  reportKept(ctx, plan);
   for (const item of written) ctx.out.result(item.writeTo!);
 }
 
-export async function uninstall(ctx: CommandContext, options: { agent: string[]; force?: boolean; dryRun?: boolean }): Promise<void> {
+export async function uninstall(ctx: CommandContext, options: UninstallOptions): Promise<void> {
   agentsByIds(options.agent);
-  const manifest = readManifest(ctx.env);
-  const removals = planUninstall(manifest, Boolean(options.force), options.agent);
+  const scope = parseScope(options.scope);
+  if (scope === 'user' && options.projectDir) throw new UsageError('--project-dir applies to project scope only.');
+  const projectDir = options.projectDir ? path.resolve(ctx.cwd, options.projectDir) : undefined;
+  const removals = planUninstall(readManifest(ctx.env), Boolean(options.force), { agentIds: options.agent, scope, projectDir });
   if (!removals.length) {
-    ctx.out.info('The assetgen skill is not installed anywhere (by this installer).');
-    ctx.out.document({ action: 'uninstall', files: [] });
+    ctx.out.info('Nothing to remove: the installer has no files recorded for that.');
+    ctx.out.document({ action: 'uninstall', dryRun: Boolean(options.dryRun), changed: false, files: [] });
     return;
   }
-  for (const removal of removals) {
-    const note = removal.action === 'keep-edited' ? 'keep (edited by you; --force removes it)' : removal.action;
-    ctx.out.info(`  ${note.padEnd(8)} ${removal.entry.path}`);
-  }
-  const document = { action: 'uninstall', dryRun: Boolean(options.dryRun), files: removals.map((r) => ({ path: r.entry.path, action: r.action })) };
+  showRemovals(ctx, removals);
+  const document = { action: 'uninstall', dryRun: Boolean(options.dryRun), files: removals.map((r) => ({ path: r.entry.path, action: r.action, ...(r.action === 'detach' ? { remainingAgents: r.remainingAgents } : {}) })) };
   if (options.dryRun) {
     ctx.out.info('Dry run: nothing was removed.');
-    ctx.out.document(document);
+    ctx.out.document({ ...document, changed: false });
     return;
+  }
+  if (ctx.interactive && !options.yes && removals.some((r) => r.action === 'remove')) {
+    const { confirm } = await import('@inquirer/prompts');
+    if (!(await confirm({ message: 'Remove these files?', default: true }, promptContext(ctx)))) {
+      throw new AssetgenError('Cancelled: nothing was removed.', { code: 'cancelled' });
+    }
   }
   applyUninstall(removals, ctx.env);
   const removed = removals.filter((r) => r.action === 'remove').length;
-  ctx.out.info(`Removed ${removed} file${removed === 1 ? '' : 's'}.`);
-  ctx.out.document(document);
+  const kept = removals.filter((r) => r.action === 'keep-edited');
+  const shared = removals.filter((r) => r.action === 'detach').length;
+  ctx.out.info(`Removed ${plural(removed, 'file')}.${shared ? ` Kept ${plural(shared, 'file')} other agents still use.` : ''}`);
+  for (const removal of kept) ctx.out.warn(`${removal.entry.path} was changed by you: kept it. \`assetgen skills uninstall --force\` removes it.`);
+  ctx.out.document({ ...document, changed: true });
 }
+
+function showRemovals(ctx: CommandContext, removals: PlannedRemoval[]): void {
+  for (const removal of removals) {
+    const note =
+      removal.action === 'keep-edited'
+        ? 'keep      (edited by you; --force removes it)'
+        : removal.action === 'detach'
+          ? `keep      (still used by ${removal.remainingAgents.join(', ')})`
+          : removal.action === 'missing'
+            ? 'forget    (already gone)'
+            : 'remove   ';
+    ctx.out.info(`  ${note} ${removal.entry.path}`);
+  }
+}
+
+type FileState = 'installed' | 'edited' | 'missing' | 'pending-update';
 
 export async function list(ctx: CommandContext): Promise<void> {
   const manifest = readManifest(ctx.env);
-  const detected = detectAgents(ctx.env).map((a) => a.id);
+  const detected = detectAgents(ctx.env).map((agent) => agent.id);
   const files = manifest.files.map((entry) => {
-    const state = !fs.existsSync(entry.path) ? 'missing' : sha256(fs.readFileSync(entry.path)) === entry.sha256 ? 'installed' : 'edited';
-    return { ...entry, state: entry.pending ? 'pending-update' : state };
+    const onDisk = fs.existsSync(entry.path) ? sha256(fs.readFileSync(entry.path)) : null;
+    const state: FileState = entry.pending ? 'pending-update' : onDisk === null ? 'missing' : onDisk === entry.sha256 ? 'installed' : 'edited';
+    return { ...entry, state };
   });
-  ctx.out.document({ installed: files, detected, manifest: manifestPath(ctx.env), agents: AGENTS.map(({ id, name, projectDir }) => ({ id, name, projectDir })) });
+  ctx.out.document({
+    installed: files,
+    detected,
+    manifest: manifestPath(ctx.env),
+    agents: AGENTS.map(({ id, name, projectDir }) => ({ id, name, projectDir, detected: detected.includes(id) })),
+  });
   if (ctx.out.json) return;
   if (!files.length) ctx.out.info('The assetgen skill is not installed yet: run `assetgen install`.');
-  else printTable(ctx, ['STATE', 'SCOPE', 'VERSION', 'AGENTS', 'PATH'], files.map((f) => [f.state, f.scope, f.version, f.agents.join(','), f.path]));
-  ctx.out.info(`Detected agents: ${detected.length ? detected.join(', ') : 'none'}.`);
+  else {
+    // One row per installed copy; the worst file state is the copy's state.
+    const rows = installedTargets(manifest).map((target) => {
+      const mine = files.filter((file) => file.skillsDir === target.skillsDir);
+      const states = new Set(mine.map((file) => file.state));
+      const state = (['missing', 'edited', 'pending-update'] as const).find((s) => states.has(s)) ?? 'installed';
+      const versions = [...new Set(mine.filter((file) => !file.pending).map((file) => file.version))].join(',');
+      return [state, target.scope, versions, target.agents.map((agent) => agent.id).join(','), skillRoot(target.skillsDir)];
+    });
+    printTable(ctx, ['STATE', 'SCOPE', 'VERSION', 'AGENTS', 'PATH'], rows);
+  }
+  ctx.out.info(`Detected agents: ${detected.length ? detected.join(', ') : 'none'}. Manifest: ${manifestPath(ctx.env)}.`);
 }
 
 export async function update(ctx: CommandContext, options: { force?: boolean; dryRun?: boolean }): Promise<void> {
   const manifest = readManifest(ctx.env);
-  const targets = installedTargets(manifest);
+  const all = installedTargets(manifest);
+  // A copy whose folder is gone (a deleted project, a manual removal) is not recreated.
+  const targets = all.filter((target) => fs.existsSync(skillRoot(target.skillsDir)));
+  for (const target of all.filter((t) => !targets.includes(t))) {
+    ctx.out.info(`${skillRoot(target.skillsDir)} is gone: not recreated (\`assetgen skills uninstall\` forgets it).`);
+  }
   if (!targets.length) {
     ctx.out.info('Nothing to update: the skill is not installed. Run `assetgen install`.');
-    ctx.out.document({ action: 'update', files: [] });
+    ctx.out.document({ action: 'update', dryRun: Boolean(options.dryRun), changed: false, targets: [], files: [] });
     return;
   }
   const plan = planInstall(targets, renderFor(ctx), manifest, Boolean(options.force));

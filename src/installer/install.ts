@@ -1,103 +1,251 @@
 // Install, update and uninstall as plan → apply: the plan lists every file and what will happen
-// to it, so a dry run prints exactly what a real run does.
+// to it, so a dry run prints exactly what a real run does, and apply does nothing the plan did
+// not show.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AGENTS, skillsDir, type AgentRecord, type Env, type Scope } from './agents.js';
+import { AssetgenError } from '../client/errors.js';
+import { AGENTS, alsoReadDirs, joinInside, skillsDir, type AgentRecord, type Env, type Scope } from './agents.js';
 import { readManifest, writeFileAtomic, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
 import { sha256, SKILL_NAME, type RenderedFile } from './render.js';
 
 export interface Target {
-  /** The agents' shared skills directory. */
+  /** The skills directory the copy goes into (the skill itself is `<skillsDir>/assetgen`). */
   skillsDir: string;
+  /** Every agent this copy serves. */
   agents: AgentRecord[];
   scope: Scope;
+  /** Project root, for project scope. */
+  projectDir?: string;
 }
 
 /**
  * - create: new file;  unchanged: already identical;  update: ours, unedited, new content;
+ * - overwrite: --force over a file the user changed or that is not ours;
  * - edited: the user changed our file and we have nothing newer: leave it alone;
  * - keep-edited: the user changed it (or it is not ours) and we have a new version: keep theirs,
  *   write ours as `<file>.new` beside it;
- * - overwrite: --force over a file the user changed or that is not ours.
+ * - pending: like keep-edited, but that `.new` file is already there and current;
+ * - conflict: like keep-edited, but a `.new` file we did not write (or one the user edited) is in
+ *   the way: nothing is written.
  */
-export type FileAction = 'create' | 'unchanged' | 'update' | 'edited' | 'keep-edited' | 'overwrite';
+export type FileAction = 'create' | 'unchanged' | 'update' | 'overwrite' | 'edited' | 'keep-edited' | 'pending' | 'conflict';
 
 export interface PlannedFile {
   path: string;
-  /** Where the content goes: `path`, or `path.new` for keep-edited. */
+  /** Where the content goes: `path`, `path.new` for keep-edited, or null (nothing to write). */
   writeTo: string | null;
   action: FileAction;
   content: string;
   sha256: string;
   target: Target;
+  /** Agents the manifest does not yet record for this file (a manifest-only change). */
+  addsAgents: string[];
+  /** An obsolete `.new` file of ours to delete, now that the file itself is current. */
+  removes: string | null;
 }
 
-/** One target per distinct directory: agents that share a directory share one copy. */
-export function resolveTargets(agents: AgentRecord[], scope: Scope, projectDir: string, env: Env): Target[] {
-  const byDir = new Map<string, Target>();
-  for (const agent of agents) {
-    const dir = skillsDir(agent, scope, projectDir, env);
-    const target = byDir.get(dir) ?? { skillsDir: dir, agents: [], scope };
-    if (!target.agents.includes(agent)) target.agents.push(agent);
-    byDir.set(dir, target);
+/** Path of the skill folder inside a skills directory. */
+export const skillRoot = (dir: string): string => joinInside(dir, SKILL_NAME);
+
+/** A path with symlinks resolved as far as it exists: two spellings of one directory compare equal. */
+function canonical(dir: string): string {
+  const rest: string[] = [];
+  let current = path.resolve(dir);
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync.native(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return path.resolve(dir);
+      rest.push(path.basename(current));
+      current = parent;
+    }
   }
-  return [...byDir.values()];
 }
 
-/** Joins a template path under the skill folder, refusing anything that would land outside it. */
-export function safeJoin(root: string, relative: string): string {
-  if (path.isAbsolute(relative) || /^[A-Za-z]:/.test(relative)) throw new Error(`Refusing to write outside ${root}: ${relative}`);
-  const file = path.resolve(root, ...relative.split('/'));
-  const inside = path.relative(root, file);
-  if (!inside || inside.startsWith('..') || path.isAbsolute(inside)) throw new Error(`Refusing to write outside ${root}: ${relative}`);
-  return file;
+/**
+ * One target per distinct directory: agents that share a directory share one copy. An agent that
+ * also reads a directory another selected agent gets (or one where the skill is already installed,
+ * `installedDirs`) is served by that copy rather than getting a second one it would list twice.
+ * Claude Code reads nothing else, so it always gets `.claude/skills`.
+ */
+export function resolveTargets(agents: AgentRecord[], scope: Scope, projectDir: string, env: Env, installedDirs: string[] = []): Target[] {
+  const unique = [...new Set(agents)];
+  const primary = new Map(unique.map((agent) => [agent, skillsDir(agent, scope, projectDir, env)]));
+  const byKey = new Map<string, Target>();
+  const targetFor = (dir: string): Target => {
+    const key = canonical(dir);
+    let target = byKey.get(key);
+    if (!target) {
+      target = { skillsDir: dir, agents: [], scope, ...(scope === 'project' ? { projectDir: path.resolve(projectDir) } : {}) };
+      byKey.set(key, target);
+    }
+    return target;
+  };
+  const chosen = new Set(installedDirs.map(canonical));
+  const others = (agent: AgentRecord): Set<string> =>
+    new Set([...unique.filter((other) => other !== agent).map((other) => canonical(primary.get(other)!)), ...chosen]);
+  // Agents that nothing else can serve anchor their own directory first.
+  let pending: AgentRecord[] = [];
+  for (const agent of unique) {
+    const reachable = alsoReadDirs(agent, scope, projectDir, env).map(canonical);
+    if (reachable.some((dir) => others(agent).has(dir))) pending.push(agent);
+    else chosen.add(canonical(primary.get(agent)!));
+  }
+  const assigned = new Map<AgentRecord, string>();
+  while (pending.length) {
+    const next: AgentRecord[] = [];
+    for (const agent of pending) {
+      const own = primary.get(agent)!;
+      const shared = alsoReadDirs(agent, scope, projectDir, env).find((dir) => chosen.has(canonical(dir)));
+      if (chosen.has(canonical(own))) assigned.set(agent, own);
+      else if (shared) assigned.set(agent, shared);
+      else next.push(agent);
+    }
+    // No progress: the first one left takes its own directory, and the rest may share it.
+    if (next.length === pending.length) {
+      chosen.add(canonical(primary.get(next[0]!)!));
+    }
+    pending = next;
+  }
+  for (const agent of unique) {
+    const dir = assigned.get(agent) ?? primary.get(agent)!;
+    targetFor(dir).agents.push(agent);
+  }
+  // Keep every target's own spelling of its directory when one of its agents has it as primary.
+  for (const target of byKey.values()) {
+    const own = target.agents.map((agent) => primary.get(agent)!).find((dir) => canonical(dir) === canonical(target.skillsDir));
+    if (own) target.skillsDir = own;
+  }
+  return [...byKey.values()];
 }
+
+/** Skills directories (of a scope, and project) where the manifest says the skill is installed. */
+export function installedDirs(manifest: Manifest, scope: Scope, projectDir: string): string[] {
+  const project = path.resolve(projectDir);
+  const dirs = manifest.files
+    .filter((entry) => !entry.pending && entry.scope === scope && (scope === 'user' || entry.projectDir === project))
+    .filter((entry) => fs.existsSync(entry.path))
+    .map((entry) => entry.skillsDir);
+  return [...new Set(dirs)];
+}
+
+/** Refuses to write through a symlink below the skills directory: we write copies, never via links. */
+function assertNoLinks(base: string, file: string): void {
+  const parts = path.relative(base, file).split(path.sep);
+  let current = base;
+  for (const part of parts) {
+    current = path.join(current, part);
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(current);
+    } catch {
+      return; // does not exist yet: nothing below it can be a link either
+    }
+    if (stat.isSymbolicLink()) {
+      throw new AssetgenError(`${current} is a symbolic link; assetgen writes real copies and will not write through it.`, {
+        code: 'symlink_in_the_way',
+        hint: 'Remove the link (or pick another agent or scope), then run the command again.',
+      });
+    }
+  }
+}
+
+const hashOf = (file: string): string | null => {
+  try {
+    return sha256(fs.readFileSync(file));
+  } catch {
+    return null;
+  }
+};
 
 export function planInstall(targets: Target[], files: RenderedFile[], manifest: Manifest, force: boolean): PlannedFile[] {
   const plan: PlannedFile[] = [];
   for (const target of targets) {
-    const skillRoot = path.join(target.skillsDir, SKILL_NAME);
+    const root = skillRoot(target.skillsDir);
     for (const file of files) {
-      const destination = safeJoin(skillRoot, file.relative);
+      const destination = joinInside(root, file.relative);
+      assertNoLinks(target.skillsDir, destination);
+      assertNoLinks(target.skillsDir, `${destination}.new`);
       const recorded = manifest.files.find((entry) => entry.path === destination && !entry.pending);
+      const pendingEntry = manifest.files.find((entry) => entry.path === `${destination}.new` && entry.pending);
+      const onDisk = hashOf(destination);
       let action: FileAction;
-      if (!fs.existsSync(destination)) action = 'create';
+      if (onDisk === null) action = 'create';
+      else if (onDisk === file.sha256) action = 'unchanged';
+      else if (recorded && recorded.sha256 === onDisk) action = 'update';
+      else if (force) action = 'overwrite';
+      else if (recorded && recorded.sha256 === file.sha256) action = 'edited';
       else {
-        const onDisk = sha256(fs.readFileSync(destination));
-        if (onDisk === file.sha256) action = 'unchanged';
-        else if (recorded && recorded.sha256 === onDisk) action = 'update';
-        else if (force) action = 'overwrite';
-        else action = recorded && recorded.sha256 === file.sha256 ? 'edited' : 'keep-edited';
+        const beside = hashOf(`${destination}.new`);
+        if (beside === null || (pendingEntry && pendingEntry.sha256 === beside && beside !== file.sha256)) action = 'keep-edited';
+        else if (beside === file.sha256) action = 'pending';
+        else action = 'conflict';
       }
-      const writeTo = action === 'unchanged' || action === 'edited' ? null : action === 'keep-edited' ? `${destination}.new` : destination;
-      plan.push({ path: destination, writeTo, action, content: file.content, sha256: file.sha256, target });
+      const writeTo = action === 'keep-edited' ? `${destination}.new` : ['create', 'update', 'overwrite'].includes(action) ? destination : null;
+      // Once the file itself is current, our `.new` beside it is obsolete (unless the user edited it).
+      const current = ['create', 'update', 'overwrite', 'unchanged'].includes(action);
+      const removes = current && pendingEntry && hashOf(pendingEntry.path) === pendingEntry.sha256 ? pendingEntry.path : null;
+      const known = new Set(recorded?.agents ?? []);
+      const addsAgents = target.agents.map((agent) => agent.id).filter((id) => !known.has(id));
+      plan.push({ path: destination, writeTo, action, content: file.content, sha256: file.sha256, target, addsAgents, removes });
     }
   }
   return plan;
 }
 
+/** True when applying the plan would change anything on disk or in the manifest. */
+export function planChangesSomething(plan: PlannedFile[]): boolean {
+  return plan.some((item) => item.writeTo !== null || item.removes !== null || item.addsAgents.length > 0);
+}
+
 /** Writes the plan atomically, file by file, and records everything in the manifest. */
 export function applyPlan(plan: PlannedFile[], env: Env, version: string): void {
   const manifest = readManifest(env);
-  for (const item of plan) {
-    const record = (file: string, pending: boolean): void => {
-      manifest.files = manifest.files.filter((entry) => entry.path !== file);
-      const entry: ManifestFile = { path: file, sha256: item.sha256, version, agents: item.target.agents.map((a) => a.id), scope: item.target.scope, skillsDir: item.target.skillsDir };
-      if (pending) entry.pending = true;
-      manifest.files.push(entry);
-    };
-    if (item.writeTo) {
-      for (const dir of missingDirs(path.dirname(item.writeTo))) {
-        fs.mkdirSync(dir);
-        if (!manifest.createdDirs.includes(dir)) manifest.createdDirs.push(dir);
+  const upsert = (entry: ManifestFile): void => {
+    manifest.files = manifest.files.filter((existing) => existing.path !== entry.path);
+    manifest.files.push(entry);
+  };
+  try {
+    for (const item of plan) {
+      const existing = manifest.files.find((entry) => entry.path === item.path && !entry.pending);
+      const agents = [...new Set([...(existing?.agents ?? []), ...item.target.agents.map((agent) => agent.id)])];
+      const base = { agents, scope: item.target.scope, skillsDir: item.target.skillsDir, ...(item.target.projectDir ? { projectDir: item.target.projectDir } : {}) };
+      if (item.writeTo) {
+        for (const dir of missingDirs(path.dirname(item.writeTo))) {
+          fs.mkdirSync(dir);
+          if (!manifest.createdDirs.includes(dir)) manifest.createdDirs.push(dir);
+        }
+        writeFileAtomic(item.writeTo, item.content);
       }
-      writeFileAtomic(item.writeTo, item.content);
+      if (item.removes) {
+        fs.rmSync(item.removes, { force: true });
+        manifest.files = manifest.files.filter((entry) => entry.path !== item.removes);
+      }
+      switch (item.action) {
+        case 'create':
+        case 'update':
+        case 'overwrite':
+          upsert({ path: item.path, sha256: item.sha256, version, ...base });
+          break;
+        case 'unchanged':
+          // Identical content: ours now (a byte-identical file is indistinguishable from ours).
+          upsert({ path: item.path, sha256: item.sha256, version: existing?.sha256 === item.sha256 ? existing.version : version, ...base });
+          break;
+        case 'keep-edited':
+        case 'edited':
+        case 'pending':
+        case 'conflict':
+          if (item.action === 'keep-edited') upsert({ path: item.writeTo!, sha256: item.sha256, version, ...base, pending: true });
+          // The edited file stays recorded with the hash we wrote, so it still reads as edited.
+          if (existing) upsert({ ...existing, agents });
+          break;
+      }
     }
-    if (item.action === 'keep-edited') record(item.writeTo!, true);
-    // A file the user edited stays recorded with the hash we wrote, so it still reads as edited.
-    else if (item.action !== 'edited' && (item.action !== 'unchanged' || !manifest.files.some((entry) => entry.path === item.path))) record(item.path, false);
+  } finally {
+    // Even after a failed write, what was written is recorded: uninstall can still find it.
+    writeManifest(env, manifest);
   }
-  writeManifest(env, manifest);
 }
 
 /** Directories that do not exist yet on the way down to `dir`, outermost first. */
@@ -110,41 +258,77 @@ function missingDirs(dir: string): string[] {
   return missing;
 }
 
-export type RemovalAction = 'remove' | 'keep-edited' | 'missing';
+/**
+ * - remove: ours and unedited (or --force);  missing: already gone, only forgotten;
+ * - keep-edited: the user changed it: stays on disk and in the manifest (until --force);
+ * - detach: other agents still use this copy: only the named agents are dropped from it.
+ */
+export type RemovalAction = 'remove' | 'keep-edited' | 'missing' | 'detach';
 
 export interface PlannedRemoval {
   entry: ManifestFile;
   action: RemovalAction;
+  /** Agents that keep the file, for detach. */
+  remainingAgents: string[];
 }
 
-/** Which of our files go; a file the user edited stays unless forced. Filter by agents if given. */
-export function planUninstall(manifest: Manifest, force: boolean, agentIds?: string[]): PlannedRemoval[] {
+export interface UninstallFilter {
+  agentIds?: string[];
+  scope?: Scope;
+  /** Only this project's files (project scope). */
+  projectDir?: string;
+}
+
+/** Which of our files go. Without a filter: everything the manifest lists. */
+export function planUninstall(manifest: Manifest, force: boolean, filter: UninstallFilter = {}): PlannedRemoval[] {
+  const agentIds = filter.agentIds ?? [];
+  const project = filter.projectDir ? path.resolve(filter.projectDir) : undefined;
   return manifest.files
-    .filter((entry) => !agentIds?.length || entry.agents.some((id) => agentIds.includes(id)))
+    .filter((entry) => !filter.scope || entry.scope === filter.scope)
+    .filter((entry) => !project || (entry.scope === 'project' && entry.projectDir === project))
+    .filter((entry) => !agentIds.length || entry.agents.some((id) => agentIds.includes(id)))
     .map((entry) => {
-      if (!fs.existsSync(entry.path)) return { entry, action: 'missing' as const };
-      const edited = sha256(fs.readFileSync(entry.path)) !== entry.sha256;
-      return { entry, action: edited && !force ? ('keep-edited' as const) : ('remove' as const) };
+      const remainingAgents = entry.agents.filter((id) => !agentIds.includes(id));
+      if (agentIds.length && remainingAgents.length) return { entry, action: 'detach' as const, remainingAgents };
+      const onDisk = hashOf(entry.path);
+      if (onDisk === null) return { entry, action: 'missing' as const, remainingAgents: [] };
+      return { entry, action: onDisk !== entry.sha256 && !force ? ('keep-edited' as const) : ('remove' as const), remainingAgents: [] };
     });
 }
 
 export function applyUninstall(removals: PlannedRemoval[], env: Env): void {
   const manifest = readManifest(env);
-  for (const removal of removals) {
-    if (removal.action === 'remove') fs.rmSync(removal.entry.path, { force: true });
-    if (removal.action !== 'keep-edited') manifest.files = manifest.files.filter((entry) => entry.path !== removal.entry.path);
-  }
-  // Directories we created go too, deepest first, but only when nothing is left in them.
-  const dirs = [...manifest.createdDirs].sort((a, b) => b.length - a.length);
-  for (const dir of dirs) {
-    try {
-      if (fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
-    } catch {
-      // already gone
+  const gone: string[] = [];
+  try {
+    for (const removal of removals) {
+      const { path: file } = removal.entry;
+      if (removal.action === 'detach') {
+        manifest.files = manifest.files.map((entry) => (entry.path === file ? { ...entry, agents: removal.remainingAgents } : entry));
+        continue;
+      }
+      if (removal.action === 'keep-edited') continue;
+      if (removal.action === 'remove') fs.rmSync(file, { force: true });
+      manifest.files = manifest.files.filter((entry) => entry.path !== file);
+      gone.push(file);
     }
-    if (!fs.existsSync(dir)) manifest.createdDirs = manifest.createdDirs.filter((entry) => entry !== dir);
+    // Directories we created on the way to those files go too, deepest first, only when empty.
+    const candidates = manifest.createdDirs.filter((dir) => gone.some((file) => isInside(dir, file))).sort((a, b) => b.length - a.length);
+    for (const dir of candidates) {
+      try {
+        if (fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
+      } catch {
+        // already gone, or not ours to judge
+      }
+      if (!fs.existsSync(dir)) manifest.createdDirs = manifest.createdDirs.filter((entry) => entry !== dir);
+    }
+  } finally {
+    writeManifest(env, manifest);
   }
-  writeManifest(env, manifest);
+}
+
+function isInside(dir: string, file: string): boolean {
+  const relative = path.relative(dir, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 /** The distinct install targets recorded in the manifest (for update and list). */
@@ -152,7 +336,7 @@ export function installedTargets(manifest: Manifest): Target[] {
   const byDir = new Map<string, Target>();
   for (const entry of manifest.files) {
     if (entry.pending) continue;
-    const target = byDir.get(entry.skillsDir) ?? { skillsDir: entry.skillsDir, agents: [], scope: entry.scope };
+    const target = byDir.get(entry.skillsDir) ?? { skillsDir: entry.skillsDir, agents: [], scope: entry.scope, ...(entry.projectDir ? { projectDir: entry.projectDir } : {}) };
     for (const id of entry.agents) {
       const agent = AGENTS.find((a) => a.id === id);
       if (agent && !target.agents.includes(agent)) target.agents.push(agent);

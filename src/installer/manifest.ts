@@ -1,18 +1,26 @@
 // The install manifest: every file the installer wrote (path, sha256, version, agents, scope) and
-// every directory it created. Uninstall and update act on this list and nothing else.
+// every directory it created. Uninstall and update act on this list and nothing else. It lives in
+// the CLI's config directory (beside credentials.json) because one manifest covers user scope and
+// every project the skill was installed into.
 import fs from 'node:fs';
 import path from 'node:path';
 import { configDir, type Env } from '../config/paths.js';
 import type { Scope } from './agents.js';
 
 export interface ManifestFile {
+  /** Absolute path of the file. */
   path: string;
+  /** sha256 of the content assetgen wrote (a different hash on disk means the user edited it). */
   sha256: string;
+  /** The assetgen version that wrote it. */
   version: string;
+  /** Agents this copy serves; several agents sharing a directory share one copy. */
   agents: string[];
   scope: Scope;
-  /** The skills directory it was installed into (`<dir>/assetgen/...`). */
+  /** The skills directory it was installed into (`<skillsDir>/assetgen/...`). */
   skillsDir: string;
+  /** Project root, for project scope. */
+  projectDir?: string;
   /** True for a `*.new` file written beside a file the user edited. */
   pending?: boolean;
 }
@@ -24,18 +32,35 @@ export interface Manifest {
   createdDirs: string[];
 }
 
+export const MANIFEST_FILE = 'skills-manifest.json';
+
 export function manifestPath(env: Env): string {
-  return path.join(configDir(env), 'skills-manifest.json');
+  return path.join(configDir(env), MANIFEST_FILE);
+}
+
+export function emptyManifest(): Manifest {
+  return { version: 1, files: [], createdDirs: [] };
 }
 
 export function readManifest(env: Env): Manifest {
+  let text: string;
   try {
-    const parsed = JSON.parse(fs.readFileSync(manifestPath(env), 'utf8')) as Manifest;
-    if (parsed.version === 1 && Array.isArray(parsed.files) && Array.isArray(parsed.createdDirs)) return parsed;
+    text = fs.readFileSync(manifestPath(env), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`The install manifest ${manifestPath(env)} is unreadable: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyManifest();
+    throw error;
   }
-  return { version: 1, files: [], createdDirs: [] };
+  // A damaged manifest must stop us: guessing would mean deleting or overwriting the wrong files.
+  let parsed: Partial<Manifest>;
+  try {
+    parsed = JSON.parse(text) as Partial<Manifest>;
+  } catch (error) {
+    throw new Error(`The install manifest ${manifestPath(env)} is not valid JSON (${(error as Error).message}); fix or remove it.`);
+  }
+  if (parsed.version !== 1 || !Array.isArray(parsed.files) || !Array.isArray(parsed.createdDirs)) {
+    throw new Error(`The install manifest ${manifestPath(env)} has an unknown format; fix or remove it.`);
+  }
+  return { version: 1, files: parsed.files, createdDirs: parsed.createdDirs };
 }
 
 export function writeManifest(env: Env, manifest: Manifest): void {
@@ -46,7 +71,12 @@ export function writeManifest(env: Env, manifest: Manifest): void {
 
 /** Temp file in the same directory, then rename: a reader never sees half a file. */
 export function writeFileAtomic(file: string, content: string): void {
-  const temp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  fs.writeFileSync(temp, content, { mode: 0o644 });
-  fs.renameSync(temp, file);
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${Date.now()}.tmp`);
+  try {
+    fs.writeFileSync(temp, content, { mode: 0o644, flag: 'wx' });
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
 }

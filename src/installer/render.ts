@@ -55,30 +55,51 @@ export function renderSkill(values: RenderValues): RenderedFile[] {
   const baseUrl = publicBaseUrl(values.baseUrl);
   const serviceNote = baseUrl
     ? `It is set up for the service at ${baseUrl}.`
-    : 'It talks to the service configured with `assetgen auth login` (or the `ASSETGEN_BASE_URL` environment variable).';
-  const replacements: Record<string, string> = { command: values.command, version: values.version, serviceNote };
+    : `It talks to the service configured with \`${values.command} auth login\` (or the \`ASSETGEN_BASE_URL\` environment variable).`;
+  const replacements: Record<string, string> = {
+    command: values.command,
+    version: values.version,
+    serviceNote,
+    loginCommand: `${values.command} auth login --base-url ${baseUrl ?? '<service URL>'}`,
+  };
   return templateFiles().map((relative) => {
-    const text = fs.readFileSync(path.join(TEMPLATE_DIR, relative), 'utf8');
-    const content = text.replace(/\{\{(\w+)\}\}/g, (match, key: string) => replacements[key] ?? match);
+    const text = fs.readFileSync(path.join(TEMPLATE_DIR, ...relative.split('/')), 'utf8');
+    // An unknown placeholder is a bug in a template: fail loudly rather than ship `{{typo}}`.
+    const content = text.replace(/\{\{(\w+)\}\}/g, (match, key: string) => {
+      const value = replacements[key];
+      if (value === undefined) throw new Error(`Unknown placeholder ${match} in templates/skills/assetgen/${relative}`);
+      return value;
+    });
     return { relative, content, sha256: sha256(content) };
   });
 }
 
-/** `assetgen` when an executable of that name is on PATH, else a pinned `npx` invocation. */
+/**
+ * `assetgen` when an executable of that name is on PATH, else a pinned `npx` invocation. PATH
+ * entries that npm/npx add only for the duration of one command (a `node_modules/.bin`, the npx
+ * cache) do not count: `npx assetgen install` finds `assetgen` there, but the agent will not later.
+ */
 export function invocationCommand(env: Record<string, string | undefined>, version: string): string {
-  const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  const names = process.platform === 'win32' ? ['assetgen.cmd', 'assetgen.exe', 'assetgen'] : ['assetgen'];
+  const pathVar = env.PATH ?? env.Path ?? '';
+  const dirs = pathVar.split(path.delimiter).filter((dir) => dir && !isTransientBinDir(dir));
+  const names = process.platform === 'win32' ? ['assetgen.cmd', 'assetgen.exe', 'assetgen.ps1', 'assetgen'] : ['assetgen'];
   for (const dir of dirs) {
     for (const name of names) {
       try {
-        fs.accessSync(path.join(dir, name), fs.constants.X_OK);
-        return 'assetgen';
+        const file = path.join(dir, name);
+        fs.accessSync(file, fs.constants.X_OK);
+        if (fs.statSync(file).isFile()) return 'assetgen';
       } catch {
         // not here
       }
     }
   }
   return `npx -y assetgen@${version}`;
+}
+
+function isTransientBinDir(dir: string): boolean {
+  const parts = path.normalize(dir).split(/[\\/]+/);
+  return parts.includes('_npx') || parts.some((part, index) => part === 'node_modules' && parts[index + 1] === '.bin');
 }
 
 export function packageVersion(): string {

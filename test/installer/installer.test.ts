@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AGENTS, detectAgents, findAgent, type Scope } from '../../src/installer/agents.js';
-import { applyPlan, planInstall, resolveTargets, safeJoin } from '../../src/installer/install.js';
-import { readManifest, writeManifest } from '../../src/installer/manifest.js';
-import { renderSkill, sha256 } from '../../src/installer/render.js';
+import { AGENTS, detectAgents, findAgent, joinInside, skillsDir, userPath, type Scope } from '../../src/installer/agents.js';
+import { applyPlan, installedDirs, planInstall, resolveTargets } from '../../src/installer/install.js';
+import { manifestPath, readManifest, writeManifest } from '../../src/installer/manifest.js';
+import { invocationCommand, renderSkill, sha256 } from '../../src/installer/render.js';
 import { runCli, tempHome } from '../e2e/harness.js';
 
 // Where each agent reads skills (shared/agents.tsv), stated independently of src/installer.
@@ -40,7 +40,9 @@ afterEach(() => home.remove());
 
 const files = () => renderSkill({ command: 'assetgen', version: '9.9.9' });
 const install = (ids: string[], scope: Scope, force = false) => {
-  const plan = planInstall(resolveTargets(ids.map((id) => findAgent(id)!), scope, home.cwd, env), files(), readManifest(env), force);
+  const manifest = readManifest(env);
+  const targets = resolveTargets(ids.map((id) => findAgent(id)!), scope, home.cwd, env, installedDirs(manifest, scope, home.cwd));
+  const plan = planInstall(targets, files(), manifest, force);
   applyPlan(plan, env, '9.9.9');
   return plan;
 };
@@ -60,6 +62,15 @@ describe('the agent table', () => {
         const skill = path.join(base, EXPECTED[agent]![scope], 'assetgen', 'SKILL.md');
         expect(fs.readFileSync(skill, 'utf8')).toMatch(/^---\nname: assetgen\n/);
         expect(fs.existsSync(path.join(path.dirname(skill), 'references', 'commands.md'))).toBe(true);
+        // The manifest records each file with its hash, version, agent and scope.
+        const entries = readManifest(env).files;
+        expect(entries.map((entry) => path.relative(path.dirname(skill), entry.path).split(path.sep).join('/')).sort()).toEqual(files().map((f) => f.relative).sort());
+        for (const entry of entries) {
+          expect(entry).toMatchObject({ sha256: sha256(fs.readFileSync(entry.path)), version: '9.9.9', agents: [agent], scope });
+        }
+        // Copies, never links; nothing else (no temp files) beside them.
+        expect(fs.lstatSync(skill).isSymbolicLink()).toBe(false);
+        expect(fs.readdirSync(path.dirname(skill)).sort()).toEqual(['SKILL.md', 'references']);
       });
     }
   }
@@ -89,10 +100,60 @@ describe('the agent table', () => {
     expect(detectAgents({ ...env, CLAUDE_CONFIG_DIR: path.join(home.home, 'nowhere') }).map((a) => a.id)).toEqual(['opencode']);
   });
 
-  it('refuses template paths that would escape the skill folder', () => {
-    expect(() => safeJoin('/tmp/skills/assetgen', '../../etc/passwd')).toThrow(/outside/);
-    expect(() => safeJoin('/tmp/skills/assetgen', '/etc/passwd')).toThrow(/outside/);
-    expect(safeJoin('/tmp/skills/assetgen', 'references/a.md')).toBe(path.resolve('/tmp/skills/assetgen/references/a.md'));
+  it('refuses paths from a template or the table that would escape their root', () => {
+    const root = path.resolve('/tmp/skills/assetgen');
+    for (const bad of ['../../etc/passwd', '/etc/passwd', 'a/../../b', 'C:/Windows', 'a\\..\\..\\b']) {
+      expect(() => joinInside(root, bad), bad).toThrow(/outside/);
+    }
+    expect(joinInside(root, 'references/a.md')).toBe(path.join(root, 'references', 'a.md'));
+    // Every path of the table stays inside its root.
+    for (const agent of AGENTS) {
+      for (const scope of ['project', 'user'] as const) {
+        const dir = skillsDir(agent, scope, home.cwd, env);
+        const base = scope === 'project' ? home.cwd : home.home;
+        expect(path.relative(base, dir).startsWith('..'), `${agent.id} ${scope}`).toBe(false);
+      }
+      if (agent.detect) expect(path.relative(home.home, userPath(agent.detect, env)).startsWith('..')).toBe(false);
+    }
+  });
+
+  it('lets an agent use a copy in a directory it also reads instead of listing the skill twice', () => {
+    // Cursor and Copilot read .claude/skills too; Claude Code reads nothing else.
+    const plan = install(['claude-code', 'cursor', 'github-copilot'], 'project');
+    const targets = [...new Set(plan.map((item) => item.target))];
+    expect(targets.map((t) => [path.relative(home.cwd, t.skillsDir), t.agents.map((a) => a.id)])).toEqual([
+      [path.join('.claude', 'skills'), ['claude-code', 'cursor', 'github-copilot']],
+    ]);
+    // Codex reads ~/.agents/skills in user scope: with the shared location chosen, one copy serves both.
+    const user = install(['codex', 'universal'], 'user');
+    expect([...new Set(user.map((item) => path.relative(home.home, item.target.skillsDir)))]).toEqual([path.join('.agents', 'skills')]);
+    // Installing Cursor later reuses the existing .claude/skills copy: nothing written, agent recorded.
+    const later = install(['cursor'], 'project');
+    expect(later.every((item) => item.action === 'unchanged' && item.writeTo === null)).toBe(true);
+    expect(fs.existsSync(path.join(home.cwd, '.agents'))).toBe(false);
+  });
+
+  it('refuses to write through a symbolic link inside a skills directory', () => {
+    const elsewhere = path.join(home.home, 'elsewhere');
+    fs.mkdirSync(elsewhere);
+    fs.mkdirSync(path.join(home.cwd, '.kiro', 'skills'), { recursive: true });
+    fs.symlinkSync(elsewhere, path.join(home.cwd, '.kiro', 'skills', 'assetgen'), 'dir');
+    expect(() => install(['kiro'], 'project')).toThrow(/symbolic link/);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('renders `assetgen` only when it is on PATH for good, else a pinned npx', () => {
+    const bin = (dir: string) => {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, process.platform === 'win32' ? 'assetgen.cmd' : 'assetgen'), '', { mode: 0o755 });
+      return dir;
+    };
+    const npxCache = bin(path.join(home.home, '.npm', '_npx', 'abc123', 'node_modules', '.bin'));
+    const local = bin(path.join(home.cwd, 'node_modules', '.bin'));
+    const global = bin(path.join(home.home, 'global-bin'));
+    expect(invocationCommand({ PATH: [npxCache, local].join(path.delimiter) }, '1.2.3')).toBe('npx -y assetgen@1.2.3');
+    expect(invocationCommand({ PATH: [npxCache, global].join(path.delimiter) }, '1.2.3')).toBe('assetgen');
+    expect(invocationCommand({ PATH: '' }, '1.2.3')).toBe('npx -y assetgen@1.2.3');
   });
 });
 
@@ -138,7 +199,7 @@ describe('assetgen install (spawned)', () => {
   });
 
   it('update replaces unedited files and keeps edited ones (new version beside) unless --force', async () => {
-    expect((await cli(['install', '--agent', 'claude-code', '--agent', 'cline'])).code).toBe(0);
+    expect((await cli(['install', '--agent', 'claude-code', '--agent', 'roo'])).code).toBe(0);
     // Pretend an older assetgen wrote these files: older content, recorded in the manifest.
     const manifest = readManifest(env);
     for (const entry of manifest.files) {
@@ -149,12 +210,12 @@ describe('assetgen install (spawned)', () => {
     }
     writeManifest(env, manifest);
     const claudeSkill = path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md');
-    const clineSkill = path.join(home.cwd, '.cline', 'skills', 'assetgen', 'SKILL.md');
+    const rooSkill = path.join(home.cwd, '.roo', 'skills', 'assetgen', 'SKILL.md');
     fs.appendFileSync(claudeSkill, 'my own notes\n');
 
     const updated = await cli(['skills', 'update']);
     expect(updated.code).toBe(0);
-    expect(fs.readFileSync(clineSkill, 'utf8')).not.toContain('old version');
+    expect(fs.readFileSync(rooSkill, 'utf8')).not.toContain('old version');
     expect(fs.readFileSync(claudeSkill, 'utf8')).toContain('my own notes');
     expect(fs.readFileSync(`${claudeSkill}.new`, 'utf8')).not.toContain('old version');
     expect(updated.stderr).toContain(`${claudeSkill}.new`);
@@ -171,17 +232,17 @@ describe('assetgen install (spawned)', () => {
     fs.writeFileSync(path.join(home.cwd, '.claude', 'skills', 'my-skill', 'SKILL.md'), 'mine');
     fs.writeFileSync(path.join(home.cwd, '.claude', 'settings.json'), '{}');
     const before = listTree(home.cwd);
-    expect((await cli(['install', '--agent', 'claude-code', '--agent', 'github-copilot'])).code).toBe(0);
-    fs.writeFileSync(path.join(home.cwd, '.github', 'skills', 'assetgen', 'notes.txt'), 'user file inside our folder');
+    expect((await cli(['install', '--agent', 'claude-code', '--agent', 'windsurf'])).code).toBe(0);
+    fs.writeFileSync(path.join(home.cwd, '.windsurf', 'skills', 'assetgen', 'notes.txt'), 'user file inside our folder');
 
     const removed = await cli(['skills', 'uninstall']);
     expect(removed.code).toBe(0);
     // Ours are gone; the user's file keeps our folder (and its parents) alive, nothing else.
-    expect(listTree(home.cwd)).toEqual([...before, '.github', '.github/skills', '.github/skills/assetgen', '.github/skills/assetgen/notes.txt'].sort());
+    expect(listTree(home.cwd)).toEqual([...before, '.windsurf', '.windsurf/skills', '.windsurf/skills/assetgen', '.windsurf/skills/assetgen/notes.txt'].sort());
     expect(readManifest(env).files).toEqual([]);
 
-    fs.rmSync(path.join(home.cwd, '.github', 'skills', 'assetgen', 'notes.txt'));
-    expect((await cli(['install', '--agent', 'github-copilot'])).code).toBe(0);
+    fs.rmSync(path.join(home.cwd, '.windsurf', 'skills', 'assetgen', 'notes.txt'));
+    expect((await cli(['install', '--agent', 'windsurf'])).code).toBe(0);
     expect((await cli(['skills', 'uninstall'])).code).toBe(0);
     expect(listTree(home.cwd)).toEqual(before);
   });
@@ -207,5 +268,120 @@ describe('assetgen install (spawned)', () => {
       for (const secret of [key, 's3cr3t-cookie-value', 'hunter2', 'token=abc']) expect(text).not.toContain(secret);
     }
     expect(fs.readFileSync(written[0]!, 'utf8')).toContain('https://assets.example.com/api');
+  });
+
+  it('update keeps a pending .new as it is, and --force resolves it and removes the obsolete .new', async () => {
+    expect((await cli(['install', '--agent', 'continue'])).code).toBe(0);
+    const skill = path.join(home.cwd, '.continue', 'skills', 'assetgen', 'SKILL.md');
+    const manifest = readManifest(env);
+    const entry = manifest.files.find((e) => e.path === skill)!;
+    const old = `${fs.readFileSync(skill, 'utf8')}\nold version\n`;
+    entry.sha256 = sha256(old);
+    writeManifest(env, manifest);
+    fs.writeFileSync(skill, `${old}MY-OWN-EDIT\n`);
+
+    const first = await cli(['skills', 'update', '--json']);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ changed: true });
+    expect(fs.existsSync(`${skill}.new`)).toBe(true);
+    // Nothing new since: a second update writes nothing and says the new version is waiting.
+    const second = await cli(['skills', 'update', '--json']);
+    expect(second.code).toBe(0);
+    const doc = JSON.parse(second.stdout) as { changed: boolean; files: { path: string; action: string }[] };
+    expect(doc.changed).toBe(false);
+    expect(doc.files.find((f) => f.path === skill)?.action).toBe('pending');
+    expect(second.stderr).toContain(`${skill}.new`);
+
+    const forced = await cli(['skills', 'update', '--force']);
+    expect(forced.code).toBe(0);
+    expect(fs.readFileSync(skill, 'utf8')).not.toContain('MY-OWN-EDIT');
+    expect(fs.existsSync(`${skill}.new`)).toBe(false);
+    expect(readManifest(env).files.some((e) => e.pending)).toBe(false);
+  });
+
+  it('update does not recreate a copy whose folder is gone', async () => {
+    expect((await cli(['install', '--agent', 'roo', '--agent', 'kiro'])).code).toBe(0);
+    fs.rmSync(path.join(home.cwd, '.roo'), { recursive: true });
+    const result = await cli(['skills', 'update']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/\.roo.*gone/);
+    expect(fs.existsSync(path.join(home.cwd, '.roo'))).toBe(false);
+    // uninstall forgets it.
+    expect((await cli(['skills', 'uninstall'])).code).toBe(0);
+    expect(readManifest(env)).toMatchObject({ files: [], createdDirs: [] });
+    expect(listTree(home.cwd)).toEqual([]);
+  });
+
+  it('uninstall --agent keeps a copy other agents still use', async () => {
+    expect((await cli(['install', '--agent', 'codex', '--agent', 'amp'])).code).toBe(0);
+    const skill = path.join(home.cwd, '.agents', 'skills', 'assetgen', 'SKILL.md');
+    const partial = await cli(['skills', 'uninstall', '--agent', 'codex', '--json']);
+    expect(partial.code).toBe(0);
+    expect((JSON.parse(partial.stdout) as { files: { action: string }[] }).files.every((f) => f.action === 'detach')).toBe(true);
+    expect(fs.existsSync(skill)).toBe(true);
+    expect(readManifest(env).files.every((e) => e.agents.join() === 'amp')).toBe(true);
+    expect((await cli(['skills', 'uninstall', '--agent', 'amp'])).code).toBe(0);
+    expect(listTree(home.cwd)).toEqual([]);
+  });
+
+  it('uninstall --scope and --project-dir touch only those copies', async () => {
+    const other = path.join(home.home, 'other-project');
+    fs.mkdirSync(other);
+    expect((await cli(['install', '--agent', 'claude-code'])).code).toBe(0);
+    expect((await cli(['install', '--agent', 'claude-code', '--project-dir', other])).code).toBe(0);
+    expect((await cli(['install', '--agent', 'claude-code', '--scope', 'user'])).code).toBe(0);
+    expect(fs.existsSync(path.join(other, '.claude', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
+
+    expect((await cli(['skills', 'uninstall', '--project-dir', other])).code).toBe(0);
+    expect(fs.existsSync(path.join(other, '.claude'))).toBe(false);
+    expect(fs.existsSync(path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
+    expect((await cli(['skills', 'uninstall', '--scope', 'user'])).code).toBe(0);
+    expect(fs.existsSync(path.join(home.home, '.claude'))).toBe(false);
+    expect(fs.existsSync(path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
+    expect(readManifest(env).files.map((e) => e.scope)).toEqual(['project', 'project', 'project']);
+  });
+
+  it('keeps a file it did not write: the new version goes beside it', async () => {
+    const theirs = path.join(home.cwd, '.roo', 'skills', 'assetgen', 'SKILL.md');
+    fs.mkdirSync(path.dirname(theirs), { recursive: true });
+    fs.writeFileSync(theirs, 'a skill of the same name, not ours');
+    const result = await cli(['install', '--agent', 'roo']);
+    expect(result.code).toBe(0);
+    expect(fs.readFileSync(theirs, 'utf8')).toBe('a skill of the same name, not ours');
+    expect(fs.readFileSync(`${theirs}.new`, 'utf8')).toMatch(/^---\nname: assetgen/);
+    // Uninstall removes what it wrote (the .new and the references) and leaves theirs.
+    expect((await cli(['skills', 'uninstall'])).code).toBe(0);
+    expect(listTree(path.join(home.cwd, '.roo'))).toEqual(['skills', 'skills/assetgen', 'skills/assetgen/SKILL.md']);
+  });
+
+  it('checks its input before writing anything', async () => {
+    expect((await cli(['install', '--agent', 'nope'])).code).toBe(2);
+    expect((await cli(['install', '--agent', 'kiro', '--scope', 'galaxy'])).code).toBe(2);
+    expect((await cli(['install', '--agent', 'kiro', '--project-dir', 'missing-dir'])).code).toBe(2);
+    expect((await cli(['install', '--agent', 'kiro', '--scope', 'user', '--project-dir', '.'])).code).toBe(2);
+    expect((await cli(['install', '--all-detected'])).code).toBe(2); // nothing detected here
+    expect(listTree(home.cwd)).toEqual([]);
+    // A damaged manifest stops everything: guessing could delete the wrong files.
+    fs.mkdirSync(path.dirname(manifestPath(env)), { recursive: true });
+    fs.writeFileSync(manifestPath(env), '{ not json');
+    const damaged = await cli(['install', '--agent', 'kiro']);
+    expect(damaged.code).toBe(1);
+    expect(damaged.stderr).toContain('manifest');
+    expect((await cli(['skills', 'uninstall'])).code).toBe(1);
+    expect(listTree(home.cwd)).toEqual([]);
+  });
+
+  it('skills list shows each copy, its state and the detected agents', async () => {
+    fs.mkdirSync(path.join(home.home, '.cursor'));
+    expect((await cli(['install', '--agent', 'claude-code', '--agent', 'kiro'])).code).toBe(0);
+    fs.appendFileSync(path.join(home.cwd, '.kiro', 'skills', 'assetgen', 'SKILL.md'), 'edit');
+    const listed = JSON.parse((await cli(['skills', 'list', '--json'])).stdout) as { installed: { path: string; state: string }[]; detected: string[]; agents: { id: string }[] };
+    expect(listed.detected).toEqual(['cursor']);
+    expect(listed.agents.map((a) => a.id)).toEqual(AGENTS.map((a) => a.id));
+    expect(listed.installed.filter((f) => f.state === 'edited').map((f) => path.basename(f.path))).toEqual(['SKILL.md']);
+    const human = await cli(['skills', 'list']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/edited.*kiro/);
+    expect(human.stdout).toMatch(/installed.*claude-code/);
   });
 });
