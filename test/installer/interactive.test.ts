@@ -58,12 +58,16 @@ describe('assetgen install on a terminal', () => {
     await session.waitFor('API key');
     session.write(`${key}\r`);
     await session.waitFor('Write these files?');
+    // The plan names every file before anything is written.
     expect(session.screen()).toContain(path.join('.claude', 'skills', 'assetgen'));
     expect(session.screen()).toContain(path.join('.agents', 'skills', 'assetgen'));
+    for (const file of ['SKILL.md', path.join('references', 'commands.md'), path.join('references', 'prompting.md')]) expect(session.screen()).toContain(`create    ${file}`);
+    expect(fs.existsSync(path.join(home.cwd, '.claude'))).toBe(false);
     session.write('\r');
     expect(await session.exit).toBe(0);
 
     expect(session.screen()).not.toContain(key);
+    expect(session.screen()).toContain('*'.repeat(key.length));
     expect(fs.existsSync(path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
     expect(fs.existsSync(path.join(home.cwd, '.agents', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
     const credentials = path.join(home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json');
@@ -81,5 +85,30 @@ describe('assetgen install on a terminal', () => {
     session.write('n\r');
     expect(await session.exit).toBe(1);
     expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
+  });
+  it('with a key already configured: no key prompt; user scope by arrow key; uninstall asks too', async () => {
+    const env = { ...home.env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' };
+    const session = spawnPty(['install'], env);
+    await session.waitFor('which coding agents');
+    expect(session.screen()).not.toContain('(detected)');
+    session.write(' '); // Claude Code, the first choice
+    session.write('\r');
+    await session.waitFor('project or for your user');
+    session.write(DOWN);
+    session.write('\r');
+    await session.waitFor('Write these files?');
+    expect(session.screen()).not.toContain('API key');
+    session.write('y\r');
+    expect(await session.exit).toBe(0);
+    const skill = path.join(home.home, '.claude', 'skills', 'assetgen', 'SKILL.md');
+    expect(fs.existsSync(skill)).toBe(true);
+    expect(fs.existsSync(path.join(home.cwd, '.claude'))).toBe(false);
+
+    const removal = spawnPty(['skills', 'uninstall'], env);
+    await removal.waitFor('Remove these files?');
+    expect(removal.screen()).toContain(skill);
+    removal.write('\r');
+    expect(await removal.exit).toBe(0);
+    expect(fs.existsSync(path.join(home.home, '.claude'))).toBe(false);
   });
 });

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/exit-codes.js';
 import { renderSkill, SHIPPED_SKILL_DIR, shippedValues } from '../../src/installer/render.js';
 import { runCli, startMock, tempHome, type MockHandle } from '../e2e/harness.js';
 
@@ -33,7 +34,22 @@ describe('the assetgen skill', () => {
     const result = validate(rendered);
     expect(result.output).toContain('Valid skill');
     expect(result.status).toBe(0);
-    expect(fs.readFileSync(path.join(rendered, 'SKILL.md'), 'utf8')).toContain('npx -y assetgen@1.2.3 generate');
+    const text = fs.readFileSync(path.join(rendered, 'SKILL.md'), 'utf8');
+    expect(text).toContain('npx -y assetgen@1.2.3 generate');
+    expect(text).toContain('npx -y assetgen@1.2.3 auth login --base-url https://assets.example.com');
+    expect(text).toContain('version: "1.2.3"');
+    // Every mention of the CLI uses the installed invocation: no bare `assetgen <command>` is left.
+    for (const file of renderSkill({ command: 'npx -y assetgen@1.2.3', version: '1.2.3' })) {
+      expect(file.content, file.relative).not.toMatch(/\{\{|`assetgen [a-z]/);
+    }
+    fs.rmSync(path.dirname(rendered), { recursive: true, force: true });
+  });
+
+  it('documents exactly the exit codes of src/exit-codes.ts', () => {
+    const text = fs.readFileSync(path.join(SHIPPED_SKILL_DIR, 'SKILL.md'), 'utf8');
+    const section = text.slice(text.indexOf('## Exit codes'));
+    const documented = [...section.matchAll(/^\| (\d+) \|/gm)].map((match) => Number(match[1]));
+    expect(documented.sort((a, b) => a - b)).toEqual(Object.values(EXIT).sort((a, b) => a - b));
   });
 
   it('ships exactly the default rendering of the templates (run `npm run render-skill` after editing them)', () => {
@@ -76,14 +92,15 @@ describe('every command the skill teaches', () => {
     return [...new Set(lines.map((line) => line.trim()).filter((line) => line.startsWith('assetgen ') && !line.includes('<command>') && !line.startsWith('assetgen auth login')))];
   }
 
+  const skillFiles = () => ['SKILL.md', 'references/commands.md', 'references/prompting.md'].map((f) => fs.readFileSync(path.join(SHIPPED_SKILL_DIR, f), 'utf8'));
+
   /** Splits a shell line into arguments (double quotes only, as the skill uses). */
   function argv(line: string): string[] {
     return [...line.matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replace(/"/g, ''));
   }
 
   it('runs each example green against the mock', async () => {
-    const files = ['SKILL.md', 'references/commands.md', 'references/prompting.md'].map((f) => fs.readFileSync(path.join(SHIPPED_SKILL_DIR, f), 'utf8'));
-    const examples = files.flatMap(commandsIn);
+    const examples = skillFiles().flatMap(commandsIn);
     expect(examples.length).toBeGreaterThanOrEqual(15);
     const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, ASSETGEN_SESSION: mock.sessionCookie };
     const ids: Record<string, string> = {};
@@ -113,6 +130,50 @@ describe('every command the skill teaches', () => {
       if (args.includes('--json')) expect(() => JSON.parse(result.stdout), line).not.toThrow();
     }
   });
+
+  it('runs each example that needs no earlier step with --mock and no setup at all', async () => {
+    const bare = tempHome();
+    try {
+      // `auth status` reports the local setup, not the service: with none it exits 4 (next test).
+      const examples = skillFiles()
+        .flatMap(commandsIn)
+        .filter((line) => !/<(runId|videoId|id)>/.test(line) && !line.startsWith('assetgen auth status'));
+      expect(examples.length).toBeGreaterThanOrEqual(10);
+      for (const example of examples) {
+        const line = example
+          .replace(/<node>=<prompt>/g, 'theme="frozen cavern"')
+          .replace(/"<prompt>"/g, '"a wooden crate"')
+          .replace(/<agentId>/g, 'icon-forge')
+          .replace(/<workflowId>/g, 'wf_tileset')
+          .replace(/<folder>\//g, 'assets/');
+        const args = ['--mock', ...argv(line).slice(1)];
+        if (args.includes('-o')) args.push('--force');
+        const result = await runCli(args, { env: bare.env, cwd: bare.cwd, timeoutMs: 20_000 });
+        expect(result.code, `${line}\n${result.stderr}`).toBe(0);
+        expect(() => JSON.parse(result.stdout), line).not.toThrow();
+      }
+    } finally {
+      bare.remove();
+    }
+  });
+
+  it('exits as documented when access is not set up: 4, empty stdout, a JSON error last on stderr', async () => {
+    const bare = tempHome();
+    try {
+      const text = skillFiles()[0]!;
+      expect(text).toMatch(/auth status --json\n```\n[\s\S]*?- Exit 4: not set up/);
+      const status = await runCli(['auth', 'status', '--json'], { env: bare.env, cwd: bare.cwd });
+      expect(status.code).toBe(EXIT.auth);
+      expect(JSON.parse(status.stdout)).toMatchObject({ authenticated: false });
+      const generate = await runCli(['generate', 'a crate', '--agent', 'sprite-artist', '-o', 'assets/', '--json'], { env: { ...bare.env, ASSETGEN_BASE_URL: 'http://127.0.0.1:9' }, cwd: bare.cwd });
+      expect(generate.code).toBe(EXIT.auth);
+      expect(generate.stdout).toBe('');
+      const last = generate.stderr.trim().split('\n').at(-1)!;
+      expect(JSON.parse(last)).toMatchObject({ error: { code: expect.any(String), message: expect.any(String), exitCode: 4 } });
+    } finally {
+      bare.remove();
+    }
+  });
 });
 
 describe('docs/skills.md', () => {
@@ -122,7 +183,11 @@ describe('docs/skills.md', () => {
     for (const agent of AGENTS) {
       const row = doc.split('\n').find((line) => line.startsWith(`| \`${agent.id}\` |`));
       expect(row, agent.id).toBeTruthy();
-      expect(row).toContain(`\`${agent.projectDir}\``);
+      const cells = row!.split(' | ');
+      expect(cells[2]).toBe(`\`${agent.projectDir}\``);
+      expect(cells[3]).toContain(`${agent.userDir.path}\``);
+      for (const dir of agent.alsoReads.project) expect(cells[5]).toContain(`\`${dir}\``);
+      for (const dir of agent.alsoReads.user) expect(cells[5]).toContain(`${dir.path}\``);
     }
   });
 });
