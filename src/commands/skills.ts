@@ -2,7 +2,7 @@
 // where each coding agent looks. Prompts only on a terminal; without one, flags say everything.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AssetgenError, UsageError } from '../client/errors.js';
+import { AbortedError, AssetgenError, UsageError } from '../client/errors.js';
 import { CredentialStore, resolveCredentials } from '../config/credentials.js';
 import { AGENTS, detectAgents, findAgent, skillsDir, type AgentRecord, type Scope } from '../installer/agents.js';
 import {
@@ -44,6 +44,16 @@ export interface UninstallOptions {
 }
 
 const promptContext = (ctx: CommandContext) => ({ input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });
+
+/** Ctrl-C at a prompt (raw mode: no SIGINT reaches us) is an interruption (exit 130), not a bug. */
+async function ask<T>(prompt: Promise<T>): Promise<T> {
+  try {
+    return await prompt;
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new AbortedError('Interrupted.', 'Nothing was changed.');
+    throw error;
+  }
+}
 const knownAgents = (): string => AGENTS.map((agent) => agent.id).join(', ');
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -81,7 +91,7 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
     if (!agents.length) throw new UsageError('--all-detected found no coding agent on this machine.', `Name them with --agent <id>; known: ${knownAgents()}.`);
   } else if (ctx.interactive) {
     const { checkbox } = await import('@inquirer/prompts');
-    agents = await checkbox(
+    agents = await ask(checkbox(
       {
         message: 'Install the assetgen skill for which coding agents?',
         choices: AGENTS.map((agent) => ({ name: `${agent.name}${detected.includes(agent) ? ' (detected)' : ''}`, value: agent, checked: detected.includes(agent) })),
@@ -89,7 +99,7 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
         pageSize: AGENTS.length,
       },
       promptContext(ctx),
-    );
+    ));
   } else {
     // Never guess (and never "every agent"): a script must say which agents it means.
     throw new UsageError(
@@ -100,7 +110,7 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
   if (!scope) {
     if (ctx.interactive && !options.yes) {
       const { select } = await import('@inquirer/prompts');
-      scope = await select<Scope>(
+      scope = await ask(select<Scope>(
         {
           message: 'Install for this project or for your user?',
           choices: [
@@ -109,7 +119,7 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
           ],
         },
         promptContext(ctx),
-      );
+      ));
     } else scope = 'project';
   }
 
@@ -149,7 +159,7 @@ async function carryOut(
   }
   if (options.confirm && plan.some((item) => item.writeTo)) {
     const { confirm } = await import('@inquirer/prompts');
-    if (!(await confirm({ message: 'Write these files?', default: true }, promptContext(ctx)))) {
+    if (!(await ask(confirm({ message: 'Write these files?', default: true }, promptContext(ctx))))) {
       throw new AssetgenError('Cancelled: nothing was written.', { code: 'cancelled' });
     }
   }
@@ -164,7 +174,7 @@ async function offerToStoreKey(ctx: CommandContext, skip: boolean): Promise<void
   const creds = ctx.credentials();
   if (creds.apiKey || creds.sessionCookie) return;
   const { password } = await import('@inquirer/prompts');
-  const key = (await password({ message: 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', mask: '*' }, promptContext(ctx))).trim();
+  const key = (await ask(password({ message: 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', mask: '*' }, promptContext(ctx)))).trim();
   if (!key) {
     ctx.out.info('No key stored; run `assetgen auth login` before your agent uses the skill.');
     return;
@@ -284,7 +294,7 @@ export async function uninstall(ctx: CommandContext, options: UninstallOptions):
   }
   if (ctx.interactive && !options.yes && removals.some((r) => r.action === 'remove')) {
     const { confirm } = await import('@inquirer/prompts');
-    if (!(await confirm({ message: 'Remove these files?', default: true }, promptContext(ctx)))) {
+    if (!(await ask(confirm({ message: 'Remove these files?', default: true }, promptContext(ctx))))) {
       throw new AssetgenError('Cancelled: nothing was removed.', { code: 'cancelled' });
     }
   }

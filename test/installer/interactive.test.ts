@@ -77,6 +77,21 @@ describe('assetgen install on a terminal', () => {
     const written = readManifest(home.env).files.map((entry) => entry.path);
     expect(written).toHaveLength(6);
     for (const file of written) expect(fs.readFileSync(file, 'utf8')).not.toContain(key);
+    // And nowhere else under HOME (project included) but the CLI's own credentials file.
+    const everything = fs.readdirSync(home.home, { recursive: true, encoding: 'utf8' }).map((p) => path.join(home.home, p));
+    const holders = everything.filter((file) => fs.statSync(file).isFile() && fs.readFileSync(file, 'utf8').includes(key));
+    expect(holders).toEqual([credentials]);
+  });
+
+  it('Ctrl-C at a prompt exits 130 and writes nothing', async () => {
+    const session = spawnPty(['install'], home.env);
+    await session.waitFor('which coding agents');
+    session.write('\u0003');
+    expect(await session.exit).toBe(130);
+    expect(session.screen()).toContain('Nothing was changed.');
+    expect(session.screen()).not.toContain('bug');
+    expect(fs.readdirSync(home.cwd)).toEqual([]);
+    expect(fs.existsSync(path.join(home.env.ASSETGEN_CONFIG_DIR!, 'skills-manifest.json'))).toBe(false);
   });
 
   it('writes nothing when the plan is declined', async () => {
