@@ -384,4 +384,25 @@ describe('assetgen install (spawned)', () => {
     expect(human.stdout).toMatch(/edited.*kiro/);
     expect(human.stdout).toMatch(/installed.*claude-code/);
   });
+  it('renders the skill with the command that will work for the agent later', async () => {
+    const global = path.join(home.home, 'global-bin');
+    fs.mkdirSync(global);
+    fs.writeFileSync(path.join(global, process.platform === 'win32' ? 'assetgen.cmd' : 'assetgen'), '', { mode: 0o755 });
+    const npxCache = path.join(home.home, '.npm', '_npx', 'f00d', 'node_modules', '.bin');
+    fs.mkdirSync(npxCache, { recursive: true });
+    fs.writeFileSync(path.join(npxCache, process.platform === 'win32' ? 'assetgen.cmd' : 'assetgen'), '', { mode: 0o755 });
+    const version = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    const skill = (dir: string) => fs.readFileSync(path.join(home.cwd, dir, 'skills', 'assetgen', 'SKILL.md'), 'utf8');
+
+    env = { ...env, PATH: [npxCache, process.env.PATH].join(path.delimiter) };
+    expect((await cli(['install', '--agent', 'kiro'])).code).toBe(0);
+    expect(skill('.kiro')).toContain(`npx -y assetgen@${version} generate`);
+
+    env = { ...env, PATH: [global, process.env.PATH].join(path.delimiter) };
+    expect((await cli(['install', '--agent', 'roo'])).code).toBe(0);
+    expect(skill('.roo')).toMatch(/^assetgen generate /m);
+    // `update` re-renders what is installed with the command of now.
+    expect((await cli(['skills', 'update'])).code).toBe(0);
+    expect(skill('.kiro')).not.toContain('npx -y');
+  });
 });
