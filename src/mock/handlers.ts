@@ -103,6 +103,7 @@ function authenticate(state: MockState, request: Request, accepted: readonly Aut
   if (!accepted.includes('apiKey') && authorization !== null) {
     throw new Reject(401, 'session_required', `This endpoint needs a session cookie (${SESSION_COOKIE_NAME}); an API key is not accepted here.`);
   }
+  if (!accepted.includes('session')) throw new Reject(401, 'unauthorized', 'Send an API key (Authorization: Bearer <key>); a session cookie is not accepted here.');
   throw new Reject(401, 'unauthorized', accepted.includes('apiKey') ? 'Send an API key (Authorization: Bearer <key>) or a session cookie.' : `Send the session cookie (${SESSION_COOKIE_NAME}).`);
 }
 
@@ -507,7 +508,7 @@ function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
   }
   if (body.faults !== undefined) {
     const faults = body.faults as { rate?: unknown; kinds?: unknown };
-    if (!faults || typeof faults !== 'object') throw new Reject(400, 'invalid_request', '"faults" must be an object.', { field: 'faults' });
+    if (!faults || typeof faults !== 'object' || Array.isArray(faults)) throw new Reject(400, 'invalid_request', '"faults" must be an object.', { field: 'faults' });
     const next: Partial<MockConfig['faults']> = {};
     if (faults.rate !== undefined) {
       if (typeof faults.rate !== 'number' || faults.rate < 0 || faults.rate > 1) throw new Reject(400, 'invalid_request', '"faults.rate" must be a number from 0 to 1.', { field: 'faults.rate' });
@@ -552,7 +553,22 @@ function fallbackHandlers(): HttpHandler[] {
   return [http.all('*/api/*', fallback), http.all(`*${ADMIN_PATH}/*`, fallback), http.all(`*${FILES_PATH}/*`, fallback)];
 }
 
+/** Paths of the service's own path spaces that no route can decode: 400, not a 500 from msw's matcher. */
+function malformedPathHandler(): HttpHandler {
+  const malformed = ({ request }: { request: Request }): boolean => {
+    const path = new URL(request.url).pathname;
+    if (!/\/(api|files|__mock)\//.test(path)) return false;
+    try {
+      decodeURIComponent(path);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  return http.all(malformed, () => apiError(400, 'invalid_request', 'The request path has malformed percent-encoding.', newRequestId()));
+}
+
 /** Every handler of the mock over one state, in match order. */
 export function createHandlers(state: MockState, issueKey: () => string = () => state.issueApiKey()): HttpHandler[] {
-  return [...publicHandlers(state), ...fileHandlers(state), ...adminHandlers(state, issueKey), ...fallbackHandlers()];
+  return [malformedPathHandler(), ...publicHandlers(state), ...fileHandlers(state), ...adminHandlers(state, issueKey), ...fallbackHandlers()];
 }

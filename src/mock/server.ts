@@ -1,6 +1,7 @@
 // The node:http bridge: real sockets in front of the msw handlers (msw's getResponse resolves a
 // standard Request against them). Bodies are streamed chunk by chunk, so SSE events leave as they
 // happen; a client that disconnects cancels its stream. Connection-level faults live here.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getResponse } from 'msw';
@@ -68,8 +69,9 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
   req.socket.setNoDelay(true);
   const body = await readBody(req);
   if (body === 'too-large') {
-    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-    res.end(JSON.stringify({ error: { code: 'payload_too_large', message: `The request body is larger than ${MAX_BODY_BYTES} bytes.`, limit: MAX_BODY_BYTES } }));
+    const requestId = `req_${randomBytes(8).toString('hex')}`;
+    res.writeHead(413, { 'content-type': 'application/json', connection: 'close', 'x-request-id': requestId });
+    res.end(JSON.stringify({ error: { code: 'payload_too_large', message: `The request body is larger than ${MAX_BODY_BYTES} bytes.`, requestId, limit: MAX_BODY_BYTES } }));
     return;
   }
   const headers = new Headers();
@@ -143,5 +145,6 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
 }
 
 function notFound(): Response {
-  return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
+  const requestId = `req_${randomBytes(8).toString('hex')}`;
+  return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such route.', requestId } }), { status: 404, headers: { 'content-type': 'application/json', 'x-request-id': requestId } });
 }

@@ -39,36 +39,84 @@ async function pathFor(name: EndpointName): Promise<string> {
 }
 
 describe('1. authentication of all nine endpoints', () => {
+  const issueKey = async (): Promise<string> => ((await (await fetch(`${mock.url}/__mock/keys`, { method: 'POST' })).json()) as { apiKey: string }).apiKey;
+  const revokeKey = async (apiKey: string): Promise<void> => {
+    const response = await fetch(`${mock.url}/__mock/keys/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey }) });
+    expect(response.status).toBe(200);
+  };
+
   for (const [name, spec] of Object.entries(ENDPOINTS) as [EndpointName, (typeof ENDPOINTS)[EndpointName]][]) {
-    it(`${spec.method} ${spec.path} accepts ${spec.auth.join(' or ')} and refuses the rest with 401`, async () => {
+    const takesKey = (spec.auth as readonly string[]).includes('apiKey');
+    const takesSession = (spec.auth as readonly string[]).includes('session');
+    it(`${spec.method} ${spec.path} accepts ${spec.auth.join(' or ')} and refuses missing, malformed, unknown and revoked credentials with 401`, async () => {
       const path = await pathFor(name);
+      const revoked = await issueKey();
+      await revokeKey(revoked);
+      const ledgerBefore = (await mock.state()).ledger.length;
       const attempt = (auth: 'key' | 'session' | 'none' | Record<string, string>) => mock.call(spec.method, path, { auth, body: bodies[name] });
+
       const missing = await attempt('none');
       expect(missing.status).toBe(401);
       expectErrorShape(missing.json, 'unauthorized');
-      const invalid: Record<string, string>[] = [{ authorization: 'Bearer agk_unknownunknownunknownunknown' }, { authorization: 'Basic abc' }, { cookie: 'ag_session=nope' }];
-      for (const bad of invalid) {
-        const result = await attempt(bad);
-        expect(result.status).toBe(401);
-        expectErrorShape(result.json);
+      expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+
+      // With a key in the Authorization header: refused as a bad credential where keys are taken,
+      // as "session required" where they are not.
+      const keyCode = takesKey ? 'invalid_credentials' : 'session_required';
+      const badKeys: [string, string][] = [
+        ['malformed: not Bearer', 'Basic YWxhZGRpbjpvcGVu'],
+        ['malformed: wrong prefix', 'Bearer sk_live_0123456789abcdef0123456789'],
+        ['malformed: too short', `Bearer ${API_KEY_PREFIX}abc`],
+        ['malformed: empty', 'Bearer '],
+        ['unknown', `Bearer ${API_KEY_PREFIX}${'0'.repeat(40)}`],
+        ['revoked', `Bearer ${revoked}`],
+      ];
+      for (const [what, authorization] of badKeys) {
+        const result = await attempt({ authorization });
+        expect(result.status, what).toBe(401);
+        expectErrorShape(result.json, keyCode);
+        if (takesKey && what === 'revoked') expect(result.json.error.message).toMatch(/revoked/);
       }
-      if ((spec.auth as readonly string[]).includes('apiKey')) expect((await attempt('key')).status).toBeLessThan(300);
-      else {
+      // With a cookie: refused as a bad session where sessions are taken; a key-only endpoint
+      // does not look at cookies at all.
+      for (const cookie of ['ag_session=nope', 'ag_session=', 'other=1; ag_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
+        const result = await attempt({ cookie });
+        expect(result.status, cookie).toBe(401);
+        expectErrorShape(result.json, takesSession ? 'invalid_credentials' : 'unauthorized');
+        if (!takesSession) expect(result.json.error.message).toMatch(/API key/);
+      }
+      // No refusal charged anything.
+      expect((await mock.state()).ledger).toHaveLength(ledgerBefore);
+
+      if (takesKey) {
+        expect((await attempt('key')).status).toBeLessThan(300);
+      } else {
         const keyOnly = await attempt('key');
         expect(keyOnly.status).toBe(401);
         expectErrorShape(keyOnly.json, 'session_required');
       }
-      if ((spec.auth as readonly string[]).includes('session')) expect((await attempt('session')).status).toBeLessThan(300);
+      if (takesSession) expect((await attempt('session')).status).toBeLessThan(300);
+      else {
+        const sessionOnly = await attempt('session');
+        expect(sessionOnly.status).toBe(401);
+        expectErrorShape(sessionOnly.json, 'unauthorized');
+      }
     });
   }
 
-  it('refuses a revoked key', async () => {
-    const { apiKey } = (await (await fetch(`${mock.url}/__mock/keys`, { method: 'POST' })).json()) as { apiKey: string };
-    expect((await mock.call('GET', '/api/v1/workflows', { auth: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
-    await fetch(`${mock.url}/__mock/keys/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey }) });
-    const revoked = await mock.call('GET', '/api/v1/workflows', { auth: { authorization: `Bearer ${apiKey}` } });
-    expect(revoked.status).toBe(401);
-    expect(revoked.json.error.message).toMatch(/revoked/);
+  it('a key works until it is revoked, and stays revoked after a reset', async () => {
+    const apiKey = await issueKey();
+    const withKey = { authorization: `Bearer ${apiKey}` };
+    expect((await mock.call('GET', '/api/v1/workflows', { auth: withKey })).status).toBe(200);
+    await revokeKey(apiKey);
+    const refused = await mock.call('GET', '/api/v1/workflows', { auth: withKey });
+    expect(refused.status).toBe(401);
+    expectErrorShape(refused.json, 'invalid_credentials');
+    await mock.reset();
+    expect((await mock.call('GET', '/api/v1/workflows', { auth: withKey })).status).toBe(401);
+    const unknown = await fetch(`${mock.url}/__mock/keys/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: `${API_KEY_PREFIX}${'f'.repeat(40)}` }) });
+    expect(unknown.status).toBe(404);
+    expectErrorShape(await unknown.json(), 'not_found');
   });
 });
 
@@ -262,6 +310,119 @@ describe('9. bad input never yields a 5xx', () => {
     expect(wrong.headers.get('allow')).toBe('GET');
     expectErrorShape(wrong.json, 'method_not_allowed');
     expect((await mock.call('GET', '/api/v1/generate')).headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('9. bad input never yields a 5xx: every POST endpoint, odd paths, odd methods', () => {
+  const posts: [string, 'key' | 'session'][] = [
+    ['/api/v1/generate', 'key'],
+    ['/api/ai/generate', 'session'],
+    ['/api/ai/stream', 'session'],
+    ['/api/v1/video', 'key'],
+    ['/api/v1/workflows/wf_tileset/run', 'key'],
+  ];
+  const badBodies: [string, string][] = [
+    ['malformed JSON', '{"agentId": "sprite-artist", "prompt": '],
+    ['not JSON at all', 'agentId=sprite-artist&prompt=x'],
+    ['JSON null', 'null'],
+    ['a JSON string', '"hello"'],
+    ['a JSON number', '42'],
+    ['an array', '[{"agentId": "sprite-artist", "prompt": "x"}]'],
+    ['wrong types', '{"agentId": ["sprite-artist"], "prompt": 5, "overrides": [1], "durationSeconds": "4", "aspectRatio": 169}'],
+    ['null fields', '{"agentId": null, "prompt": null, "overrides": {"theme": null}}'],
+    ['blank strings', '{"agentId": " ", "prompt": "   ", "overrides": {"theme": ""}}'],
+    ['nested garbage', '{"agentId": {"$ne": 1}, "prompt": {"toString": 1}, "overrides": {"__proto__": "x"}}'],
+    ['a huge number', '{"prompt": "x", "durationSeconds": 1e400}'],
+  ];
+  for (const [path, auth] of posts) {
+    it(`POST ${path}: ${badBodies.length} bad bodies → 4xx JSON errors, nothing charged`, async () => {
+      for (const [what, raw] of badBodies) {
+        const result = await mock.call('POST', path, { auth, raw });
+        if (path.endsWith('/run') && result.status === 201) continue; // a run's body is optional: bodies without "overrides" are fine
+        expect(result.status, `${what}: ${result.text}`).toBeGreaterThanOrEqual(400);
+        expect(result.status, what).toBeLessThan(500);
+        expect(result.headers.get('content-type'), what).toMatch(/^application\/json/);
+        expectErrorShape(result.json);
+        expect(result.json.error.code).toMatch(/^[a-z_]+$/);
+        expect(result.headers.get('x-request-id')).toBe(result.json.error.requestId);
+      }
+      const empty = await mock.call('POST', path, { auth });
+      if (!path.endsWith('/run')) {
+        expect(empty.status).toBe(400);
+        expectErrorShape(empty.json, 'invalid_request');
+      }
+      const ledger = (await mock.state()).ledger;
+      expect(ledger.filter((entry: { reason: string }) => !entry.reason.startsWith('run '))).toEqual([]);
+    });
+  }
+
+  it('malformed percent-encoding in a path → 400, not a 500 from the router', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/v1/runs/%E0%A4%A'],
+      ['GET', '/api/v1/video/%ZZ'],
+      ['POST', '/api/v1/workflows/%/run'],
+      ['GET', '/files/%C0'],
+      ['GET', '/__mock/%ZZ'],
+    ] as const) {
+      const result = await mock.call(method, path, { body: method === 'POST' ? {} : undefined });
+      expect(result.status, path).toBe(400);
+      expectErrorShape(result.json, 'invalid_request');
+    }
+  });
+
+  it('odd paths and methods: 404 or 405, always JSON with a request id', async () => {
+    const cases: [string, string, number][] = [
+      ['GET', '/', 404],
+      ['GET', '/favicon.ico', 404],
+      ['GET', '/api', 404],
+      ['GET', '/api/v2/generate', 404],
+      ['GET', '/api/v1/runs/a/b', 404],
+      ['GET', '/files/', 404],
+      ['GET', '/files/gen_missing.png', 404],
+      ['GET', '/files/..%2F..%2Fetc%2Fpasswd', 404],
+      ['GET', '/__mock/nothing', 404],
+      ['PUT', '/api/v1/generate', 405],
+      ['PATCH', '/api/v1/runs/run_x', 405],
+      ['OPTIONS', '/api/ai/agents', 405],
+      ['DELETE', '/api/v1/video/vid_x', 405],
+      ['POST', '/__mock/state', 405],
+      ['GET', '/__mock/reset', 405],
+      ['POST', '/files/x.png', 405],
+    ];
+    for (const [method, path, status] of cases) {
+      const result = await mock.call(method, path, { auth: 'none' });
+      expect(result.status, `${method} ${path}`).toBe(status);
+      expectErrorShape(result.json, status === 404 ? 'not_found' : 'method_not_allowed');
+      expect(result.headers.get('x-request-id'), `${method} ${path}`).toMatch(/^req_/);
+      if (status === 405) expect(result.headers.get('allow'), `${method} ${path}`).toMatch(/^(GET|POST)$/);
+    }
+  });
+
+  it('an oversized body is refused the same way on every POST endpoint, with and without Content-Length', async () => {
+    const big = JSON.stringify({ agentId: 'sprite-artist', prompt: 'y'.repeat(MAX_BODY_BYTES) });
+    for (const [path, auth] of [...posts, ['/__mock/config', 'key'] as const]) {
+      const sized = await mock.call('POST', path, { auth, raw: big });
+      expect(sized.status, path).toBe(413);
+      expectErrorShape(sized.json, 'payload_too_large');
+      expect(sized.json.error.limit).toBe(MAX_BODY_BYTES);
+      expect(sized.headers.get('x-request-id')).toMatch(/^req_/);
+      const chunks = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < 70; i++) controller.enqueue(new Uint8Array(1024).fill(32));
+          controller.close();
+        },
+      });
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(auth === 'key' ? { authorization: `Bearer ${mock.key}` } : { cookie: mock.cookie }) };
+      const chunked = await fetch(`${mock.url}${path}`, { method: 'POST', headers, body: chunks, duplex: 'half' } as RequestInit);
+      expect(chunked.status, path).toBe(413);
+      expectErrorShape(await chunked.json(), 'payload_too_large');
+    }
+    // Exactly at the limit is not refused for its size.
+    const head = '{"agentId":"sprite-artist","prompt":"x","pad":"';
+    const atLimit = `${head}${'p'.repeat(MAX_BODY_BYTES - head.length - 2)}"}`;
+    expect(Buffer.byteLength(atLimit)).toBe(MAX_BODY_BYTES);
+    expect((await mock.call('POST', '/api/v1/generate', { raw: atLimit })).status).toBe(201);
+    expect((await mock.state()).ledger).toHaveLength(1);
   });
 });
 

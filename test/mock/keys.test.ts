@@ -1,0 +1,88 @@
+// API keys at unit level: the prefix is one constant, the plaintext leaves the state once and is
+// never kept, and a key is found by comparing fixed-length hashes with crypto.timingSafeEqual
+// against every stored key (no early exit, no lookup keyed by the secret).
+import * as crypto from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('node:crypto', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:crypto')>();
+  return { ...original, timingSafeEqual: vi.fn(original.timingSafeEqual) };
+});
+
+const { API_KEY_PREFIX, SESSION_COOKIE_NAME } = await import('../../src/mock/constants.js');
+const { MockState } = await import('../../src/mock/state.js');
+const timingSafeEqual = vi.mocked(crypto.timingSafeEqual);
+
+afterEach(() => {
+  timingSafeEqual.mockClear();
+});
+
+describe('API keys (MockState)', () => {
+  it('start with the one prefix constant, and every issued key is new', () => {
+    expect(API_KEY_PREFIX).toMatch(/^[a-z]+_$/);
+    const state = new MockState();
+    const keys = Array.from({ length: 20 }, () => state.issueApiKey());
+    for (const key of keys) expect(key).toMatch(new RegExp(`^${API_KEY_PREFIX}[0-9a-f]{40}$`));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('are never kept in plaintext: not in the state object, its JSON, or its own properties', () => {
+    const state = new MockState();
+    const key = state.issueApiKey();
+    const session = state.issueSession().split('=')[1]!;
+    const everything = JSON.stringify(state) + JSON.stringify(Object.values(state)) + String(Object.getOwnPropertyNames(state).map((name) => String((state as never)[name])));
+    expect(everything).not.toContain(key);
+    expect(everything).not.toContain(key.slice(API_KEY_PREFIX.length));
+    expect(everything).not.toContain(session);
+  });
+
+  it('are compared as hashes with timingSafeEqual against every stored key, whatever matches', () => {
+    const state = new MockState();
+    const keys = Array.from({ length: 5 }, () => state.issueApiKey());
+    for (const candidate of [keys[0]!, keys[4]!, `${API_KEY_PREFIX}${'0'.repeat(40)}`, `${API_KEY_PREFIX}${'x'.repeat(500)}`]) {
+      timingSafeEqual.mockClear();
+      state.checkApiKey(candidate);
+      // One constant-time comparison per stored key: the first key and an unknown key cost the same.
+      expect(timingSafeEqual).toHaveBeenCalledTimes(keys.length);
+      for (const [a, b] of timingSafeEqual.mock.calls) {
+        expect((a as Buffer).length).toBe(32);
+        expect((b as Buffer).length).toBe(32);
+      }
+    }
+  });
+
+  it('accept the exact key only; malformed, unknown and revoked keys are told apart', () => {
+    const state = new MockState();
+    const key = state.issueApiKey();
+    const other = state.issueApiKey();
+    expect(state.checkApiKey(key)).toMatchObject({ kind: 'apiKey', id: expect.stringMatching(/^key_[0-9a-f]{12}$/) });
+    expect(state.checkApiKey(key)).not.toEqual(state.checkApiKey(other));
+    const flipped = `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`;
+    expect(state.checkApiKey(flipped)).toBe('unknown');
+    expect(state.checkApiKey(`${key}0`)).toBe('unknown');
+    expect(state.checkApiKey(key.toUpperCase())).toBe('malformed');
+    expect(state.checkApiKey('sk_live_something_else_entirely')).toBe('malformed');
+    expect(state.checkApiKey(`${API_KEY_PREFIX}short`)).toBe('malformed');
+    expect(state.checkApiKey('')).toBe('malformed');
+    expect(state.revokeApiKey(flipped)).toBe(false);
+    expect(state.revokeApiKey(key)).toBe(true);
+    expect(state.checkApiKey(key)).toBe('revoked');
+    expect(state.checkApiKey(other)).toMatchObject({ kind: 'apiKey' });
+    // A reset keeps keys (and their revocation).
+    state.reset();
+    expect(state.checkApiKey(key)).toBe('revoked');
+    expect(state.checkApiKey(other)).toMatchObject({ kind: 'apiKey' });
+  });
+
+  it('sessions: the cookie is name=value, checked by hash in constant time', () => {
+    const state = new MockState();
+    const cookie = state.issueSession();
+    expect(cookie.startsWith(`${SESSION_COOKIE_NAME}=`)).toBe(true);
+    const token = cookie.slice(SESSION_COOKIE_NAME.length + 1);
+    timingSafeEqual.mockClear();
+    expect(state.checkSession(token)).toMatchObject({ kind: 'session' });
+    expect(timingSafeEqual).toHaveBeenCalled();
+    expect(state.checkSession(`${token}x`)).toBe('unknown');
+    expect(state.checkSession('')).toBe('unknown');
+  });
+});
