@@ -1,5 +1,6 @@
 // The service document's statements, as the mock implements them: auth, credits, refunds,
 // workflows, agents, bad input, idempotency, admin API and faults — over a real socket.
+import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ENDPOINTS, endpointPath, type EndpointName } from '../../src/api/endpoints.js';
 import { API_KEY_PREFIX, MAX_BODY_BYTES, PRICES } from '../../src/mock/index.js';
@@ -180,6 +181,78 @@ describe('3. credits', () => {
   });
 });
 
+describe('3. credits: the whole price table', () => {
+  const service = () => mock.server.service.state;
+  const paid: { what: string; method: string; path: () => Promise<string>; auth: 'key' | 'session'; body?: unknown; price: number; bodyCredits: boolean }[] = [
+    { what: 'generate (key)', method: 'POST', path: async () => '/api/v1/generate', auth: 'key', body: GENERATE, price: PRICES.generation, bodyCredits: true },
+    { what: 'session generate', method: 'POST', path: async () => '/api/ai/generate', auth: 'session', body: GENERATE, price: PRICES.generation, bodyCredits: true },
+    { what: 'stream', method: 'POST', path: async () => '/api/ai/stream', auth: 'session', body: GENERATE, price: PRICES.generation, bodyCredits: false },
+    { what: 'list workflows (key)', method: 'GET', path: async () => '/api/v1/workflows', auth: 'key', price: PRICES.keyCall, bodyCredits: false },
+    { what: 'list workflows (session)', method: 'GET', path: async () => '/api/v1/workflows', auth: 'session', price: PRICES.sessionCall, bodyCredits: false },
+    { what: 'list agents (session)', method: 'GET', path: async () => '/api/ai/agents', auth: 'session', price: PRICES.sessionCall, bodyCredits: false },
+    { what: 'run sprite sheet (key)', method: 'POST', path: async () => '/api/v1/workflows/wf_sprite_sheet/run', auth: 'key', price: PRICES.runPerNode * 3, bodyCredits: false },
+    { what: 'run tileset (session)', method: 'POST', path: async () => '/api/v1/workflows/wf_tileset/run', auth: 'session', price: PRICES.runPerNode * 4, bodyCredits: false },
+    { what: 'run turnaround (key)', method: 'POST', path: async () => '/api/v1/workflows/wf_character_turnaround/run', auth: 'key', price: PRICES.runPerNode * 6, bodyCredits: false },
+    { what: 'poll a run (key)', method: 'GET', path: async () => `/api/v1/runs/${(await mock.call('POST', '/api/v1/workflows/wf_tileset/run', { auth: 'session' })).json.id}`, auth: 'key', price: PRICES.keyCall, bodyCredits: false },
+    { what: 'poll a run (session)', method: 'GET', path: async () => `/api/v1/runs/${(await mock.call('POST', '/api/v1/workflows/wf_tileset/run', { auth: 'session' })).json.id}`, auth: 'session', price: PRICES.sessionCall, bodyCredits: false },
+    { what: 'video (key)', method: 'POST', path: async () => '/api/v1/video', auth: 'key', body: { prompt: 'torch' }, price: 180, bodyCredits: true },
+    { what: 'video (session)', method: 'POST', path: async () => '/api/v1/video', auth: 'session', body: { prompt: 'torch' }, price: 180, bodyCredits: true },
+    { what: 'poll a video (key)', method: 'GET', path: async () => `/api/v1/video/${(await mock.call('POST', '/api/v1/video', { auth: 'session', body: { prompt: 'x' } })).json.id}`, auth: 'key', price: PRICES.keyCall, bodyCredits: true },
+    { what: 'poll a video (session)', method: 'GET', path: async () => `/api/v1/video/${(await mock.call('POST', '/api/v1/video', { auth: 'session', body: { prompt: 'x' } })).json.id}`, auth: 'session', price: PRICES.sessionCall, bodyCredits: true },
+  ];
+
+  it('the table is the documented one; a video is 180', () => {
+    expect(PRICES).toEqual({ generation: 10, runPerNode: 5, video: 180, keyCall: 1, sessionCall: 0 });
+  });
+
+  for (const call of paid) {
+    it(`${call.what} costs ${call.price}, reported in headers${call.bodyCredits ? ' and body' : ''} and the ledger`, async () => {
+      const path = await call.path();
+      const before = (await mock.state()).credits;
+      const ledgerBefore = (await mock.state()).ledger.length;
+      const result = await mock.call(call.method, path, { auth: call.auth, body: call.body });
+      expect(result.status).toBeLessThan(300);
+      expect(result.headers.get('x-credits-charged')).toBe(String(call.price));
+      expect(result.headers.get('x-credits-remaining')).toBe(String(before - call.price));
+      if (call.bodyCredits) expect(result.json.credits).toEqual({ charged: call.price, remaining: before - call.price });
+      const after = await mock.state();
+      expect(after.credits).toBe(before - call.price);
+      const added = after.ledger.slice(ledgerBefore);
+      expect(added.map((entry: { amount: number }) => entry.amount)).toEqual(call.price ? [-call.price] : []);
+    });
+  }
+
+  for (const call of paid.filter((c) => c.price > 0)) {
+    it(`${call.what} with ${call.price - 1} credits → 402 {required, balance}, nothing charged or created`, async () => {
+      const path = await call.path();
+      await mock.config({ credits: call.price - 1 });
+      const before = await mock.state();
+      const files = service().files.size;
+      const result = await mock.call(call.method, path, { auth: call.auth, body: call.body });
+      expect(result.status).toBe(402);
+      expectErrorShape(result.json, 'insufficient_credits');
+      expect(result.json.error).toMatchObject({ required: call.price, balance: call.price - 1 });
+      expect(result.headers.get('x-credits-charged')).toBe('0');
+      expect(result.headers.get('x-credits-remaining')).toBe(String(call.price - 1));
+      const after = await mock.state();
+      expect(after.credits).toBe(call.price - 1);
+      expect(after.ledger).toEqual(before.ledger);
+      expect(after.runs).toEqual(before.runs);
+      expect(after.videos).toEqual(before.videos);
+      expect(service().files.size).toBe(files);
+      expect(Object.keys(after.streams)).toEqual(Object.keys(before.streams));
+    });
+  }
+
+  it('a 402 poll does not advance the run (a session poll, free, still does)', async () => {
+    const { json: run } = await mock.call('POST', '/api/v1/workflows/wf_tileset/run');
+    await mock.config({ credits: 0 });
+    expect((await mock.call('GET', `/api/v1/runs/${run.id}`)).status).toBe(402);
+    expect((await mock.state()).runs[0].completedNodes).toBe(0);
+    expect((await mock.call('GET', `/api/v1/runs/${run.id}`, { auth: 'session' })).json.completedNodes).toBe(1);
+  });
+});
+
 describe('4. failed video jobs are refunded by the mock', () => {
   it('refunds once, visible in the ledger, the job record and the balance', async () => {
     await mock.config({ videoOutcome: 'fail', videoSteps: 2 });
@@ -201,6 +274,57 @@ describe('4. failed video jobs are refunded by the mock', () => {
     const file = await fetch(done.json.output.url);
     expect(file.headers.get('content-type')).toBe('image/gif');
     expect(Buffer.from(await file.arrayBuffer()).subarray(0, 6).toString()).toBe('GIF89a');
+  });
+});
+
+describe('4. refunds and video polling', () => {
+  it('a failed job is refunded exactly once however often it is polled, by key or by session', async () => {
+    await mock.config({ videoOutcome: 'fail', videoSteps: 3 });
+    const { json: job } = await mock.call('POST', '/api/v1/video', { body: { prompt: 'torch' } });
+    const polls = [];
+    for (let i = 0; i < 6; i++) polls.push((await mock.call('GET', `/api/v1/video/${job.id}`, { auth: i % 2 ? 'key' : 'session' })).json);
+    expect(polls.map((p) => p.status)).toEqual(['processing', 'processing', 'failed', 'failed', 'failed', 'failed']);
+    expect(polls.map((p) => p.refunded)).toEqual([false, false, true, true, true, true]);
+    for (const failed of polls.slice(2)) expect(failed).toMatchObject({ refund: { amount: 180, at: polls[2].refund.at }, output: null, progress: 1 });
+    const state = await mock.state();
+    const refunds = state.ledger.filter((entry: { amount: number }) => entry.amount > 0);
+    expect(refunds).toEqual([expect.objectContaining({ amount: 180, reason: `refund ${job.id}` })]);
+    // 1000 − 180 + 180 − the key polls (polls 2, 4 and 6 are by key, 1 each).
+    expect(state.credits).toBe(1000 - 3 * PRICES.keyCall);
+    expect(state.videos[0]).toMatchObject({ id: job.id, status: 'failed', refund: { amount: 180 } });
+  });
+
+  it('random outcomes follow the seed', async () => {
+    const outcomes = async () => {
+      await mock.reset();
+      await mock.config({ videoOutcome: 'random', videoSteps: 1, seed: 'refunds', credits: 10_000 });
+      const result = [];
+      for (let i = 0; i < 12; i++) {
+        const { json: job } = await mock.call('POST', '/api/v1/video', { auth: 'session', body: { prompt: `p${i}` } });
+        result.push((await mock.call('GET', `/api/v1/video/${job.id}`, { auth: 'session' })).json.status);
+      }
+      return result;
+    };
+    const first = await outcomes();
+    expect(new Set(first)).toEqual(new Set(['succeeded', 'failed']));
+    expect(await outcomes()).toEqual(first);
+    const state = await mock.state();
+    expect(state.credits).toBe(10_000 - 180 * first.filter((s) => s === 'succeeded').length);
+  });
+
+  it('unfinished jobs carry Retry-After and pollAfterMs; finished ones do not ask to poll again', async () => {
+    await mock.config({ videoPollAfterMs: 2500, videoSteps: 2 });
+    const created = await mock.call('POST', '/api/v1/video', { body: { prompt: 'torch' } });
+    expect(created.status).toBe(202);
+    expect(created.headers.get('retry-after')).toBe('3');
+    expect(created.json).toMatchObject({ status: 'queued', pollAfterMs: 2500, progress: 0, output: null, error: null, refunded: false, refund: null });
+    const processing = await mock.call('GET', `/api/v1/video/${created.json.id}`);
+    expect(processing.json.status).toBe('processing');
+    expect(processing.headers.get('retry-after')).toBe('3');
+    const done = await mock.call('GET', `/api/v1/video/${created.json.id}`);
+    expect(done.json.status).toBe('succeeded');
+    expect(done.headers.get('retry-after')).toBeNull();
+    expect(done.json.output).toEqual({ url: `${mock.url}/files/${created.json.id}.gif`, contentType: 'image/gif' });
   });
 });
 
@@ -229,8 +353,12 @@ describe('5. workflows and runs', () => {
         expect(last.nodes[poll - 1].output).toBeDefined();
       }
       expect(last.nodes[0].output).toEqual({ text: 'a frog knight' });
-      const again = (await mock.call('GET', `/api/v1/runs/${run.id}`, { auth: 'session' })).json;
-      expect({ ...again, updatedAt: 0 }).toEqual({ ...last, updatedAt: 0 });
+      for (let extra = 0; extra < 3; extra++) {
+        const again = (await mock.call('GET', `/api/v1/runs/${run.id}`, { auth: 'session' })).json;
+        expect(again).toEqual(last);
+      }
+      expect(last.currentNode).toBeNull();
+      for (const node of last.nodes) expect(node.output).toBeDefined();
       for (const output of last.outputs) expect((await fetch(output.url)).headers.get('content-type')).toBe('image/png');
     }
   });
@@ -445,6 +573,111 @@ describe('10. idempotency', () => {
   });
 });
 
+describe('10. idempotency, further', () => {
+  const post = (path: string, key: string, body: unknown, auth: 'key' | 'session' = 'key') => mock.call('POST', path, { auth, body, headers: { 'idempotency-key': key } });
+  const charges = async () => (await mock.state()).ledger.filter((entry: { amount: number }) => entry.amount < 0).length;
+
+  it('every paid POST replays: same status, same body, replay header, no new charge', async () => {
+    const cases: [string, unknown, 'key' | 'session'][] = [
+      ['/api/v1/generate', GENERATE, 'key'],
+      ['/api/ai/generate', GENERATE, 'session'],
+      ['/api/v1/workflows/wf_sprite_sheet/run', { overrides: { character: 'a frog' } }, 'key'],
+      ['/api/v1/video', { prompt: 'torch' }, 'session'],
+    ];
+    for (const [path, body, auth] of cases) {
+      const first = await post(path, `k-${path}`, body, auth);
+      const credits = (await mock.state()).credits;
+      for (let i = 0; i < 3; i++) {
+        const again = await post(path, `k-${path}`, body, auth);
+        expect(again.status, path).toBe(first.status);
+        expect(again.text, path).toBe(first.text);
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+        expect(again.headers.get('x-credits-charged')).toBe('0');
+        expect(again.headers.get('x-credits-remaining')).toBe(String(credits));
+        expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+      }
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+    }
+    expect(await charges()).toBe(cases.length);
+  });
+
+  it('the same key with another body, path or workflow → 422, nothing charged', async () => {
+    await post('/api/v1/generate', 'shared', GENERATE);
+    for (const [path, body] of [
+      ['/api/v1/generate', { ...GENERATE, prompt: 'another' }],
+      ['/api/ai/generate', GENERATE],
+      ['/api/v1/video', { prompt: 'rusty sword' }],
+    ] as const) {
+      const result = await post(path, 'shared', body, path.startsWith('/api/ai/') ? 'session' : 'key');
+      if (path.startsWith('/api/ai/')) {
+        // A session is another credential: its own key space, so this one is new.
+        expect(result.status).toBe(201);
+        continue;
+      }
+      expect(result.status, path).toBe(422);
+      expectErrorShape(result.json, 'idempotency_key_reused');
+    }
+    await post('/api/v1/workflows/wf_tileset/run', 'run-key', {});
+    const other = await post('/api/v1/workflows/wf_sprite_sheet/run', 'run-key', {});
+    expect(other.status).toBe(422);
+    expect(await charges()).toBe(3);
+  });
+
+  it('different credentials with the same key are independent', async () => {
+    const { apiKey } = (await (await fetch(`${mock.url}/__mock/keys`, { method: 'POST' })).json()) as { apiKey: string };
+    const a = await post('/api/v1/generate', 'same', GENERATE);
+    const b = await mock.call('POST', '/api/v1/generate', { auth: { authorization: `Bearer ${apiKey}` }, body: GENERATE, headers: { 'idempotency-key': 'same' } });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.json.id).not.toBe(a.json.id);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    expect(await charges()).toBe(2);
+  });
+
+  it('a refused request is not remembered: after a 402, the same key goes through once paid for', async () => {
+    await mock.config({ credits: 100 });
+    const refused = await post('/api/v1/video', 'retry-me', { prompt: 'torch' });
+    expect(refused.status).toBe(402);
+    await mock.config({ credits: 500 });
+    const accepted = await post('/api/v1/video', 'retry-me', { prompt: 'torch' });
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get('idempotent-replayed')).toBeNull();
+    expect((await post('/api/v1/video', 'retry-me', { prompt: 'torch' })).json.id).toBe(accepted.json.id);
+    expect((await mock.state()).credits).toBe(320);
+  });
+
+  it('concurrent requests with one key are charged once', async () => {
+    await mock.config({ latencyMs: 30 });
+    const results = await Promise.all(Array.from({ length: 4 }, () => post('/api/v1/video', 'race', { prompt: 'torch' })));
+    await mock.config({ latencyMs: 0 });
+    const fresh = results.filter((r) => r.status === 202 && r.headers.get('idempotent-replayed') === null);
+    expect(fresh).toHaveLength(1);
+    for (const other of results) {
+      if (other === fresh[0]) continue;
+      if (other.status === 409) expectErrorShape(other.json, 'idempotency_in_progress');
+      else expect(other.json.id).toBe(fresh[0]!.json.id);
+    }
+    expect((await mock.state()).ledger).toHaveLength(1);
+  });
+
+  it('a completed stream replays as the same event text, free', async () => {
+    await mock.config({ streamStepMs: 1 });
+    const first = await post('/api/ai/stream', 'stream-key', GENERATE, 'session');
+    const again = await post('/api/ai/stream', 'stream-key', GENERATE, 'session');
+    expect(again.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await charges()).toBe(1);
+  });
+
+  it('GETs ignore Idempotency-Key: each poll still advances', async () => {
+    const { json: run } = await mock.call('POST', '/api/v1/workflows/wf_tileset/run');
+    const poll = () => mock.call('GET', `/api/v1/runs/${run.id}`, { headers: { 'idempotency-key': 'poll' } });
+    expect((await poll()).json.completedNodes).toBe(1);
+    expect((await poll()).json.completedNodes).toBe(2);
+  });
+});
+
 describe('admin API', () => {
   it('resets to the seeded state, keeping keys valid, and validates config', async () => {
     await mock.call('POST', '/api/v1/generate', { body: GENERATE });
@@ -457,6 +690,80 @@ describe('admin API', () => {
       expect(response.status, JSON.stringify(bad)).toBe(400);
     }
     expect(await mock.config({ credits: 42, latencyMs: 0 })).toMatchObject({ credits: 42 });
+  });
+});
+
+describe('admin API, further', () => {
+  it('state: credits, ledger, config, requests (public API calls only), runs, videos, streams', async () => {
+    const state = await mock.state();
+    expect(Object.keys(state).sort()).toEqual(['config', 'credits', 'ledger', 'requests', 'runs', 'streams', 'videos']);
+    expect(state.requests).toBe(0);
+    await mock.call('GET', '/api/v1/workflows');
+    await mock.call('GET', '/api/v1/workflows', { auth: 'none' });
+    const { json } = await mock.call('POST', '/api/v1/generate', { body: GENERATE });
+    await fetch(json.output.url);
+    await mock.call('GET', '/api/v1/nothing');
+    await mock.state();
+    await mock.config({});
+    const after = await mock.state();
+    expect(after.requests).toBe(3);
+    expect(after.ledger.map((e: { amount: number; reason: string; at: string }) => [e.amount, e.reason, typeof e.at])).toEqual([
+      [-1, 'list workflows', 'string'],
+      [-10, `generate ${json.id}`, 'string'],
+    ]);
+  });
+
+  it('reset: seeded balance and settings back, records gone, keys and sessions still valid', async () => {
+    const { apiKey } = (await (await fetch(`${mock.url}/__mock/keys`, { method: 'POST' })).json()) as { apiKey: string };
+    await mock.config({ credits: 7, latencyMs: 5, videoOutcome: 'fail', videoSteps: 5, streamStepMs: 99, faults: { rate: 0, kinds: ['500'] } });
+    await mock.config({ credits: 500 });
+    await mock.call('POST', '/api/v1/workflows/wf_tileset/run');
+    await mock.call('POST', '/api/v1/video', { body: { prompt: 'x' } });
+    const reset = await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
+    expect(await reset.json()).toEqual({ credits: 1000 });
+    const state = await mock.state();
+    expect(state).toMatchObject({ credits: 1000, ledger: [], requests: 0, runs: [], videos: [], streams: {} });
+    expect(state.config).toEqual({ credits: 1000, videoOutcome: 'succeed', videoSteps: 2, videoPollAfterMs: 500, streamStepMs: 40, latencyMs: 0, faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] } });
+    expect((await mock.call('GET', '/api/v1/workflows')).status).toBe(200);
+    expect((await mock.call('GET', '/api/v1/workflows', { auth: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+    expect((await mock.call('GET', '/api/ai/agents', { auth: 'session' })).status).toBe(200);
+  });
+
+  it('config merges, sets the balance without a ledger entry, and refuses bad settings with 400', async () => {
+    const merged = await mock.config({ faults: { kinds: ['503'] } });
+    expect(merged.faults).toEqual({ rate: 0, kinds: ['503'] });
+    expect((await mock.config({ faults: { rate: 0.5 } })).faults).toEqual({ rate: 0.5, kinds: ['503'] });
+    await mock.config({ faults: { rate: 0 } });
+    expect(await mock.config({ credits: 42, seed: 7 })).toMatchObject({ credits: 42, seed: '7', latencyMs: 0, streamStepMs: 1 });
+    expect((await mock.state())).toMatchObject({ credits: 42, ledger: [] });
+    const bad: unknown[] = [
+      { credits: -1 }, { credits: 1.5 }, { credits: '5' }, { videoOutcome: 'maybe' }, { videoSteps: 0 }, { videoPollAfterMs: -1 },
+      { streamStepMs: 'fast' }, { latencyMs: null }, { seed: { a: 1 } }, { faults: { rate: 2 } }, { faults: { rate: -0.1 } },
+      { faults: { kinds: ['boom'] } }, { faults: { kinds: '500' } }, { faults: [] }, { faults: null }, { colour: 'red' }, [], 'x',
+    ];
+    for (const body of bad) {
+      const response = await fetch(`${mock.url}/__mock/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expectErrorShape(await response.json());
+    }
+    const malformed = await fetch(`${mock.url}/__mock/config`, { method: 'POST', body: '{' });
+    expect(malformed.status).toBe(400);
+    expectErrorShape(await malformed.json(), 'invalid_json');
+    // Nothing of the refused settings stuck.
+    expect((await mock.state()).config).toMatchObject({ credits: 42, videoOutcome: 'succeed', faults: { rate: 0, kinds: ['503'] } });
+  });
+
+  it('seed re-seeds the random choices: the same seed, the same fault sequence', async () => {
+    const sequence = async () => {
+      await mock.config({ seed: 'faults', faults: { rate: 0.5, kinds: ['500', '503'] } });
+      const statuses = [];
+      for (let i = 0; i < 16; i++) statuses.push((await mock.call('GET', '/api/v1/workflows', { auth: 'session' })).status);
+      await mock.config({ faults: { rate: 0 } });
+      return statuses;
+    };
+    const first = await sequence();
+    expect(new Set(first)).toEqual(new Set([200, 500, 503]));
+    expect(await sequence()).toEqual(first);
   });
 });
 
@@ -498,5 +805,90 @@ describe('faults', () => {
     await mock.call('GET', '/api/v1/workflows');
     await mock.config({ latencyMs: 0 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+  });
+});
+
+describe('faults, further', () => {
+  const request = (path: string, init: RequestInit = {}) => fetch(`${mock.url}${path}`, { ...init, headers: { authorization: `Bearer ${mock.key}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+  const withFaults = async <T>(kinds: string[], run: () => Promise<T>): Promise<T> => {
+    await mock.config({ faults: { rate: 1, kinds } });
+    try {
+      return await run();
+    } finally {
+      await mock.config({ faults: { rate: 0 } });
+    }
+  };
+
+  it('strike every public endpoint at rate 1, never files or the admin API', async () => {
+    const { json: gen } = await mock.call('POST', '/api/v1/generate', { body: GENERATE });
+    const { json: run } = await mock.call('POST', '/api/v1/workflows/wf_tileset/run');
+    await withFaults(['503'], async () => {
+      for (const [method, path, auth] of [
+        ['GET', '/api/v1/workflows', 'key'], ['POST', '/api/v1/generate', 'key'], ['GET', `/api/v1/runs/${run.id}`, 'session'],
+        ['POST', '/api/ai/stream', 'session'], ['GET', '/api/ai/agents', 'session'], ['GET', '/api/ai/agents', 'none'],
+      ] as const) {
+        const result = await mock.call(method, path, { auth, body: method === 'POST' ? GENERATE : undefined });
+        expect(result.status, path).toBe(503);
+        expectErrorShape(result.json, 'unavailable');
+        expect(result.headers.get('retry-after')).toBe('0');
+      }
+      expect((await fetch(gen.output.url)).status).toBe(200);
+      expect((await fetch(`${mock.url}/__mock/state`)).status).toBe(200);
+    });
+    expect((await mock.state()).runs[0].completedNodes).toBe(0);
+  });
+
+  it('truncate: the announced Content-Length is not delivered (read on a raw socket)', async () => {
+    const { status, declared, received } = await withFaults(['truncate'], () =>
+      new Promise<{ status: number; declared: number; received: number }>((resolve, reject) => {
+        const req = http.request(`${mock.url}/api/v1/workflows`, { headers: { authorization: `Bearer ${mock.key}` } }, (res) => {
+          let received = 0;
+          res.on('data', (chunk: Buffer) => (received += chunk.length));
+          const done = () => resolve({ status: res.statusCode!, declared: Number(res.headers['content-length']), received });
+          res.on('end', done);
+          res.on('aborted', done);
+          res.on('error', done);
+          res.on('close', done);
+        });
+        req.on('error', reject);
+        req.setTimeout(5_000, () => req.destroy(new Error('timeout')));
+        req.end();
+      }),
+    );
+    expect(status).toBe(200);
+    expect(declared).toBeGreaterThan(100);
+    expect(received).toBeLessThan(declared);
+  });
+
+  it('truncate after a charge: the same Idempotency-Key replays it for free once faults stop', async () => {
+    const headers = { 'idempotency-key': 'lost-answer' };
+    const body = JSON.stringify({ prompt: 'torch' });
+    const lost = await withFaults(['truncate'], () => request('/api/v1/video', { method: 'POST', body, headers }));
+    await expect(lost.text()).rejects.toThrow();
+    const replay = await request('/api/v1/video', { method: 'POST', body, headers });
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replay.json()) as { id: string }).id).toMatch(/^vid_/);
+    const state = await mock.state();
+    expect(state.ledger).toHaveLength(1);
+    expect(state.videos).toHaveLength(1);
+  });
+
+  it('faults also strike idempotent replays (and charge nothing)', async () => {
+    const headers = { 'idempotency-key': 'replay-fault' };
+    const body = JSON.stringify(GENERATE);
+    expect((await request('/api/v1/generate', { method: 'POST', body, headers })).status).toBe(201);
+    const faulted = await withFaults(['500'], () => request('/api/v1/generate', { method: 'POST', body, headers }));
+    expect(faulted.status).toBe(500);
+    expectErrorShape(await faulted.json(), 'internal_error');
+    await expect(withFaults(['reset'], () => request('/api/v1/generate', { method: 'POST', body, headers }))).rejects.toThrow();
+    expect((await request('/api/v1/generate', { method: 'POST', body, headers })).headers.get('idempotent-replayed')).toBe('true');
+    expect((await mock.state()).ledger).toHaveLength(1);
+  });
+
+  it('rate 0 turns them off', async () => {
+    await mock.config({ faults: { rate: 1, kinds: ['500'] } });
+    await mock.config({ faults: { rate: 0 } });
+    for (let i = 0; i < 5; i++) expect((await mock.call('GET', '/api/v1/workflows', { auth: 'session' })).status).toBe(200);
   });
 });

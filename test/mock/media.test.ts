@@ -1,8 +1,20 @@
 // The assets are real files: a PNG decoded down to its pixels, and a GIF decoded frame by frame
 // (LZW included), which is what a player does.
 import { inflateSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './helpers.js';
 import { renderPng, renderVideo } from '../../src/mock/media.js';
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
 
 function decodePng(png: Buffer): { width: number; height: number; colours: number } {
   expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
@@ -10,10 +22,13 @@ function decodePng(png: Buffer): { width: number; height: number; colours: numbe
   let width = 0;
   let height = 0;
   const idat: Buffer[] = [];
+  const types: string[] = [];
   while (offset < png.length) {
     const length = png.readUInt32BE(offset);
     const type = png.toString('ascii', offset + 4, offset + 8);
     const data = png.subarray(offset + 8, offset + 8 + length);
+    expect(png.readUInt32BE(offset + 8 + length), `CRC of ${type}`).toBe(crc32(png.subarray(offset + 4, offset + 8 + length)));
+    types.push(type);
     if (type === 'IHDR') {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
@@ -22,6 +37,9 @@ function decodePng(png: Buffer): { width: number; height: number; colours: numbe
     if (type === 'IDAT') idat.push(data);
     offset += 12 + length;
   }
+  expect(types[0]).toBe('IHDR');
+  expect(types.at(-1)).toBe('IEND');
+  expect(offset).toBe(png.length);
   const raw = inflateSync(Buffer.concat(idat));
   expect(raw.length).toBe(height * (1 + width * 3));
   const colours = new Set<string>();
@@ -33,13 +51,15 @@ function decodePng(png: Buffer): { width: number; height: number; colours: numbe
 }
 
 /** A minimal GIF decoder: header, colour table, extensions, image descriptors, LZW. */
-function decodeGif(gif: Buffer): { width: number; height: number; frames: Uint8Array[] } {
+function decodeGif(gif: Buffer): { width: number; height: number; frames: Uint8Array[]; loops: boolean } {
   expect(gif.toString('ascii', 0, 6)).toBe('GIF89a');
   const width = gif.readUInt16LE(6);
   const height = gif.readUInt16LE(8);
   const packed = gif[10]!;
-  let offset = 13 + (packed & 0x80 ? 3 * 2 ** ((packed & 7) + 1) : 0);
+  const colourCount = packed & 0x80 ? 2 ** ((packed & 7) + 1) : 256;
+  let offset = 13 + (packed & 0x80 ? 3 * colourCount : 0);
   const frames: Uint8Array[] = [];
+  let loops = false;
   const readBlocks = (): Buffer => {
     const parts: Buffer[] = [];
     for (let size = gif[offset++]!; size > 0; size = gif[offset++]!) {
@@ -50,20 +70,29 @@ function decodeGif(gif: Buffer): { width: number; height: number; frames: Uint8A
   };
   for (;;) {
     const marker = gif[offset++];
+    expect(offset, 'the GIF ends with a trailer').toBeLessThanOrEqual(gif.length);
     if (marker === 0x3b) break;
     if (marker === 0x21) {
-      offset++; // label
-      readBlocks();
+      const label = gif[offset++];
+      const block = readBlocks();
+      if (label === 0xff && block.subarray(0, 11).toString('ascii') === 'NETSCAPE2.0') loops = true;
       continue;
     }
     expect(marker).toBe(0x2c);
+    const left = gif.readUInt16LE(offset);
+    const top = gif.readUInt16LE(offset + 2);
     const w = gif.readUInt16LE(offset + 4);
     const h = gif.readUInt16LE(offset + 6);
+    const local = gif[offset + 8]!;
     offset += 9;
+    if (local & 0x80) offset += 3 * 2 ** ((local & 7) + 1);
+    expect([left, top, w, h]).toEqual([0, 0, width, height]);
     const minCodeSize = gif[offset++]!;
-    frames.push(lzwDecode(readBlocks(), minCodeSize, w * h));
+    const pixels = lzwDecode(readBlocks(), minCodeSize, w * h);
+    expect(Math.max(...pixels)).toBeLessThan(colourCount);
+    frames.push(pixels);
   }
-  return { width, height, frames };
+  return { width, height, frames, loops };
 }
 
 function lzwDecode(data: Buffer, minCodeSize: number, pixelCount: number): Uint8Array {
@@ -80,6 +109,7 @@ function lzwDecode(data: Buffer, minCodeSize: number, pixelCount: number): Uint8
   let previous: number[] | undefined;
   let bitPos = 0;
   for (;;) {
+    if (bitPos + codeSize > data.length * 8) throw new Error('the LZW data ends before its end code');
     let code = 0;
     for (let i = 0; i < codeSize; i++, bitPos++) code |= ((data[bitPos >> 3]! >> (bitPos & 7)) & 1) << i;
     if (code === clear) {
@@ -121,5 +151,69 @@ describe('generated videos', () => {
     expect(frames.length).toBeGreaterThanOrEqual(2);
     expect(Buffer.from(frames[0]!).equals(Buffer.from(frames[3]!))).toBe(false);
     expect(renderVideo('motion-director', 'torch flicker').equals(gif)).toBe(true);
+  });
+});
+
+describe('files served by the mock', () => {
+  let mock: Harness;
+  beforeAll(async () => {
+    mock = await startHarness();
+    await mock.config({ videoSteps: 1, videoPollAfterMs: 0 });
+  });
+  afterAll(async () => {
+    await mock.server.close();
+  });
+
+  const generate = async (agentId: string, prompt: string, path = '/api/v1/generate', auth: 'key' | 'session' = 'key') => {
+    const { status, json } = await mock.call('POST', path, { auth, body: { agentId, prompt } });
+    expect(status).toBe(201);
+    const response = await fetch(json.output.url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(Number(response.headers.get('content-length'))).toBe(bytes.length);
+    expect(json.output).toMatchObject({ contentType: 'image/png', width: 128, height: 128, bytes: bytes.length });
+    return bytes;
+  };
+
+  it('a generation points at a real PNG: several colours, deterministic for (agent, prompt), different per prompt', async () => {
+    const sword = await generate('sprite-artist', 'rusty sword');
+    const decoded = decodePng(sword);
+    expect(decoded).toMatchObject({ width: 128, height: 128 });
+    expect(decoded.colours).toBeGreaterThanOrEqual(3);
+    expect((await generate('sprite-artist', 'rusty sword', '/api/ai/generate', 'session')).equals(sword)).toBe(true);
+    const prompts = ['golden shield', 'rusty sword!', 'slime', 'dragon egg'];
+    const others = await Promise.all(prompts.map((prompt) => generate('sprite-artist', prompt)));
+    for (const other of others) expect(other.equals(sword)).toBe(false);
+    for (const agent of ['tile-smith', 'icon-forge']) {
+      const png = await generate(agent, 'rusty sword');
+      expect(png.equals(sword)).toBe(false);
+      expect(decodePng(png).colours).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('a finished video job points at a playable animated GIF', async () => {
+    const { json: job } = await mock.call('POST', '/api/v1/video', { body: { prompt: 'torch flicker' } });
+    const { json: done } = await mock.call('GET', `/api/v1/video/${job.id}`);
+    expect(done.status).toBe('succeeded');
+    const response = await fetch(done.output.url);
+    expect(response.headers.get('content-type')).toBe('image/gif');
+    const gif = Buffer.from(await response.arrayBuffer());
+    const { width, height, frames, loops } = decodeGif(gif);
+    expect([width, height]).toEqual([96, 96]);
+    expect(frames.length).toBeGreaterThanOrEqual(2);
+    expect(loops).toBe(true);
+    expect(new Set(frames.map((frame) => Buffer.from(frame).toString('hex'))).size).toBeGreaterThanOrEqual(2);
+    expect(new Set(frames[0]).size).toBeGreaterThanOrEqual(3);
+  });
+
+  it('run outputs are PNGs too', async () => {
+    const { json: run } = await mock.call('POST', '/api/v1/workflows/wf_sprite_sheet/run');
+    let last = run;
+    for (let i = 0; i < run.totalNodes; i++) last = (await mock.call('GET', `/api/v1/runs/${run.id}`)).json;
+    expect(last.outputs.length).toBeGreaterThanOrEqual(2);
+    const images = await Promise.all(last.outputs.map(async (output: { url: string }) => Buffer.from(await (await fetch(output.url)).arrayBuffer())));
+    for (const png of images) expect(decodePng(png).colours).toBeGreaterThanOrEqual(3);
+    expect(images[0]!.equals(images[1]!)).toBe(false);
   });
 });
