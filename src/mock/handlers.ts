@@ -304,22 +304,19 @@ function streamRoute(state: MockState): HttpHandler {
     ];
     state.streams.set(record.id, { status: 'streaming', events: 0 });
     const encoder = new TextEncoder();
-    let sent = '';
+    const frames = events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     let timer: NodeJS.Timeout | undefined;
     let response: Response;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         let index = 0;
         const next = (): void => {
-          const [event, data] = events[index]!;
-          const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-          sent += frame;
-          controller.enqueue(encoder.encode(frame));
+          controller.enqueue(encoder.encode(frames[index]!));
           state.streams.set(record.id, { status: 'streaming', events: index + 1 });
           index += 1;
           if (index === events.length) {
             state.streams.set(record.id, { status: 'completed', events: index });
-            streamCompletions.get(response)?.(sent);
+            streamCompletions.get(response)?.(frames.join(''));
             controller.close();
             return;
           }
@@ -332,6 +329,9 @@ function streamRoute(state: MockState): HttpHandler {
         clearTimeout(timer);
         const current = state.streams.get(record.id);
         if (current?.status === 'streaming') state.streams.set(record.id, { ...current, status: 'cancelled' });
+        // The generation is made and charged: a retry with the same Idempotency-Key replays the
+        // whole stream (as after a truncated answer) instead of finding the key in flight forever.
+        streamCompletions.get(response)?.(frames.join(''));
       },
     });
     response = new Response(stream, {

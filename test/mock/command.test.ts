@@ -1,46 +1,92 @@
-// `assetgen mock`: one JSON line, a server that answers, a clean stop on SIGTERM.
-import { spawn } from 'node:child_process';
+// `assetgen mock` from the built CLI (bin/assetgen.js → dist): one JSON line, a server that
+// answers, a clean stop on SIGTERM; usage errors exit 2.
 import { describe, expect, it } from 'vitest';
-import { BIN, runCli, tempHome } from '../e2e/harness.js';
+import { collect, runCli, spawnCli, tempHome } from '../e2e/harness.js';
+
+/** Resolves with stdout as soon as it holds a full line (bounded). */
+function firstLine(child: ReturnType<typeof spawnCli>, timeoutMs = 10_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no line on stdout within ${timeoutMs} ms: ${out}`)), timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString();
+      if (out.includes('\n')) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        resolve(out);
+      }
+    };
+    child.stdout!.on('data', onData);
+  });
+}
 
 describe('assetgen mock', () => {
-  it('prints exactly one JSON line, serves the API, and stops on SIGTERM', async () => {
+  it('--json: exactly one JSON line {url, apiKey, sessionCookie}, serves the API, exits 0 on SIGTERM', async () => {
     const home = tempHome();
-    const child = spawn(process.execPath, [BIN, 'mock', '--json', '--port', '0', '--credits', '77'], { env: home.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnCli(['mock', '--json', '--port', '0', '--credits', '77', '--seed', 's1'], { env: home.env, cwd: home.cwd });
+    const done = collect(child, 20_000);
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        const timer = setTimeout(() => reject(new Error(`no JSON line within 10 s: ${out}`)), 10_000);
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.includes('\n')) {
-            clearTimeout(timer);
-            resolve(out);
-          }
-        });
-      });
-      expect(line.endsWith('\n') && line.indexOf('\n') === line.length - 1).toBe(true);
-      const info = JSON.parse(line) as { url: string; apiKey: string; sessionCookie: string };
+      const line = await firstLine(child);
+      const info = JSON.parse(line) as Record<string, string>;
+      expect(Object.keys(info).sort()).toEqual(['apiKey', 'sessionCookie', 'url']);
       expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(info.sessionCookie).toMatch(/^ag_session=/);
-      const response = await fetch(`${info.url}/api/v1/workflows`, { headers: { authorization: `Bearer ${info.apiKey}` } });
-      expect(response.status).toBe(200);
-      expect(response.headers.get('x-credits-remaining')).toBe('76');
-      const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      expect(info.apiKey).toMatch(/^agk_[0-9a-f]{40}$/);
+      expect(info.sessionCookie).toMatch(/^ag_session=[\w-]+$/);
+      const workflows = await fetch(`${info.url}/api/v1/workflows`, { headers: { authorization: `Bearer ${info.apiKey}` } });
+      expect(workflows.status).toBe(200);
+      expect(workflows.headers.get('x-credits-remaining')).toBe('76');
+      const agents = await fetch(`${info.url}/api/ai/agents`, { headers: { cookie: info.sessionCookie } });
+      expect(agents.status).toBe(200);
+      const state = (await (await fetch(`${info.url}/__mock/state`)).json()) as { credits: number };
+      expect(state.credits).toBe(76);
       child.kill('SIGTERM');
-      expect(await exit).toBe(0);
+      const result = await done;
+      expect(result.code).toBe(0);
+      // The whole of stdout is that one line.
+      expect(result.stdout).toBe(line);
+      expect(result.stdout.split('\n')).toHaveLength(2);
+      // And the port is closed.
+      await expect(fetch(`${info.url}/api/v1/workflows`)).rejects.toThrow();
     } finally {
       child.kill('SIGKILL');
       home.remove();
     }
   });
 
-  it('rejects a bad port with exit 2', async () => {
+  it('without --json: export lines on stdout, a note on stderr', async () => {
+    const home = tempHome();
+    const child = spawnCli(['mock'], { env: home.env, cwd: home.cwd });
+    const done = collect(child, 20_000);
+    try {
+      const first = await firstLine(child);
+      expect(first).toMatch(/^export ASSETGEN_BASE_URL='http:\/\/127\.0\.0\.1:\d+'\n/);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      child.kill('SIGTERM');
+      const result = await done;
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^export ASSETGEN_BASE_URL='.+'\nexport ASSETGEN_API_KEY='agk_[0-9a-f]{40}'\nexport ASSETGEN_SESSION='ag_session=.+'\n$/);
+      expect(result.stderr).toContain('/__mock/');
+    } finally {
+      child.kill('SIGKILL');
+      home.remove();
+    }
+  });
+
+  it('bad --port or --credits → exit 2, naming the flag, nothing on stdout', async () => {
     const home = tempHome();
     try {
-      const result = await runCli(['mock', '--port', 'banana'], { env: home.env, cwd: home.cwd });
-      expect(result.code).toBe(2);
-      expect(result.stderr).toContain('--port');
+      for (const [args, flag] of [
+        [['--port', 'banana'], '--port'],
+        [['--port', '70000'], '--port'],
+        [['--port', '-1'], '--port'],
+        [['--credits', 'lots'], '--credits'],
+        [['--credits', '-5'], '--credits'],
+      ] as const) {
+        const result = await runCli(['mock', '--json', ...args], { env: home.env, cwd: home.cwd });
+        expect(result.code, args.join(' ')).toBe(2);
+        expect(result.stderr).toContain(flag);
+        expect(result.stdout).toBe('');
+      }
     } finally {
       home.remove();
     }

@@ -670,6 +670,28 @@ describe('10. idempotency, further', () => {
     expect(await charges()).toBe(1);
   });
 
+  it('a stream cut off by the client is not stuck "in progress": a retry with its key replays the whole stream, free', async () => {
+    await mock.config({ streamStepMs: 200 });
+    const controller = new AbortController();
+    const headers = { cookie: mock.cookie, 'content-type': 'application/json', 'idempotency-key': 'cut' };
+    const first = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', signal: controller.signal, headers, body: JSON.stringify(GENERATE) });
+    const { value } = await first.body!.getReader().read();
+    const id = /"id":"(gen_\w+)"/.exec(new TextDecoder().decode(value))![1]!;
+    controller.abort();
+    let status = '';
+    for (let i = 0; i < 50 && status !== 'cancelled'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = (await mock.state()).streams[id]?.status;
+    }
+    expect(status).toBe('cancelled');
+    const retry = await post('/api/ai/stream', 'cut', GENERATE, 'session');
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.text).toContain(`"id":"${id}"`);
+    expect(retry.text).toMatch(/event: result\n[\s\S]*event: done\n/);
+    expect(await charges()).toBe(1);
+  });
+
   it('GETs ignore Idempotency-Key: each poll still advances', async () => {
     const { json: run } = await mock.call('POST', '/api/v1/workflows/wf_tileset/run');
     const poll = () => mock.call('GET', `/api/v1/runs/${run.id}`, { headers: { 'idempotency-key': 'poll' } });
