@@ -391,8 +391,19 @@ describe('7. agents', () => {
       expect(result.status, path).toBe(404);
       expectErrorShape(result.json, 'unknown_agent');
     }
-    expect((await mock.call('POST', '/api/v1/generate', { body: { agentId: 'motion-director', prompt: 'x' } })).json.error.code).toBe('wrong_agent_kind');
-    expect((await mock.call('POST', '/api/v1/video', { body: { prompt: 'x', agentId: 'tile-smith' } })).json.error.code).toBe('wrong_agent_kind');
+    for (const [path, auth, body] of [
+      ['/api/v1/generate', 'key', { agentId: 'motion-director', prompt: 'x' }],
+      ['/api/ai/generate', 'session', { agentId: 'motion-director', prompt: 'x' }],
+      ['/api/ai/stream', 'session', { agentId: 'motion-director', prompt: 'x' }],
+      ['/api/v1/video', 'key', { prompt: 'x', agentId: 'tile-smith' }],
+    ] as const) {
+      const result = await mock.call('POST', path, { auth, body });
+      expect(result.status, path).toBe(400);
+      expectErrorShape(result.json, 'wrong_agent_kind');
+      expect(result.json.error.agentId).toBe(body.agentId);
+    }
+    expect(json.agents.every((a: Record<string, unknown>) => typeof a.name === 'string' && typeof a.description === 'string')).toBe(true);
+    expect((await mock.state()).ledger).toEqual([]);
   });
 });
 
