@@ -170,9 +170,13 @@ async function carryOut(
 
 /** On a terminal, when no credentials exist yet, offer to store the key (masked) for the CLI. */
 async function offerToStoreKey(ctx: CommandContext, skip: boolean): Promise<void> {
-  if (skip || !ctx.interactive) return;
   const creds = ctx.credentials();
   if (creds.apiKey || creds.sessionCookie) return;
+  if (skip || !ctx.interactive) {
+    // The skill works only once the CLI has credentials; say so rather than let the agent find out.
+    ctx.out.info('No credentials are stored yet: run `assetgen auth login` before your agent uses the skill.');
+    return;
+  }
   const { password } = await import('@inquirer/prompts');
   const key = (await ask(password({ message: 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', mask: '*' }, promptContext(ctx)))).trim();
   if (!key) {

@@ -182,6 +182,10 @@ describe('assetgen install (spawned)', () => {
     const real = await cli(['install', '--agent', 'claude-code']);
     expect(real.code).toBe(0);
     expect(real.stdout.trim().split('\n')).toEqual(planned.files.map((f) => f.path));
+    // No credentials yet: the installer says how to add them (it never asks without a terminal).
+    expect(real.stderr).toContain('assetgen auth login');
+    const configured = await runCli(['install', '--agent', 'claude-code', '--dry-run'], { env: { ...env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' }, cwd: home.cwd });
+    expect(configured.stderr).not.toContain('auth login');
 
     const again = await cli(['install', '--agent', 'claude-code']);
     expect(again.code).toBe(0);

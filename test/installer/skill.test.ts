@@ -179,15 +179,21 @@ describe('every command the skill teaches', () => {
 describe('docs/skills.md', () => {
   it('documents every agent of the table', async () => {
     const { AGENTS } = await import('../../src/installer/agents.js');
+    type Where = (typeof AGENTS)[number]['userDir'];
+    // How the page spells a user-scope path: `~` for home, the variable for an overridable root.
+    const roots: Record<Where['root'], string> = { home: '~', xdgConfig: '$XDG_CONFIG_HOME', claudeHome: '~/.claude', codexHome: '~/.codex' };
+    const shown = (where: Where): string => (where.path ? `${roots[where.root]}/${where.path}` : roots[where.root]);
     const doc = fs.readFileSync(new URL('../../docs/skills.md', import.meta.url), 'utf8');
     for (const agent of AGENTS) {
       const row = doc.split('\n').find((line) => line.startsWith(`| \`${agent.id}\` |`));
       expect(row, agent.id).toBeTruthy();
       const cells = row!.split(' | ');
+      expect(cells[1]).toBe(agent.name);
       expect(cells[2]).toBe(`\`${agent.projectDir}\``);
-      expect(cells[3]).toContain(`${agent.userDir.path}\``);
+      expect(cells[3]!.startsWith(`\`${shown(agent.userDir)}\``), `${agent.id} user dir: ${cells[3]}`).toBe(true);
+      expect(cells[4], `${agent.id} detect`).toBe(agent.detect ? `\`${shown(agent.detect)}\`` : 'never (always offered)');
       for (const dir of agent.alsoReads.project) expect(cells[5]).toContain(`\`${dir}\``);
-      for (const dir of agent.alsoReads.user) expect(cells[5]).toContain(`${dir.path}\``);
+      for (const dir of agent.alsoReads.user) expect(cells[5]).toContain(`\`${shown(dir)}\``);
     }
   });
 });
