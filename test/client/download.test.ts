@@ -49,6 +49,16 @@ describe('download', () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it('creates the destination folder', async () => {
+    const server = await serve((_req, res) => sendPng(res));
+    client = createClient({ baseUrl: server.url });
+    const file = path.join(dir, 'a', 'b', 'c.png');
+    await client.download('/c.png', file);
+    expect(fs.readFileSync(file).equals(PNG)).toBe(true);
+    await client.close();
+    await client.close(); // closing twice is harmless
+  });
+
   it('refuses to overwrite without force, overwrites with it', async () => {
     const server = await serve((_req, res) => sendPng(res));
     client = createClient({ baseUrl: server.url });
