@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import type { CommandContext } from './runtime/context.js';
+import type { CommandContext } from './cli/context.js';
 
 const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
 
@@ -16,8 +16,8 @@ function run(load: () => Promise<Action>) {
   return async (...args: unknown[]): Promise<void> => {
     const command = args[args.length - 1] as Command;
     const commandArgs = args.slice(0, -1);
-    const { execute } = await import('./runtime/execute.js');
-    const code = await execute(command.optsWithGlobals() as Record<string, unknown>, async (ctx) => {
+    const { execute } = await import('./cli/execute.js');
+    const code = await execute(command.optsWithGlobals<Record<string, unknown>>(), async (ctx) => {
       const action = await load();
       await action(ctx, ...commandArgs);
     });
@@ -53,11 +53,11 @@ auth
 auth
   .command('status')
   .description('show where credentials come from, the masked key and the base URL (exit 4 when none)')
-  .action(run(async () => (await import('./commands/auth.js')).status as Action));
+  .action(run(async () => (await import('./commands/auth.js')).status));
 auth
   .command('logout')
   .description('remove the stored credentials')
-  .action(run(async () => (await import('./commands/auth.js')).logout as Action));
+  .action(run(async () => (await import('./commands/auth.js')).logout));
 
 // ── generation ───────────────────────────────────────────────────────────────────────────────────
 program
@@ -74,14 +74,14 @@ program
 program
   .command('agents')
   .description('list the agents that generate assets (needs a session)')
-  .action(run(async () => (await import('./commands/agents.js')).agents as Action));
+  .action(run(async () => (await import('./commands/agents.js')).agents));
 
 // ── workflows and runs ───────────────────────────────────────────────────────────────────────────
 const workflows = program.command('workflows').description('saved workflows: list and run');
 workflows
   .command('list')
   .description('list saved workflows with their node counts and overridable nodes')
-  .action(run(async () => (await import('./commands/workflows.js')).list as Action));
+  .action(run(async () => (await import('./commands/workflows.js')).list));
 workflows
   .command('run')
   .description('run a workflow and, unless --no-wait, follow it to the end and save its outputs')
@@ -171,7 +171,7 @@ skills
 skills
   .command('list')
   .description('where the skill is installed, and which agents are detected')
-  .action(run(async () => (await import('./commands/skills.js')).list as Action));
+  .action(run(async () => (await import('./commands/skills.js')).list));
 skills
   .command('update')
   .description('re-render installed skills after an upgrade (edited files are kept, the new version written beside)')
@@ -206,4 +206,3 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   }
   throw error;
 });
-

@@ -1,7 +1,7 @@
 // createClient: one typed method per endpoint of the service, plus waits, the stream and downloads.
 import { ENDPOINTS, endpointPath, type EndpointName } from '../api/endpoints.js';
 import { download } from './download.js';
-import { MissingCredentialsError, UsageError } from './errors.js';
+import { MissingCredentialsError, InvalidArgumentError } from './errors.js';
 import { HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
 import { normalizeAgents, normalizeGeneration, normalizeRun, normalizeVideo, normalizeWorkflows, type ResponseInfo } from './normalize.js';
 import { waitForRun, waitForVideo } from './poll.js';
@@ -17,18 +17,15 @@ const DEFAULTS = {
   maxRetryAfterMs: 60_000,
 } as const;
 
-/** Endpoints that spend credits: each logical call gets one idempotency key, reused on retries. */
-const CHARGED: ReadonlySet<EndpointName> = new Set(['generate', 'sessionGenerate', 'runWorkflow', 'createVideo', 'stream']);
-
 function parseBaseUrl(baseUrl: string): URL {
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new UsageError(`Invalid base URL "${baseUrl}".`, 'Use an absolute http(s) URL, e.g. https://api.example.com');
+    throw new InvalidArgumentError(`Invalid base URL "${baseUrl}".`, 'Use an absolute http(s) URL, e.g. https://api.example.com');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`Invalid base URL "${baseUrl}": only http and https are supported.`);
+    throw new InvalidArgumentError(`Invalid base URL "${baseUrl}": only http and https are supported.`);
   }
   // Paths are joined to the base as relative references; a trailing slash keeps its own path.
   if (!url.pathname.endsWith('/')) url.pathname += '/';
@@ -41,7 +38,7 @@ function assertSafeTransport(url: URL, options: ClientOptions): void {
   if (url.protocol !== 'http:' || isLoopback(url.hostname) || options.allowInsecureHttp) return;
   const secrets = [options.apiKey && 'an API key', options.sessionCookie && 'a session cookie'].filter(Boolean);
   if (secrets.length === 0) return;
-  throw new UsageError(
+  throw new InvalidArgumentError(
     `Refusing to send ${secrets.join(' and ')} over plain http:// to ${url.host} (anyone on the network could read it); use https://, or --allow-insecure-http (allowInsecureHttp) if you must.`,
     'Use an https:// base URL. Plain http is accepted without it only for loopback hosts (localhost, 127.0.0.0/8, ::1).',
   );
@@ -49,7 +46,7 @@ function assertSafeTransport(url: URL, options: ClientOptions): void {
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0) throw new UsageError(`Invalid ${name}: ${value}.`);
+  if (!Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`Invalid ${name}: ${value}.`);
   return value;
 }
 
@@ -81,7 +78,9 @@ export function createClient(options: ClientOptions): AssetgenClient {
         'Sign in to the service in a browser and copy its session cookie (name=value); an API key does not work here.',
       );
     }
-    throw new MissingCredentialsError(`${ENDPOINTS[name].method} ${ENDPOINTS[name].path} needs credentials: an API key${accepted.includes('session') ? ' or a session cookie' : ''}.`);
+    throw new MissingCredentialsError(
+      `${ENDPOINTS[name].method} ${ENDPOINTS[name].path} needs credentials: an API key${accepted.includes('session') ? ' or a session cookie' : ''}.`,
+    );
   }
 
   function call(name: EndpointName, params: Record<string, string>, body: unknown, o: CallOptions | undefined): Call {
@@ -92,7 +91,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
       url: new URL(endpointPath(name, params).replace(/^\//, ''), base).href,
       credential: credentialFor(name),
       body,
-      idempotencyKey: CHARGED.has(name) ? (o?.idempotencyKey ?? http.newIdempotencyKey()) : undefined,
+      idempotencyKey: ENDPOINTS[name].paid ? (o?.idempotencyKey ?? http.newIdempotencyKey()) : undefined,
       signal: o?.signal,
     };
   }
@@ -100,7 +99,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
   const info = (response: JsonResponse): ResponseInfo => ({ headers: response.headers, requestId: response.requestId, baseUrl: base.href });
 
   function requireId(value: string, what: string): string {
-    if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${what} is empty.`);
+    if (typeof value !== 'string' || value.trim() === '') throw new InvalidArgumentError(`${what} is empty.`);
     return value;
   }
 
@@ -148,7 +147,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
       return normalizeRun(response.body, info(response));
     },
 
-    waitForRun: (runId, o) => waitForRun(client.getRun, requireId(runId, 'The run id'), o),
+    waitForRun: (runId, o) => waitForRun((id, options) => client.getRun(id, options), requireId(runId, 'The run id'), o),
 
     async createVideo(req: VideoRequest, o?: CallOptions) {
       const body: Record<string, unknown> = { prompt: req.prompt };
@@ -164,7 +163,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
       return normalizeVideo(response.body, info(response));
     },
 
-    waitForVideo: (id, o) => waitForVideo(client.getVideo, requireId(id, 'The video job id'), o),
+    waitForVideo: (id, o) => waitForVideo((jobId, options) => client.getVideo(jobId, options), requireId(id, 'The video job id'), o),
 
     download: (url, dest, o) => download(http, url, dest, o),
 

@@ -30,12 +30,17 @@ function refuseOverwrite(file: string): OutputFileError {
  * Sends the GET, following redirects by hand: on another origin no credentials are ever sent.
  * On the service's origin, credentials are added only after a 401/403 (a key call may cost credits).
  */
-async function openAsset(http: HttpClient, startUrl: string, signal: AbortSignal | undefined, attempt: number): Promise<OpenResponse & { url: string }> {
+async function openAsset(
+  http: HttpClient,
+  startUrl: string,
+  signal: AbortSignal | undefined,
+  attempt: number,
+): Promise<OpenResponse & { url: string }> {
   const serviceOrigin = new URL(http.settings.baseUrl).origin;
   const preferred: Credential = http.has('apiKey') ? 'apiKey' : http.has('session') ? 'session' : 'none';
   let url = startUrl;
   let credential: Credential = 'none';
-  for (let hop = 0; ; ) {
+  for (let hop = 0; ;) {
     const sameOrigin = new URL(url).origin === serviceOrigin;
     if (!sameOrigin) credential = 'none';
     let response: OpenResponse;
@@ -74,7 +79,8 @@ export async function download(
   } catch {
     throw new UnexpectedResponseError(`Cannot download "${rawUrl}": not a URL.`, rawUrl);
   }
-  if (!/^https?:$/.test(new URL(url).protocol)) throw new UnexpectedResponseError(`Cannot download "${rawUrl}": only http and https URLs are supported.`, rawUrl);
+  if (!/^https?:$/.test(new URL(url).protocol))
+    throw new UnexpectedResponseError(`Cannot download "${rawUrl}": only http and https URLs are supported.`, rawUrl);
   const target = dest === '-' ? process.stdout : dest;
   const file = typeof target === 'string' ? path.resolve(target) : undefined;
   if (file && !force && fileExists(file)) throw refuseOverwrite(file);
@@ -82,7 +88,10 @@ export async function download(
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
     } catch (error) {
-      throw new OutputFileError(`Cannot create the folder of ${file}: ${(error as Error).message}`, 'Check the output path and its permissions.');
+      throw new OutputFileError(
+        `Cannot create the folder of ${file}: ${(error as Error).message}`,
+        'Check the output path and its permissions.',
+      );
     }
   }
 
@@ -119,7 +128,10 @@ export async function download(
       if (signal?.aborted) throw abortError(signal);
       if (error instanceof OutputFileError) throw error;
       if (isLocalFileError(error)) {
-        throw new OutputFileError(`Cannot write ${file ?? 'the output'}: ${(error as Error).message}`, 'Check the output path and its permissions.');
+        throw new OutputFileError(
+          `Cannot write ${file ?? 'the output'}: ${(error as Error).message}`,
+          'Check the output path and its permissions.',
+        );
       }
       const failure = error instanceof ConnectionError ? error : transportError(error, `GET ${response.url}`);
       // A stream that already received bytes cannot take them back.
@@ -136,5 +148,10 @@ export async function download(
 function isLocalFileError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   const syscall = (error as { syscall?: unknown } | null)?.syscall;
-  return typeof code === 'string' && typeof syscall === 'string' && ['open', 'write', 'rename', 'mkdir'].includes(syscall) && code !== 'ECONNRESET';
+  return (
+    typeof code === 'string' &&
+    typeof syscall === 'string' &&
+    ['open', 'write', 'rename', 'mkdir'].includes(syscall) &&
+    code !== 'ECONNRESET'
+  );
 }

@@ -1,11 +1,11 @@
 // One error family for everything the client can report. The CLI maps these to exit codes in
-// one place (src/exit-codes.ts); the client itself knows nothing of processes or terminals.
+// one place (src/cli/exit-codes.ts); the client itself knows nothing of processes or terminals.
 
 export class AssetgenError extends Error {
   /** Machine-readable code, stable across versions (printed in `--json` errors). */
   readonly code: string;
-  /** What the user can do about it, when there is something to say. */
-  readonly hint?: string;
+  /** What the user can do about it, when there is something to say (see `withHint`). */
+  hint?: string;
 
   constructor(message: string, options: { code: string; hint?: string; cause?: unknown }) {
     super(message, { cause: options.cause });
@@ -15,10 +15,21 @@ export class AssetgenError extends Error {
   }
 }
 
-/** Bad input caught before anything was sent (flags, arguments, local files). */
-export class UsageError extends AssetgenError {
+/**
+ * Adds a line of advice to an error where it is caught, keeping the error itself (its class, status,
+ * request id and code), so what it says and what `--json` reports stay whole. Other values pass through.
+ */
+export function withHint<T>(error: T, hint: string | undefined): T {
+  if (hint && error instanceof AssetgenError && !error.hint?.includes(hint)) {
+    error.hint = error.hint ? `${error.hint}\n${hint}` : hint;
+  }
+  return error;
+}
+
+/** The caller passed something the client cannot use (an empty id, a base URL that is not http(s)). */
+export class InvalidArgumentError extends AssetgenError {
   constructor(message: string, hint?: string) {
-    super(message, { code: 'usage', hint });
+    super(message, { code: 'invalid_argument', hint });
   }
 }
 

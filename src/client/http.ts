@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
-import { maskSecret } from '../config/credentials.js';
 import {
   AbortedError,
   ApiError,
@@ -20,6 +19,8 @@ import {
   UnexpectedResponseError,
   type ApiErrorDetails,
 } from './errors.js';
+import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
+import { redactHeaders } from './redact.js';
 import { header, isObject, num, retryAfterMs, str, type HeaderMap } from './normalize.js';
 import type { ClientOptions } from './types.js';
 
@@ -55,7 +56,6 @@ export interface JsonResponse {
   requestId?: string;
 }
 
-const SESSION_COOKIE_NAME = 'ag_session';
 const RETRYABLE_STATUS = (status: number) => status === 408 || status === 429 || status >= 500;
 
 /** An attempt that failed in a way a retry may fix; `error` is what to throw when out of retries. */
@@ -101,37 +101,6 @@ export function cookieHeader(sessionCookie: string): string {
   return sessionCookie.includes('=') ? sessionCookie : `${SESSION_COOKIE_NAME}=${sessionCookie}`;
 }
 
-function maskCookie(value: string): string {
-  return value
-    .split(';')
-    .map((part) => {
-      const eq = part.indexOf('=');
-      return eq < 0 ? part : `${part.slice(0, eq)}=${maskSecret(part.slice(eq + 1).trim())}`;
-    })
-    .join(';');
-}
-
-/** Headers for a trace, secrets masked. */
-export function redactHeaders(headers: HeaderMap): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(headers)) {
-    if (raw === undefined) continue;
-    const value = Array.isArray(raw) ? raw.join(', ') : raw;
-    const lower = name.toLowerCase();
-    if (lower === 'authorization' || lower === 'proxy-authorization') {
-      const space = value.indexOf(' ');
-      out[name] = space > 0 ? `${value.slice(0, space)} ${maskSecret(value.slice(space + 1))}` : maskSecret(value);
-    } else if (lower === 'cookie' || lower === 'set-cookie') {
-      out[name] = maskCookie(value);
-    } else if (lower === 'x-api-key') {
-      out[name] = maskSecret(value);
-    } else {
-      out[name] = value;
-    }
-  }
-  return out;
-}
-
 function requestIdOf(headers: HeaderMap, body?: unknown): string | undefined {
   const fromHeader = header(headers, 'x-request-id') ?? header(headers, 'request-id') ?? header(headers, 'x-correlation-id');
   if (fromHeader) return fromHeader;
@@ -147,7 +116,7 @@ export function apiError(status: number, body: unknown, headers: HeaderMap): Api
   const inner = isObject(body) && isObject(body.error) ? body.error : isObject(body) ? body : {};
   const serverMessage =
     str(inner.message) ??
-    (isObject(body) ? str(body.message) ?? str(body.error) ?? str(body.detail) : undefined) ??
+    (isObject(body) ? (str(body.message) ?? str(body.error) ?? str(body.detail)) : undefined) ??
     (typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : undefined);
   const details: ApiErrorDetails = {
     status,
@@ -161,16 +130,31 @@ export function apiError(status: number, body: unknown, headers: HeaderMap): Api
     const balance = num(inner.balance ?? inner.remaining);
     const text =
       serverMessage ??
-      (required !== undefined && balance !== undefined ? `Not enough credits: this needs ${required}, the balance is ${balance}.` : 'Not enough credits.');
-    return new InsufficientCreditsError(text, { ...details, code: details.code ?? 'insufficient_credits', required, balance, hint: 'Add credits to the account, then try again.' });
+      (required !== undefined && balance !== undefined
+        ? `Not enough credits: this needs ${required}, the balance is ${balance}.`
+        : 'Not enough credits.');
+    return new InsufficientCreditsError(text, {
+      ...details,
+      code: details.code ?? 'insufficient_credits',
+      required,
+      balance,
+      hint: 'Add credits to the account, then try again.',
+    });
   }
   if (status === 401 || status === 403) {
-    return new AuthenticationError(message, { ...details, hint: 'Check that the API key or session cookie is valid and has not been revoked.' });
+    return new AuthenticationError(message, {
+      ...details,
+      hint: 'Check that the API key or session cookie is valid and has not been revoked.',
+    });
   }
   if (status === 404) return new NotFoundError(message, details);
   if (status === 429) {
     const wait = retryAfterMs(headers) ?? (num(inner.retryAfterSeconds) !== undefined ? num(inner.retryAfterSeconds)! * 1000 : undefined);
-    return new RateLimitError(message, { ...details, retryAfterMs: wait, hint: 'The service is rate limiting; wait a little and try again.' });
+    return new RateLimitError(message, {
+      ...details,
+      retryAfterMs: wait,
+      hint: 'The service is rate limiting; wait a little and try again.',
+    });
   }
   if (status === 400 || status === 409 || status === 413 || status === 422) return new InvalidRequestError(message, details);
   if (status >= 500) return new ServerError(message, { ...details, hint: 'The service had a problem; try again later.' });
@@ -184,7 +168,10 @@ export function transportError(error: unknown, what: string): AssetgenError {
   const code = isObject(error) ? str(error.code) : undefined;
   const detail = error instanceof Error ? error.message : String(error);
   if (code && TIMEOUT_CODES.has(code)) {
-    return new TimeoutError(`${what}: the service did not answer in time (${code}).`, 'The service may be slow or unreachable; try again later.');
+    return new TimeoutError(
+      `${what}: the service did not answer in time (${code}).`,
+      'The service may be slow or unreachable; try again later.',
+    );
   }
   return new ConnectionError(`${what}: ${detail}${code && !detail.includes(code) ? ` (${code})` : ''}`, error);
 }
@@ -313,7 +300,7 @@ export class HttpClient {
       const failure = transportError(error, what);
       throw new RetryableFailure(failure, failure.message);
     }
-    const responseHeaders = response.headers as HeaderMap;
+    const responseHeaders = response.headers;
     const requestId = requestIdOf(responseHeaders);
     this.settings.hooks.onResponse?.({
       method: call.method,
@@ -327,7 +314,10 @@ export class HttpClient {
 
     let body: unknown;
     // An error body is read even on unbounded calls (streams): do not let a stalled one hang.
-    const deadline = setTimeout(() => response.body.destroy(new Error('timed out reading the error body')), this.settings.responseTimeoutMs);
+    const deadline = setTimeout(
+      () => response.body.destroy(new Error('timed out reading the error body')),
+      this.settings.responseTimeoutMs,
+    );
     try {
       const text = await readText(response.body);
       body = parseJson(text) ?? text;
@@ -358,7 +348,10 @@ export class HttpClient {
         throw new RetryableFailure(failure, failure.message);
       }
       if (response.status >= 300) {
-        throw new UnexpectedResponseError(`${call.method} ${call.url}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`, text);
+        throw new UnexpectedResponseError(
+          `${call.method} ${call.url}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
+          text,
+        );
       }
       if (text.trim() === '') return { status: response.status, headers: response.headers, body: null, requestId: response.requestId };
       const body = parseJson(text);
@@ -368,7 +361,12 @@ export class HttpClient {
         if (/json/i.test(header(response.headers, 'content-type') ?? '')) throw new RetryableFailure(failure, 'incomplete JSON response');
         throw failure;
       }
-      return { status: response.status, headers: response.headers, body, requestId: response.requestId ?? requestIdOf(response.headers, body) };
+      return {
+        status: response.status,
+        headers: response.headers,
+        body,
+        requestId: response.requestId ?? requestIdOf(response.headers, body),
+      };
     });
   }
 }

@@ -53,7 +53,14 @@ for (const [state, words] of Object.entries({
 
 /** Maps a status word to one of four states; an unknown word counts as still running. */
 export function normalizeState(status: string): JobState {
-  return STATES[status.trim().toLowerCase().replace(/[\s-]+/g, '_')] ?? 'running';
+  return (
+    STATES[
+      status
+        .trim()
+        .toLowerCase()
+        .replace(/[\s-]+/g, '_')
+    ] ?? 'running'
+  );
 }
 
 export function isTerminal(state: JobState): boolean {
@@ -82,7 +89,9 @@ function resolveUrl(url: string, baseUrl: string): string {
 export function findAssetUrl(record: Json): string | undefined {
   const output = record.output;
   if (isObject(output) && str(pick(output, ['url', 'href', 'uri']))) return str(pick(output, ['url', 'href', 'uri']));
-  const direct = str(pick(record, ['url', 'assetUrl', 'asset_url', 'imageUrl', 'image_url', 'videoUrl', 'video_url', 'fileUrl', 'file_url']));
+  const direct = str(
+    pick(record, ['url', 'assetUrl', 'asset_url', 'imageUrl', 'image_url', 'videoUrl', 'video_url', 'fileUrl', 'file_url']),
+  );
   if (direct) return direct;
   if (typeof output === 'string' && output) return output;
   for (const listKey of ['outputs', 'data', 'images', 'assets']) {
@@ -115,8 +124,12 @@ export function readCredits(body: unknown, headers: HeaderMap): Credits {
   const credits: Credits = {};
   if (isObject(body)) {
     const block = isObject(body.credits) ? body.credits : isObject(body.usage) ? body.usage : undefined;
-    credits.charged = num(block ? pick(block, ['charged', 'used', 'cost', 'spent']) : undefined) ?? num(pick(body, ['creditsCharged', 'credits_charged', 'cost']));
-    credits.remaining = num(block ? pick(block, ['remaining', 'balance', 'left']) : undefined) ?? num(pick(body, ['creditsRemaining', 'credits_remaining', 'balance']));
+    credits.charged =
+      num(block ? pick(block, ['charged', 'used', 'cost', 'spent']) : undefined) ??
+      num(pick(body, ['creditsCharged', 'credits_charged', 'cost']));
+    credits.remaining =
+      num(block ? pick(block, ['remaining', 'balance', 'left']) : undefined) ??
+      num(pick(body, ['creditsRemaining', 'credits_remaining', 'balance']));
   }
   credits.charged ??= num(header(headers, 'x-credits-charged'));
   credits.remaining ??= num(header(headers, 'x-credits-remaining'));
@@ -146,7 +159,8 @@ function requireId(record: Json, keys: readonly string[], what: string, raw: unk
 
 export function normalizeGeneration(body: unknown, info: ResponseInfo): Generation {
   const record = unwrap(body, ['generation', 'data', 'result']);
-  if (!isObject(record)) throw new UnexpectedResponseError('The service answered the generation with something other than a JSON object.', body);
+  if (!isObject(record))
+    throw new UnexpectedResponseError('The service answered the generation with something other than a JSON object.', body);
   const url = findAssetUrl(record);
   if (!url) throw new UnexpectedResponseError('The generation result has no asset URL the client recognises.', body);
   const generation: Generation = {
@@ -204,7 +218,14 @@ export function normalizeRun(body: unknown, info: ResponseInfo): Run {
       if (typeof item === 'string') return [{ url: resolveUrl(item, info.baseUrl) }];
       if (!isObject(item)) return [];
       const url = str(pick(item, ['url', 'href']));
-      return [clean({ nodeId: str(pick(item, ['nodeId', 'node_id', 'node'])), url: url && resolveUrl(url, info.baseUrl), contentType: findContentType(item), text: str(item.text) })];
+      return [
+        clean({
+          nodeId: str(pick(item, ['nodeId', 'node_id', 'node'])),
+          url: url && resolveUrl(url, info.baseUrl),
+          contentType: findContentType(item),
+          text: str(item.text),
+        }),
+      ];
     });
   } else {
     outputs = (nodes ?? []).flatMap((node) => nodeOutput(node, info.baseUrl) ?? []);
@@ -250,7 +271,7 @@ export function normalizeVideo(body: unknown, info: ResponseInfo): VideoJob {
 }
 
 function list(body: unknown, keys: readonly string[]): unknown[] | undefined {
-  if (Array.isArray(body)) return body;
+  if (Array.isArray(body)) return body as unknown[];
   if (!isObject(body)) return undefined;
   for (const key of keys) if (Array.isArray(body[key])) return body[key] as unknown[];
   return undefined;
@@ -262,13 +283,23 @@ export function normalizeWorkflows(body: unknown): Workflow[] {
   return items.filter(isObject).map((record) => {
     const id = requireId(record, ['id', 'workflowId', 'workflow_id'], 'workflow', body);
     const declared = Array.isArray(record.overridableNodes ?? record.overridable_nodes)
-      ? ((record.overridableNodes ?? record.overridable_nodes) as unknown[]).map((item) => (isObject(item) ? str(item.id) : str(item))).filter((x): x is string => Boolean(x))
+      ? ((record.overridableNodes ?? record.overridable_nodes) as unknown[])
+          .map((item) => (isObject(item) ? str(item.id) : str(item)))
+          .filter((x): x is string => Boolean(x))
       : undefined;
     const nodes: WorkflowNode[] = (Array.isArray(record.nodes) ? record.nodes : []).filter(isObject).flatMap((node) => {
       const nodeId = str(pick(node, ['id', 'nodeId', 'node_id']));
       if (!nodeId) return [];
       const overridable = node.overridable === true || declared?.includes(nodeId) === true;
-      return [clean({ id: nodeId, type: str(node.type), label: str(pick(node, ['label', 'name', 'title'])), overridable, prompt: str(node.prompt) })];
+      return [
+        clean({
+          id: nodeId,
+          type: str(node.type),
+          label: str(pick(node, ['label', 'name', 'title'])),
+          overridable,
+          prompt: str(node.prompt),
+        }),
+      ];
     });
     const workflow: Workflow = {
       id,
@@ -292,7 +323,15 @@ export function normalizeAgents(body: unknown): Agent[] {
     if (!isObject(item)) return [];
     const id = str(pick(item, ['id', 'agentId', 'agent_id', 'slug']));
     if (!id) return [];
-    return [clean({ id, name: str(pick(item, ['name', 'title'])), kind: str(pick(item, ['kind', 'type'])), description: str(item.description), raw: item })];
+    return [
+      clean({
+        id,
+        name: str(pick(item, ['name', 'title'])),
+        kind: str(pick(item, ['kind', 'type'])),
+        description: str(item.description),
+        raw: item,
+      }),
+    ];
   });
 }
 

@@ -105,14 +105,17 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
       try {
         body = JSON.parse(text) as unknown;
       } catch {
-        throw new UnexpectedResponseError(`${what}: expected an event stream, got ${header(opened.response.headers, 'content-type') ?? 'no content type'}.`, text);
+        throw new UnexpectedResponseError(
+          `${what}: expected an event stream, got ${header(opened.response.headers, 'content-type') ?? 'no content type'}.`,
+          text,
+        );
       }
       yield { type: 'result', generation: normalizeGeneration(body, opened.info), data: body };
       finished = true;
       return;
     }
 
-    for (let message: EventSourceMessage | undefined = opened.first; message; ) {
+    for (let message: EventSourceMessage | undefined = opened.first; message;) {
       const event = toEvent(message, opened.info);
       if (event.type === 'result' || event.type === 'error') finished = true;
       yield event;

@@ -1,6 +1,6 @@
 // `assetgen agents`: GET /api/ai/agents (session only).
-import type { CommandContext } from '../runtime/context.js';
-import { printTable } from '../runtime/render.js';
+import type { CommandContext } from '../cli/context.js';
+import { printTable } from '../cli/render.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
 export async function agents(ctx: CommandContext): Promise<void> {

@@ -1,9 +1,11 @@
 // `assetgen auth login|status|logout`. A secret is never accepted as a flag value (it would leak
 // through `ps` and shell history): it comes from a masked prompt, stdin, or the environment.
-import { MissingCredentialsError, UsageError } from '../client/errors.js';
-import { CredentialStore, ENV, maskSecret, type Sourced } from '../config/credentials.js';
-import type { CommandContext } from '../runtime/context.js';
-import { readStdin } from '../runtime/stdin.js';
+import { MissingCredentialsError } from '../client/errors.js';
+import { UsageError } from '../cli/errors.js';
+import { maskSecret } from '../client/redact.js';
+import { CredentialStore, ENV, type Sourced } from '../config/credentials.js';
+import type { CommandContext } from '../cli/context.js';
+import { readStdin } from '../cli/stdin.js';
 
 interface LoginOptions {
   withKey?: boolean;
@@ -35,7 +37,11 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   if (ctx.env[ENV.apiKey] || ctx.env[ENV.session]) {
     ctx.out.warn(`${ctx.env[ENV.apiKey] ? ENV.apiKey : ENV.session} is set in the environment and takes precedence over the stored value.`);
   }
-  ctx.out.document({ stored: options.session ? 'sessionCookie' : 'apiKey', file: store.path, baseUrl: baseUrl ?? store.read().baseUrl ?? null });
+  ctx.out.document({
+    stored: options.session ? 'sessionCookie' : 'apiKey',
+    file: store.path,
+    baseUrl: baseUrl ?? store.read().baseUrl ?? null,
+  });
 }
 
 export async function status(ctx: CommandContext): Promise<void> {
@@ -53,7 +59,9 @@ export async function status(ctx: CommandContext): Promise<void> {
   ctx.out.document(document);
   if (!ctx.out.json) {
     const line = (label: string, value: ReturnType<typeof describe>) =>
-      ctx.out.result(`${label.padEnd(10)} ${value ? `${value.value}  (from ${value.source === 'env' ? `env ${value.location}` : value.location})` : 'not set'}`);
+      ctx.out.result(
+        `${label.padEnd(10)} ${value ? `${value.value}  (from ${value.source === 'env' ? `env ${value.location}` : value.location})` : 'not set'}`,
+      );
     line('Base URL:', document.baseUrl);
     line('API key:', document.apiKey);
     line('Session:', document.session);
@@ -65,7 +73,10 @@ export async function status(ctx: CommandContext): Promise<void> {
     );
   }
   if (!creds.baseUrl) {
-    throw new MissingCredentialsError('No service URL is configured.', `Run \`assetgen auth login --base-url <url>\` or set ${ENV.baseUrl}.`);
+    throw new MissingCredentialsError(
+      'No service URL is configured.',
+      `Run \`assetgen auth login --base-url <url>\` or set ${ENV.baseUrl}.`,
+    );
   }
 }
 
@@ -88,7 +99,10 @@ export async function logout(ctx: CommandContext): Promise<void> {
 async function readSecret(ctx: CommandContext, label: string, fromStdinRequested: boolean): Promise<string> {
   if (ctx.io.stdinIsTTY) {
     if (!ctx.interactive) {
-      throw new UsageError(`Cannot prompt for the ${label} (--no-input, or no terminal on stderr).`, 'Pipe it in with --with-key (API key) or --session (cookie).');
+      throw new UsageError(
+        `Cannot prompt for the ${label} (--no-input, or no terminal on stderr).`,
+        'Pipe it in with --with-key (API key) or --session (cookie).',
+      );
     }
     const { password } = await import('@inquirer/prompts');
     return password({ message: `${label}:`, mask: '*' }, { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });
@@ -111,5 +125,6 @@ function validateBaseUrl(url: string): void {
   } catch {
     throw new UsageError(`Invalid --base-url: "${url}".`, 'Use a full URL such as https://api.example.com.');
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new UsageError(`--base-url must be http(s), got ${parsed.protocol}`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new UsageError(`--base-url must be http(s), got ${parsed.protocol}`);
 }

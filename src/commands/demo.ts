@@ -1,7 +1,7 @@
 // `assetgen demo`: the guided tour. Everything runs against an in-process bundled mock on loopback,
 // through the same command code a real run uses, so what the tour shows is what the tool does.
 import path from 'node:path';
-import type { CommandContext } from '../runtime/context.js';
+import type { CommandContext } from '../cli/context.js';
 import { generate } from './generate.js';
 import { create as createVideo } from './video.js';
 import { runWorkflow } from './workflows.js';
@@ -19,10 +19,20 @@ export async function demo(ctx: CommandContext, options: { dir: string; force?: 
   await generate(tour, 'rusty sword icon, 32x32 pixel art', { agent: 'sprite-artist', output: `${dir}${path.sep}`, force: options.force });
 
   step(2, 'A workflow, node by node: assetgen workflows run wf_sprite_sheet --set character=…');
-  await runWorkflow(tour, 'wf_sprite_sheet', { set: ['character=a dwarf miner with a lantern'], wait: true, output: dir, force: options.force });
+  await runWorkflow(tour, 'wf_sprite_sheet', {
+    set: ['character=a dwarf miner with a lantern'],
+    wait: true,
+    output: dir,
+    force: options.force,
+  });
 
   step(3, 'A video job (180 credits on a real account, refunded if it fails): assetgen video create …');
-  await createVideo(tour, 'torch flickering on a dungeon wall', { yes: true, wait: true, output: `${dir}${path.sep}`, force: options.force });
+  await createVideo(tour, 'torch flickering on a dungeon wall', {
+    yes: true,
+    wait: true,
+    output: `${dir}${path.sep}`,
+    force: options.force,
+  });
 
   step(4, 'Streaming progress events: assetgen generate … --stream');
   await generate(tour, 'mossy stone floor tile', { agent: 'tile-smith', stream: true, output: `${dir}${path.sep}`, force: options.force });

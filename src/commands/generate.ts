@@ -1,11 +1,12 @@
 // `assetgen generate <prompt> --agent <id>`: one image, saved to disk. With an API key it calls
 // POST /api/v1/generate; with only a session, POST /api/ai/generate; with --stream, the SSE endpoint.
-import { ConnectionError, UsageError } from '../client/errors.js';
+import { ConnectionError } from '../client/errors.js';
+import { UsageError } from '../cli/errors.js';
 import type { AssetgenClient, Generation } from '../index.js';
-import type { CommandContext } from '../runtime/context.js';
-import { paidCall } from '../runtime/idempotency.js';
-import { reportCredits } from '../runtime/render.js';
-import { checkOutputTarget, displayPath, extensionFor, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
+import type { CommandContext } from '../cli/context.js';
+import { paidCall } from '../cli/idempotency.js';
+import { reportCredits } from '../cli/render.js';
+import { checkOutputTarget, displayPath, extensionFor, resolveOutputPath, safeFileName, saveAsset } from '../cli/saving.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 
 interface GenerateOptions {
@@ -17,7 +18,8 @@ interface GenerateOptions {
 }
 
 export async function generate(ctx: CommandContext, prompt: string, options: GenerateOptions): Promise<void> {
-  if (!prompt.trim()) throw new UsageError('The prompt is empty.', 'Describe the asset, e.g. assetgen generate "rusty sword icon" --agent sprite-artist');
+  if (!prompt.trim())
+    throw new UsageError('The prompt is empty.', 'Describe the asset, e.g. assetgen generate "rusty sword icon" --agent sprite-artist');
   if (!options.agent.trim()) throw new UsageError('--agent needs an agent id (see `assetgen agents`).');
   checkOutputTarget(ctx, options.output, Boolean(options.force));
   const client = await ctx.client(options.stream ? 'session' : 'any');
@@ -25,7 +27,9 @@ export async function generate(ctx: CommandContext, prompt: string, options: Gen
   try {
     const request = { agentId: options.agent, prompt };
     const generation = await paidCall(options.idempotencyKey, (idempotencyKey) =>
-      options.stream ? streamGeneration(ctx, client, request, progress, idempotencyKey) : client.generate(request, { signal: ctx.signal, idempotencyKey }),
+      options.stream
+        ? streamGeneration(ctx, client, request, progress, idempotencyKey)
+        : client.generate(request, { signal: ctx.signal, idempotencyKey }),
     );
     const fileName = safeFileName(`${generation.id ?? 'asset'}${extensionFor(generation.assetUrl, generation.contentType, '.png')}`);
     const target = resolveOutputPath(options.output, ctx.cwd, fileName);
@@ -34,7 +38,12 @@ export async function generate(ctx: CommandContext, prompt: string, options: Gen
     progress.succeed(saved === '-' ? 'Wrote the image to stdout.' : `Saved ${displayPath(ctx, saved)}`);
     reportCredits(ctx, generation.credits);
     if (saved !== '-') ctx.out.result(saved);
-    ctx.out.document({ ...asObject(generation.raw), assetUrl: generation.assetUrl, saved: saved === '-' ? [] : [saved], credits: generation.credits });
+    ctx.out.document({
+      ...asObject(generation.raw),
+      assetUrl: generation.assetUrl,
+      saved: saved === '-' ? [] : [saved],
+      credits: generation.credits,
+    });
   } catch (error) {
     progress.stop();
     throw error;

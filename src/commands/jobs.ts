@@ -1,7 +1,7 @@
 // `assetgen jobs`: what this machine started (from the local journal), so nothing paid for is lost.
-import { UsageError } from '../client/errors.js';
-import type { CommandContext } from '../runtime/context.js';
-import { printTable } from '../runtime/render.js';
+import { UsageError } from '../cli/errors.js';
+import type { CommandContext } from '../cli/context.js';
+import { printTable } from '../cli/render.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
 export async function jobs(ctx: CommandContext, options: { limit: string }): Promise<void> {
@@ -10,7 +10,10 @@ export async function jobs(ctx: CommandContext, options: { limit: string }): Pro
   const entries = ctx.journal.list().slice(0, limit);
   const withResume = entries.map((entry) => ({
     ...entry,
-    resume: entry.state === 'succeeded' || entry.state === 'failed' ? null : `assetgen ${entry.kind === 'video' ? 'video' : 'runs'} wait ${entry.id}`,
+    resume:
+      entry.state === 'succeeded' || entry.state === 'failed'
+        ? null
+        : `assetgen ${entry.kind === 'video' ? 'video' : 'runs'} wait ${entry.id}`,
   }));
   ctx.out.document({ jobs: withResume, journal: ctx.journal.file });
   if (ctx.out.json) return;

@@ -1,6 +1,6 @@
 // `assetgen mock`: the bundled mock service on a socket, until Ctrl-C or SIGTERM.
-import { UsageError } from '../client/errors.js';
-import type { CommandContext } from '../runtime/context.js';
+import { UsageError } from '../cli/errors.js';
+import type { CommandContext } from '../cli/context.js';
 
 interface MockOptions {
   port: string;
@@ -11,16 +11,19 @@ interface MockOptions {
 
 export async function mock(ctx: CommandContext, options: MockOptions): Promise<void> {
   const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`Invalid --port "${options.port}": use 0-65535 (0 picks a free port).`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`Invalid --port "${options.port}": use 0-65535 (0 picks a free port).`);
   const credits = options.credits === undefined ? undefined : Number(options.credits);
-  if (credits !== undefined && !(Number.isInteger(credits) && credits >= 0)) throw new UsageError(`Invalid --credits "${options.credits}": use a whole number ≥ 0.`);
+  if (credits !== undefined && !(Number.isInteger(credits) && credits >= 0))
+    throw new UsageError(`Invalid --credits "${options.credits}": use a whole number ≥ 0.`);
   const { startMockServer } = await import('../mock/index.js');
   let server;
   try {
     server = await startMockServer({ port, host: options.host, credits, seed: options.seed });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`Port ${port} is in use on ${options.host}.`, 'Pick another --port, or --port 0 for a free one.');
+    if (code === 'EADDRINUSE')
+      throw new UsageError(`Port ${port} is in use on ${options.host}.`, 'Pick another --port, or --port 0 for a free one.');
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`Cannot listen on host "${options.host}".`);
     throw error;
   }

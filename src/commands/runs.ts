@@ -3,10 +3,10 @@
 // finished, and a run of N nodes started here is followed with exactly N polls.
 import path from 'node:path';
 import type { AssetgenClient, Run } from '../index.js';
-import type { CommandContext } from '../runtime/context.js';
-import { CreditTally, reportCredits } from '../runtime/render.js';
-import { withResumeHint } from '../runtime/resume.js';
-import { displayPath, extensionFor, safeFileName, saveAsset } from '../runtime/saving.js';
+import type { CommandContext } from '../cli/context.js';
+import { CreditTally, reportCredits } from '../cli/render.js';
+import { withResumeHint } from '../cli/resume.js';
+import { displayPath, extensionFor, safeFileName, saveAsset } from '../cli/saving.js';
 import { startProgress } from '../ui/progress.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { asObject } from './generate.js';
@@ -31,7 +31,13 @@ export async function wait(ctx: CommandContext, runId: string, options: SaveOpti
 }
 
 /** Polls a run to its end with live `node k/N <label>` progress, then saves its outputs. */
-export async function followRun(ctx: CommandContext, client: AssetgenClient, runId: string, initial: Run | undefined, options: SaveOptions): Promise<void> {
+export async function followRun(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  runId: string,
+  initial: Run | undefined,
+  options: SaveOptions,
+): Promise<void> {
   const progress = await startProgress(ctx.out, initial ? `Run ${runId}: ${describeProgress(initial)}` : `Waiting for run ${runId}…`);
   let finished: Run;
   const polling = new CreditTally();
@@ -72,7 +78,8 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, run
 export function describeProgress(run: Run): string {
   const total = run.totalNodes;
   const done = run.completedNodes;
-  if (run.state === 'succeeded' || run.state === 'failed') return `${run.state}${total !== undefined ? ` (${done ?? total}/${total} nodes)` : ''}`;
+  if (run.state === 'succeeded' || run.state === 'failed')
+    return `${run.state}${total !== undefined ? ` (${done ?? total}/${total} nodes)` : ''}`;
   if (done === undefined || total === undefined) return run.status;
   const label = run.currentNode?.label ?? run.currentNode?.id;
   return `node ${Math.min(done + 1, total)}/${total}${label ? ` ${sanitizeLine(label)}` : ''}`;

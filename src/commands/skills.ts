@@ -2,8 +2,9 @@
 // where each coding agent looks. Prompts only on a terminal; without one, flags say everything.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AbortedError, AssetgenError, UsageError } from '../client/errors.js';
-import { CredentialStore, resolveCredentials } from '../config/credentials.js';
+import { AbortedError, AssetgenError } from '../client/errors.js';
+import { UsageError } from '../cli/errors.js';
+import { CredentialStore } from '../config/credentials.js';
 import { AGENTS, detectAgents, findAgent, skillsDir, type AgentRecord, type Scope } from '../installer/agents.js';
 import {
   applyPlan,
@@ -21,8 +22,8 @@ import {
 } from '../installer/install.js';
 import { manifestPath, readManifest } from '../installer/manifest.js';
 import { invocationCommand, packageVersion, renderSkill, sha256 } from '../installer/render.js';
-import type { CommandContext } from '../runtime/context.js';
-import { printTable } from '../runtime/render.js';
+import type { CommandContext } from '../cli/context.js';
+import { printTable } from '../cli/render.js';
 
 export interface InstallOptions {
   agent: string[];
@@ -50,7 +51,8 @@ async function ask<T>(prompt: Promise<T>): Promise<T> {
   try {
     return await prompt;
   } catch (error) {
-    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new AbortedError('Interrupted.', 'Nothing was changed.');
+    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError'))
+      throw new AbortedError('Interrupted.', 'Nothing was changed.');
     throw error;
   }
 }
@@ -88,18 +90,28 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
 
   if (options.agent.length || options.allDetected) {
     agents = [...new Set([...agentsByIds(options.agent), ...(options.allDetected ? detected : [])])];
-    if (!agents.length) throw new UsageError('--all-detected found no coding agent on this machine.', `Name them with --agent <id>; known: ${knownAgents()}.`);
+    if (!agents.length)
+      throw new UsageError(
+        '--all-detected found no coding agent on this machine.',
+        `Name them with --agent <id>; known: ${knownAgents()}.`,
+      );
   } else if (ctx.interactive) {
     const { checkbox } = await import('@inquirer/prompts');
-    agents = await ask(checkbox(
-      {
-        message: 'Install the assetgen skill for which coding agents?',
-        choices: AGENTS.map((agent) => ({ name: `${agent.name}${detected.includes(agent) ? ' (detected)' : ''}`, value: agent, checked: detected.includes(agent) })),
-        required: true,
-        pageSize: AGENTS.length,
-      },
-      promptContext(ctx),
-    ));
+    agents = await ask(
+      checkbox(
+        {
+          message: 'Install the assetgen skill for which coding agents?',
+          choices: AGENTS.map((agent) => ({
+            name: `${agent.name}${detected.includes(agent) ? ' (detected)' : ''}`,
+            value: agent,
+            checked: detected.includes(agent),
+          })),
+          required: true,
+          pageSize: AGENTS.length,
+        },
+        promptContext(ctx),
+      ),
+    );
   } else {
     // Never guess (and never "every agent"): a script must say which agents it means.
     throw new UsageError(
@@ -110,16 +122,18 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
   if (!scope) {
     if (ctx.interactive && !options.yes) {
       const { select } = await import('@inquirer/prompts');
-      scope = await ask(select<Scope>(
-        {
-          message: 'Install for this project or for your user?',
-          choices: [
-            { name: `This project (${projectDir})`, value: 'project' },
-            { name: 'My user (every project)', value: 'user' },
-          ],
-        },
-        promptContext(ctx),
-      ));
+      scope = await ask(
+        select<Scope>(
+          {
+            message: 'Install for this project or for your user?',
+            choices: [
+              { name: `This project (${projectDir})`, value: 'project' },
+              { name: 'My user (every project)', value: 'user' },
+            ],
+          },
+          promptContext(ctx),
+        ),
+      );
     } else scope = 'project';
   }
 
@@ -128,7 +142,12 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
   const manifest = readManifest(env);
   const targets = resolveTargets(agents, scope, projectDir, env, installedDirs(manifest, scope, projectDir));
   const plan = planInstall(targets, renderFor(ctx), manifest, Boolean(options.force));
-  await carryOut(ctx, plan, { action: 'install', scope }, { dryRun: options.dryRun, confirm: ctx.interactive && !options.yes, upToDate: 'Already installed and up to date: nothing to do.' });
+  await carryOut(
+    ctx,
+    plan,
+    { action: 'install', scope },
+    { dryRun: options.dryRun, confirm: ctx.interactive && !options.yes, upToDate: 'Already installed and up to date: nothing to do.' },
+  );
 }
 
 /** The skill rendered for this machine: how to invoke the CLI, its version, the base URL. */
@@ -178,7 +197,14 @@ async function offerToStoreKey(ctx: CommandContext, skip: boolean): Promise<void
     return;
   }
   const { password } = await import('@inquirer/prompts');
-  const key = (await ask(password({ message: 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', mask: '*' }, promptContext(ctx)))).trim();
+  const key = (
+    await ask(
+      password(
+        { message: 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', mask: '*' },
+        promptContext(ctx),
+      ),
+    )
+  ).trim();
   if (!key) {
     ctx.out.info('No key stored; run `assetgen auth login` before your agent uses the skill.');
     return;
@@ -258,9 +284,18 @@ function describePlan(plan: PlannedFile[]) {
 
 function reportKept(ctx: CommandContext, plan: PlannedFile[]): void {
   for (const item of plan) {
-    if (item.action === 'keep-edited') ctx.out.warn(`${item.path} was changed by you (or is not ours): kept it; the new version is ${item.writeTo}. Use --force to replace it.`);
-    if (item.action === 'pending') ctx.out.warn(`${item.path} was changed by you: kept it; the new version is still waiting in ${item.path}.new. Use --force to replace it.`);
-    if (item.action === 'conflict') ctx.out.warn(`${item.path} was changed by you and ${item.path}.new is not ours: nothing written there. Use --force to replace ${item.path}.`);
+    if (item.action === 'keep-edited')
+      ctx.out.warn(
+        `${item.path} was changed by you (or is not ours): kept it; the new version is ${item.writeTo}. Use --force to replace it.`,
+      );
+    if (item.action === 'pending')
+      ctx.out.warn(
+        `${item.path} was changed by you: kept it; the new version is still waiting in ${item.path}.new. Use --force to replace it.`,
+      );
+    if (item.action === 'conflict')
+      ctx.out.warn(
+        `${item.path} was changed by you and ${item.path}.new is not ours: nothing written there. Use --force to replace ${item.path}.`,
+      );
   }
 }
 
@@ -290,7 +325,15 @@ export async function uninstall(ctx: CommandContext, options: UninstallOptions):
     return;
   }
   showRemovals(ctx, removals);
-  const document = { action: 'uninstall', dryRun: Boolean(options.dryRun), files: removals.map((r) => ({ path: r.entry.path, action: r.action, ...(r.action === 'detach' ? { remainingAgents: r.remainingAgents } : {}) })) };
+  const document = {
+    action: 'uninstall',
+    dryRun: Boolean(options.dryRun),
+    files: removals.map((r) => ({
+      path: r.entry.path,
+      action: r.action,
+      ...(r.action === 'detach' ? { remainingAgents: r.remainingAgents } : {}),
+    })),
+  };
   if (options.dryRun) {
     ctx.out.info('Dry run: nothing was removed.');
     ctx.out.document({ ...document, changed: false });
@@ -307,7 +350,8 @@ export async function uninstall(ctx: CommandContext, options: UninstallOptions):
   const kept = removals.filter((r) => r.action === 'keep-edited');
   const shared = removals.filter((r) => r.action === 'detach').length;
   ctx.out.info(`Removed ${plural(removed, 'file')}.${shared ? ` Kept ${plural(shared, 'file')} other agents still use.` : ''}`);
-  for (const removal of kept) ctx.out.warn(`${removal.entry.path} was changed by you: kept it. \`assetgen skills uninstall --force\` removes it.`);
+  for (const removal of kept)
+    ctx.out.warn(`${removal.entry.path} was changed by you: kept it. \`assetgen skills uninstall --force\` removes it.`);
   ctx.out.document({ ...document, changed: true });
 }
 
@@ -332,7 +376,13 @@ export async function list(ctx: CommandContext): Promise<void> {
   const detected = detectAgents(ctx.env).map((agent) => agent.id);
   const files = manifest.files.map((entry) => {
     const onDisk = fs.existsSync(entry.path) ? sha256(fs.readFileSync(entry.path)) : null;
-    const state: FileState = entry.pending ? 'pending-update' : onDisk === null ? 'missing' : onDisk === entry.sha256 ? 'installed' : 'edited';
+    const state: FileState = entry.pending
+      ? 'pending-update'
+      : onDisk === null
+        ? 'missing'
+        : onDisk === entry.sha256
+          ? 'installed'
+          : 'edited';
     return { ...entry, state };
   });
   ctx.out.document({

@@ -1,15 +1,16 @@
 // `assetgen video create|get|wait`. A video job costs 180 credits at submission (refunded by the
 // service if it fails), so creating one needs a confirmation, and every job is journalled before
 // any waiting starts.
-import { AssetgenError, JobFailedError, UsageError } from '../client/errors.js';
+import { AssetgenError, JobFailedError } from '../client/errors.js';
+import { UsageError } from '../cli/errors.js';
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { AssetgenClient, VideoJob } from '../index.js';
-import type { CommandContext } from '../runtime/context.js';
-import { parseDuration } from '../runtime/duration.js';
-import { paidCall } from '../runtime/idempotency.js';
-import { CreditTally, reportCredits } from '../runtime/render.js';
-import { withResumeHint } from '../runtime/resume.js';
-import { checkOutputTarget, displayPath, extensionFor, resolveOutputPath, safeFileName, saveAsset } from '../runtime/saving.js';
+import type { CommandContext } from '../cli/context.js';
+import { parseDuration } from '../cli/duration.js';
+import { paidCall } from '../cli/idempotency.js';
+import { CreditTally, reportCredits } from '../cli/render.js';
+import { withResumeHint } from '../cli/resume.js';
+import { checkOutputTarget, displayPath, extensionFor, resolveOutputPath, safeFileName, saveAsset } from '../cli/saving.js';
 import { startProgress } from '../ui/progress.js';
 import { asObject } from './generate.js';
 
@@ -40,10 +41,20 @@ export async function create(ctx: CommandContext, prompt: string, options: Creat
 
   const client = await ctx.client();
   const job = await paidCall(options.idempotencyKey, (idempotencyKey) =>
-    client.createVideo({ prompt, agentId: options.agent, durationSeconds, aspectRatio: options.aspectRatio }, { signal: ctx.signal, idempotencyKey }),
+    client.createVideo(
+      { prompt, agentId: options.agent, durationSeconds, aspectRatio: options.aspectRatio },
+      { signal: ctx.signal, idempotencyKey },
+    ),
   );
   // On disk before any waiting: a paid job is never lost track of.
-  ctx.journal.recordSubmitted({ kind: 'video', id: job.id, baseUrl: client.baseUrl, state: job.state, label: prompt, creditsCharged: job.credits.charged ?? VIDEO_JOB_COST });
+  ctx.journal.recordSubmitted({
+    kind: 'video',
+    id: job.id,
+    baseUrl: client.baseUrl,
+    state: job.state,
+    label: prompt,
+    creditsCharged: job.credits.charged ?? VIDEO_JOB_COST,
+  });
   ctx.out.info(`Submitted video job ${job.id}.`);
   reportCredits(ctx, job.credits);
   if (!options.wait) {
@@ -122,7 +133,10 @@ async function confirmCharge(ctx: CommandContext, yes: boolean): Promise<void> {
   if (yes) return;
   const question = `A video job costs ${VIDEO_JOB_COST} credits, charged now (refunded automatically if the job fails). Submit it?`;
   if (!ctx.interactive) {
-    throw new UsageError(`A video job costs ${VIDEO_JOB_COST} credits: pass --yes to confirm.`, 'There is no terminal to ask on (or --no-input was given); nothing was charged.');
+    throw new UsageError(
+      `A video job costs ${VIDEO_JOB_COST} credits: pass --yes to confirm.`,
+      'There is no terminal to ask on (or --no-input was given); nothing was charged.',
+    );
   }
   const { confirm } = await import('@inquirer/prompts');
   const ok = await confirm({ message: question, default: false }, { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });

@@ -1,8 +1,8 @@
 // `assetgen workflows list` and `assetgen workflows run <id>`.
-import { UsageError } from '../client/errors.js';
-import type { CommandContext } from '../runtime/context.js';
-import { paidCall } from '../runtime/idempotency.js';
-import { printTable, reportCredits } from '../runtime/render.js';
+import { UsageError } from '../cli/errors.js';
+import type { CommandContext } from '../cli/context.js';
+import { paidCall } from '../cli/idempotency.js';
+import { printTable, reportCredits } from '../cli/render.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { asObject } from './generate.js';
 import { followRun, resumeCommand } from './runs.js';
@@ -33,9 +33,18 @@ interface RunOptions {
 export async function runWorkflow(ctx: CommandContext, workflowId: string, options: RunOptions): Promise<void> {
   const overrides = parseOverrides(options.set);
   const client = await ctx.client();
-  const run = await paidCall(options.idempotencyKey, (idempotencyKey) => client.runWorkflow(workflowId, overrides, { signal: ctx.signal, idempotencyKey }));
+  const run = await paidCall(options.idempotencyKey, (idempotencyKey) =>
+    client.runWorkflow(workflowId, overrides, { signal: ctx.signal, idempotencyKey }),
+  );
   // On disk before any waiting: a paid run is never lost track of.
-  ctx.journal.recordSubmitted({ kind: 'run', id: run.id, baseUrl: client.baseUrl, state: run.state, label: workflowId, creditsCharged: run.credits.charged });
+  ctx.journal.recordSubmitted({
+    kind: 'run',
+    id: run.id,
+    baseUrl: client.baseUrl,
+    state: run.state,
+    label: workflowId,
+    creditsCharged: run.credits.charged,
+  });
   ctx.out.info(`Started run ${run.id} of ${workflowId}${run.totalNodes !== undefined ? ` (${run.totalNodes} nodes)` : ''}.`);
   reportCredits(ctx, run.credits);
   if (!options.wait) {
@@ -53,7 +62,11 @@ export function parseOverrides(pairs: string[]): Record<string, string> {
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     const node = eq > 0 ? pair.slice(0, eq).trim() : '';
-    if (!node) throw new UsageError(`Invalid --set "${pair}".`, 'Use --set <node>=<prompt>, e.g. --set character="a dwarf miner". See `assetgen workflows list` for overridable nodes.');
+    if (!node)
+      throw new UsageError(
+        `Invalid --set "${pair}".`,
+        'Use --set <node>=<prompt>, e.g. --set character="a dwarf miner". See `assetgen workflows list` for overridable nodes.',
+      );
     if (node in overrides) throw new UsageError(`--set names node "${node}" twice.`);
     overrides[node] = pair.slice(eq + 1);
   }

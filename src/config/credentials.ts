@@ -98,9 +98,3 @@ export function resolveCredentials(flags: { baseUrl?: string }, env: Env = proce
 }
 
 /** `agk_live_…abcd`: enough to recognise a key, never enough to use it. */
-export function maskSecret(secret: string): string {
-  if (secret.length <= 8) return '*'.repeat(secret.length);
-  const underscore = secret.lastIndexOf('_', 12);
-  const prefix = underscore > 0 ? secret.slice(0, underscore + 1) : secret.slice(0, 3);
-  return `${prefix}…${secret.slice(-4)}`;
-}

@@ -104,7 +104,7 @@ export function resolveTargets(agents: AgentRecord[], scope: Scope, projectDir: 
     }
     // No progress: the first one left takes its own directory, and the rest may share it.
     if (next.length === pending.length) {
-      chosen.add(canonical(primary.get(next[0]!)!));
+      chosen.add(canonical(primary.get(next[0])!));
     }
     pending = next;
   }
@@ -182,7 +182,8 @@ export function planInstall(targets: Target[], files: RenderedFile[], manifest: 
         else if (beside === file.sha256) action = 'pending';
         else action = 'conflict';
       }
-      const writeTo = action === 'keep-edited' ? `${destination}.new` : ['create', 'update', 'overwrite'].includes(action) ? destination : null;
+      const writeTo =
+        action === 'keep-edited' ? `${destination}.new` : ['create', 'update', 'overwrite'].includes(action) ? destination : null;
       // Once the file itself is current, our `.new` beside it is obsolete (unless the user edited it).
       const current = ['create', 'update', 'overwrite', 'unchanged'].includes(action);
       const removes = current && pendingEntry && hashOf(pendingEntry.path) === pendingEntry.sha256 ? pendingEntry.path : null;
@@ -210,7 +211,12 @@ export function applyPlan(plan: PlannedFile[], env: Env, version: string): void 
     for (const item of plan) {
       const existing = manifest.files.find((entry) => entry.path === item.path && !entry.pending);
       const agents = [...new Set([...(existing?.agents ?? []), ...item.target.agents.map((agent) => agent.id)])];
-      const base = { agents, scope: item.target.scope, skillsDir: item.target.skillsDir, ...(item.target.projectDir ? { projectDir: item.target.projectDir } : {}) };
+      const base = {
+        agents,
+        scope: item.target.scope,
+        skillsDir: item.target.skillsDir,
+        ...(item.target.projectDir ? { projectDir: item.target.projectDir } : {}),
+      };
       if (item.writeTo) {
         for (const dir of missingDirs(path.dirname(item.writeTo))) {
           fs.mkdirSync(dir);
@@ -336,7 +342,12 @@ export function installedTargets(manifest: Manifest): Target[] {
   const byDir = new Map<string, Target>();
   for (const entry of manifest.files) {
     if (entry.pending) continue;
-    const target = byDir.get(entry.skillsDir) ?? { skillsDir: entry.skillsDir, agents: [], scope: entry.scope, ...(entry.projectDir ? { projectDir: entry.projectDir } : {}) };
+    const target = byDir.get(entry.skillsDir) ?? {
+      skillsDir: entry.skillsDir,
+      agents: [],
+      scope: entry.scope,
+      ...(entry.projectDir ? { projectDir: entry.projectDir } : {}),
+    };
     for (const id of entry.agents) {
       const agent = AGENTS.find((a) => a.id === id);
       if (agent && !target.agents.includes(agent)) target.agents.push(agent);

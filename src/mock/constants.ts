@@ -2,8 +2,8 @@
 
 /** Every API key the mock issues starts with this prefix. */
 export const API_KEY_PREFIX = 'agk_';
-/** Name of the session cookie the session endpoints read. */
-export const SESSION_COOKIE_NAME = 'ag_session';
+/** Name of the session cookie the session endpoints read: a fact of the interface, kept in api/. */
+export { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 /** Request bodies larger than this get 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Prompts longer than this get 400 `prompt_too_long`. */

@@ -7,7 +7,7 @@ import { ADMIN_PATH, FILES_PATH, MAX_BODY_BYTES, MAX_PROMPT_LENGTH, SESSION_COOK
 import { renderPng, renderVideo, VIDEO_CONTENT_TYPE } from './media.js';
 import { callPrice, PRICES } from './prices.js';
 import { DEFAULT_VIDEO_AGENT } from './seed.js';
-import { FAULT_KINDS, MockState, type FaultKind, type MockConfig, type Principal, type RunRecord, type VideoRecord } from './state.js';
+import { FAULT_KINDS, type MockState, type FaultKind, type MockConfig, type Principal, type RunRecord, type VideoRecord } from './state.js';
 
 /** Header the node bridge reads to cut a response short (never sent to a client). */
 export const TRUNCATE_MARKER = 'x-mock-fault';
@@ -21,7 +21,14 @@ function json(status: number, body: unknown, requestId: string, headers: Record<
   return HttpResponse.json(body as never, { status, headers: { 'x-request-id': requestId, ...headers } });
 }
 
-function apiError(status: number, code: string, message: string, requestId: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
+function apiError(
+  status: number,
+  code: string,
+  message: string,
+  requestId: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Response {
   return json(status, { error: { code, message, requestId, ...extra } }, requestId, headers);
 }
 
@@ -41,7 +48,8 @@ class Reject extends Error {
 // ── request parsing ──────────────────────────────────────────────────────────────────────────────
 async function readJsonObject(request: Request, { optional = false } = {}): Promise<Record<string, unknown>> {
   const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new Reject(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES)
+    throw new Reject(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
   if (!text.trim()) {
     if (optional) return {};
     throw new Reject(400, 'invalid_request', 'The request body is empty; send a JSON object.');
@@ -52,7 +60,8 @@ async function readJsonObject(request: Request, { optional = false } = {}): Prom
   } catch {
     throw new Reject(400, 'invalid_json', 'The request body is not valid JSON.');
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Reject(400, 'invalid_request', 'The request body must be a JSON object.');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new Reject(400, 'invalid_request', 'The request body must be a JSON object.');
   return parsed as Record<string, unknown>;
 }
 
@@ -70,7 +79,8 @@ function optionalString(body: Record<string, unknown>, field: string): string | 
 
 function prompt(body: Record<string, unknown>): string {
   const value = requiredString(body, 'prompt');
-  if (value.length > MAX_PROMPT_LENGTH) throw new Reject(400, 'prompt_too_long', `The prompt is longer than ${MAX_PROMPT_LENGTH} characters.`, { limit: MAX_PROMPT_LENGTH });
+  if (value.length > MAX_PROMPT_LENGTH)
+    throw new Reject(400, 'prompt_too_long', `The prompt is longer than ${MAX_PROMPT_LENGTH} characters.`, { limit: MAX_PROMPT_LENGTH });
   return value;
 }
 
@@ -89,7 +99,7 @@ function authenticate(state: MockState, request: Request, accepted: readonly Aut
   if (authorization !== null && accepted.includes('apiKey')) {
     const match = /^Bearer (\S+)$/.exec(authorization.trim());
     if (!match) throw new Reject(401, 'invalid_credentials', 'The Authorization header must be "Bearer <API key>".');
-    const result = state.checkApiKey(match[1]!);
+    const result = state.checkApiKey(match[1]);
     if (result === 'malformed') throw new Reject(401, 'invalid_credentials', 'That is not an API key of this service.');
     if (result === 'unknown') throw new Reject(401, 'invalid_credentials', 'Unknown API key.');
     if (result === 'revoked') throw new Reject(401, 'invalid_credentials', 'This API key has been revoked.');
@@ -101,16 +111,33 @@ function authenticate(state: MockState, request: Request, accepted: readonly Aut
     return result;
   }
   if (!accepted.includes('apiKey') && authorization !== null) {
-    throw new Reject(401, 'session_required', `This endpoint needs a session cookie (${SESSION_COOKIE_NAME}); an API key is not accepted here.`);
+    throw new Reject(
+      401,
+      'session_required',
+      `This endpoint needs a session cookie (${SESSION_COOKIE_NAME}); an API key is not accepted here.`,
+    );
   }
-  if (!accepted.includes('session')) throw new Reject(401, 'unauthorized', 'Send an API key (Authorization: Bearer <key>); a session cookie is not accepted here.');
-  throw new Reject(401, 'unauthorized', accepted.includes('apiKey') ? 'Send an API key (Authorization: Bearer <key>) or a session cookie.' : `Send the session cookie (${SESSION_COOKIE_NAME}).`);
+  if (!accepted.includes('session'))
+    throw new Reject(401, 'unauthorized', 'Send an API key (Authorization: Bearer <key>); a session cookie is not accepted here.');
+  throw new Reject(
+    401,
+    'unauthorized',
+    accepted.includes('apiKey')
+      ? 'Send an API key (Authorization: Bearer <key>) or a session cookie.'
+      : `Send the session cookie (${SESSION_COOKIE_NAME}).`,
+  );
 }
 
 // ── records as the API shows them ────────────────────────────────────────────────────────────────
 const fileUrl = (origin: string, name: string): string => `${origin}${FILES_PATH}/${encodeURIComponent(name)}`;
 
-function generationRecord(origin: string, id: string, agentId: string, promptText: string, credits: { charged: number; remaining: number }) {
+function generationRecord(
+  origin: string,
+  id: string,
+  agentId: string,
+  promptText: string,
+  credits: { charged: number; remaining: number },
+) {
   const bytes = renderPng(agentId, promptText);
   return {
     id,
@@ -125,7 +152,7 @@ function generationRecord(origin: string, id: string, agentId: string, promptTex
 }
 
 function runRecord(origin: string, run: RunRecord) {
-  const current = run.status === 'succeeded' ? null : run.nodes[run.completedNodes]!;
+  const current = run.status === 'succeeded' ? null : run.nodes[run.completedNodes];
   const withUrl = (output: RunRecord['nodes'][number]['output']) =>
     output && 'url' in output ? { url: fileUrl(origin, output.url), contentType: output.contentType } : output;
   return {
@@ -136,8 +163,18 @@ function runRecord(origin: string, run: RunRecord) {
     totalNodes: run.nodes.length,
     completedNodes: run.completedNodes,
     currentNode: current ? { id: current.id, label: current.label } : null,
-    nodes: run.nodes.map((node) => ({ id: node.id, type: node.type, label: node.label, status: node.status, ...(node.output ? { output: withUrl(node.output) } : {}) })),
-    outputs: run.nodes.flatMap((node) => (node.output && 'url' in node.output ? [{ nodeId: node.id, url: fileUrl(origin, node.output.url), contentType: node.output.contentType }] : [])),
+    nodes: run.nodes.map((node) => ({
+      id: node.id,
+      type: node.type,
+      label: node.label,
+      status: node.status,
+      ...(node.output ? { output: withUrl(node.output) } : {}),
+    })),
+    outputs: run.nodes.flatMap((node) =>
+      node.output && 'url' in node.output
+        ? [{ nodeId: node.id, url: fileUrl(origin, node.output.url), contentType: node.output.contentType }]
+        : [],
+    ),
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
   };
@@ -196,7 +233,15 @@ function route(state: MockState, name: EndpointName, body: RouteBody): HttpHandl
     if (fault === 'reset') return HttpResponse.error();
     if (fault === '500') return apiError(500, 'internal_error', 'Injected fault: internal error.', requestId);
     if (fault === '503') return apiError(503, 'unavailable', 'Injected fault: service unavailable.', requestId, {}, { 'retry-after': '0' });
-    if (fault === '429') return apiError(429, 'rate_limited', 'Injected fault: too many requests.', requestId, { retryAfterSeconds: 1 }, { 'retry-after': '1' });
+    if (fault === '429')
+      return apiError(
+        429,
+        'rate_limited',
+        'Injected fault: too many requests.',
+        requestId,
+        { retryAfterSeconds: 1 },
+        { 'retry-after': '1' },
+      );
 
     let charged = 0;
     let idempotencyKey: string | undefined;
@@ -208,11 +253,15 @@ function route(state: MockState, name: EndpointName, body: RouteBody): HttpHandl
       if (rawKey) {
         idempotencyKey = `${principal.id}:${rawKey}`;
         const text = await request.clone().text();
-        bodyHash = createHash('sha256').update(`${name}\u0000${JSON.stringify(params)}\u0000${text}`).digest('hex');
+        bodyHash = createHash('sha256')
+          .update(`${name}\u0000${JSON.stringify(params)}\u0000${text}`)
+          .digest('hex');
         const seen = state.idempotency.get(idempotencyKey);
-        if (seen === 'in-flight') throw new Reject(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed.');
+        if (seen === 'in-flight')
+          throw new Reject(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed.');
         if (seen) {
-          if (seen.bodyHash !== bodyHash) throw new Reject(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+          if (seen.bodyHash !== bodyHash)
+            throw new Reject(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
           const headers = new Headers(seen.headers);
           headers.set('idempotent-replayed', 'true');
           headers.set('x-request-id', requestId);
@@ -231,7 +280,10 @@ function route(state: MockState, name: EndpointName, body: RouteBody): HttpHandl
         requestId,
         charge(amount, reason) {
           if (!state.charge(amount, reason)) {
-            throw new Reject(402, 'insufficient_credits', `Not enough credits: this needs ${amount}, the balance is ${state.credits}.`, { required: amount, balance: state.credits });
+            throw new Reject(402, 'insufficient_credits', `Not enough credits: this needs ${amount}, the balance is ${state.credits}.`, {
+              required: amount,
+              balance: state.credits,
+            });
           }
           charged += amount;
         },
@@ -248,7 +300,9 @@ function route(state: MockState, name: EndpointName, body: RouteBody): HttpHandl
           state.idempotency.delete(key);
         } else {
           // Streams are stored once they complete (see the stream route); until then, in flight.
-          streamCompletions.set(response, (text) => state.idempotency.set(key, { bodyHash, status: response.status, headers: [...response.headers], body: text }));
+          streamCompletions.set(response, (text) =>
+            state.idempotency.set(key, { bodyHash, status: response.status, headers: [...response.headers], body: text }),
+          );
         }
       }
     } catch (error) {
@@ -276,7 +330,10 @@ const streamCompletions = new WeakMap<Response, (text: string) => void>();
 // ── the routes ───────────────────────────────────────────────────────────────────────────────────
 function imageAgent(state: MockState, agentId: string) {
   const agent = state.agent(agentId);
-  if (!agent) throw new Reject(404, 'unknown_agent', `Unknown agent "${agentId}". Known agents: ${state.agents.map((a) => a.id).join(', ')}.`, { agentId });
+  if (!agent)
+    throw new Reject(404, 'unknown_agent', `Unknown agent "${agentId}". Known agents: ${state.agents.map((a) => a.id).join(', ')}.`, {
+      agentId,
+    });
   if (agent.kind !== 'image') throw new Reject(400, 'wrong_agent_kind', `Agent "${agentId}" makes ${agent.kind}, not images.`, { agentId });
   return agent;
 }
@@ -306,12 +363,11 @@ function streamRoute(state: MockState): HttpHandler {
     const encoder = new TextEncoder();
     const frames = events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     let timer: NodeJS.Timeout | undefined;
-    let response: Response;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         let index = 0;
         const next = (): void => {
-          controller.enqueue(encoder.encode(frames[index]!));
+          controller.enqueue(encoder.encode(frames[index]));
           state.streams.set(record.id, { status: 'streaming', events: index + 1 });
           index += 1;
           if (index === events.length) {
@@ -334,7 +390,7 @@ function streamRoute(state: MockState): HttpHandler {
         streamCompletions.get(response)?.(frames.join(''));
       },
     });
-    response = new Response(stream, {
+    const response = new Response(stream, {
       status: 200,
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' },
     });
@@ -344,8 +400,12 @@ function streamRoute(state: MockState): HttpHandler {
 
 function publicHandlers(state: MockState): HttpHandler[] {
   return [
-    route(state, 'generate', async (ctx) => json(201, generateImage(state, ctx, await readJsonObject(ctx.request), 'generate'), ctx.requestId)),
-    route(state, 'sessionGenerate', async (ctx) => json(201, generateImage(state, ctx, await readJsonObject(ctx.request), 'session generate'), ctx.requestId)),
+    route(state, 'generate', async (ctx) =>
+      json(201, generateImage(state, ctx, await readJsonObject(ctx.request), 'generate'), ctx.requestId),
+    ),
+    route(state, 'sessionGenerate', async (ctx) =>
+      json(201, generateImage(state, ctx, await readJsonObject(ctx.request), 'session generate'), ctx.requestId),
+    ),
     streamRoute(state),
     route(state, 'listAgents', async (ctx) => {
       ctx.charge(callPrice(ctx.principal.kind), 'list agents');
@@ -364,13 +424,19 @@ function publicHandlers(state: MockState): HttpHandler[] {
       if (!workflow) throw new Reject(404, 'workflow_not_found', `No workflow "${ctx.params.id}".`);
       const body = await readJsonObject(ctx.request, { optional: true });
       const overrides = body.overrides ?? {};
-      if (!overrides || typeof overrides !== 'object' || Array.isArray(overrides)) throw new Reject(400, 'invalid_request', 'Field "overrides" must be an object of node id → prompt.', { field: 'overrides' });
+      if (!overrides || typeof overrides !== 'object' || Array.isArray(overrides))
+        throw new Reject(400, 'invalid_request', 'Field "overrides" must be an object of node id → prompt.', { field: 'overrides' });
       for (const [nodeId, value] of Object.entries(overrides)) {
         const node = workflow.nodes.find((n) => n.id === nodeId);
         if (!node) throw new Reject(400, 'invalid_override', `Workflow ${workflow.id} has no node "${nodeId}".`, { node: nodeId });
-        if (!node.overridable) throw new Reject(400, 'invalid_override', `Node "${nodeId}" of ${workflow.id} is not overridable.`, { node: nodeId });
-        if (typeof value !== 'string' || !value.trim()) throw new Reject(400, 'invalid_override', `The override of node "${nodeId}" must be a non-empty string.`, { node: nodeId });
-        if (value.length > MAX_PROMPT_LENGTH) throw new Reject(400, 'prompt_too_long', `The override of node "${nodeId}" is longer than ${MAX_PROMPT_LENGTH} characters.`, { node: nodeId });
+        if (!node.overridable)
+          throw new Reject(400, 'invalid_override', `Node "${nodeId}" of ${workflow.id} is not overridable.`, { node: nodeId });
+        if (typeof value !== 'string' || !value.trim())
+          throw new Reject(400, 'invalid_override', `The override of node "${nodeId}" must be a non-empty string.`, { node: nodeId });
+        if (value.length > MAX_PROMPT_LENGTH)
+          throw new Reject(400, 'prompt_too_long', `The override of node "${nodeId}" is longer than ${MAX_PROMPT_LENGTH} characters.`, {
+            node: nodeId,
+          });
       }
       const runId = state.newId('run');
       // Charge, then create: both happen in this one synchronous step, or the charge throws 402.
@@ -390,21 +456,40 @@ function publicHandlers(state: MockState): HttpHandler[] {
       const promptText = prompt(body);
       const agentId = optionalString(body, 'agentId') ?? DEFAULT_VIDEO_AGENT;
       const agent = state.agent(agentId);
-      if (!agent) throw new Reject(404, 'unknown_agent', `Unknown agent "${agentId}". Known agents: ${state.agents.map((a) => a.id).join(', ')}.`, { agentId });
+      if (!agent)
+        throw new Reject(404, 'unknown_agent', `Unknown agent "${agentId}". Known agents: ${state.agents.map((a) => a.id).join(', ')}.`, {
+          agentId,
+        });
       if (agent.kind !== 'video') throw new Reject(400, 'wrong_agent_kind', `Agent "${agentId}" makes images, not video.`, { agentId });
       const duration = body.durationSeconds ?? 4;
       if (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 1 || duration > 10) {
-        throw new Reject(400, 'invalid_request', 'Field "durationSeconds" must be a whole number from 1 to 10.', { field: 'durationSeconds' });
+        throw new Reject(400, 'invalid_request', 'Field "durationSeconds" must be a whole number from 1 to 10.', {
+          field: 'durationSeconds',
+        });
       }
       const aspectRatio = body.aspectRatio ?? '16:9';
       if (typeof aspectRatio !== 'string' || !(ASPECT_RATIOS as readonly string[]).includes(aspectRatio)) {
-        throw new Reject(400, 'invalid_request', `Field "aspectRatio" must be one of ${ASPECT_RATIOS.join(', ')}.`, { field: 'aspectRatio' });
+        throw new Reject(400, 'invalid_request', `Field "aspectRatio" must be one of ${ASPECT_RATIOS.join(', ')}.`, {
+          field: 'aspectRatio',
+        });
       }
       // Charge and create together: either both happen or neither does.
       const videoId = state.newId('vid');
       ctx.charge(PRICES.video, `video ${videoId}`);
-      const video = state.createVideo({ id: videoId, agentId, prompt: promptText, durationSeconds: duration, aspectRatio, charged: PRICES.video });
-      return json(202, videoRecord(state, ctx.origin, video, { charged: PRICES.video, remaining: state.credits }), ctx.requestId, retryAfter(state));
+      const video = state.createVideo({
+        id: videoId,
+        agentId,
+        prompt: promptText,
+        durationSeconds: duration,
+        aspectRatio,
+        charged: PRICES.video,
+      });
+      return json(
+        202,
+        videoRecord(state, ctx.origin, video, { charged: PRICES.video, remaining: state.credits }),
+        ctx.requestId,
+        retryAfter(state),
+      );
     }),
     route(state, 'getVideo', async (ctx) => {
       const video = state.videos.get(ctx.params.id ?? '');
@@ -413,7 +498,12 @@ function publicHandlers(state: MockState): HttpHandler[] {
       ctx.charge(price, `poll ${video.id}`);
       state.advanceVideo(video);
       const finished = video.status === 'succeeded' || video.status === 'failed';
-      return json(200, videoRecord(state, ctx.origin, video, { charged: price, remaining: state.credits }), ctx.requestId, finished ? {} : retryAfter(state));
+      return json(
+        200,
+        videoRecord(state, ctx.origin, video, { charged: price, remaining: state.credits }),
+        ctx.requestId,
+        finished ? {} : retryAfter(state),
+      );
     }),
   ];
 }
@@ -446,14 +536,16 @@ function fileHandlers(state: MockState): HttpHandler[] {
 
 function adminHandlers(state: MockState, issueKey: () => string): HttpHandler[] {
   const ok = (body: unknown): Response => json(200, body, newRequestId());
-  const wrap = (fn: (request: Request) => Promise<Response>) => async ({ request }: { request: Request }) => {
-    try {
-      return await fn(request);
-    } catch (error) {
-      if (error instanceof Reject) return apiError(error.status, error.code, error.message, newRequestId(), error.extra);
-      throw error;
-    }
-  };
+  const wrap =
+    (fn: (request: Request) => Promise<Response>) =>
+    async ({ request }: { request: Request }) => {
+      try {
+        return await fn(request);
+      } catch (error) {
+        if (error instanceof Reject) return apiError(error.status, error.code, error.message, newRequestId(), error.extra);
+        throw error;
+      }
+    };
   return [
     http.get(`*${ADMIN_PATH}/state`, () =>
       ok({
@@ -470,16 +562,22 @@ function adminHandlers(state: MockState, issueKey: () => string): HttpHandler[] 
       state.reset();
       return ok({ credits: state.credits });
     }),
-    http.post(`*${ADMIN_PATH}/config`, wrap(async (request) => {
-      state.configure(validateConfig(await readJsonObject(request)));
-      return ok(state.config);
-    })),
+    http.post(
+      `*${ADMIN_PATH}/config`,
+      wrap(async (request) => {
+        state.configure(validateConfig(await readJsonObject(request)));
+        return ok(state.config);
+      }),
+    ),
     http.post(`*${ADMIN_PATH}/keys`, () => ok({ apiKey: issueKey() })),
-    http.post(`*${ADMIN_PATH}/keys/revoke`, wrap(async (request) => {
-      const body = await readJsonObject(request);
-      if (!state.revokeApiKey(requiredString(body, 'apiKey'))) throw new Reject(404, 'not_found', 'No such key.');
-      return ok({ revoked: true });
-    })),
+    http.post(
+      `*${ADMIN_PATH}/keys/revoke`,
+      wrap(async (request) => {
+        const body = await readJsonObject(request);
+        if (!state.revokeApiKey(requiredString(body, 'apiKey'))) throw new Reject(404, 'not_found', 'No such key.');
+        return ok({ revoked: true });
+      }),
+    ),
   ];
 }
 
@@ -488,30 +586,36 @@ function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
   const int = (field: string, min: number): number | undefined => {
     const value = body[field];
     if (value === undefined) return undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new Reject(400, 'invalid_request', `"${field}" must be a whole number ≥ ${min}.`, { field });
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+      throw new Reject(400, 'invalid_request', `"${field}" must be a whole number ≥ ${min}.`, { field });
     return value;
   };
   const known = new Set(['credits', 'videoOutcome', 'videoSteps', 'videoPollAfterMs', 'streamStepMs', 'latencyMs', 'faults', 'seed']);
-  for (const field of Object.keys(body)) if (!known.has(field)) throw new Reject(400, 'invalid_request', `Unknown setting "${field}".`, { field });
+  for (const field of Object.keys(body))
+    if (!known.has(field)) throw new Reject(400, 'invalid_request', `Unknown setting "${field}".`, { field });
   patch.credits = int('credits', 0);
   patch.videoSteps = int('videoSteps', 1);
   patch.videoPollAfterMs = int('videoPollAfterMs', 0);
   patch.streamStepMs = int('streamStepMs', 0);
   patch.latencyMs = int('latencyMs', 0);
   if (body.seed !== undefined) {
-    if (typeof body.seed !== 'string' && typeof body.seed !== 'number') throw new Reject(400, 'invalid_request', '"seed" must be a string or a number.', { field: 'seed' });
+    if (typeof body.seed !== 'string' && typeof body.seed !== 'number')
+      throw new Reject(400, 'invalid_request', '"seed" must be a string or a number.', { field: 'seed' });
     patch.seed = String(body.seed);
   }
   if (body.videoOutcome !== undefined) {
-    if (!['succeed', 'fail', 'random'].includes(body.videoOutcome as string)) throw new Reject(400, 'invalid_request', '"videoOutcome" must be succeed, fail or random.', { field: 'videoOutcome' });
+    if (!['succeed', 'fail', 'random'].includes(body.videoOutcome as string))
+      throw new Reject(400, 'invalid_request', '"videoOutcome" must be succeed, fail or random.', { field: 'videoOutcome' });
     patch.videoOutcome = body.videoOutcome as MockConfig['videoOutcome'];
   }
   if (body.faults !== undefined) {
     const faults = body.faults as { rate?: unknown; kinds?: unknown };
-    if (!faults || typeof faults !== 'object' || Array.isArray(faults)) throw new Reject(400, 'invalid_request', '"faults" must be an object.', { field: 'faults' });
+    if (!faults || typeof faults !== 'object' || Array.isArray(faults))
+      throw new Reject(400, 'invalid_request', '"faults" must be an object.', { field: 'faults' });
     const next: Partial<MockConfig['faults']> = {};
     if (faults.rate !== undefined) {
-      if (typeof faults.rate !== 'number' || faults.rate < 0 || faults.rate > 1) throw new Reject(400, 'invalid_request', '"faults.rate" must be a number from 0 to 1.', { field: 'faults.rate' });
+      if (typeof faults.rate !== 'number' || faults.rate < 0 || faults.rate > 1)
+        throw new Reject(400, 'invalid_request', '"faults.rate" must be a number from 0 to 1.', { field: 'faults.rate' });
       next.rate = faults.rate;
     }
     if (faults.kinds !== undefined) {
@@ -544,7 +648,14 @@ function fallbackHandlers(): HttpHandler[] {
     const path = new URL(request.url).pathname;
     const allowed = table.filter((route) => route.pattern.test(path)).map((route) => route.method);
     if (allowed.length) {
-      return apiError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, requestId, {}, { allow: allowed.join(', ') });
+      return apiError(
+        405,
+        'method_not_allowed',
+        `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
+        requestId,
+        {},
+        { allow: allowed.join(', ') },
+      );
     }
     return apiError(404, 'not_found', `No route ${request.method} ${path}.`, requestId);
   };
@@ -570,5 +681,11 @@ function malformedPathHandler(): HttpHandler {
 
 /** Every handler of the mock over one state, in match order. */
 export function createHandlers(state: MockState, issueKey: () => string = () => state.issueApiKey()): HttpHandler[] {
-  return [malformedPathHandler(), ...publicHandlers(state), ...fileHandlers(state), ...adminHandlers(state, issueKey), ...fallbackHandlers()];
+  return [
+    malformedPathHandler(),
+    ...publicHandlers(state),
+    ...fileHandlers(state),
+    ...adminHandlers(state, issueKey),
+    ...fallbackHandlers(),
+  ];
 }

@@ -45,7 +45,7 @@ function pixelGrid(kind: string, random: () => number): number[][] {
         const row = Math.floor(y / 4);
         const shifted = (x + (row % 2) * 4) % size;
         const mortar = y % 4 === 3 || shifted % 8 === 7;
-        grid[y]![x] = mortar ? 1 : random() < 0.12 ? 3 : 2;
+        grid[y][x] = mortar ? 1 : random() < 0.12 ? 3 : 2;
       }
     }
     return grid;
@@ -53,20 +53,25 @@ function pixelGrid(kind: string, random: () => number): number[][] {
   // Mirrored sprite: fill the left half at random with a body-shaped density, mirror it, outline it.
   for (let y = 2; y < size - 2; y++) {
     for (let x = 2; x < size / 2; x++) {
-      const density = 0.35 + 0.5 * (x / (size / 2)) - 0.15 * Math.abs(y - size / 2) / (size / 2);
+      const density = 0.35 + 0.5 * (x / (size / 2)) - (0.15 * Math.abs(y - size / 2)) / (size / 2);
       if (random() < density) {
         const shade = random() < 0.2 ? 3 : random() < 0.5 ? 2 : 1;
-        grid[y]![x] = shade;
-        grid[y]![size - 1 - x] = shade;
+        grid[y][x] = shade;
+        grid[y][size - 1 - x] = shade;
       }
     }
   }
   const outlined = grid.map((row) => [...row]);
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
-      if (grid[y]![x] !== 0) continue;
-      const touches = [[0, 1], [1, 0], [0, -1], [-1, 0]].some(([dx, dy]) => (grid[y + dy!]?.[x + dx!] ?? 0) > 0);
-      if (touches) outlined[y]![x] = 4;
+      if (grid[y][x] !== 0) continue;
+      const touches = [
+        [0, 1],
+        [1, 0],
+        [0, -1],
+        [-1, 0],
+      ].some(([dx, dy]) => (grid[y + dy]?.[x + dx] ?? 0) > 0);
+      if (touches) outlined[y][x] = 4;
     }
   }
   if (kind === 'icon') {
@@ -74,7 +79,7 @@ function pixelGrid(kind: string, random: () => number): number[][] {
     for (let y = 0; y < size; y++) {
       for (let x = 0; x < size; x++) {
         const inside = (x - 7.5) ** 2 + (y - 7.5) ** 2 < 7.6 ** 2;
-        if (outlined[y]![x] === 0 && inside) outlined[y]![x] = 1;
+        if (outlined[y][x] === 0 && inside) outlined[y][x] = 1;
       }
     }
   }
@@ -96,7 +101,7 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
 
 function crc32(buffer: Buffer): number {
   let crc = 0xffffffff;
-  for (const byte of buffer) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  for (const byte of buffer) crc = CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 
@@ -123,7 +128,7 @@ export function renderPng(agentId: string, prompt: string): Buffer {
   for (let y = 0; y < IMAGE_SIZE; y++) {
     raw[y * rowBytes] = 0; // filter: none
     for (let x = 0; x < IMAGE_SIZE; x++) {
-      const colour = colours[grid[Math.floor(y / scale)]![Math.floor(x / scale)]!]!;
+      const colour = colours[grid[Math.floor(y / scale)][Math.floor(x / scale)]];
       raw.set(colour, y * rowBytes + 1 + x * 3);
     }
   }
@@ -164,7 +169,7 @@ function lzwUncompressed(indices: Uint8Array, minCodeSize: number): Buffer {
   const codesPerClear = (1 << codeSize) - clear - 4;
   for (let i = 0; i < indices.length; i++) {
     if (i % codesPerClear === 0) emit(clear);
-    emit(indices[i]!);
+    emit(indices[i]);
   }
   emit(end);
   if (bits > 0) bytes.push(accumulator & 0xff);

@@ -71,7 +71,16 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
   if (body === 'too-large') {
     const requestId = `req_${randomBytes(8).toString('hex')}`;
     res.writeHead(413, { 'content-type': 'application/json', connection: 'close', 'x-request-id': requestId });
-    res.end(JSON.stringify({ error: { code: 'payload_too_large', message: `The request body is larger than ${MAX_BODY_BYTES} bytes.`, requestId, limit: MAX_BODY_BYTES } }));
+    res.end(
+      JSON.stringify({
+        error: {
+          code: 'payload_too_large',
+          message: `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+          requestId,
+          limit: MAX_BODY_BYTES,
+        },
+      }),
+    );
     return;
   }
   const headers = new Headers();
@@ -146,5 +155,8 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
 
 function notFound(): Response {
   const requestId = `req_${randomBytes(8).toString('hex')}`;
-  return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such route.', requestId } }), { status: 404, headers: { 'content-type': 'application/json', 'x-request-id': requestId } });
+  return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such route.', requestId } }), {
+    status: 404,
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+  });
 }

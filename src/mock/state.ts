@@ -253,10 +253,13 @@ export class MockState {
     run.polls += 1;
     if (run.status === 'succeeded') return;
     const workflow = this.workflow(run.workflowId)!;
-    const node = run.nodes[run.completedNodes]!;
-    const spec = workflow.nodes[run.completedNodes]!;
+    const node = run.nodes[run.completedNodes];
+    const spec = workflow.nodes[run.completedNodes];
     const promptFor = (id: string): string => run.overrides[id] ?? workflow.nodes.find((n) => n.id === id)?.prompt ?? '';
-    const subject = workflow.nodes.filter((n) => n.type === 'prompt').map((n) => promptFor(n.id)).join(', ');
+    const subject = workflow.nodes
+      .filter((n) => n.type === 'prompt')
+      .map((n) => promptFor(n.id))
+      .join(', ');
     if (spec.type === 'image') {
       const name = `${run.id}-${node.id}.png`;
       this.addFile(name, { kind: 'image', agentId: workflow.agentId, prompt: `${subject} — ${node.label}` });
@@ -270,7 +273,14 @@ export class MockState {
     run.updatedAt = now();
   }
 
-  createVideo(input: { id: string; agentId: string; prompt: string; durationSeconds: number; aspectRatio: string; charged: number }): VideoRecord {
+  createVideo(input: {
+    id: string;
+    agentId: string;
+    prompt: string;
+    durationSeconds: number;
+    aspectRatio: string;
+    charged: number;
+  }): VideoRecord {
     const at = now();
     const outcome = this.config.videoOutcome === 'random' ? (this.random() < 0.5 ? 'fail' : 'succeed') : this.config.videoOutcome;
     const video: VideoRecord = {

@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- a sanitiser matches control characters on purpose */
 // Text that comes from the server (messages, names, prompts echoed back) is printed to a terminal;
 // strip escape sequences and other control characters so a response can't move the cursor,
 // rewrite earlier lines or set the window title.

@@ -40,7 +40,9 @@ describe('download', () => {
     client = createClient({ baseUrl: server.url, apiKey: KEY });
     const file = path.join(dir, 'a.png');
     const progress: number[] = [];
-    const result = await client.download('/files/a.png', file, { onProgress: (bytes, total) => (progress.push(bytes), expect(total).toBe(PNG.length)) });
+    const result = await client.download('/files/a.png', file, {
+      onProgress: (bytes, total) => (progress.push(bytes), expect(total).toBe(PNG.length)),
+    });
     expect(result).toEqual({ path: file, bytes: PNG.length, contentType: 'image/png' });
     expect(fs.readFileSync(file).equals(PNG)).toBe(true);
     expect(progress.at(-1)).toBe(PNG.length);

@@ -24,7 +24,12 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const seen: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const seen: Seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(seen);
       Promise.resolve(handler(req, res, seen, requests.length - 1)).catch((error: unknown) => {
         res.destroy(error as Error);

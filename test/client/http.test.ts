@@ -10,7 +10,7 @@ import {
   ServerError,
   TimeoutError,
   UnexpectedResponseError,
-  UsageError,
+  InvalidArgumentError,
   type AssetgenClient,
   type RequestTrace,
   type ResponseTrace,
@@ -18,7 +18,12 @@ import {
 } from '../../src/index.js';
 import { FAST, json, KEY, reset, startServer, truncated, type TestServer } from './helpers.js';
 
-const generation = (id = 'gen_1') => ({ id, status: 'succeeded', output: { url: `/files/${id}.png`, contentType: 'image/png' }, credits: { charged: 10, remaining: 990 } });
+const generation = (id = 'gen_1') => ({
+  id,
+  status: 'succeeded',
+  output: { url: `/files/${id}.png`, contentType: 'image/png' },
+  credits: { charged: 10, remaining: 990 },
+});
 
 let server: TestServer | undefined;
 let client: AssetgenClient | undefined;
@@ -30,10 +35,19 @@ afterEach(async () => {
 
 describe('requests', () => {
   it('sends the key, JSON body and an idempotency key; reads the record, request id and credits', async () => {
-    server = await startServer((_req, res) => json(res, 201, generation(), { 'x-request-id': 'req_abc', 'x-credits-charged': '10', 'x-credits-remaining': '990' }));
+    server = await startServer((_req, res) =>
+      json(res, 201, generation(), { 'x-request-id': 'req_abc', 'x-credits-charged': '10', 'x-credits-remaining': '990' }),
+    );
     client = createClient({ baseUrl: server.url, apiKey: KEY });
     const result = await client.generate({ agentId: 'sprite-artist', prompt: 'a sword' });
-    expect(result).toMatchObject({ id: 'gen_1', status: 'succeeded', assetUrl: `${server.url}/files/gen_1.png`, contentType: 'image/png', requestId: 'req_abc', credits: { charged: 10, remaining: 990 } });
+    expect(result).toMatchObject({
+      id: 'gen_1',
+      status: 'succeeded',
+      assetUrl: `${server.url}/files/gen_1.png`,
+      contentType: 'image/png',
+      requestId: 'req_abc',
+      credits: { charged: 10, remaining: 990 },
+    });
     const [seen] = server.requests;
     expect(seen).toMatchObject({ method: 'POST', url: '/api/v1/generate' });
     expect(seen!.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -69,22 +83,30 @@ describe('requests', () => {
   });
 
   it('refuses credentials over plain http to a non-loopback host unless allowed', () => {
-    expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY })).toThrow(UsageError);
+    expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY })).toThrow(InvalidArgumentError);
     expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY })).toThrow(/--allow-insecure-http/);
-    expect(() => createClient({ baseUrl: 'http://assets.example.com', sessionCookie: 's' })).toThrow(UsageError);
+    expect(() => createClient({ baseUrl: 'http://assets.example.com', sessionCookie: 's' })).toThrow(InvalidArgumentError);
     for (const baseUrl of ['http://localhost:1', 'http://127.1.2.3:1', 'http://[::1]:1', 'https://assets.example.com']) {
       expect(() => createClient({ baseUrl, apiKey: KEY })).not.toThrow();
     }
     expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY, allowInsecureHttp: true })).not.toThrow();
     expect(() => createClient({ baseUrl: 'http://assets.example.com' })).not.toThrow();
-    expect(() => createClient({ baseUrl: 'ftp://x' })).toThrow(UsageError);
+    expect(() => createClient({ baseUrl: 'ftp://x' })).toThrow(InvalidArgumentError);
   });
 
   it('traces requests and responses with secrets masked', async () => {
-    server = await startServer((_req, res) => json(res, 200, { workflows: [] }, { 'x-request-id': 'req_t', 'set-cookie': 'ag_session=supersecretvalue123' }));
+    server = await startServer((_req, res) =>
+      json(res, 200, { workflows: [] }, { 'x-request-id': 'req_t', 'set-cookie': 'ag_session=supersecretvalue123' }),
+    );
     const requests: RequestTrace[] = [];
     const responses: ResponseTrace[] = [];
-    client = createClient({ baseUrl: server.url, apiKey: KEY, sessionCookie: 'ag_session=supersecretvalue123', onRequest: (i) => requests.push(i), onResponse: (i) => responses.push(i) });
+    client = createClient({
+      baseUrl: server.url,
+      apiKey: KEY,
+      sessionCookie: 'ag_session=supersecretvalue123',
+      onRequest: (i) => requests.push(i),
+      onResponse: (i) => responses.push(i),
+    });
     await client.listWorkflows();
     const traced = JSON.stringify([requests, responses]);
     expect(traced).not.toContain(KEY);
@@ -99,7 +121,7 @@ describe('base URL', () => {
   it('normalises the base URL and joins endpoint paths under it', () => {
     expect(createClient({ baseUrl: 'https://svc.example/' }).baseUrl).toBe('https://svc.example');
     expect(createClient({ baseUrl: 'https://svc.example/prefix/' }).baseUrl).toBe('https://svc.example/prefix');
-    expect(() => createClient({ baseUrl: 'not a url' })).toThrow(UsageError);
+    expect(() => createClient({ baseUrl: 'not a url' })).toThrow(InvalidArgumentError);
   });
 
   it('does not follow a redirect on an API call', async () => {
@@ -115,7 +137,12 @@ describe('base URL', () => {
 
 describe('errors', () => {
   const cases: [number, unknown, new (...args: never[]) => Error, RegExp][] = [
-    [400, { error: { code: 'invalid_request', message: 'prompt is required', requestId: 'req_b' } }, InvalidRequestError, /prompt is required/],
+    [
+      400,
+      { error: { code: 'invalid_request', message: 'prompt is required', requestId: 'req_b' } },
+      InvalidRequestError,
+      /prompt is required/,
+    ],
     [401, { error: { code: 'invalid_credentials', message: 'Unknown key' } }, AuthenticationError, /Unknown key/],
     [404, { message: 'no such agent' }, NotFoundError, /no such agent/],
     [422, { error: 'idempotency key reused' }, InvalidRequestError, /idempotency key reused/],
@@ -133,12 +160,26 @@ describe('errors', () => {
 
   it('maps 402 with required and balance', async () => {
     server = await startServer((_req, res) =>
-      json(res, 402, { error: { code: 'insufficient_credits', message: 'Not enough credits: this needs 180, the balance is 42.', required: 180, balance: 42, requestId: 'req_402' } }),
+      json(res, 402, {
+        error: {
+          code: 'insufficient_credits',
+          message: 'Not enough credits: this needs 180, the balance is 42.',
+          required: 180,
+          balance: 42,
+          requestId: 'req_402',
+        },
+      }),
     );
     client = createClient({ baseUrl: server.url, apiKey: KEY });
     const error = await client.createVideo({ prompt: 'p' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InsufficientCreditsError);
-    expect(error).toMatchObject({ required: 180, balance: 42, requestId: 'req_402', code: 'insufficient_credits', message: 'Not enough credits: this needs 180, the balance is 42.' });
+    expect(error).toMatchObject({
+      required: 180,
+      balance: 42,
+      requestId: 'req_402',
+      code: 'insufficient_credits',
+      message: 'Not enough credits: this needs 180, the balance is 42.',
+    });
   });
 
   it('keeps a plain-text error body as the message', async () => {
@@ -147,7 +188,11 @@ describe('errors', () => {
       res.end('forbidden here');
     });
     client = createClient({ baseUrl: server.url, apiKey: KEY });
-    await expect(client.listWorkflows()).rejects.toMatchObject({ name: 'AuthenticationError', message: 'forbidden here', body: 'forbidden here' });
+    await expect(client.listWorkflows()).rejects.toMatchObject({
+      name: 'AuthenticationError',
+      message: 'forbidden here',
+      body: 'forbidden here',
+    });
   });
 
   it('reports a 2xx body it cannot read with the raw body', async () => {
@@ -169,7 +214,11 @@ describe('errors', () => {
 
 describe('retries', () => {
   it('retries a charged POST on 500, reset and truncation with the same idempotency key', async () => {
-    const script = [(res: Parameters<typeof json>[0]) => json(res, 500, { error: { message: 'boom' } }), reset, (res: Parameters<typeof json>[0]) => truncated(res, 201, generation())];
+    const script = [
+      (res: Parameters<typeof json>[0]) => json(res, 500, { error: { message: 'boom' } }),
+      reset,
+      (res: Parameters<typeof json>[0]) => truncated(res, 201, generation()),
+    ];
     server = await startServer((_req, res, _seen, i) => (script[i] ? script[i]!(res) : json(res, 201, generation())));
     const retries: RetryTrace[] = [];
     client = createClient({ baseUrl: server.url, apiKey: KEY, maxRetries: 3, ...FAST, onRetry: (r) => retries.push(r) });
@@ -221,7 +270,9 @@ describe('retries', () => {
   it('honours retry-after-ms and Retry-After (seconds and dates)', async () => {
     const date = new Date(Date.now() + 1_000).toUTCString();
     const script: Record<string, string>[] = [{ 'retry-after-ms': '30' }, { 'retry-after': '0' }, { 'retry-after': date }];
-    server = await startServer((_req, res, _s, i) => (script[i] ? json(res, i === 0 ? 429 : 503, { error: { message: 'later' } }, script[i]) : json(res, 200, { workflows: [] })));
+    server = await startServer((_req, res, _s, i) =>
+      script[i] ? json(res, i === 0 ? 429 : 503, { error: { message: 'later' } }, script[i]) : json(res, 200, { workflows: [] }),
+    );
     const delays: number[] = [];
     client = createClient({ baseUrl: server.url, apiKey: KEY, maxRetries: 3, ...FAST, onRetry: (r) => delays.push(r.delayMs) });
     await client.listWorkflows();
@@ -232,7 +283,9 @@ describe('retries', () => {
   });
 
   it('does not wait for a Retry-After beyond the cap: surfaces the RateLimitError', async () => {
-    server = await startServer((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down', retryAfterSeconds: 120 } }, { 'retry-after': '120' }));
+    server = await startServer((_req, res) =>
+      json(res, 429, { error: { code: 'rate_limited', message: 'slow down', retryAfterSeconds: 120 } }, { 'retry-after': '120' }),
+    );
     client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
     const error = await client.listWorkflows().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
@@ -248,7 +301,9 @@ describe('retries', () => {
   });
 
   it('times out slow headers (and retries them)', async () => {
-    server = await startServer((_req, res, _s, i) => (i < 1 ? void setTimeout(() => json(res, 200, { workflows: [] }), 1_000).unref() : json(res, 200, { workflows: [{ id: 'wf' }] })));
+    server = await startServer((_req, res, _s, i) =>
+      i < 1 ? void setTimeout(() => json(res, 200, { workflows: [] }), 1_000).unref() : json(res, 200, { workflows: [{ id: 'wf' }] }),
+    );
     client = createClient({ baseUrl: server.url, apiKey: KEY, responseTimeoutMs: 100, ...FAST });
     await expect(client.listWorkflows()).resolves.toHaveLength(1);
     expect(server.requests).toHaveLength(2);

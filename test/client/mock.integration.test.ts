@@ -97,7 +97,10 @@ describe('against the bundled mock', () => {
     const c = client();
     const [workflow] = await c.listWorkflows();
     const fixed = workflow!.nodes.find((node) => !node.overridable)!;
-    await expect(c.runWorkflow(workflow!.id, { [fixed.id]: 'x' })).rejects.toMatchObject({ name: 'InvalidRequestError', code: 'invalid_override' });
+    await expect(c.runWorkflow(workflow!.id, { [fixed.id]: 'x' })).rejects.toMatchObject({
+      name: 'InvalidRequestError',
+      code: 'invalid_override',
+    });
     await expect(c.runWorkflow('wf_nope')).rejects.toMatchObject({ name: 'NotFoundError', code: 'workflow_not_found' });
     await expect(c.generate({ agentId: 'nobody', prompt: 'p' })).rejects.toMatchObject({ name: 'NotFoundError', code: 'unknown_agent' });
     await expect(c.listAgents()).rejects.toMatchObject({ name: 'MissingCredentialsError' });
@@ -107,7 +110,9 @@ describe('against the bundled mock', () => {
 
   it('reports insufficient credits without charging', async () => {
     await admin('config', { credits: 42 });
-    const error = await client().createVideo({ prompt: 'a dragon' }).catch((e: unknown) => e);
+    const error = await client()
+      .createVideo({ prompt: 'a dragon' })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'InsufficientCreditsError', required: 180, balance: 42 });
     expect((await state()).credits).toBe(42);
   });

@@ -16,10 +16,26 @@ const info = { headers: {}, baseUrl: 'https://svc.example/' };
 
 describe('normalizeState', () => {
   it.each([
-    ['succeeded', 'succeeded'], ['success', 'succeeded'], ['Completed', 'succeeded'], ['done', 'succeeded'], ['finished', 'succeeded'],
-    ['failed', 'failed'], ['error', 'failed'], ['errored', 'failed'], ['cancelled', 'failed'], ['canceled', 'failed'],
-    ['queued', 'queued'], ['pending', 'queued'], ['submitted', 'queued'], ['created', 'queued'],
-    ['running', 'running'], ['processing', 'running'], ['in_progress', 'running'], ['in-progress', 'running'], ['IN PROGRESS', 'running'], ['started', 'running'],
+    ['succeeded', 'succeeded'],
+    ['success', 'succeeded'],
+    ['Completed', 'succeeded'],
+    ['done', 'succeeded'],
+    ['finished', 'succeeded'],
+    ['failed', 'failed'],
+    ['error', 'failed'],
+    ['errored', 'failed'],
+    ['cancelled', 'failed'],
+    ['canceled', 'failed'],
+    ['queued', 'queued'],
+    ['pending', 'queued'],
+    ['submitted', 'queued'],
+    ['created', 'queued'],
+    ['running', 'running'],
+    ['processing', 'running'],
+    ['in_progress', 'running'],
+    ['in-progress', 'running'],
+    ['IN PROGRESS', 'running'],
+    ['started', 'running'],
     ['something-new', 'running'],
   ])('%s → %s', (status, state) => expect(normalizeState(status)).toBe(state));
 });
@@ -39,7 +55,11 @@ describe('asset URLs', () => {
   ])('%j', (record, url) => expect(findAssetUrl(record)).toBe(url));
 
   it('resolves relative URLs against the base and unwraps envelopes', () => {
-    expect(normalizeGeneration({ data: { id: 'g', status: 'done', imageUrl: '/files/g.png' } }, info)).toMatchObject({ id: 'g', status: 'done', assetUrl: 'https://svc.example/files/g.png' });
+    expect(normalizeGeneration({ data: { id: 'g', status: 'done', imageUrl: '/files/g.png' } }, info)).toMatchObject({
+      id: 'g',
+      status: 'done',
+      assetUrl: 'https://svc.example/files/g.png',
+    });
   });
 
   it('throws UnexpectedResponseError with the raw body when nothing fits', () => {
@@ -64,7 +84,10 @@ describe('asset URLs', () => {
 
 describe('credits', () => {
   it('prefers the body, falls back to headers, omits what is unknown', () => {
-    expect(readCredits({ credits: { charged: 10, remaining: 990 } }, { 'x-credits-charged': '99' })).toEqual({ charged: 10, remaining: 990 });
+    expect(readCredits({ credits: { charged: 10, remaining: 990 } }, { 'x-credits-charged': '99' })).toEqual({
+      charged: 10,
+      remaining: 990,
+    });
     expect(readCredits({}, { 'x-credits-charged': '1', 'x-credits-remaining': '41' })).toEqual({ charged: 1, remaining: 41 });
     expect(readCredits({ credits_charged: 5 }, {})).toEqual({ charged: 5 });
     expect(readCredits(null, {})).toEqual({});
@@ -75,38 +98,104 @@ describe('records', () => {
   it('reads the mock run shape', () => {
     const run = normalizeRun(
       {
-        id: 'run_1', workflowId: 'wf', status: 'running', totalNodes: 3, completedNodes: 1, currentNode: { id: 'pose', label: 'Pose frames' },
-        nodes: [{ id: 'character', status: 'succeeded', output: { text: 'a knight' } }, { id: 'pose', status: 'pending' }],
+        id: 'run_1',
+        workflowId: 'wf',
+        status: 'running',
+        totalNodes: 3,
+        completedNodes: 1,
+        currentNode: { id: 'pose', label: 'Pose frames' },
+        nodes: [
+          { id: 'character', status: 'succeeded', output: { text: 'a knight' } },
+          { id: 'pose', status: 'pending' },
+        ],
         outputs: [{ nodeId: 'character', url: '/files/x.png', contentType: 'image/png' }],
       },
       info,
     );
-    expect(run).toMatchObject({ id: 'run_1', workflowId: 'wf', state: 'running', status: 'running', totalNodes: 3, completedNodes: 1, currentNode: { id: 'pose', label: 'Pose frames' } });
+    expect(run).toMatchObject({
+      id: 'run_1',
+      workflowId: 'wf',
+      state: 'running',
+      status: 'running',
+      totalNodes: 3,
+      completedNodes: 1,
+      currentNode: { id: 'pose', label: 'Pose frames' },
+    });
     expect(run.outputs).toEqual([{ nodeId: 'character', url: 'https://svc.example/files/x.png', contentType: 'image/png' }]);
   });
 
   it('derives run progress from nodes when counts are missing', () => {
-    const run = normalizeRun({ run: { id: 'r', nodes: [{ id: 'a', status: 'done', output: 'https://cdn/a.png' }, { id: 'b', status: 'pending' }] } }, info);
+    const run = normalizeRun(
+      {
+        run: {
+          id: 'r',
+          nodes: [
+            { id: 'a', status: 'done', output: 'https://cdn/a.png' },
+            { id: 'b', status: 'pending' },
+          ],
+        },
+      },
+      info,
+    );
     expect(run).toMatchObject({ state: 'running', totalNodes: 2, completedNodes: 1, outputs: [{ nodeId: 'a', url: 'https://cdn/a.png' }] });
   });
 
   it('reads video jobs: progress, refund, error, poll hint', () => {
     const job = normalizeVideo(
-      { id: 'vid_1', status: 'failed', progress: 50, output: null, error: { code: 'x', message: 'crashed' }, refunded: true, refund: { amount: 180 } },
+      {
+        id: 'vid_1',
+        status: 'failed',
+        progress: 50,
+        output: null,
+        error: { code: 'x', message: 'crashed' },
+        refunded: true,
+        refund: { amount: 180 },
+      },
       { ...info, headers: { 'retry-after': '2' } },
     );
-    expect(job).toMatchObject({ state: 'failed', progress: 0.5, refunded: true, refundAmount: 180, error: { code: 'x', message: 'crashed' }, pollAfterMs: 2000 });
+    expect(job).toMatchObject({
+      state: 'failed',
+      progress: 0.5,
+      refunded: true,
+      refundAmount: 180,
+      error: { code: 'x', message: 'crashed' },
+      pollAfterMs: 2000,
+    });
     expect(job.assetUrl).toBeUndefined();
-    expect(normalizeVideo({ id: 'v', status: 'queued', pollAfterMs: 500 }, { ...info, headers: { 'retry-after': '9' } }).pollAfterMs).toBe(500);
+    expect(normalizeVideo({ id: 'v', status: 'queued', pollAfterMs: 500 }, { ...info, headers: { 'retry-after': '9' } }).pollAfterMs).toBe(
+      500,
+    );
   });
 
   it('reads workflows and agents', () => {
     const [wf] = normalizeWorkflows({
-      workflows: [{ id: 'wf_a', name: 'A', nodes: [{ id: 'character', type: 'prompt', label: 'Character', overridable: true, prompt: 'p' }, { id: 'pose', type: 'image', name: 'Pose' }], overridableNodes: ['character'] }],
+      workflows: [
+        {
+          id: 'wf_a',
+          name: 'A',
+          nodes: [
+            { id: 'character', type: 'prompt', label: 'Character', overridable: true, prompt: 'p' },
+            { id: 'pose', type: 'image', name: 'Pose' },
+          ],
+          overridableNodes: ['character'],
+        },
+      ],
     });
-    expect(wf).toMatchObject({ id: 'wf_a', name: 'A', overridableNodes: ['character'], nodes: [{ id: 'character', overridable: true, prompt: 'p' }, { id: 'pose', label: 'Pose', overridable: false }] });
+    expect(wf).toMatchObject({
+      id: 'wf_a',
+      name: 'A',
+      overridableNodes: ['character'],
+      nodes: [
+        { id: 'character', overridable: true, prompt: 'p' },
+        { id: 'pose', label: 'Pose', overridable: false },
+      ],
+    });
     expect(normalizeWorkflows([{ id: 'w', nodes: [{ id: 'n', overridable: true }] }])[0]!.overridableNodes).toEqual(['n']);
-    expect(normalizeAgents({ agents: [{ id: 'sprite-artist', name: 'Sprite Artist', kind: 'image' }, 'tile-smith', { nope: 1 }] }).map((a) => a.id)).toEqual(['sprite-artist', 'tile-smith']);
+    expect(
+      normalizeAgents({ agents: [{ id: 'sprite-artist', name: 'Sprite Artist', kind: 'image' }, 'tile-smith', { nope: 1 }] }).map(
+        (a) => a.id,
+      ),
+    ).toEqual(['sprite-artist', 'tile-smith']);
   });
 });
 

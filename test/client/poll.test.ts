@@ -17,12 +17,25 @@ function runService(total: number, options: { failAt?: number; truncateAt?: numb
   const record = () => ({
     id: 'run_1',
     workflowId: 'wf',
-    status: options.failAt !== undefined && completed >= options.failAt ? 'failed' : completed === 0 ? 'queued' : completed >= total ? 'succeeded' : 'running',
+    status:
+      options.failAt !== undefined && completed >= options.failAt
+        ? 'failed'
+        : completed === 0
+          ? 'queued'
+          : completed >= total
+            ? 'succeeded'
+            : 'running',
     totalNodes: total,
     completedNodes: completed,
     currentNode: completed < total ? { id: `n${completed + 1}`, label: `Node ${completed + 1}` } : null,
-    outputs: Array.from({ length: completed }, (_, i) => ({ nodeId: `n${i + 1}`, url: `/files/run_1-n${i + 1}.png`, contentType: 'image/png' })),
-    ...(options.failAt !== undefined && completed >= options.failAt ? { error: { code: 'node_failed', message: 'the model refused' } } : {}),
+    outputs: Array.from({ length: completed }, (_, i) => ({
+      nodeId: `n${i + 1}`,
+      url: `/files/run_1-n${i + 1}.png`,
+      contentType: 'image/png',
+    })),
+    ...(options.failAt !== undefined && completed >= options.failAt
+      ? { error: { code: 'node_failed', message: 'the model refused' } }
+      : {}),
   });
   let gets = 0;
   return {
@@ -180,10 +193,24 @@ describe('waitForVideo', () => {
 
 describe('getRun/getVideo readers', () => {
   it('reads credits from headers when the body has none', async () => {
-    server = await startServer((_req, res) => json(res, 200, { id: 'run_9', status: 'completed', nodes: [{ id: 'a', status: 'done', output: { url: 'https://cdn.example/a.png' } }] }, { 'x-credits-charged': '1', 'x-credits-remaining': '41' }));
+    server = await startServer((_req, res) =>
+      json(
+        res,
+        200,
+        { id: 'run_9', status: 'completed', nodes: [{ id: 'a', status: 'done', output: { url: 'https://cdn.example/a.png' } }] },
+        { 'x-credits-charged': '1', 'x-credits-remaining': '41' },
+      ),
+    );
     client = createClient({ baseUrl: server.url, apiKey: KEY });
     const run: Run = await client.getRun('run_9');
-    expect(run).toMatchObject({ state: 'succeeded', status: 'completed', totalNodes: 1, completedNodes: 1, credits: { charged: 1, remaining: 41 }, outputs: [{ nodeId: 'a', url: 'https://cdn.example/a.png' }] });
+    expect(run).toMatchObject({
+      state: 'succeeded',
+      status: 'completed',
+      totalNodes: 1,
+      completedNodes: 1,
+      credits: { charged: 1, remaining: 41 },
+      outputs: [{ nodeId: 'a', url: 'https://cdn.example/a.png' }],
+    });
     expect(server.requests[0]!.url).toBe('/api/v1/runs/run_9');
   });
 

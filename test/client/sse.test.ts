@@ -4,7 +4,12 @@ import { AbortedError, ConnectionError, createClient, type AssetgenClient, type 
 import { FAST, json, reset, startServer, type TestServer } from './helpers.js';
 
 const SESSION = 'ag_session=sess_0123456789abcdef';
-const result = { id: 'gen_s', status: 'succeeded', output: { url: '/files/gen_s.png', contentType: 'image/png' }, credits: { charged: 10, remaining: 990 } };
+const result = {
+  id: 'gen_s',
+  status: 'succeeded',
+  output: { url: '/files/gen_s.png', contentType: 'image/png' },
+  credits: { charged: 10, remaining: 990 },
+};
 
 function sse(res: http.ServerResponse, headers: Record<string, string> = {}) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
@@ -43,7 +48,12 @@ describe('stream', () => {
     expect(events[1]).toMatchObject({ progress: 0.5, message: 'Sketching' });
     expect(events[2]).toMatchObject({ progress: 0.75 });
     const resultEvent = events[3] as Extract<StreamEvent, { type: 'result' }>;
-    expect(resultEvent.generation).toMatchObject({ id: 'gen_s', assetUrl: `${server.url}/files/gen_s.png`, requestId: 'req_s', credits: { charged: 10 } });
+    expect(resultEvent.generation).toMatchObject({
+      id: 'gen_s',
+      assetUrl: `${server.url}/files/gen_s.png`,
+      requestId: 'req_s',
+      credits: { charged: 10 },
+    });
     const seen = server.requests[0]!;
     expect(seen.url).toBe('/api/ai/stream');
     expect(seen.headers.cookie).toBe(SESSION);

@@ -112,7 +112,10 @@ export function collect(child: ChildProcess, timeoutMs: number): Promise<CliResu
 export function waitForStderr(child: ChildProcess, text: string | RegExp, timeoutMs = 10_000): Promise<void> {
   return new Promise((resolve, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`"${String(text)}" not seen on stderr within ${timeoutMs} ms; saw:\n${seen}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`"${String(text)}" not seen on stderr within ${timeoutMs} ms; saw:\n${seen}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer): void => {
       seen += chunk.toString();
       if (typeof text === 'string' ? seen.includes(text) : text.test(seen)) {

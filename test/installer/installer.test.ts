@@ -1,7 +1,7 @@
 // The skill installer: every agent and scope, detection, dry run, reinstall, update, uninstall,
 // the non-TTY error and the secret scan; the CLI is spawned for real where a user would run it.
 import fs from 'node:fs';
-import os from 'node:os';
+
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENTS, detectAgents, findAgent, joinInside, skillsDir, userPath, type Scope } from '../../src/installer/agents.js';
@@ -41,13 +41,24 @@ afterEach(() => home.remove());
 const files = () => renderSkill({ command: 'assetgen', version: '9.9.9' });
 const install = (ids: string[], scope: Scope, force = false) => {
   const manifest = readManifest(env);
-  const targets = resolveTargets(ids.map((id) => findAgent(id)!), scope, home.cwd, env, installedDirs(manifest, scope, home.cwd));
+  const targets = resolveTargets(
+    ids.map((id) => findAgent(id)!),
+    scope,
+    home.cwd,
+    env,
+    installedDirs(manifest, scope, home.cwd),
+  );
   const plan = planInstall(targets, files(), manifest, force);
   applyPlan(plan, env, '9.9.9');
   return plan;
 };
 const listTree = (root: string): string[] =>
-  fs.existsSync(root) ? fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).map((p) => p.split(path.sep).join('/')).sort() : [];
+  fs.existsSync(root)
+    ? fs
+        .readdirSync(root, { recursive: true, encoding: 'utf8' })
+        .map((p) => p.split(path.sep).join('/'))
+        .sort()
+    : [];
 
 describe('the agent table', () => {
   it('covers every agent of agents.tsv', () => {
@@ -64,7 +75,11 @@ describe('the agent table', () => {
         expect(fs.existsSync(path.join(path.dirname(skill), 'references', 'commands.md'))).toBe(true);
         // The manifest records each file with its hash, version, agent and scope.
         const entries = readManifest(env).files;
-        expect(entries.map((entry) => path.relative(path.dirname(skill), entry.path).split(path.sep).join('/')).sort()).toEqual(files().map((f) => f.relative).sort());
+        expect(entries.map((entry) => path.relative(path.dirname(skill), entry.path).split(path.sep).join('/')).sort()).toEqual(
+          files()
+            .map((f) => f.relative)
+            .sort(),
+        );
         for (const entry of entries) {
           expect(entry).toMatchObject({ sha256: sha256(fs.readFileSync(entry.path)), version: '9.9.9', agents: [agent], scope });
         }
@@ -76,7 +91,12 @@ describe('the agent table', () => {
   }
 
   it('honours CLAUDE_CONFIG_DIR, CODEX_HOME and XDG_CONFIG_HOME', () => {
-    env = { ...env, CLAUDE_CONFIG_DIR: path.join(home.home, 'claude-cfg'), CODEX_HOME: path.join(home.home, 'codex-home'), XDG_CONFIG_HOME: path.join(home.home, 'xdg') };
+    env = {
+      ...env,
+      CLAUDE_CONFIG_DIR: path.join(home.home, 'claude-cfg'),
+      CODEX_HOME: path.join(home.home, 'codex-home'),
+      XDG_CONFIG_HOME: path.join(home.home, 'xdg'),
+    };
     install(['claude-code', 'codex', 'opencode', 'goose'], 'user');
     for (const dir of ['claude-cfg/skills', 'codex-home/skills', 'xdg/opencode/skills', 'xdg/goose/skills']) {
       expect(fs.existsSync(path.join(home.home, dir, 'assetgen', 'SKILL.md'))).toBe(true);
@@ -95,7 +115,11 @@ describe('the agent table', () => {
   it('detects agents by their configuration directories', () => {
     fs.mkdirSync(path.join(home.home, '.claude'));
     fs.mkdirSync(path.join(home.home, '.config', 'opencode'), { recursive: true });
-    expect(detectAgents(env).map((agent) => agent.id).sort()).toEqual(['claude-code', 'opencode']);
+    expect(
+      detectAgents(env)
+        .map((agent) => agent.id)
+        .sort(),
+    ).toEqual(['claude-code', 'opencode']);
     fs.mkdirSync(path.join(home.home, 'cc'));
     expect(detectAgents({ ...env, CLAUDE_CONFIG_DIR: path.join(home.home, 'nowhere') }).map((a) => a.id)).toEqual(['opencode']);
   });
@@ -184,7 +208,10 @@ describe('assetgen install (spawned)', () => {
     expect(real.stdout.trim().split('\n')).toEqual(planned.files.map((f) => f.path));
     // No credentials yet: the installer says how to add them (it never asks without a terminal).
     expect(real.stderr).toContain('assetgen auth login');
-    const configured = await runCli(['install', '--agent', 'claude-code', '--dry-run'], { env: { ...env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' }, cwd: home.cwd });
+    const configured = await runCli(['install', '--agent', 'claude-code', '--dry-run'], {
+      env: { ...env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' },
+      cwd: home.cwd,
+    });
     expect(configured.stderr).not.toContain('auth login');
 
     const again = await cli(['install', '--agent', 'claude-code']);
@@ -242,7 +269,9 @@ describe('assetgen install (spawned)', () => {
     const removed = await cli(['skills', 'uninstall']);
     expect(removed.code).toBe(0);
     // Ours are gone; the user's file keeps our folder (and its parents) alive, nothing else.
-    expect(listTree(home.cwd)).toEqual([...before, '.windsurf', '.windsurf/skills', '.windsurf/skills/assetgen', '.windsurf/skills/assetgen/notes.txt'].sort());
+    expect(listTree(home.cwd)).toEqual(
+      [...before, '.windsurf', '.windsurf/skills', '.windsurf/skills/assetgen', '.windsurf/skills/assetgen/notes.txt'].sort(),
+    );
     expect(readManifest(env).files).toEqual([]);
 
     fs.rmSync(path.join(home.cwd, '.windsurf', 'skills', 'assetgen', 'notes.txt'));
@@ -263,7 +292,12 @@ describe('assetgen install (spawned)', () => {
 
   it('never writes a secret into a skill file', async () => {
     const key = 'agk_0123456789abcdef0123456789abcdef01234567';
-    env = { ...env, ASSETGEN_API_KEY: key, ASSETGEN_SESSION: 'ag_session=s3cr3t-cookie-value', ASSETGEN_BASE_URL: 'https://user:hunter2@assets.example.com/api?token=abc' };
+    env = {
+      ...env,
+      ASSETGEN_API_KEY: key,
+      ASSETGEN_SESSION: 'ag_session=s3cr3t-cookie-value',
+      ASSETGEN_BASE_URL: 'https://user:hunter2@assets.example.com/api?token=abc',
+    };
     expect((await cli(['install', '--agent', 'claude-code', '--agent', 'codex', '--scope', 'user'])).code).toBe(0);
     const written = readManifest(env).files.map((entry) => entry.path);
     expect(written.length).toBeGreaterThan(0);
@@ -379,7 +413,11 @@ describe('assetgen install (spawned)', () => {
     fs.mkdirSync(path.join(home.home, '.cursor'));
     expect((await cli(['install', '--agent', 'claude-code', '--agent', 'kiro'])).code).toBe(0);
     fs.appendFileSync(path.join(home.cwd, '.kiro', 'skills', 'assetgen', 'SKILL.md'), 'edit');
-    const listed = JSON.parse((await cli(['skills', 'list', '--json'])).stdout) as { installed: { path: string; state: string }[]; detected: string[]; agents: { id: string }[] };
+    const listed = JSON.parse((await cli(['skills', 'list', '--json'])).stdout) as {
+      installed: { path: string; state: string }[];
+      detected: string[];
+      agents: { id: string }[];
+    };
     expect(listed.detected).toEqual(['cursor']);
     expect(listed.agents.map((a) => a.id)).toEqual(AGENTS.map((a) => a.id));
     expect(listed.installed.filter((f) => f.state === 'edited').map((f) => path.basename(f.path))).toEqual(['SKILL.md']);

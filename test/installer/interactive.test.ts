@@ -61,7 +61,8 @@ describe('assetgen install on a terminal', () => {
     // The plan names every file before anything is written.
     expect(session.screen()).toContain(path.join('.claude', 'skills', 'assetgen'));
     expect(session.screen()).toContain(path.join('.agents', 'skills', 'assetgen'));
-    for (const file of ['SKILL.md', path.join('references', 'commands.md'), path.join('references', 'prompting.md')]) expect(session.screen()).toContain(`create    ${file}`);
+    for (const file of ['SKILL.md', path.join('references', 'commands.md'), path.join('references', 'prompting.md')])
+      expect(session.screen()).toContain(`create    ${file}`);
     expect(fs.existsSync(path.join(home.cwd, '.claude'))).toBe(false);
     session.write('\r');
     expect(await session.exit).toBe(0);
@@ -95,7 +96,10 @@ describe('assetgen install on a terminal', () => {
   });
 
   it('writes nothing when the plan is declined', async () => {
-    const session = spawnPty(['install', '--agent', 'cursor', '--scope', 'user'], { ...home.env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' });
+    const session = spawnPty(['install', '--agent', 'cursor', '--scope', 'user'], {
+      ...home.env,
+      ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000',
+    });
     await session.waitFor('Write these files?');
     session.write('n\r');
     expect(await session.exit).toBe(1);

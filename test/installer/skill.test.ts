@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../src/exit-codes.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
 import { renderSkill, SHIPPED_SKILL_DIR, shippedValues } from '../../src/installer/render.js';
 import { runCli, startMock, tempHome, type MockHandle } from '../e2e/harness.js';
 
@@ -53,7 +53,9 @@ describe('the assetgen skill', () => {
   });
 
   it('ships exactly the default rendering of the templates (run `npm run render-skill` after editing them)', () => {
-    const shipped = fs.readdirSync(SHIPPED_SKILL_DIR, { recursive: true, encoding: 'utf8' }).filter((p) => fs.statSync(path.join(SHIPPED_SKILL_DIR, p)).isFile());
+    const shipped = fs
+      .readdirSync(SHIPPED_SKILL_DIR, { recursive: true, encoding: 'utf8' })
+      .filter((p) => fs.statSync(path.join(SHIPPED_SKILL_DIR, p)).isFile());
     const rendered = renderSkill(shippedValues());
     expect(shipped.map((p) => p.split(path.sep).join('/')).sort()).toEqual(rendered.map((f) => f.relative).sort());
     for (const file of rendered) expect(fs.readFileSync(path.join(SHIPPED_SKILL_DIR, file.relative), 'utf8')).toBe(file.content);
@@ -89,10 +91,17 @@ describe('every command the skill teaches', () => {
     for (const block of markdown.matchAll(/```sh\n([\s\S]*?)```/g)) lines.push(...block[1]!.split('\n'));
     for (const cell of markdown.matchAll(/`(assetgen [^`]+)`/g)) lines.push(cell[1]!);
     // `assetgen auth login` is for the user to run in their own terminal (it asks for the key).
-    return [...new Set(lines.map((line) => line.trim()).filter((line) => line.startsWith('assetgen ') && !line.includes('<command>') && !line.startsWith('assetgen auth login')))];
+    return [
+      ...new Set(
+        lines
+          .map((line) => line.trim())
+          .filter((line) => line.startsWith('assetgen ') && !line.includes('<command>') && !line.startsWith('assetgen auth login')),
+      ),
+    ];
   }
 
-  const skillFiles = () => ['SKILL.md', 'references/commands.md', 'references/prompting.md'].map((f) => fs.readFileSync(path.join(SHIPPED_SKILL_DIR, f), 'utf8'));
+  const skillFiles = () =>
+    ['SKILL.md', 'references/commands.md', 'references/prompting.md'].map((f) => fs.readFileSync(path.join(SHIPPED_SKILL_DIR, f), 'utf8'));
 
   /** Splits a shell line into arguments (double quotes only, as the skill uses). */
   function argv(line: string): string[] {
@@ -165,7 +174,10 @@ describe('every command the skill teaches', () => {
       const status = await runCli(['auth', 'status', '--json'], { env: bare.env, cwd: bare.cwd });
       expect(status.code).toBe(EXIT.auth);
       expect(JSON.parse(status.stdout)).toMatchObject({ authenticated: false });
-      const generate = await runCli(['generate', 'a crate', '--agent', 'sprite-artist', '-o', 'assets/', '--json'], { env: { ...bare.env, ASSETGEN_BASE_URL: 'http://127.0.0.1:9' }, cwd: bare.cwd });
+      const generate = await runCli(['generate', 'a crate', '--agent', 'sprite-artist', '-o', 'assets/', '--json'], {
+        env: { ...bare.env, ASSETGEN_BASE_URL: 'http://127.0.0.1:9' },
+        cwd: bare.cwd,
+      });
       expect(generate.code).toBe(EXIT.auth);
       expect(generate.stdout).toBe('');
       const last = generate.stderr.trim().split('\n').at(-1)!;
@@ -181,7 +193,12 @@ describe('docs/skills.md', () => {
     const { AGENTS } = await import('../../src/installer/agents.js');
     type Where = (typeof AGENTS)[number]['userDir'];
     // How the page spells a user-scope path: `~` for home, the variable for an overridable root.
-    const roots: Record<Where['root'], string> = { home: '~', xdgConfig: '$XDG_CONFIG_HOME', claudeHome: '~/.claude', codexHome: '~/.codex' };
+    const roots: Record<Where['root'], string> = {
+      home: '~',
+      xdgConfig: '$XDG_CONFIG_HOME',
+      claudeHome: '~/.claude',
+      codexHome: '~/.codex',
+    };
     const shown = (where: Where): string => (where.path ? `${roots[where.root]}/${where.path}` : roots[where.root]);
     const doc = fs.readFileSync(new URL('../../docs/skills.md', import.meta.url), 'utf8');
     for (const agent of AGENTS) {

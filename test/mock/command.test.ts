@@ -64,7 +64,9 @@ describe('assetgen mock', () => {
       child.kill('SIGTERM');
       const result = await done;
       expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/^export ASSETGEN_BASE_URL='.+'\nexport ASSETGEN_API_KEY='agk_[0-9a-f]{40}'\nexport ASSETGEN_SESSION='ag_session=.+'\n$/);
+      expect(result.stdout).toMatch(
+        /^export ASSETGEN_BASE_URL='.+'\nexport ASSETGEN_API_KEY='agk_[0-9a-f]{40}'\nexport ASSETGEN_SESSION='ag_session=.+'\n$/,
+      );
       expect(result.stderr).toContain('/__mock/');
     } finally {
       child.kill('SIGKILL');

@@ -34,15 +34,22 @@ const bodies: Record<EndpointName, unknown> = {
 
 async function pathFor(name: EndpointName): Promise<string> {
   if (name === 'runWorkflow') return endpointPath(name, { id: 'wf_sprite_sheet' });
-  if (name === 'getRun') return endpointPath(name, { runId: (await mock.call('POST', endpointPath('runWorkflow', { id: 'wf_sprite_sheet' }))).json.id });
-  if (name === 'getVideo') return endpointPath(name, { id: (await mock.call('POST', endpointPath('createVideo'), { body: { prompt: 'x' } })).json.id });
+  if (name === 'getRun')
+    return endpointPath(name, { runId: (await mock.call('POST', endpointPath('runWorkflow', { id: 'wf_sprite_sheet' }))).json.id });
+  if (name === 'getVideo')
+    return endpointPath(name, { id: (await mock.call('POST', endpointPath('createVideo'), { body: { prompt: 'x' } })).json.id });
   return endpointPath(name);
 }
 
 describe('1. authentication of all nine endpoints', () => {
-  const issueKey = async (): Promise<string> => ((await (await fetch(`${mock.url}/__mock/keys`, { method: 'POST' })).json()) as { apiKey: string }).apiKey;
+  const issueKey = async (): Promise<string> =>
+    ((await (await fetch(`${mock.url}/__mock/keys`, { method: 'POST' })).json()) as { apiKey: string }).apiKey;
   const revokeKey = async (apiKey: string): Promise<void> => {
-    const response = await fetch(`${mock.url}/__mock/keys/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey }) });
+    const response = await fetch(`${mock.url}/__mock/keys/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey }),
+    });
     expect(response.status).toBe(200);
   };
 
@@ -54,7 +61,8 @@ describe('1. authentication of all nine endpoints', () => {
       const revoked = await issueKey();
       await revokeKey(revoked);
       const ledgerBefore = (await mock.state()).ledger.length;
-      const attempt = (auth: 'key' | 'session' | 'none' | Record<string, string>) => mock.call(spec.method, path, { auth, body: bodies[name] });
+      const attempt = (auth: 'key' | 'session' | 'none' | Record<string, string>) =>
+        mock.call(spec.method, path, { auth, body: bodies[name] });
 
       const missing = await attempt('none');
       expect(missing.status).toBe(401);
@@ -115,7 +123,11 @@ describe('1. authentication of all nine endpoints', () => {
     expectErrorShape(refused.json, 'invalid_credentials');
     await mock.reset();
     expect((await mock.call('GET', '/api/v1/workflows', { auth: withKey })).status).toBe(401);
-    const unknown = await fetch(`${mock.url}/__mock/keys/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: `${API_KEY_PREFIX}${'f'.repeat(40)}` }) });
+    const unknown = await fetch(`${mock.url}/__mock/keys/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey: `${API_KEY_PREFIX}${'f'.repeat(40)}` }),
+    });
     expect(unknown.status).toBe(404);
     expectErrorShape(await unknown.json(), 'not_found');
   });
@@ -183,22 +195,140 @@ describe('3. credits', () => {
 
 describe('3. credits: the whole price table', () => {
   const service = () => mock.server.service.state;
-  const paid: { what: string; method: string; path: () => Promise<string>; auth: 'key' | 'session'; body?: unknown; price: number; bodyCredits: boolean }[] = [
-    { what: 'generate (key)', method: 'POST', path: async () => '/api/v1/generate', auth: 'key', body: GENERATE, price: PRICES.generation, bodyCredits: true },
-    { what: 'session generate', method: 'POST', path: async () => '/api/ai/generate', auth: 'session', body: GENERATE, price: PRICES.generation, bodyCredits: true },
-    { what: 'stream', method: 'POST', path: async () => '/api/ai/stream', auth: 'session', body: GENERATE, price: PRICES.generation, bodyCredits: false },
-    { what: 'list workflows (key)', method: 'GET', path: async () => '/api/v1/workflows', auth: 'key', price: PRICES.keyCall, bodyCredits: false },
-    { what: 'list workflows (session)', method: 'GET', path: async () => '/api/v1/workflows', auth: 'session', price: PRICES.sessionCall, bodyCredits: false },
-    { what: 'list agents (session)', method: 'GET', path: async () => '/api/ai/agents', auth: 'session', price: PRICES.sessionCall, bodyCredits: false },
-    { what: 'run sprite sheet (key)', method: 'POST', path: async () => '/api/v1/workflows/wf_sprite_sheet/run', auth: 'key', price: PRICES.runPerNode * 3, bodyCredits: false },
-    { what: 'run tileset (session)', method: 'POST', path: async () => '/api/v1/workflows/wf_tileset/run', auth: 'session', price: PRICES.runPerNode * 4, bodyCredits: false },
-    { what: 'run turnaround (key)', method: 'POST', path: async () => '/api/v1/workflows/wf_character_turnaround/run', auth: 'key', price: PRICES.runPerNode * 6, bodyCredits: false },
-    { what: 'poll a run (key)', method: 'GET', path: async () => `/api/v1/runs/${(await mock.call('POST', '/api/v1/workflows/wf_tileset/run', { auth: 'session' })).json.id}`, auth: 'key', price: PRICES.keyCall, bodyCredits: false },
-    { what: 'poll a run (session)', method: 'GET', path: async () => `/api/v1/runs/${(await mock.call('POST', '/api/v1/workflows/wf_tileset/run', { auth: 'session' })).json.id}`, auth: 'session', price: PRICES.sessionCall, bodyCredits: false },
-    { what: 'video (key)', method: 'POST', path: async () => '/api/v1/video', auth: 'key', body: { prompt: 'torch' }, price: 180, bodyCredits: true },
-    { what: 'video (session)', method: 'POST', path: async () => '/api/v1/video', auth: 'session', body: { prompt: 'torch' }, price: 180, bodyCredits: true },
-    { what: 'poll a video (key)', method: 'GET', path: async () => `/api/v1/video/${(await mock.call('POST', '/api/v1/video', { auth: 'session', body: { prompt: 'x' } })).json.id}`, auth: 'key', price: PRICES.keyCall, bodyCredits: true },
-    { what: 'poll a video (session)', method: 'GET', path: async () => `/api/v1/video/${(await mock.call('POST', '/api/v1/video', { auth: 'session', body: { prompt: 'x' } })).json.id}`, auth: 'session', price: PRICES.sessionCall, bodyCredits: true },
+  const paid: {
+    what: string;
+    method: string;
+    path: () => Promise<string>;
+    auth: 'key' | 'session';
+    body?: unknown;
+    price: number;
+    bodyCredits: boolean;
+  }[] = [
+    {
+      what: 'generate (key)',
+      method: 'POST',
+      path: async () => '/api/v1/generate',
+      auth: 'key',
+      body: GENERATE,
+      price: PRICES.generation,
+      bodyCredits: true,
+    },
+    {
+      what: 'session generate',
+      method: 'POST',
+      path: async () => '/api/ai/generate',
+      auth: 'session',
+      body: GENERATE,
+      price: PRICES.generation,
+      bodyCredits: true,
+    },
+    {
+      what: 'stream',
+      method: 'POST',
+      path: async () => '/api/ai/stream',
+      auth: 'session',
+      body: GENERATE,
+      price: PRICES.generation,
+      bodyCredits: false,
+    },
+    {
+      what: 'list workflows (key)',
+      method: 'GET',
+      path: async () => '/api/v1/workflows',
+      auth: 'key',
+      price: PRICES.keyCall,
+      bodyCredits: false,
+    },
+    {
+      what: 'list workflows (session)',
+      method: 'GET',
+      path: async () => '/api/v1/workflows',
+      auth: 'session',
+      price: PRICES.sessionCall,
+      bodyCredits: false,
+    },
+    {
+      what: 'list agents (session)',
+      method: 'GET',
+      path: async () => '/api/ai/agents',
+      auth: 'session',
+      price: PRICES.sessionCall,
+      bodyCredits: false,
+    },
+    {
+      what: 'run sprite sheet (key)',
+      method: 'POST',
+      path: async () => '/api/v1/workflows/wf_sprite_sheet/run',
+      auth: 'key',
+      price: PRICES.runPerNode * 3,
+      bodyCredits: false,
+    },
+    {
+      what: 'run tileset (session)',
+      method: 'POST',
+      path: async () => '/api/v1/workflows/wf_tileset/run',
+      auth: 'session',
+      price: PRICES.runPerNode * 4,
+      bodyCredits: false,
+    },
+    {
+      what: 'run turnaround (key)',
+      method: 'POST',
+      path: async () => '/api/v1/workflows/wf_character_turnaround/run',
+      auth: 'key',
+      price: PRICES.runPerNode * 6,
+      bodyCredits: false,
+    },
+    {
+      what: 'poll a run (key)',
+      method: 'GET',
+      path: async () => `/api/v1/runs/${(await mock.call('POST', '/api/v1/workflows/wf_tileset/run', { auth: 'session' })).json.id}`,
+      auth: 'key',
+      price: PRICES.keyCall,
+      bodyCredits: false,
+    },
+    {
+      what: 'poll a run (session)',
+      method: 'GET',
+      path: async () => `/api/v1/runs/${(await mock.call('POST', '/api/v1/workflows/wf_tileset/run', { auth: 'session' })).json.id}`,
+      auth: 'session',
+      price: PRICES.sessionCall,
+      bodyCredits: false,
+    },
+    {
+      what: 'video (key)',
+      method: 'POST',
+      path: async () => '/api/v1/video',
+      auth: 'key',
+      body: { prompt: 'torch' },
+      price: 180,
+      bodyCredits: true,
+    },
+    {
+      what: 'video (session)',
+      method: 'POST',
+      path: async () => '/api/v1/video',
+      auth: 'session',
+      body: { prompt: 'torch' },
+      price: 180,
+      bodyCredits: true,
+    },
+    {
+      what: 'poll a video (key)',
+      method: 'GET',
+      path: async () => `/api/v1/video/${(await mock.call('POST', '/api/v1/video', { auth: 'session', body: { prompt: 'x' } })).json.id}`,
+      auth: 'key',
+      price: PRICES.keyCall,
+      bodyCredits: true,
+    },
+    {
+      what: 'poll a video (session)',
+      method: 'GET',
+      path: async () => `/api/v1/video/${(await mock.call('POST', '/api/v1/video', { auth: 'session', body: { prompt: 'x' } })).json.id}`,
+      auth: 'session',
+      price: PRICES.sessionCall,
+      bodyCredits: true,
+    },
   ];
 
   it('the table is the documented one; a video is 180', () => {
@@ -273,7 +403,11 @@ describe('4. failed video jobs are refunded by the mock', () => {
     expect(done.json).toMatchObject({ status: 'succeeded', refunded: false, durationSeconds: 2, aspectRatio: '1:1' });
     const file = await fetch(done.json.output.url);
     expect(file.headers.get('content-type')).toBe('image/gif');
-    expect(Buffer.from(await file.arrayBuffer()).subarray(0, 6).toString()).toBe('GIF89a');
+    expect(
+      Buffer.from(await file.arrayBuffer())
+        .subarray(0, 6)
+        .toString(),
+    ).toBe('GIF89a');
   });
 });
 
@@ -285,7 +419,8 @@ describe('4. refunds and video polling', () => {
     for (let i = 0; i < 6; i++) polls.push((await mock.call('GET', `/api/v1/video/${job.id}`, { auth: i % 2 ? 'key' : 'session' })).json);
     expect(polls.map((p) => p.status)).toEqual(['processing', 'processing', 'failed', 'failed', 'failed', 'failed']);
     expect(polls.map((p) => p.refunded)).toEqual([false, false, true, true, true, true]);
-    for (const failed of polls.slice(2)) expect(failed).toMatchObject({ refund: { amount: 180, at: polls[2].refund.at }, output: null, progress: 1 });
+    for (const failed of polls.slice(2))
+      expect(failed).toMatchObject({ refund: { amount: 180, at: polls[2].refund.at }, output: null, progress: 1 });
     const state = await mock.state();
     const refunds = state.ledger.filter((entry: { amount: number }) => entry.amount > 0);
     expect(refunds).toEqual([expect.objectContaining({ amount: 180, reason: `refund ${job.id}` })]);
@@ -317,7 +452,15 @@ describe('4. refunds and video polling', () => {
     const created = await mock.call('POST', '/api/v1/video', { body: { prompt: 'torch' } });
     expect(created.status).toBe(202);
     expect(created.headers.get('retry-after')).toBe('3');
-    expect(created.json).toMatchObject({ status: 'queued', pollAfterMs: 2500, progress: 0, output: null, error: null, refunded: false, refund: null });
+    expect(created.json).toMatchObject({
+      status: 'queued',
+      pollAfterMs: 2500,
+      progress: 0,
+      output: null,
+      error: null,
+      refunded: false,
+      refund: null,
+    });
     const processing = await mock.call('GET', `/api/v1/video/${created.json.id}`);
     expect(processing.json.status).toBe('processing');
     expect(processing.headers.get('retry-after')).toBe('3');
@@ -335,14 +478,18 @@ describe('5. workflows and runs', () => {
     expect(new Set(json.workflows.map((w: { nodes: unknown[] }) => w.nodes.length)).size).toBe(json.workflows.length);
     for (const workflow of json.workflows) {
       expect(workflow.overridableNodes.length).toBeGreaterThan(0);
-      for (const node of workflow.nodes) expect(node).toEqual(expect.objectContaining({ id: expect.any(String), type: expect.any(String), label: expect.any(String) }));
+      for (const node of workflow.nodes)
+        expect(node).toEqual(expect.objectContaining({ id: expect.any(String), type: expect.any(String), label: expect.any(String) }));
     }
   });
 
   it('finishes a run of N nodes on the N-th poll, with each node output, and leaves it unchanged after', async () => {
     const { json: workflows } = await mock.call('GET', '/api/v1/workflows', { auth: 'session' });
     for (const workflow of workflows.workflows) {
-      const { json: run } = await mock.call('POST', `/api/v1/workflows/${workflow.id}/run`, { auth: 'session', body: { overrides: { [workflow.overridableNodes[0]]: 'a frog knight' } } });
+      const { json: run } = await mock.call('POST', `/api/v1/workflows/${workflow.id}/run`, {
+        auth: 'session',
+        body: { overrides: { [workflow.overridableNodes[0]]: 'a frog knight' } },
+      });
       expect(run).toMatchObject({ status: 'queued', completedNodes: 0, totalNodes: workflow.nodes.length });
       let last = run;
       for (let poll = 1; poll <= workflow.nodes.length; poll++) {
@@ -379,7 +526,12 @@ describe('5. workflows and runs', () => {
 describe('7. agents', () => {
   it('lists the seeded agents and rejects unknown or wrong-kind agents with 4xx', async () => {
     const { json } = await mock.call('GET', '/api/ai/agents', { auth: 'session' });
-    expect(json.agents.map((a: { id: string; kind: string }) => `${a.id}:${a.kind}`)).toEqual(['sprite-artist:image', 'tile-smith:image', 'icon-forge:image', 'motion-director:video']);
+    expect(json.agents.map((a: { id: string; kind: string }) => `${a.id}:${a.kind}`)).toEqual([
+      'sprite-artist:image',
+      'tile-smith:image',
+      'icon-forge:image',
+      'motion-director:video',
+    ]);
     const unknown = { agentId: 'nobody', prompt: 'x' };
     for (const [path, auth, body] of [
       ['/api/v1/generate', 'key', unknown],
@@ -418,7 +570,13 @@ describe('9. bad input never yields a 5xx', () => {
     ['a bad duration', '/api/v1/video', { body: { prompt: 'x', durationSeconds: 'long' } }, 400, 'invalid_request'],
     ['a bad aspect ratio', '/api/v1/video', { body: { prompt: 'x', aspectRatio: '4:3' } }, 400, 'invalid_request'],
     ['overrides not an object', '/api/v1/workflows/wf_tileset/run', { body: { overrides: 'x' } }, 400, 'invalid_request'],
-    ['an oversized body', '/api/v1/generate', { raw: JSON.stringify({ agentId: 'x', prompt: 'y'.repeat(MAX_BODY_BYTES) }) }, 413, 'payload_too_large'],
+    [
+      'an oversized body',
+      '/api/v1/generate',
+      { raw: JSON.stringify({ agentId: 'x', prompt: 'y'.repeat(MAX_BODY_BYTES) }) },
+      413,
+      'payload_too_large',
+    ],
   ];
   for (const [what, path, options, status, code] of cases) {
     it(`${what} → ${status} ${code}`, async () => {
@@ -435,7 +593,12 @@ describe('9. bad input never yields a 5xx', () => {
         controller.close();
       },
     });
-    const response = await fetch(`${mock.url}/api/v1/generate`, { method: 'POST', headers: { authorization: `Bearer ${mock.key}`, 'content-type': 'application/json' }, body: big, duplex: 'half' } as RequestInit);
+    const response = await fetch(`${mock.url}/api/v1/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${mock.key}`, 'content-type': 'application/json' },
+      body: big,
+      duplex: 'half',
+    } as RequestInit);
     expect(response.status).toBe(413);
     expectErrorShape(await response.json(), 'payload_too_large');
   });
@@ -551,7 +714,10 @@ describe('9. bad input never yields a 5xx: every POST endpoint, odd paths, odd m
           controller.close();
         },
       });
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...(auth === 'key' ? { authorization: `Bearer ${mock.key}` } : { cookie: mock.cookie }) };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        ...(auth === 'key' ? { authorization: `Bearer ${mock.key}` } : { cookie: mock.cookie }),
+      };
       const chunked = await fetch(`${mock.url}${path}`, { method: 'POST', headers, body: chunks, duplex: 'half' } as RequestInit);
       expect(chunked.status, path).toBe(413);
       expectErrorShape(await chunked.json(), 'payload_too_large');
@@ -585,7 +751,8 @@ describe('10. idempotency', () => {
 });
 
 describe('10. idempotency, further', () => {
-  const post = (path: string, key: string, body: unknown, auth: 'key' | 'session' = 'key') => mock.call('POST', path, { auth, body, headers: { 'idempotency-key': key } });
+  const post = (path: string, key: string, body: unknown, auth: 'key' | 'session' = 'key') =>
+    mock.call('POST', path, { auth, body, headers: { 'idempotency-key': key } });
   const charges = async () => (await mock.state()).ledger.filter((entry: { amount: number }) => entry.amount < 0).length;
 
   it('every paid POST replays: same status, same body, replay header, no new charge', async () => {
@@ -637,7 +804,11 @@ describe('10. idempotency, further', () => {
   it('different credentials with the same key are independent', async () => {
     const { apiKey } = (await (await fetch(`${mock.url}/__mock/keys`, { method: 'POST' })).json()) as { apiKey: string };
     const a = await post('/api/v1/generate', 'same', GENERATE);
-    const b = await mock.call('POST', '/api/v1/generate', { auth: { authorization: `Bearer ${apiKey}` }, body: GENERATE, headers: { 'idempotency-key': 'same' } });
+    const b = await mock.call('POST', '/api/v1/generate', {
+      auth: { authorization: `Bearer ${apiKey}` },
+      body: GENERATE,
+      headers: { 'idempotency-key': 'same' },
+    });
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
     expect(b.json.id).not.toBe(a.json.id);
@@ -685,7 +856,12 @@ describe('10. idempotency, further', () => {
     await mock.config({ streamStepMs: 200 });
     const controller = new AbortController();
     const headers = { cookie: mock.cookie, 'content-type': 'application/json', 'idempotency-key': 'cut' };
-    const first = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', signal: controller.signal, headers, body: JSON.stringify(GENERATE) });
+    const first = await fetch(`${mock.url}/api/ai/stream`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers,
+      body: JSON.stringify(GENERATE),
+    });
     const { value } = await first.body!.getReader().read();
     const id = /"id":"(gen_\w+)"/.exec(new TextDecoder().decode(value))![1]!;
     controller.abort();
@@ -718,8 +894,18 @@ describe('admin API', () => {
     const state = await mock.state();
     expect(state).toMatchObject({ credits: 1000, ledger: [], requests: 0 });
     expect((await mock.call('GET', '/api/v1/workflows')).status).toBe(200);
-    for (const bad of [{ credits: -1 }, { videoOutcome: 'maybe' }, { faults: { rate: 2 } }, { faults: { kinds: ['boom'] } }, { colour: 'red' }]) {
-      const response = await fetch(`${mock.url}/__mock/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(bad) });
+    for (const bad of [
+      { credits: -1 },
+      { videoOutcome: 'maybe' },
+      { faults: { rate: 2 } },
+      { faults: { kinds: ['boom'] } },
+      { colour: 'red' },
+    ]) {
+      const response = await fetch(`${mock.url}/__mock/config`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(bad),
+      });
       expect(response.status, JSON.stringify(bad)).toBe(400);
     }
     expect(await mock.config({ credits: 42, latencyMs: 0 })).toMatchObject({ credits: 42 });
@@ -748,7 +934,14 @@ describe('admin API, further', () => {
 
   it('reset: seeded balance and settings back, records gone, keys and sessions still valid', async () => {
     const { apiKey } = (await (await fetch(`${mock.url}/__mock/keys`, { method: 'POST' })).json()) as { apiKey: string };
-    await mock.config({ credits: 7, latencyMs: 5, videoOutcome: 'fail', videoSteps: 5, streamStepMs: 99, faults: { rate: 0, kinds: ['500'] } });
+    await mock.config({
+      credits: 7,
+      latencyMs: 5,
+      videoOutcome: 'fail',
+      videoSteps: 5,
+      streamStepMs: 99,
+      faults: { rate: 0, kinds: ['500'] },
+    });
     await mock.config({ credits: 500 });
     await mock.call('POST', '/api/v1/workflows/wf_tileset/run');
     await mock.call('POST', '/api/v1/video', { body: { prompt: 'x' } });
@@ -756,7 +949,15 @@ describe('admin API, further', () => {
     expect(await reset.json()).toEqual({ credits: 1000 });
     const state = await mock.state();
     expect(state).toMatchObject({ credits: 1000, ledger: [], requests: 0, runs: [], videos: [], streams: {} });
-    expect(state.config).toEqual({ credits: 1000, videoOutcome: 'succeed', videoSteps: 2, videoPollAfterMs: 500, streamStepMs: 40, latencyMs: 0, faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] } });
+    expect(state.config).toEqual({
+      credits: 1000,
+      videoOutcome: 'succeed',
+      videoSteps: 2,
+      videoPollAfterMs: 500,
+      streamStepMs: 40,
+      latencyMs: 0,
+      faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] },
+    });
     expect((await mock.call('GET', '/api/v1/workflows')).status).toBe(200);
     expect((await mock.call('GET', '/api/v1/workflows', { auth: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
     expect((await mock.call('GET', '/api/ai/agents', { auth: 'session' })).status).toBe(200);
@@ -768,14 +969,33 @@ describe('admin API, further', () => {
     expect((await mock.config({ faults: { rate: 0.5 } })).faults).toEqual({ rate: 0.5, kinds: ['503'] });
     await mock.config({ faults: { rate: 0 } });
     expect(await mock.config({ credits: 42, seed: 7 })).toMatchObject({ credits: 42, seed: '7', latencyMs: 0, streamStepMs: 1 });
-    expect((await mock.state())).toMatchObject({ credits: 42, ledger: [] });
+    expect(await mock.state()).toMatchObject({ credits: 42, ledger: [] });
     const bad: unknown[] = [
-      { credits: -1 }, { credits: 1.5 }, { credits: '5' }, { videoOutcome: 'maybe' }, { videoSteps: 0 }, { videoPollAfterMs: -1 },
-      { streamStepMs: 'fast' }, { latencyMs: null }, { seed: { a: 1 } }, { faults: { rate: 2 } }, { faults: { rate: -0.1 } },
-      { faults: { kinds: ['boom'] } }, { faults: { kinds: '500' } }, { faults: [] }, { faults: null }, { colour: 'red' }, [], 'x',
+      { credits: -1 },
+      { credits: 1.5 },
+      { credits: '5' },
+      { videoOutcome: 'maybe' },
+      { videoSteps: 0 },
+      { videoPollAfterMs: -1 },
+      { streamStepMs: 'fast' },
+      { latencyMs: null },
+      { seed: { a: 1 } },
+      { faults: { rate: 2 } },
+      { faults: { rate: -0.1 } },
+      { faults: { kinds: ['boom'] } },
+      { faults: { kinds: '500' } },
+      { faults: [] },
+      { faults: null },
+      { colour: 'red' },
+      [],
+      'x',
     ];
     for (const body of bad) {
-      const response = await fetch(`${mock.url}/__mock/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(`${mock.url}/__mock/config`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expectErrorShape(await response.json());
     }
@@ -804,14 +1024,22 @@ describe('faults', () => {
   const once = async (kind: string) => {
     await mock.config({ faults: { rate: 1, kinds: [kind] } });
     try {
-      return await fetch(`${mock.url}/api/v1/generate`, { method: 'POST', headers: { authorization: `Bearer ${mock.key}`, 'content-type': 'application/json' }, body: JSON.stringify(GENERATE) });
+      return await fetch(`${mock.url}/api/v1/generate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${mock.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(GENERATE),
+      });
     } finally {
       await mock.config({ faults: { rate: 0 } });
     }
   };
 
   it('500, 503 and 429 (with Retry-After) strike before processing: nothing charged', async () => {
-    for (const [kind, status] of [['500', 500], ['503', 503], ['429', 429]] as const) {
+    for (const [kind, status] of [
+      ['500', 500],
+      ['503', 503],
+      ['429', 429],
+    ] as const) {
       const response = await once(kind);
       expect(response.status).toBe(status);
       expectErrorShape(await response.json());
@@ -842,7 +1070,11 @@ describe('faults', () => {
 });
 
 describe('faults, further', () => {
-  const request = (path: string, init: RequestInit = {}) => fetch(`${mock.url}${path}`, { ...init, headers: { authorization: `Bearer ${mock.key}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+  const request = (path: string, init: RequestInit = {}) =>
+    fetch(`${mock.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${mock.key}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+    });
   const withFaults = async <T>(kinds: string[], run: () => Promise<T>): Promise<T> => {
     await mock.config({ faults: { rate: 1, kinds } });
     try {
@@ -857,8 +1089,12 @@ describe('faults, further', () => {
     const { json: run } = await mock.call('POST', '/api/v1/workflows/wf_tileset/run');
     await withFaults(['503'], async () => {
       for (const [method, path, auth] of [
-        ['GET', '/api/v1/workflows', 'key'], ['POST', '/api/v1/generate', 'key'], ['GET', `/api/v1/runs/${run.id}`, 'session'],
-        ['POST', '/api/ai/stream', 'session'], ['GET', '/api/ai/agents', 'session'], ['GET', '/api/ai/agents', 'none'],
+        ['GET', '/api/v1/workflows', 'key'],
+        ['POST', '/api/v1/generate', 'key'],
+        ['GET', `/api/v1/runs/${run.id}`, 'session'],
+        ['POST', '/api/ai/stream', 'session'],
+        ['GET', '/api/ai/agents', 'session'],
+        ['GET', '/api/ai/agents', 'none'],
       ] as const) {
         const result = await mock.call(method, path, { auth, body: method === 'POST' ? GENERATE : undefined });
         expect(result.status, path).toBe(503);
@@ -872,21 +1108,23 @@ describe('faults, further', () => {
   });
 
   it('truncate: the announced Content-Length is not delivered (read on a raw socket)', async () => {
-    const { status, declared, received } = await withFaults(['truncate'], () =>
-      new Promise<{ status: number; declared: number; received: number }>((resolve, reject) => {
-        const req = http.request(`${mock.url}/api/v1/workflows`, { headers: { authorization: `Bearer ${mock.key}` } }, (res) => {
-          let received = 0;
-          res.on('data', (chunk: Buffer) => (received += chunk.length));
-          const done = () => resolve({ status: res.statusCode!, declared: Number(res.headers['content-length']), received });
-          res.on('end', done);
-          res.on('aborted', done);
-          res.on('error', done);
-          res.on('close', done);
-        });
-        req.on('error', reject);
-        req.setTimeout(5_000, () => req.destroy(new Error('timeout')));
-        req.end();
-      }),
+    const { status, declared, received } = await withFaults(
+      ['truncate'],
+      () =>
+        new Promise<{ status: number; declared: number; received: number }>((resolve, reject) => {
+          const req = http.request(`${mock.url}/api/v1/workflows`, { headers: { authorization: `Bearer ${mock.key}` } }, (res) => {
+            let received = 0;
+            res.on('data', (chunk: Buffer) => (received += chunk.length));
+            const done = () => resolve({ status: res.statusCode!, declared: Number(res.headers['content-length']), received });
+            res.on('end', done);
+            res.on('aborted', done);
+            res.on('error', done);
+            res.on('close', done);
+          });
+          req.on('error', reject);
+          req.setTimeout(5_000, () => req.destroy(new Error('timeout')));
+          req.end();
+        }),
     );
     expect(status).toBe(200);
     expect(declared).toBeGreaterThan(100);

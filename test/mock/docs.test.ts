@@ -21,7 +21,10 @@ function table(heading: string): string[][] {
     const trimmed = line.trim();
     if (trimmed.startsWith('|')) {
       inTable = true;
-      const cells = trimmed.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim());
+      const cells = trimmed
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim());
       if (!cells.every((cell) => /^-+$/.test(cell))) rows.push(cells);
     } else if (inTable) break;
   }
@@ -59,7 +62,8 @@ describe('docs/mock-server.md', () => {
     const defaults = Object.fromEntries(rows.map(([name, value]) => [name!.replaceAll('`', ''), value]));
     expect(Object.keys(defaults).sort()).toEqual(['credits', ...Object.keys(DEFAULT_CONFIG), 'seed'].sort());
     expect(defaults.credits).toBe(String(DEFAULT_CREDITS));
-    for (const key of ['videoSteps', 'videoPollAfterMs', 'streamStepMs', 'latencyMs'] as const) expect(defaults[key], key).toBe(String(DEFAULT_CONFIG[key]));
+    for (const key of ['videoSteps', 'videoPollAfterMs', 'streamStepMs', 'latencyMs'] as const)
+      expect(defaults[key], key).toBe(String(DEFAULT_CONFIG[key]));
     expect(defaults.videoOutcome).toBe(`\`"${DEFAULT_CONFIG.videoOutcome}"\``);
     expect(JSON.parse(defaults.faults!.replaceAll('`', ''))).toEqual(DEFAULT_CONFIG.faults);
   });
@@ -72,7 +76,9 @@ describe('docs/mock-server.md', () => {
     expect(doc).toContain(`${DEFAULT_CREDITS} credits`);
     const codes = new Set([...handlersSource.matchAll(/(?:Reject|apiError)\(\d{3}, '([a-z_]+)'/g)].map((m) => m[1]!));
     expect(codes.size).toBeGreaterThan(15);
-    const errorTable = table('## Errors').map(([, code]) => code).join(' ');
+    const errorTable = table('## Errors')
+      .map(([, code]) => code)
+      .join(' ');
     for (const code of codes) expect(errorTable, code).toContain(`\`${code}\``);
   });
 });

@@ -7,7 +7,16 @@ export interface Harness {
   key: string;
   cookie: string;
   /** Calls the mock with a key (default), a session, or no credentials. */
-  call(method: string, path: string, options?: { auth?: 'key' | 'session' | 'none' | Record<string, string>; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  call(
+    method: string,
+    path: string,
+    options?: {
+      auth?: 'key' | 'session' | 'none' | Record<string, string>;
+      body?: unknown;
+      raw?: string;
+      headers?: Record<string, string>;
+    },
+  ): Promise<{ status: number; headers: Headers; json: any; text: string }>;
   state(): Promise<any>;
   config(settings: Record<string, unknown>): Promise<any>;
   reset(): Promise<void>;
@@ -43,7 +52,11 @@ export async function startHarness(options: { credits?: number; seed?: string } 
       return (await fetch(`${server.url}/__mock/state`)).json();
     },
     async config(settings) {
-      const response = await fetch(`${server.url}/__mock/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(settings) });
+      const response = await fetch(`${server.url}/__mock/config`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(settings),
+      });
       return response.json();
     },
     async reset() {

@@ -30,7 +30,10 @@ describe('API keys (MockState)', () => {
     const state = new MockState();
     const key = state.issueApiKey();
     const session = state.issueSession().split('=')[1]!;
-    const everything = JSON.stringify(state) + JSON.stringify(Object.values(state)) + String(Object.getOwnPropertyNames(state).map((name) => String((state as never)[name])));
+    const everything =
+      JSON.stringify(state) +
+      JSON.stringify(Object.values(state)) +
+      String(Object.getOwnPropertyNames(state).map((name) => String((state as never)[name])));
     expect(everything).not.toContain(key);
     expect(everything).not.toContain(key.slice(API_KEY_PREFIX.length));
     expect(everything).not.toContain(session);

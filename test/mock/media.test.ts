@@ -45,7 +45,8 @@ function decodePng(png: Buffer): { width: number; height: number; colours: numbe
   const colours = new Set<string>();
   for (let y = 0; y < height; y++) {
     expect(raw[y * (1 + width * 3)]).toBe(0);
-    for (let x = 0; x < width; x++) colours.add(raw.subarray(y * (1 + width * 3) + 1 + x * 3, y * (1 + width * 3) + 4 + x * 3).toString('hex'));
+    for (let x = 0; x < width; x++)
+      colours.add(raw.subarray(y * (1 + width * 3) + 1 + x * 3, y * (1 + width * 3) + 4 + x * 3).toString('hex'));
   }
   return { width, height, colours: colours.size };
 }
@@ -212,7 +213,9 @@ describe('files served by the mock', () => {
     let last = run;
     for (let i = 0; i < run.totalNodes; i++) last = (await mock.call('GET', `/api/v1/runs/${run.id}`)).json;
     expect(last.outputs.length).toBeGreaterThanOrEqual(2);
-    const images = await Promise.all(last.outputs.map(async (output: { url: string }) => Buffer.from(await (await fetch(output.url)).arrayBuffer())));
+    const images = await Promise.all(
+      last.outputs.map(async (output: { url: string }) => Buffer.from(await (await fetch(output.url)).arrayBuffer())),
+    );
     for (const png of images) expect(decodePng(png).colours).toBeGreaterThanOrEqual(3);
     expect(images[0]!.equals(images[1]!)).toBe(false);
   });

@@ -46,7 +46,16 @@ describe('msw handlers', () => {
     const stream = await fetch('http://assetgen.test/api/ai/stream', { method: 'POST', headers, body });
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await stream.text();
-    expect([...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1])).toEqual(['start', 'progress', 'progress', 'progress', 'progress', 'progress', 'result', 'done']);
+    expect([...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1])).toEqual([
+      'start',
+      'progress',
+      'progress',
+      'progress',
+      'progress',
+      'progress',
+      'result',
+      'done',
+    ]);
     const key = await fetch('http://assetgen.test/api/ai/agents', { headers: { authorization: `Bearer ${defaultMock.apiKey}` } });
     expect(key.status).toBe(401);
   });
@@ -68,7 +77,12 @@ describe('msw handlers', () => {
   });
 
   it("leave other requests alone (only the service's own path spaces are matched)", async () => {
-    for (const url of ['http://assetgen.test/', 'http://assetgen.test/health', 'https://example.test/v1/generate', 'http://assetgen.test/apix/v1/generate']) {
+    for (const url of [
+      'http://assetgen.test/',
+      'http://assetgen.test/health',
+      'https://example.test/v1/generate',
+      'http://assetgen.test/apix/v1/generate',
+    ]) {
       expect(await getResponse(handlers, new Request(url)), url).toBeUndefined();
     }
     expect(await getResponse(handlers, new Request('http://assetgen.test/api/v1/workflows'))).toBeDefined();

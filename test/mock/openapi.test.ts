@@ -78,7 +78,8 @@ async function conforms(docPath: string, method: string, actualPath: string, opt
     const { schema } = deref(header);
     // x-request-id and the credit headers are always sent; the others (Retry-After, Allow,
     // idempotent-replayed) only when they apply.
-    if (['x-request-id', 'x-credits-charged', 'x-credits-remaining'].includes(name.toLowerCase())) expect(value, `${key} → ${result.status} sends ${name}`).not.toBeNull();
+    if (['x-request-id', 'x-credits-charged', 'x-credits-remaining'].includes(name.toLowerCase()))
+      expect(value, `${key} → ${result.status} sends ${name}`).not.toBeNull();
     if (value === null) continue;
     const typed = schema.type === 'integer' ? Number(value) : value;
     const validate = compile(schema);
@@ -117,7 +118,8 @@ describe('docs/openapi.yaml', () => {
       const schemes = security.flatMap((requirement) => Object.keys(requirement)).sort();
       expect(schemes, endpoint.path).toEqual(endpoint.auth.map((auth) => (auth === 'apiKey' ? 'apiKey' : 'session')).sort());
     }
-    for (const path of ['/files/{name}', '/__mock/state', '/__mock/reset', '/__mock/config', '/__mock/keys', '/__mock/keys/revoke']) expect(spec.paths[path], path).toBeDefined();
+    for (const path of ['/files/{name}', '/__mock/state', '/__mock/reset', '/__mock/config', '/__mock/keys', '/__mock/keys/revoke'])
+      expect(spec.paths[path], path).toBeDefined();
   });
 
   it('has schemas that reject wrong records (so a pass means something)', () => {
@@ -129,7 +131,19 @@ describe('docs/openapi.yaml', () => {
     const unauthorized = compile(documented('/api/v1/generate', 'POST', 401).content['application/json'].schema);
     expect(unauthorized({ error: { code: 'nope', message: 'x' } })).toBe(false);
     const generation = compile(spec.components.schemas.Generation);
-    expect(generation({ id: 'gen_1', object: 'generation', agentId: 'a', prompt: 'p', status: 'succeeded', output: { url: 'http://x/y.png', contentType: 'image/png', width: 1, height: 1, bytes: 1 }, credits: { charged: 10, remaining: 0 }, createdAt: new Date().toISOString(), extra: 1 })).toBe(false);
+    expect(
+      generation({
+        id: 'gen_1',
+        object: 'generation',
+        agentId: 'a',
+        prompt: 'p',
+        status: 'succeeded',
+        output: { url: 'http://x/y.png', contentType: 'image/png', width: 1, height: 1, bytes: 1 },
+        credits: { charged: 10, remaining: 0 },
+        createdAt: new Date().toISOString(),
+        extra: 1,
+      }),
+    ).toBe(false);
   });
 
   it('matches real success responses of every endpoint', async () => {
@@ -143,11 +157,16 @@ describe('docs/openapi.yaml', () => {
     await conforms('/api/v1/workflows', 'GET', '/api/v1/workflows');
     await conforms('/api/v1/workflows', 'GET', '/api/v1/workflows', { auth: 'session' });
     for (const id of ['wf_sprite_sheet', 'wf_tileset', 'wf_character_turnaround']) {
-      const run = await conforms('/api/v1/workflows/{id}/run', 'POST', `/api/v1/workflows/${id}/run`, { body: id === 'wf_tileset' ? undefined : { overrides: { character: 'ink' } } });
-      for (let i = 0; i < run.totalNodes + 1; i++) await conforms('/api/v1/runs/{runId}', 'GET', `/api/v1/runs/${run.id}`, { auth: i % 2 ? 'session' : 'key' });
+      const run = await conforms('/api/v1/workflows/{id}/run', 'POST', `/api/v1/workflows/${id}/run`, {
+        body: id === 'wf_tileset' ? undefined : { overrides: { character: 'ink' } },
+      });
+      for (let i = 0; i < run.totalNodes + 1; i++)
+        await conforms('/api/v1/runs/{runId}', 'GET', `/api/v1/runs/${run.id}`, { auth: i % 2 ? 'session' : 'key' });
     }
     await mock.config({ videoSteps: 2 });
-    const video = await conforms('/api/v1/video', 'POST', '/api/v1/video', { body: { prompt: 'x', durationSeconds: 3, aspectRatio: '9:16' } });
+    const video = await conforms('/api/v1/video', 'POST', '/api/v1/video', {
+      body: { prompt: 'x', durationSeconds: 3, aspectRatio: '9:16' },
+    });
     expect((await conforms('/api/v1/video/{id}', 'GET', `/api/v1/video/${video.id}`)).status).toBe('processing');
     const done = await conforms('/api/v1/video/{id}', 'GET', `/api/v1/video/${video.id}`);
     expect(done.status).toBe('succeeded');
@@ -155,8 +174,12 @@ describe('docs/openapi.yaml', () => {
     const failing = await conforms('/api/v1/video', 'POST', '/api/v1/video', { auth: 'session', body: { prompt: 'x' } });
     expect((await conforms('/api/v1/video/{id}', 'GET', `/api/v1/video/${failing.id}`, { auth: 'session' })).status).toBe('failed');
     // Files: the documented media types.
-    expect((await conforms('/files/{name}', 'GET', new URL(generation.output.url).pathname, { auth: 'none' })).headers.get('content-type')).toBe('image/png');
-    expect((await conforms('/files/{name}', 'GET', new URL(done.output.url).pathname, { auth: 'none' })).headers.get('content-type')).toBe('image/gif');
+    expect(
+      (await conforms('/files/{name}', 'GET', new URL(generation.output.url).pathname, { auth: 'none' })).headers.get('content-type'),
+    ).toBe('image/png');
+    expect((await conforms('/files/{name}', 'GET', new URL(done.output.url).pathname, { auth: 'none' })).headers.get('content-type')).toBe(
+      'image/gif',
+    );
     // The admin API, with records of every kind in the state.
     await conforms('/api/ai/stream', 'POST', '/api/ai/stream', { auth: 'session', body: gen });
     const state = await conforms('/__mock/state', 'GET', '/__mock/state', { auth: 'none' });
@@ -174,7 +197,10 @@ describe('docs/openapi.yaml', () => {
     const response = documented('/api/ai/stream', 'POST', 200);
     const schemas = response['x-sse-events'] as Record<string, unknown>;
     expect(Object.keys(schemas)).toEqual(['start', 'progress', 'result', 'done']);
-    const result = await conforms('/api/ai/stream', 'POST', '/api/ai/stream', { auth: 'session', body: { agentId: 'icon-forge', prompt: 'coin' } });
+    const result = await conforms('/api/ai/stream', 'POST', '/api/ai/stream', {
+      auth: 'session',
+      body: { agentId: 'icon-forge', prompt: 'coin' },
+    });
     const events: { event: string; data: string }[] = [];
     const parser = createParser({ onEvent: (event) => events.push({ event: event.event ?? 'message', data: event.data }) });
     parser.feed(result.text);
@@ -209,9 +235,18 @@ describe('docs/openapi.yaml', () => {
     // 409: the same key while a stream with it is still running.
     await mock.config({ streamStepMs: 200 });
     const controller = new AbortController();
-    const running = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', signal: controller.signal, body: JSON.stringify(gen), headers: { cookie: mock.cookie, 'content-type': 'application/json', 'idempotency-key': 'streaming' } });
+    const running = await fetch(`${mock.url}/api/ai/stream`, {
+      method: 'POST',
+      signal: controller.signal,
+      body: JSON.stringify(gen),
+      headers: { cookie: mock.cookie, 'content-type': 'application/json', 'idempotency-key': 'streaming' },
+    });
     await running.body!.getReader().read();
-    const busy = await conforms('/api/ai/stream', 'POST', '/api/ai/stream', { auth: 'session', body: gen, headers: { 'idempotency-key': 'streaming' } });
+    const busy = await conforms('/api/ai/stream', 'POST', '/api/ai/stream', {
+      auth: 'session',
+      body: gen,
+      headers: { 'idempotency-key': 'streaming' },
+    });
     expect(busy.error.code).toBe('idempotency_in_progress');
     controller.abort();
     await mock.config({ streamStepMs: 1 });
@@ -273,7 +308,9 @@ describe('docs/openapi.yaml', () => {
       const wrong = endpoint.method === 'GET' ? 'DELETE' : 'PUT';
       const result = await mock.call(wrong, path);
       expect(result.status).toBe(405);
-      const validate = compile(deref(spec.paths[docPath][endpoint.method.toLowerCase()].responses.default).content['application/json'].schema);
+      const validate = compile(
+        deref(spec.paths[docPath][endpoint.method.toLowerCase()].responses.default).content['application/json'].schema,
+      );
       expect(validate(result.json), ajv.errorsText(validate.errors)).toBe(true);
       expect(result.headers.get('allow')).toBe(endpoint.method);
     }
@@ -287,7 +324,9 @@ describe('docs/openapi.yaml', () => {
       for (const [method, operation] of Object.entries<any>(item)) {
         const key = `${method.toUpperCase()} ${path}`;
         const seen = exercised.get(key) ?? new Set<number>();
-        const statuses = Object.keys(operation.responses).filter((s) => s !== 'default').map(Number);
+        const statuses = Object.keys(operation.responses)
+          .filter((s) => s !== 'default')
+          .map(Number);
         for (const status of statuses) expect(seen.has(status), `${key} → ${status} was checked against a real response`).toBe(true);
       }
     }

@@ -22,14 +22,21 @@ describe('POST /api/ai/stream', () => {
   it('is read by the eventsource package: start, progress…, result, done', async () => {
     await mock.config({ streamStepMs: 5 });
     const source = new EventSource(`${mock.url}/api/ai/stream`, {
-      fetch: (input, init) => fetch(input, { ...init, method: 'POST', body, headers: { ...(init?.headers as Record<string, string>), cookie: mock.cookie, 'content-type': 'application/json' } }),
+      fetch: (input, init) =>
+        fetch(input, {
+          ...init,
+          method: 'POST',
+          body,
+          headers: { ...(init?.headers as Record<string, string>), cookie: mock.cookie, 'content-type': 'application/json' },
+        }),
     });
     const events: { type: string; data: any }[] = [];
     let opened = 0;
     source.onopen = () => (opened += 1);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('stream did not finish in 5 s')), 5_000);
-      for (const type of ['start', 'progress', 'result']) source.addEventListener(type, (event) => events.push({ type, data: JSON.parse(event.data) }));
+      for (const type of ['start', 'progress', 'result'])
+        source.addEventListener(type, (event) => events.push({ type, data: JSON.parse(event.data) }));
       source.addEventListener('done', (event) => {
         events.push({ type: 'done', data: JSON.parse(event.data) });
         clearTimeout(timer);
@@ -55,7 +62,13 @@ describe('POST /api/ai/stream', () => {
     const start = events[0]!.data;
     const result = events.at(-2)!.data;
     expect(start).toEqual({ id: result.id, agentId: 'tile-smith', prompt: 'lava tile' });
-    expect(result).toMatchObject({ object: 'generation', status: 'succeeded', agentId: 'tile-smith', prompt: 'lava tile', credits: { charged: 10, remaining: 990 } });
+    expect(result).toMatchObject({
+      object: 'generation',
+      status: 'succeeded',
+      agentId: 'tile-smith',
+      prompt: 'lava tile',
+      credits: { charged: 10, remaining: 990 },
+    });
     expect(result.output.url).toMatch(/\/files\/gen_\w+\.png$/);
     expect((await fetch(result.output.url)).headers.get('content-type')).toBe('image/png');
     expect(events.at(-1)!.data).toEqual({});
@@ -67,7 +80,12 @@ describe('POST /api/ai/stream', () => {
   it('flushes each event as it happens, and stops when the client disconnects', async () => {
     await mock.config({ streamStepMs: 300 });
     const controller = new AbortController();
-    const response = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', body, headers: { cookie: mock.cookie, 'content-type': 'application/json' }, signal: controller.signal });
+    const response = await fetch(`${mock.url}/api/ai/stream`, {
+      method: 'POST',
+      body,
+      headers: { cookie: mock.cookie, 'content-type': 'application/json' },
+      signal: controller.signal,
+    });
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const received: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (event) => received.push(event) });
@@ -93,7 +111,11 @@ describe('POST /api/ai/stream', () => {
   it('events arrive one by one: with 200 ms between them, the first comes well before the end', async () => {
     await mock.config({ streamStepMs: 200 });
     const started = Date.now();
-    const response = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', body, headers: { cookie: mock.cookie, 'content-type': 'application/json' } });
+    const response = await fetch(`${mock.url}/api/ai/stream`, {
+      method: 'POST',
+      body,
+      headers: { cookie: mock.cookie, 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(response.headers.get('cache-control')).toBe('no-cache');
@@ -114,7 +136,13 @@ describe('POST /api/ai/stream', () => {
   it('an EventSource closed after its first event stops the stream', async () => {
     await mock.config({ streamStepMs: 200 });
     const source = new EventSource(`${mock.url}/api/ai/stream`, {
-      fetch: (input, init) => fetch(input, { ...init, method: 'POST', body, headers: { ...(init?.headers as Record<string, string>), cookie: mock.cookie, 'content-type': 'application/json' } }),
+      fetch: (input, init) =>
+        fetch(input, {
+          ...init,
+          method: 'POST',
+          body,
+          headers: { ...(init?.headers as Record<string, string>), cookie: mock.cookie, 'content-type': 'application/json' },
+        }),
     });
     const id = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no start event within 5 s')), 5_000);
@@ -136,18 +164,34 @@ describe('POST /api/ai/stream', () => {
   it('answers validation and auth errors as JSON before streaming', async () => {
     const noSession = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
     expect(noSession.status).toBe(401);
-    const bad = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', body: '{', headers: { cookie: mock.cookie, 'content-type': 'application/json' } });
+    const bad = await fetch(`${mock.url}/api/ai/stream`, {
+      method: 'POST',
+      body: '{',
+      headers: { cookie: mock.cookie, 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.code).toBe('invalid_json');
-    const withKey = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', body, headers: { authorization: `Bearer ${mock.key}`, 'content-type': 'application/json' } });
+    const withKey = await fetch(`${mock.url}/api/ai/stream`, {
+      method: 'POST',
+      body,
+      headers: { authorization: `Bearer ${mock.key}`, 'content-type': 'application/json' },
+    });
     expect(withKey.status).toBe(401);
     expect((await withKey.json()).error.code).toBe('session_required');
-    const unknown = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', body: JSON.stringify({ agentId: 'nobody', prompt: 'x' }), headers: { cookie: mock.cookie, 'content-type': 'application/json' } });
+    const unknown = await fetch(`${mock.url}/api/ai/stream`, {
+      method: 'POST',
+      body: JSON.stringify({ agentId: 'nobody', prompt: 'x' }),
+      headers: { cookie: mock.cookie, 'content-type': 'application/json' },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toMatch(/^application\/json/);
     expect((await unknown.json()).error.code).toBe('unknown_agent');
     await mock.config({ credits: 9 });
-    const broke = await fetch(`${mock.url}/api/ai/stream`, { method: 'POST', body, headers: { cookie: mock.cookie, 'content-type': 'application/json' } });
+    const broke = await fetch(`${mock.url}/api/ai/stream`, {
+      method: 'POST',
+      body,
+      headers: { cookie: mock.cookie, 'content-type': 'application/json' },
+    });
     expect(broke.status).toBe(402);
     expect((await broke.json()).error).toMatchObject({ code: 'insufficient_credits', required: 10, balance: 9 });
     expect((await mock.state()).streams).toEqual({});

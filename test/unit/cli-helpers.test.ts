@@ -4,10 +4,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseOverrides } from '../../src/commands/workflows.js';
 import { JobJournal } from '../../src/config/journal.js';
-import { maskSecret } from '../../src/config/credentials.js';
-import { EXIT } from '../../src/exit-codes.js';
-import { parseDuration } from '../../src/runtime/duration.js';
-import { extensionFor, resolveOutputPath, safeFileName } from '../../src/runtime/saving.js';
+import { maskSecret } from '../../src/client/redact.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { parseDuration } from '../../src/cli/duration.js';
+import { extensionFor, resolveOutputPath, safeFileName } from '../../src/cli/saving.js';
 import { sanitizeLine, sanitizeText } from '../../src/ui/sanitize.js';
 
 describe('sanitizeText', () => {

@@ -1,7 +1,15 @@
 // Runs one command: builds its context, turns Ctrl-C and --timeout into an abort signal, and maps
 // whatever it throws to a message and an exit code (the table lives in src/exit-codes.ts).
-import { AbortedError, ApiError, AssetgenError, InsufficientCreditsError, JobFailedError, TimeoutError, UnexpectedResponseError, UsageError } from '../client/errors.js';
-import { EXIT, exitCodeFor, type ExitCode } from '../exit-codes.js';
+import {
+  AbortedError,
+  ApiError,
+  AssetgenError,
+  InsufficientCreditsError,
+  JobFailedError,
+  TimeoutError,
+  UnexpectedResponseError,
+} from '../client/errors.js';
+import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { CommandContext, type GlobalOptions } from './context.js';
 import { parseDuration } from './duration.js';
@@ -46,7 +54,8 @@ export async function execute(rawOptions: Record<string, unknown>, body: (ctx: C
     // reason (AbortedError or TimeoutError) says what really happened.
     const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
     const replaceWithReason =
-      reason instanceof AssetgenError && (!(error instanceof AssetgenError) || (error instanceof AbortedError && !(reason instanceof AbortedError)));
+      reason instanceof AssetgenError &&
+      (!(error instanceof AssetgenError) || (error instanceof AbortedError && !(reason instanceof AbortedError)));
     const effective = replaceWithReason ? reason : error;
     report(effective, ctx, rawOptions);
     return exitCodeFor(effective);
@@ -116,7 +125,8 @@ function describe(error: unknown, exitCode: ExitCode): Record<string, unknown> {
     out.refunded = error.refunded;
   }
   if (error instanceof UnexpectedResponseError) out.raw = error.raw;
-  if (error instanceof UsageError) out.code = 'usage';
+  // Every exit-2 failure reads the same to a script: bad input, nothing sent.
+  if (exitCode === EXIT.usage) out.code = 'usage';
   return out;
 }
 

@@ -4,11 +4,12 @@ import {
   AbortedError,
   AuthenticationError,
   InsufficientCreditsError,
+  InvalidArgumentError,
   JobFailedError,
   MissingCredentialsError,
   TimeoutError,
-  UsageError,
-} from './client/errors.js';
+} from '../client/errors.js';
+import { UsageError } from './errors.js';
 
 export const EXIT = {
   ok: 0,
@@ -24,7 +25,7 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export function exitCodeFor(error: unknown): ExitCode {
-  if (error instanceof UsageError) return EXIT.usage;
+  if (error instanceof UsageError || error instanceof InvalidArgumentError) return EXIT.usage;
   if (error instanceof MissingCredentialsError || error instanceof AuthenticationError) return EXIT.auth;
   if (error instanceof InsufficientCreditsError) return EXIT.insufficientCredits;
   if (error instanceof JobFailedError) return EXIT.jobFailed;

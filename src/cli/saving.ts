@@ -2,7 +2,8 @@
 // text) and made safe for every filesystem, Windows included.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AbortedError, AssetgenError, OutputFileError, UsageError } from '../client/errors.js';
+import { AbortedError, AssetgenError, OutputFileError } from '../client/errors.js';
+import { UsageError } from './errors.js';
 import type { AssetgenClient } from '../index.js';
 import type { CommandContext } from './context.js';
 
@@ -69,13 +70,7 @@ export function checkOutputTarget(ctx: CommandContext, output: string | undefine
  * Downloads one asset to `target` (or stdout for `-`); returns the saved path, or `-`. The asset
  * is already paid for, so a failure says where it can still be fetched from.
  */
-export async function saveAsset(
-  ctx: CommandContext,
-  client: AssetgenClient,
-  url: string,
-  target: string,
-  force: boolean,
-): Promise<string> {
+export async function saveAsset(ctx: CommandContext, client: AssetgenClient, url: string, target: string, force: boolean): Promise<string> {
   try {
     if (target === '-') {
       await client.download(url, ctx.io.stdout, { signal: ctx.signal });
@@ -87,7 +82,9 @@ export async function saveAsset(
   } catch (error) {
     if (!(error instanceof AssetgenError) || error instanceof AbortedError) throw error;
     const hint = [error.hint, `The asset is still available at ${url}`].filter(Boolean).join('\n');
-    throw error instanceof OutputFileError ? new OutputFileError(error.message, hint) : new AssetgenError(`Could not save the asset: ${error.message}`, { code: error.code, hint, cause: error });
+    throw error instanceof OutputFileError
+      ? new OutputFileError(error.message, hint)
+      : new AssetgenError(`Could not save the asset: ${error.message}`, { code: error.code, hint, cause: error });
   }
 }
 

@@ -10,7 +10,8 @@ export interface CreditsInfo {
 export function creditsLine(credits: CreditsInfo | undefined, label?: string): string | undefined {
   if (!credits) return undefined;
   const parts: string[] = [];
-  if (credits.charged !== undefined) parts.push(`${label ? `${label} charged` : 'Charged'} ${credits.charged} credit${credits.charged === 1 ? '' : 's'}`);
+  if (credits.charged !== undefined)
+    parts.push(`${label ? `${label} charged` : 'Charged'} ${credits.charged} credit${credits.charged === 1 ? '' : 's'}`);
   if (credits.remaining !== undefined) parts.push(`${credits.remaining} remaining`);
   return parts.length ? `${parts.join('; ')}.` : undefined;
 }
@@ -50,7 +51,13 @@ export function printTable(ctx: CommandContext, header: string[], rows: string[]
 function alignColumns(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i]! - visibleLength(cell)))).join('  ').trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i] - visibleLength(cell))))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
+// eslint-disable-next-line no-control-regex -- strips the colour escapes chalk adds
 const visibleLength = (text: string): number => text.replace(/\u001b\[[0-9;]*m/g, '').length;

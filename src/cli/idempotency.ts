@@ -2,7 +2,8 @@
 // may still have been carried out and charged. Every paid command sends an Idempotency-Key and,
 // when the outcome is unknown, tells the user how to ask again without paying twice.
 import { randomUUID } from 'node:crypto';
-import { AbortedError, AssetgenError, ConnectionError, RateLimitError, ServerError, TimeoutError, UsageError } from '../client/errors.js';
+import { AbortedError, AssetgenError, ConnectionError, RateLimitError, ServerError, TimeoutError } from '../client/errors.js';
+import { UsageError } from './errors.js';
 
 export async function paidCall<T>(providedKey: string | undefined, call: (idempotencyKey: string) => Promise<T>): Promise<T> {
   if (providedKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(providedKey)) {
@@ -28,5 +29,11 @@ export async function paidCall<T>(providedKey: string | undefined, call: (idempo
 
 /** Failures after which the request may or may not have been carried out. */
 function outcomeUnknown(error: unknown): boolean {
-  return error instanceof ConnectionError || error instanceof ServerError || error instanceof RateLimitError || error instanceof TimeoutError || error instanceof AbortedError;
+  return (
+    error instanceof ConnectionError ||
+    error instanceof ServerError ||
+    error instanceof RateLimitError ||
+    error instanceof TimeoutError ||
+    error instanceof AbortedError
+  );
 }

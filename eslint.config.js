@@ -1,0 +1,91 @@
+// Lint: typescript-eslint's type-aware recommended rules, plus the layering of the architecture
+// (README "Layout"): the SDK (client/), the shared facts (api/) and the mock know nothing of the
+// CLI, its kit, the terminal or the config store.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const cliOnly = (name) => [
+  { group: ['**/cli/**', '**/cli.cjs', '**/cli.cts'], message: `${name} must not import the CLI kit.` },
+  { group: ['**/commands/**'], message: `${name} must not import commands.` },
+  { group: ['**/ui/**'], message: `${name} must not import the terminal UI.` },
+  { group: ['**/config/**'], message: `${name} must not import the config store.` },
+  { group: ['**/installer/**'], message: `${name} must not import the installer.` },
+];
+const terminalPackages = ['commander', 'chalk', 'ora', 'conf', '@inquirer/prompts'].map((name) => ({
+  name,
+  message: 'Terminal and config packages belong to the CLI.',
+}));
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'skills/**', 'templates/**'] },
+  js.configs.recommended,
+  { plugins: { '@typescript-eslint': tseslint.plugin }, languageOptions: { parser: tseslint.parser } },
+  ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: ['src/**/*.ts', 'src/**/*.cts'] })),
+  ...tseslint.configs.recommended.map((config) => ({ ...config, files: ['test/**/*.ts', 'bench/**/*.ts', '*.ts'] })),
+  {
+    files: ['src/**/*.ts', 'src/**/*.cts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // Lenient reading of untrusted JSON is the client's job; `unknown` is used there, not `any`.
+      '@typescript-eslint/no-explicit-any': 'error',
+      // Commands and msw resolvers are async by contract, whether or not a given one awaits.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    files: ['src/client/**', 'src/mock/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: cliOnly('The SDK and the mock'), paths: terminalPackages }] },
+  },
+  {
+    files: ['src/api/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../*', './*/**'], message: 'api/ holds plain facts and imports nothing.' }] },
+      ],
+    },
+  },
+  {
+    files: ['src/installer/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...cliOnly('The installer').filter((p) => !p.group[0].includes('config')),
+            { group: ['**/mock/**'], message: 'The installer must not import the mock.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['bench/**/*.mjs', 'test/**/*.mjs', 'test/**/*.cjs', 'bin/**/*.js', 'eslint.config.js'],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        __filename: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        fetch: 'readonly',
+        Buffer: 'readonly',
+        performance: 'readonly',
+      },
+    },
+  },
+);

@@ -1,0 +1,19 @@
+// Errors that only the command line has: the SDK never throws these.
+import { AssetgenError } from '../client/errors.js';
+
+/** Bad input caught before anything was sent: flags, arguments, local files. Exit 2. */
+export class UsageError extends AssetgenError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'usage', hint });
+  }
+}
+
+/**
+ * The user said no at a confirmation (or pressed Ctrl-C/Escape at a prompt). Not a failure of the
+ * tool: printed as a quiet line, never "Error:".
+ */
+export class CancelledError extends AssetgenError {
+  constructor(message: string) {
+    super(message, { code: 'cancelled' });
+  }
+}
