@@ -9,6 +9,7 @@ import {
   TimeoutError,
   UnexpectedResponseError,
 } from '../client/errors.js';
+import { CancelledError } from './errors.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { CommandContext, type GlobalOptions } from './context.js';
@@ -97,6 +98,10 @@ function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Rec
     write(`${label('Error:')} ${error instanceof Error ? error.message : String(error)}`);
     if (verbose && error instanceof Error && error.stack) write(error.stack);
     else write('This is a bug in assetgen; run again with --verbose for details.');
+    return;
+  }
+  if (error instanceof CancelledError) {
+    write(sanitizeText(error.message));
     return;
   }
   write(error instanceof AbortedError ? label('Interrupted.') : `${label('Error:')} ${sanitizeText(error.message)}`);

@@ -9,7 +9,7 @@ import {
   MissingCredentialsError,
   TimeoutError,
 } from '../client/errors.js';
-import { UsageError } from './errors.js';
+import { CancelledError, UsageError } from './errors.js';
 
 export const EXIT = {
   ok: 0,
@@ -25,7 +25,8 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export function exitCodeFor(error: unknown): ExitCode {
-  if (error instanceof UsageError || error instanceof InvalidArgumentError) return EXIT.usage;
+  // A declined confirmation exits 2, as gh does: the command did not do what it was asked.
+  if (error instanceof UsageError || error instanceof InvalidArgumentError || error instanceof CancelledError) return EXIT.usage;
   if (error instanceof MissingCredentialsError || error instanceof AuthenticationError) return EXIT.auth;
   if (error instanceof InsufficientCreditsError) return EXIT.insufficientCredits;
   if (error instanceof JobFailedError) return EXIT.jobFailed;
