@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The entry and the command table are CommonJS TypeScript (.cts); let esbuild compile them too.
+  esbuild: { include: /\.[cm]?tsx?$/ },
   test: {
     include: ['test/**/*.test.ts'],
     // End-to-end tests spawn the built CLI and a real mock server; give them room but keep a bound.

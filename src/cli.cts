@@ -1,208 +1,39 @@
-// The assetgen command line. This file only declares commands and options: each command's code is
-// imported when that command runs, so `--help` and `--version` load commander and nothing else.
-// It is CommonJS on purpose: Node starts a CJS entry faster than an ES module graph, and start-up
-// is most of the time of `--help`. It is also the only place that exits the process.
+// The assetgen command line on the real process. `--version` is answered without loading anything;
+// everything else goes through the command table (program.cts). CommonJS on purpose: Node starts a
+// CJS entry faster than an ES module graph, and start-up is most of the time of `--help`. This is
+// the only place that exits the process.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
-import type { CommandContext } from './cli/context.js';
+import type * as Commander from 'commander';
+import type * as Program from './program.cjs';
 
-const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+const version = (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const args = process.argv.slice(2);
 
-type Action = (ctx: CommandContext, ...args: unknown[]) => Promise<void>;
-
-/** Wraps a lazily imported command body: builds the context, runs, maps errors to exit codes. */
-function run(load: () => Promise<Action>) {
-  return async (...args: unknown[]): Promise<void> => {
-    const command = args[args.length - 1] as Command;
-    const commandArgs = args.slice(0, -1);
-    const { execute } = await import('./cli/execute.js');
-    const code = await execute(command.optsWithGlobals<Record<string, unknown>>(), async (ctx) => {
-      const action = await load();
-      await action(ctx, ...commandArgs);
-    });
-    process.exit(code);
-  };
+if (args.length === 1 && ['-V', '--version', '-v', 'version'].includes(args[0] ?? '')) {
+  process.stdout.write(`${version}\n`);
+} else {
+  void main();
 }
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-const program = new Command('assetgen')
-  .description('Game assets (images, videos) from the asset generation service, saved straight into your project.')
-  .version(pkg.version, '-V, --version')
-  .option('--base-url <url>', 'service base URL (env ASSETGEN_BASE_URL)')
-  .option('--mock', 'run this command against an in-process bundled mock service (no setup, no credits)')
-  .option('--json', 'print exactly one JSON document on stdout')
-  .option('-q, --quiet', 'no progress or hints on stderr (errors still print)')
-  .option('--no-color', 'no colours (NO_COLOR and FORCE_COLOR are honoured too)')
-  .option('--no-input', 'never prompt; fail with the flag to pass instead')
-  .option('--timeout <duration>', 'give up after this long, e.g. 90s, 10m (exit 7)')
-  .option('--verbose', 'HTTP trace on stderr (secrets redacted), stack traces on errors')
-  .option('--allow-insecure-http', 'allow sending the API key over plain http:// to a non-loopback host')
-  .showSuggestionAfterError()
-  .exitOverride();
-
-// ── auth ──────────────────────────────────────────────────────────────────────────────────────────
-const auth = program.command('auth').description('store, show and remove credentials');
-auth
-  .command('login')
-  .description('store an API key (masked prompt on a terminal, or --with-key from stdin) or a session cookie')
-  .option('--with-key', 'read the API key from stdin')
-  .option('--session', 'read a session cookie (name=value) from stdin')
-  .action(run(async () => (await import('./commands/auth.js')).login as Action));
-auth
-  .command('status')
-  .description('show where credentials come from, the masked key and the base URL (exit 4 when none)')
-  .action(run(async () => (await import('./commands/auth.js')).status));
-auth
-  .command('logout')
-  .description('remove the stored credentials')
-  .action(run(async () => (await import('./commands/auth.js')).logout));
-
-// ── generation ───────────────────────────────────────────────────────────────────────────────────
-program
-  .command('generate')
-  .description('generate an image from a prompt and save it')
-  .argument('<prompt>', 'what to make, e.g. "rusty sword icon, 32x32 pixel art"')
-  .requiredOption('-a, --agent <id>', 'agent that generates (see `assetgen agents`)')
-  .option('-o, --output <path>', 'file, or directory to save into (default: current directory); - for stdout')
-  .option('--stream', 'stream progress events live (needs a session)')
-  .option('-f, --force', 'overwrite an existing file')
-  .option('--idempotency-key <key>', 'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge')
-  .action(run(async () => (await import('./commands/generate.js')).generate as Action));
-
-program
-  .command('agents')
-  .description('list the agents that generate assets (needs a session)')
-  .action(run(async () => (await import('./commands/agents.js')).agents));
-
-// ── workflows and runs ───────────────────────────────────────────────────────────────────────────
-const workflows = program.command('workflows').description('saved workflows: list and run');
-workflows
-  .command('list')
-  .description('list saved workflows with their node counts and overridable nodes')
-  .action(run(async () => (await import('./commands/workflows.js')).list));
-workflows
-  .command('run')
-  .description('run a workflow and, unless --no-wait, follow it to the end and save its outputs')
-  .argument('<id>', 'workflow id (see `assetgen workflows list`)')
-  .option('-s, --set <node=prompt>', 'override the prompt of an overridable node (repeatable)', collect, [])
-  .option('--no-wait', 'start the run and print its id without waiting')
-  .option('-o, --output <dir>', 'directory for the outputs (default: current directory)')
-  .option('-f, --force', 'overwrite existing files')
-  .option('--idempotency-key <key>', 'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge')
-  .action(run(async () => (await import('./commands/workflows.js')).runWorkflow as Action));
-
-const runs = program.command('runs').description('workflow runs: poll or wait');
-runs
-  .command('get')
-  .description('poll a run once (each poll advances it by one node)')
-  .argument('<runId>')
-  .action(run(async () => (await import('./commands/runs.js')).get as Action));
-runs
-  .command('wait')
-  .description('poll a run until it finishes, then save its outputs')
-  .argument('<runId>')
-  .option('-o, --output <dir>', 'directory for the outputs (default: current directory)')
-  .option('-f, --force', 'overwrite existing files')
-  .action(run(async () => (await import('./commands/runs.js')).wait as Action));
-
-// ── video ────────────────────────────────────────────────────────────────────────────────────────
-const video = program.command('video').description('video jobs (180 credits each, refunded if the job fails)');
-video
-  .command('create')
-  .description('submit a video job (180 credits) and, unless --no-wait, wait for it and save the video')
-  .argument('<prompt>')
-  .option('-a, --agent <id>', 'video agent (default: the service default)')
-  .option('--duration <seconds>', 'length in seconds')
-  .option('--aspect-ratio <ratio>', 'e.g. 16:9, 1:1, 9:16')
-  .option('-y, --yes', 'confirm the 180-credit charge (required without a terminal)')
-  .option('--no-wait', 'submit and print the job id without waiting')
-  .option('-o, --output <path>', 'file or directory for the video; - for stdout')
-  .option('-f, --force', 'overwrite an existing file')
-  .option('--interval <duration>', 'fixed polling interval instead of backoff')
-  .option('--idempotency-key <key>', 'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge')
-  .action(run(async () => (await import('./commands/video.js')).create as Action));
-video
-  .command('get')
-  .description('poll a video job once')
-  .argument('<id>')
-  .action(run(async () => (await import('./commands/video.js')).get as Action));
-video
-  .command('wait')
-  .description('wait for a video job to finish and save the video')
-  .argument('<id>')
-  .option('-o, --output <path>', 'file or directory for the video; - for stdout')
-  .option('-f, --force', 'overwrite an existing file')
-  .option('--interval <duration>', 'fixed polling interval instead of backoff')
-  .action(run(async () => (await import('./commands/video.js')).wait as Action));
-
-program
-  .command('jobs')
-  .description('video jobs and workflow runs started from this machine, with their last known status')
-  .addOption(new Option('-n, --limit <count>', 'how many to show').default('20'))
-  .action(run(async () => (await import('./commands/jobs.js')).jobs as Action));
-
-// ── coding agents ────────────────────────────────────────────────────────────────────────────────
-function installOptions(command: Command): Command {
-  return command
-    .option('-a, --agent <id>', 'agent to install for (repeatable; see `assetgen skills list`)', collect, [])
-    .option('--all-detected', 'every coding agent detected on this machine')
-    .option('--scope <scope>', 'project (default) or user')
-    .option('--project-dir <dir>', 'project root for project scope (default: current directory)')
-    .option('-y, --yes', 'no confirmation prompt')
-    .option('--dry-run', 'print the plan, write nothing')
-    .option('-f, --force', 'replace files you edited (and files not written by assetgen)');
-}
-const skills = program.command('skills').description('the assetgen skill for coding agents: install, update, list, uninstall');
-installOptions(skills.command('install').description('install the skill where your coding agents look')).action(
-  run(async () => (await import('./commands/skills.js')).install as Action),
-);
-skills
-  .command('uninstall')
-  .description('remove exactly the files the installer wrote (edited ones are kept unless --force)')
-  .option('-a, --agent <id>', 'only for this agent (repeatable); a copy other agents still use stays', collect, [])
-  .option('--scope <scope>', 'only project or only user scope')
-  .option('--project-dir <dir>', 'only the copies in this project')
-  .option('-y, --yes', 'no confirmation prompt')
-  .option('--dry-run', 'print what would be removed')
-  .option('-f, --force', 'remove files you edited too')
-  .action(run(async () => (await import('./commands/skills.js')).uninstall as Action));
-skills
-  .command('list')
-  .description('where the skill is installed, and which agents are detected')
-  .action(run(async () => (await import('./commands/skills.js')).list));
-skills
-  .command('update')
-  .description('re-render installed skills after an upgrade (edited files are kept, the new version written beside)')
-  .option('--dry-run', 'print the plan, write nothing')
-  .option('-f, --force', 'replace files you edited')
-  .action(run(async () => (await import('./commands/skills.js')).update as Action));
-installOptions(program.command('install').description('same as `assetgen skills install`')).action(
-  run(async () => (await import('./commands/skills.js')).install as Action),
-);
-
-// ── offline ──────────────────────────────────────────────────────────────────────────────────────
-program
-  .command('demo')
-  .description('a guided tour against an in-process bundled mock: image, workflow, video, stream')
-  .option('-d, --dir <dir>', 'where to save the files', 'assetgen-demo')
-  .option('-f, --force', 'overwrite files from an earlier demo')
-  .action(run(async () => (await import('./commands/demo.js')).demo as Action));
-
-program
-  .command('mock')
-  .description('start the bundled mock service (prints its URL, an API key and a session cookie)')
-  .option('-p, --port <port>', 'port (0 = a free ephemeral port)', '0')
-  .option('--host <host>', 'interface to listen on', '127.0.0.1')
-  .option('--credits <n>', 'starting balance of the seeded account')
-  .option('--seed <seed>', "seed of the mock's random choices (faults, random video outcomes)")
-  .action(run(async () => (await import('./commands/mock.js')).mock as Action));
-
-program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof CommanderError) {
+async function main(): Promise<void> {
+  // require, not import(): both are CommonJS, and require is the fast path for them.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { CommanderError } = require('commander') as typeof Commander;
+  const { buildProgram } = require('./program.cjs') as typeof Program;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const built = buildProgram({
+    version,
+    execute: async (options, body) => (await import('./cli/execute.js')).execute(options, body),
+    writeOut: (text) => void process.stdout.write(text),
+    writeErr: (text) => void process.stderr.write(text),
+  });
+  try {
+    await built.program.parseAsync(process.argv);
+    process.exit(built.exitCode);
+  } catch (error) {
     // Help and version exit 0; every other commander error is a usage error (already printed).
-    process.exit(error.exitCode === 0 ? 0 : 2);
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+    throw error;
   }
-  throw error;
-});
+}

@@ -1,9 +1,10 @@
 // What every command receives: parsed global options, the output channels, a cancellation signal,
 // and lazily created service access. Commands stay thin: parse → client → render.
-import type { AssetgenClient } from '../index.js';
+import type { AssetgenClient } from '../client/types.js';
 import { MissingCredentialsError } from '../client/errors.js';
 import { ENV, resolveCredentials, type ResolvedCredentials } from '../config/credentials.js';
 import { JobJournal } from '../config/journal.js';
+import { CreditTally } from './credits.js';
 import { Output } from '../ui/output.js';
 
 export interface GlobalOptions {
@@ -58,6 +59,8 @@ export class CommandContext {
   readonly out: Output;
   /** Aborted on Ctrl-C (reason: AbortedError) or when --timeout runs out (reason: TimeoutError). */
   readonly signal: AbortSignal;
+  /** What this command spent (submission and polls), reported as `credits` in --json. */
+  readonly credits = new CreditTally();
   readonly #init: ContextInit;
   /** Shared with derived contexts: one in-process mock and one cleanup list per command run. */
   readonly #shared: SharedState;
@@ -115,7 +118,7 @@ export class CommandContext {
     if (!creds.baseUrl) {
       throw new MissingCredentialsError(
         'No service URL is configured.',
-        `Pass --base-url <url>, set ${ENV.baseUrl}, or run \`assetgen auth login --base-url <url>\`. To try everything offline, add --mock.`,
+        `Pass --base-url <url>, set ${ENV.baseUrl}, or run \`assetgen auth login --base-url <url>\`.`,
       );
     }
     if (need === 'session' && !creds.sessionCookie) {

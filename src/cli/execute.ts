@@ -10,12 +10,44 @@ import {
   UnexpectedResponseError,
 } from '../client/errors.js';
 import { CancelledError } from './errors.js';
+import { idempotencyKeyOf } from './idempotency.js';
+import { jobOf } from './resume.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { sanitizeText } from '../ui/sanitize.js';
-import { CommandContext, type GlobalOptions } from './context.js';
-import { parseDuration } from './duration.js';
+import { CommandContext, type GlobalOptions, type IO } from './context.js';
 
-export async function execute(rawOptions: Record<string, unknown>, body: (ctx: CommandContext) => Promise<void>): Promise<ExitCode> {
+/** Where a command runs: the real process, or a test's in-memory streams. */
+export interface Runtime {
+  io: IO;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Turn SIGINT/SIGTERM into the command's abort signal (the real process only). */
+  signals: boolean;
+  /** Aborts the command as Ctrl-C would (tests). */
+  interrupt?: AbortSignal;
+}
+
+export function processRuntime(): Runtime {
+  return {
+    io: {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      stdinIsTTY: Boolean(process.stdin.isTTY),
+      stdoutIsTTY: Boolean(process.stdout.isTTY),
+      stderrIsTTY: Boolean(process.stderr.isTTY),
+    },
+    env: process.env,
+    cwd: process.cwd(),
+    signals: true,
+  };
+}
+
+export async function execute(
+  rawOptions: Record<string, unknown>,
+  body: (ctx: CommandContext) => Promise<void>,
+  runtime: Runtime = processRuntime(),
+): Promise<ExitCode> {
   const controller = new AbortController();
   let ctx: CommandContext | undefined;
   let interrupts = 0;
@@ -25,23 +57,19 @@ export async function execute(rawOptions: Record<string, unknown>, body: (ctx: C
     if (interrupts > 1) process.exit(EXIT.interrupted);
     controller.abort(new AbortedError());
   };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  if (runtime.signals) {
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigint);
+  }
+  runtime.interrupt?.addEventListener('abort', onSigint, { once: true });
   let timer: NodeJS.Timeout | undefined;
   try {
     const globals = toGlobals(rawOptions);
     ctx = new CommandContext({
       globals,
-      io: {
-        stdin: process.stdin,
-        stdout: process.stdout,
-        stderr: process.stderr,
-        stdinIsTTY: Boolean(process.stdin.isTTY),
-        stdoutIsTTY: Boolean(process.stdout.isTTY),
-        stderrIsTTY: Boolean(process.stderr.isTTY),
-      },
-      env: process.env,
-      cwd: process.cwd(),
+      io: runtime.io,
+      env: runtime.env,
+      cwd: runtime.cwd,
       signal: controller.signal,
     });
     if (globals.timeout !== undefined) {
@@ -58,12 +86,13 @@ export async function execute(rawOptions: Record<string, unknown>, body: (ctx: C
       reason instanceof AssetgenError &&
       (!(error instanceof AssetgenError) || (error instanceof AbortedError && !(reason instanceof AbortedError)));
     const effective = replaceWithReason ? reason : error;
-    report(effective, ctx, rawOptions);
+    report(effective, ctx, rawOptions, runtime.io.stderr);
     return exitCodeFor(effective);
   } finally {
     clearTimeout(timer);
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
+    runtime.interrupt?.removeEventListener('abort', onSigint);
     await ctx?.cleanup();
   }
 }
@@ -76,20 +105,22 @@ function toGlobals(raw: Record<string, unknown>): GlobalOptions {
     quiet: raw.quiet === true,
     color: raw.color !== false,
     input: raw.input !== false,
-    timeout: typeof raw.timeout === 'string' ? parseDuration(raw.timeout, '--timeout') : undefined,
+    timeout: typeof raw.timeout === 'number' ? raw.timeout : undefined,
     verbose: raw.verbose === true,
     allowInsecureHttp: raw.allowInsecureHttp === true,
   };
 }
 
-function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Record<string, unknown>): void {
+function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Record<string, unknown>, stderr: NodeJS.WritableStream): void {
   const json = ctx?.globals.json ?? rawOptions.json === true;
   const verbose = ctx?.globals.verbose ?? rawOptions.verbose === true;
   const exitCode = exitCodeFor(error);
-  const write = (text: string): void => void process.stderr.write(`${text}\n`);
+  const write = (text: string): void => void stderr.write(`${text}\n`);
   if (json) {
     // Agents and scripts read this: one JSON line on stderr; stdout stays empty on failure.
-    write(JSON.stringify({ error: describe(error, exitCode) }));
+    const credits = ctx?.credits.report;
+    const spent = credits && (credits.charged || credits.refunded || credits.balance !== null);
+    write(JSON.stringify({ error: { ...describe(error, exitCode), ...(spent ? { credits } : {}) } }));
     return;
   }
   const style = ctx?.out.style;
@@ -106,7 +137,9 @@ function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Rec
   }
   write(error instanceof AbortedError ? label('Interrupted.') : `${label('Error:')} ${sanitizeText(error.message)}`);
   if (error.hint) write(sanitizeText(error.hint));
-  if (error instanceof ApiError && error.requestId) write(`Request id: ${sanitizeText(error.requestId)}`);
+  if (error instanceof ApiError) {
+    write(`HTTP ${error.status}${error.requestId ? `, request id ${sanitizeText(error.requestId)}` : ''}`);
+  }
   if (error instanceof UnexpectedResponseError) write(`Raw response: ${sanitizeText(JSON.stringify(error.raw) ?? String(error.raw))}`);
   if (verbose && error.stack) write(error.stack);
 }
@@ -130,6 +163,10 @@ function describe(error: unknown, exitCode: ExitCode): Record<string, unknown> {
     out.refunded = error.refunded;
   }
   if (error instanceof UnexpectedResponseError) out.raw = error.raw;
+  const job = jobOf(error);
+  if (job) out.job = job;
+  const idempotencyKey = idempotencyKeyOf(error);
+  if (idempotencyKey) out.idempotencyKey = idempotencyKey;
   // Every exit-2 failure reads the same to a script: bad input, nothing sent.
   if (exitCode === EXIT.usage) out.code = 'usage';
   return out;

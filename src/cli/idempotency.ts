@@ -1,30 +1,44 @@
 // A paid request whose answer was lost (connection dropped, server error after retries, Ctrl-C)
 // may still have been carried out and charged. Every paid command sends an Idempotency-Key and,
-// when the outcome is unknown, tells the user how to ask again without paying twice.
+// when the outcome is unknown, tells the user how to ask again without paying twice — which holds
+// as long as the service honours Idempotency-Key (docs/cli.md, "Paying once").
 import { randomUUID } from 'node:crypto';
-import { AbortedError, AssetgenError, ConnectionError, RateLimitError, ServerError, TimeoutError } from '../client/errors.js';
+import { AbortedError, ConnectionError, RateLimitError, ServerError, TimeoutError, withHint } from '../client/errors.js';
+import type { Credits } from '../client/types.js';
+import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
 
-export async function paidCall<T>(providedKey: string | undefined, call: (idempotencyKey: string) => Promise<T>): Promise<T> {
+/** Makes one paid call with an idempotency key (the user's, or a fresh one) and tallies its charge. */
+export async function paidCall<T extends { credits: Credits }>(
+  ctx: CommandContext,
+  providedKey: string | undefined,
+  call: (idempotencyKey: string) => Promise<T>,
+): Promise<T> {
   if (providedKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(providedKey)) {
     throw new UsageError('Invalid --idempotency-key: use 1-255 visible ASCII characters.');
   }
   const key = providedKey ?? randomUUID();
   try {
-    return await call(key);
-  } catch (error) {
+    const result = await call(key);
+    ctx.credits.add(result.credits);
+    return result;
+  } catch (caught) {
+    // Ctrl-C or --timeout may surface as any error from the socket; the signal says which it was.
+    const error: unknown = ctx.signal.aborted ? ctx.signal.reason : caught;
     if (!outcomeUnknown(error)) throw error;
-    const hint = [
-      (error as AssetgenError).hint,
+    idempotencyKeys.set(error as object, key);
+    throw withHint(
+      error,
       `The service may have done this (and charged for it) before the answer was lost. Run the same command again with --idempotency-key ${key} to get that result without paying twice.`,
-    ]
-      .filter(Boolean)
-      .join('\n');
-    const failure = error as AssetgenError;
-    if (failure instanceof AbortedError) throw new AbortedError(failure.message, hint);
-    if (failure instanceof TimeoutError) throw new TimeoutError(failure.message, hint);
-    throw new AssetgenError(failure.message, { code: failure.code, hint, cause: failure });
+    );
   }
+}
+
+const idempotencyKeys = new WeakMap<object, string>();
+
+/** The key of a paid call whose outcome is unknown (`--json` errors report it as `idempotencyKey`). */
+export function idempotencyKeyOf(error: unknown): string | undefined {
+  return error !== null && typeof error === 'object' ? idempotencyKeys.get(error) : undefined;
 }
 
 /** Failures after which the request may or may not have been carried out. */

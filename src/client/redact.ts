@@ -39,3 +39,21 @@ export function redactHeaders(headers: HeaderMap): Record<string, string> {
   }
   return out;
 }
+
+const SECRET_QUERY = /(key|token|secret|sig|signature|password|auth|session|credential)/i;
+
+/** A URL fit to print: no user or password, and secret-looking query values masked. */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url.replace(/\/\/[^/@\s]*@/, '//');
+  }
+  parsed.username = '';
+  parsed.password = '';
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (SECRET_QUERY.test(name)) parsed.searchParams.set(name, '***');
+  }
+  return parsed.href;
+}

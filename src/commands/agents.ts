@@ -1,12 +1,13 @@
 // `assetgen agents`: GET /api/ai/agents (session only).
 import type { CommandContext } from '../cli/context.js';
-import { printTable } from '../cli/render.js';
+import { reportDocument } from '../cli/report.js';
+import { printTable } from '../cli/table.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
 export async function agents(ctx: CommandContext): Promise<void> {
   const client = await ctx.client('session');
   const list = await client.listAgents({ signal: ctx.signal });
-  ctx.out.document({ agents: list.map((agent) => agent.raw) });
+  reportDocument(ctx, { agents: list.map((agent) => agent.raw) });
   if (ctx.out.json) return;
   if (!list.length) {
     ctx.out.info('The service lists no agents.');

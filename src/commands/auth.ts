@@ -3,8 +3,10 @@
 import { MissingCredentialsError } from '../client/errors.js';
 import { UsageError } from '../cli/errors.js';
 import { maskSecret } from '../client/redact.js';
-import { CredentialStore, ENV, type Sourced } from '../config/credentials.js';
+import { CredentialStore } from '../config/credential-store.js';
+import { ENV, type Sourced } from '../config/credentials.js';
 import type { CommandContext } from '../cli/context.js';
+import { password } from '../cli/prompt.js';
 import { readStdin } from '../cli/stdin.js';
 
 interface LoginOptions {
@@ -104,8 +106,7 @@ async function readSecret(ctx: CommandContext, label: string, fromStdinRequested
         'Pipe it in with --with-key (API key) or --session (cookie).',
       );
     }
-    const { password } = await import('@inquirer/prompts');
-    return password({ message: `${label}:`, mask: '*' }, { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });
+    return password(ctx, `${label}:`, 'changed');
   }
   if (!fromStdinRequested) {
     throw new UsageError('No terminal to prompt on for the API key.', 'Pipe it in: `printf %s "$KEY" | assetgen auth login --with-key`.');

@@ -1,12 +1,12 @@
 // `assetgen generate <prompt> --agent <id>`: one image, saved to disk. With an API key it calls
 // POST /api/v1/generate; with only a session, POST /api/ai/generate; with --stream, the SSE endpoint.
+import type { AssetgenClient, Generation } from '../client/types.js';
 import { ConnectionError } from '../client/errors.js';
-import { UsageError } from '../cli/errors.js';
-import type { AssetgenClient, Generation } from '../index.js';
 import type { CommandContext } from '../cli/context.js';
+import { UsageError } from '../cli/errors.js';
 import { paidCall } from '../cli/idempotency.js';
-import { reportCredits } from '../cli/render.js';
-import { checkOutputTarget, displayPath, extensionFor, resolveOutputPath, safeFileName, saveAsset } from '../cli/saving.js';
+import { reportSaved } from '../cli/report.js';
+import { checkOutputTarget, saveOutputs } from '../cli/save.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 
 interface GenerateOptions {
@@ -23,27 +23,23 @@ export async function generate(ctx: CommandContext, prompt: string, options: Gen
   if (!options.agent.trim()) throw new UsageError('--agent needs an agent id (see `assetgen agents`).');
   checkOutputTarget(ctx, options.output, Boolean(options.force));
   const client = await ctx.client(options.stream ? 'session' : 'any');
-  const progress = await startProgress(ctx.out, `Generating with ${options.agent}…`);
+  const progress = await startProgress(ctx.out, `Generating with ${ctx.out.server(options.agent)}…`);
   try {
     const request = { agentId: options.agent, prompt };
-    const generation = await paidCall(options.idempotencyKey, (idempotencyKey) =>
+    const generation = await paidCall(ctx, options.idempotencyKey, (idempotencyKey) =>
       options.stream
         ? streamGeneration(ctx, client, request, progress, idempotencyKey)
         : client.generate(request, { signal: ctx.signal, idempotencyKey }),
     );
-    const fileName = safeFileName(`${generation.id ?? 'asset'}${extensionFor(generation.assetUrl, generation.contentType, '.png')}`);
-    const target = resolveOutputPath(options.output, ctx.cwd, fileName);
     progress.update('Downloading…');
-    const saved = await saveAsset(ctx, client, generation.assetUrl, target, Boolean(options.force));
-    progress.succeed(saved === '-' ? 'Wrote the image to stdout.' : `Saved ${displayPath(ctx, saved)}`);
-    reportCredits(ctx, generation.credits);
-    if (saved !== '-') ctx.out.result(saved);
-    ctx.out.document({
-      ...asObject(generation.raw),
-      assetUrl: generation.assetUrl,
-      saved: saved === '-' ? [] : [saved],
-      credits: generation.credits,
-    });
+    const saved = await saveOutputs(
+      ctx,
+      client,
+      [{ url: generation.assetUrl, stem: generation.id ?? 'asset', contentType: generation.contentType, fallbackExtension: '.png' }],
+      options,
+    );
+    progress.stop();
+    reportSaved(ctx, saved, { ...asObject(generation.raw), assetUrl: generation.assetUrl });
   } catch (error) {
     progress.stop();
     throw error;
@@ -63,9 +59,6 @@ async function streamGeneration(
       progress.update(`${ctx.out.server(event.message ?? 'Working')}${pct}`);
     } else if (event.type === 'result') {
       return event.generation;
-    } else if (event.type === 'error') {
-      // The client turns error events into thrown errors; this is a defensive fallback.
-      throw new ConnectionError(`The stream reported an error: ${event.message}`);
     }
   }
   throw new ConnectionError('The stream ended without a result.');

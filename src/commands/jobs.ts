@@ -1,20 +1,14 @@
 // `assetgen jobs`: what this machine started (from the local journal), so nothing paid for is lost.
-import { UsageError } from '../cli/errors.js';
+// Each unfinished job shows the same resume command its waiting command printed.
 import type { CommandContext } from '../cli/context.js';
-import { printTable } from '../cli/render.js';
+import { resumeCommand } from '../cli/resume.js';
+import { printTable } from '../cli/table.js';
+import type { JournalEntry } from '../config/journal.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
-export async function jobs(ctx: CommandContext, options: { limit: string }): Promise<void> {
-  const limit = Number(options.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`Invalid --limit "${options.limit}": use a positive whole number.`);
-  const entries = ctx.journal.list().slice(0, limit);
-  const withResume = entries.map((entry) => ({
-    ...entry,
-    resume:
-      entry.state === 'succeeded' || entry.state === 'failed'
-        ? null
-        : `assetgen ${entry.kind === 'video' ? 'video' : 'runs'} wait ${entry.id}`,
-  }));
+export async function jobs(ctx: CommandContext, options: { limit: number }): Promise<void> {
+  const entries = ctx.journal.list().slice(0, options.limit);
+  const withResume = entries.map((entry) => ({ ...entry, resume: resumeOf(ctx, entry) }));
   ctx.out.document({ jobs: withResume, journal: ctx.journal.file });
   if (ctx.out.json) return;
   if (!entries.length) {
@@ -26,5 +20,11 @@ export async function jobs(ctx: CommandContext, options: { limit: string }): Pro
   );
   printTable(ctx, ['KIND', 'ID', 'STATE', 'UPDATED', 'LABEL'], rows);
   const pending = withResume.filter((entry) => entry.resume);
-  if (pending.length) ctx.out.info(`Unfinished: resume with ${pending.map((entry) => `\`${entry.resume}\``).join(', ')}`);
+  if (pending.length)
+    ctx.out.info(`Unfinished: resume with\n${pending.map((entry) => `  ${sanitizeLine(entry.resume ?? '')}`).join('\n')}`);
+}
+
+function resumeOf(ctx: CommandContext, entry: JournalEntry): string | null {
+  if (entry.state === 'succeeded' || entry.state === 'failed') return null;
+  return resumeCommand({ kind: entry.kind, id: entry.id, ...entry.resume }, ctx.cwd);
 }

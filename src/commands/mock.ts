@@ -3,19 +3,15 @@ import { UsageError } from '../cli/errors.js';
 import type { CommandContext } from '../cli/context.js';
 
 interface MockOptions {
-  port: string;
+  /** Parsed and range-checked by the command table. */
+  port: number;
   host: string;
-  credits?: string;
+  credits?: number;
   seed?: string;
 }
 
 export async function mock(ctx: CommandContext, options: MockOptions): Promise<void> {
-  const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`Invalid --port "${options.port}": use 0-65535 (0 picks a free port).`);
-  const credits = options.credits === undefined ? undefined : Number(options.credits);
-  if (credits !== undefined && !(Number.isInteger(credits) && credits >= 0))
-    throw new UsageError(`Invalid --credits "${options.credits}": use a whole number ≥ 0.`);
+  const { port, credits } = options;
   const { startMockServer } = await import('../mock/index.js');
   let server;
   try {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AbortedError, AssetgenError } from '../client/errors.js';
 import { UsageError } from '../cli/errors.js';
-import { CredentialStore } from '../config/credentials.js';
+import { CredentialStore } from '../config/credential-store.js';
 import { AGENTS, detectAgents, findAgent, skillsDir, type AgentRecord, type Scope } from '../installer/agents.js';
 import {
   applyPlan,
@@ -23,7 +23,7 @@ import {
 import { manifestPath, readManifest } from '../installer/manifest.js';
 import { invocationCommand, packageVersion, renderSkill, sha256 } from '../installer/render.js';
 import type { CommandContext } from '../cli/context.js';
-import { printTable } from '../cli/render.js';
+import { printTable } from '../cli/table.js';
 
 export interface InstallOptions {
   agent: string[];

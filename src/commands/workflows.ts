@@ -1,16 +1,18 @@
 // `assetgen workflows list` and `assetgen workflows run <id>`.
-import { UsageError } from '../cli/errors.js';
 import type { CommandContext } from '../cli/context.js';
+import { UsageError } from '../cli/errors.js';
+import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
-import { printTable, reportCredits } from '../cli/render.js';
+import { reportDocument } from '../cli/report.js';
+import { resumeCommand } from '../cli/resume.js';
+import { checkOutputTarget } from '../cli/save.js';
+import { printTable } from '../cli/table.js';
 import { sanitizeLine } from '../ui/sanitize.js';
-import { asObject } from './generate.js';
-import { followRun, resumeCommand } from './runs.js';
 
 export async function list(ctx: CommandContext): Promise<void> {
   const client = await ctx.client();
   const workflows = await client.listWorkflows({ signal: ctx.signal });
-  ctx.out.document({ workflows: workflows.map((workflow) => workflow.raw) });
+  reportDocument(ctx, { workflows: workflows.map((workflow) => workflow.raw) });
   if (ctx.out.json) return;
   if (!workflows.length) {
     ctx.out.info('No saved workflows. Save one on the canvas first.');
@@ -32,28 +34,25 @@ interface RunOptions {
 
 export async function runWorkflow(ctx: CommandContext, workflowId: string, options: RunOptions): Promise<void> {
   const overrides = parseOverrides(options.set);
+  checkOutputTarget(ctx, options.output, Boolean(options.force), { several: true });
   const client = await ctx.client();
-  const run = await paidCall(options.idempotencyKey, (idempotencyKey) =>
+  const run = await paidCall(ctx, options.idempotencyKey, (idempotencyKey) =>
     client.runWorkflow(workflowId, overrides, { signal: ctx.signal, idempotencyKey }),
   );
+  const target = targetFor(ctx, 'run', run.id, options);
   // On disk before any waiting: a paid run is never lost track of.
-  ctx.journal.recordSubmitted({
-    kind: 'run',
-    id: run.id,
-    baseUrl: client.baseUrl,
-    state: run.state,
-    label: workflowId,
-    creditsCharged: run.credits.charged,
-  });
-  ctx.out.info(`Started run ${run.id} of ${workflowId}${run.totalNodes !== undefined ? ` (${run.totalNodes} nodes)` : ''}.`);
-  reportCredits(ctx, run.credits);
+  journalPaidJob(ctx, client, target, { state: run.state, label: workflowId, creditsCharged: run.credits.charged });
+  ctx.out.info(
+    `Started run ${run.id} of ${ctx.out.server(workflowId)}${run.totalNodes !== undefined ? ` (${run.totalNodes} nodes)` : ''}.`,
+  );
   if (!options.wait) {
-    ctx.out.info(`Follow it with: ${resumeCommand(ctx, run.id)}`);
+    const resume = resumeCommand(target, ctx.cwd);
+    ctx.out.info(`Follow it with: ${resume}`);
     ctx.out.result(run.id);
-    ctx.out.document(asObject(run.raw));
+    reportDocument(ctx, { ...asRecord(run.raw), job: { id: run.id, kind: 'run', resume } });
     return;
   }
-  await followRun(ctx, client, run.id, run, options);
+  await waitAndSave(ctx, client, target, run, options);
 }
 
 /** `--set node=prompt` pairs; the prompt may itself contain `=`. */

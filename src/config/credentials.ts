@@ -1,7 +1,8 @@
-// Credentials and settings: flag > environment > stored file. The file is written by conf at mode
-// 0600 inside a 0700 directory; nothing else in assetgen ever writes a secret to disk.
+// Credentials and settings: flag > environment > stored file. Reading is a plain JSON read, so
+// commands that only use credentials never load the store's library (conf); writing goes through
+// CredentialStore (credential-store.ts).
 import fs from 'node:fs';
-import Conf from 'conf';
+import { UsageError } from '../cli/errors.js';
 import { configDir, type Env } from './paths.js';
 
 export const ENV = {
@@ -10,7 +11,7 @@ export const ENV = {
   baseUrl: 'ASSETGEN_BASE_URL',
 } as const;
 
-interface StoredSettings {
+export interface StoredSettings {
   apiKey?: string;
   sessionCookie?: string;
   baseUrl?: string;
@@ -32,42 +33,6 @@ export interface ResolvedCredentials {
   file: string;
 }
 
-export class CredentialStore {
-  readonly #conf: Conf<StoredSettings>;
-
-  constructor(env: Env = process.env) {
-    const dir = configDir(env);
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // mkdir's mode is ignored for an existing directory; tighten it in case it was made elsewhere.
-    if (process.platform !== 'win32') fs.chmodSync(dir, 0o700);
-    this.#conf = new Conf<StoredSettings>({
-      projectName: 'assetgen',
-      cwd: dir,
-      configName: 'credentials',
-      configFileMode: 0o600,
-    });
-  }
-
-  get path(): string {
-    return this.#conf.path;
-  }
-
-  read(): StoredSettings {
-    return { ...this.#conf.store };
-  }
-
-  update(values: StoredSettings): void {
-    for (const [key, value] of Object.entries(values) as [keyof StoredSettings, string | undefined][]) {
-      if (value === undefined) continue;
-      this.#conf.set(key, value);
-    }
-  }
-
-  remove(keys: (keyof StoredSettings)[]): void {
-    for (const key of keys) this.#conf.delete(key);
-  }
-}
-
 /** Path of the credentials file without creating anything (for messages and status). */
 export function credentialsFilePath(env: Env = process.env): string {
   return `${configDir(env)}/credentials.json`;
@@ -79,7 +44,7 @@ export function credentialsFilePath(env: Env = process.env): string {
  */
 export function resolveCredentials(flags: { baseUrl?: string }, env: Env = process.env): ResolvedCredentials {
   const file = credentialsFilePath(env);
-  const stored: StoredSettings = fs.existsSync(file) ? new CredentialStore(env).read() : {};
+  const stored = readStoredCredentials(file);
   const pick = (envName: string, storedValue: string | undefined): Sourced<string> | undefined => {
     const fromEnv = env[envName]?.trim();
     if (fromEnv) return { value: fromEnv, source: 'env', location: envName };
@@ -97,4 +62,36 @@ export function resolveCredentials(flags: { baseUrl?: string }, env: Env = proce
   };
 }
 
-/** `agk_live_…abcd`: enough to recognise a key, never enough to use it. */
+/**
+ * The stored settings, or {} when there is no file. A file that is not a JSON object of strings
+ * is named in the error with what to do, instead of failing somewhere later.
+ */
+export function readStoredCredentials(file: string): StoredSettings {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new UsageError(`Cannot read the credentials file ${file}: ${(error as Error).message}.`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const fields = ['apiKey', 'sessionCookie', 'baseUrl'] as const;
+  const valid =
+    parsed !== null &&
+    typeof parsed === 'object' &&
+    !Array.isArray(parsed) &&
+    fields.every((field) => ['undefined', 'string'].includes(typeof (parsed as Record<string, unknown>)[field]));
+  if (!valid) {
+    throw new UsageError(
+      `The credentials file ${file} is damaged (not a JSON object of strings).`,
+      'Run `assetgen auth login` to replace it, or delete the file and log in again.',
+    );
+  }
+  const record = parsed as Record<string, string | undefined>;
+  return { apiKey: record.apiKey, sessionCookie: record.sessionCookie, baseUrl: record.baseUrl };
+}

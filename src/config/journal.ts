@@ -18,6 +18,8 @@ export interface JournalEntry {
   creditsCharged?: number;
   saved?: string[];
   refunded?: boolean;
+  /** What resuming the wait needs besides the id: where the result goes, --base-url, --interval. */
+  resume?: { output?: string; baseUrl?: string; intervalMs?: number; force?: boolean };
   createdAt: string;
   updatedAt: string;
 }

@@ -127,11 +127,11 @@ describe('generate', () => {
   it('prints one JSON document with the saved path and credits', async () => {
     const result = await cli(['generate', 'rusty sword icon', '--agent', 'sprite-artist', '-o', 'assets/', '--json']);
     expect(result.code).toBe(0);
-    const document = parseJson(result) as { saved: string[]; credits: { charged: number; remaining: number }; id: string };
+    const document = parseJson(result) as { saved: string[]; credits: { charged: number; refunded: number; balance: number }; id: string };
     expect(document.saved).toHaveLength(1);
     expect(document.saved[0]).toBe(path.join(home.cwd, 'assets', `${document.id}.png`));
     expect(document.credits.charged).toBe(10);
-    expect(document.credits.remaining).toBe(4990);
+    expect(document.credits).toEqual({ charged: 10, refunded: 0, balance: 4990 });
   });
 
   it('writes the bytes to stdout with -o - and refuses to overwrite without --force', async () => {
@@ -168,7 +168,7 @@ describe('generate', () => {
     const unknown = await cli(['generate', 'x', '--agent', 'nobody']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/agent/i);
-    expect(unknown.stderr).toMatch(/Request id: req_/);
+    expect(unknown.stderr).toMatch(/HTTP 404, request id req_/);
 
     await mock.config({ credits: 3 });
     const broke = await cli(['generate', 'x', '--agent', 'sprite-artist', '--json']);

@@ -65,7 +65,10 @@ describe('prompts on a terminal', () => {
     const declined = spawnPty(['video', 'create', 'torch'], env);
     await declined.waitFor('180 credits');
     declined.write('n\r');
-    expect(await declined.exit).toBe(1);
+    // A "no" is a quiet cancel (exit 2, as gh does), not an error.
+    expect(await declined.exit).toBe(2);
+    expect(declined.output()).toContain('Cancelled: no video job was submitted and nothing was charged.');
+    expect(declined.output()).not.toContain('Error:');
     let state = (await (await fetch(`${mock.url}/__mock/state`)).json()) as { ledger: { amount: number }[] };
     expect(state.ledger.filter((entry) => entry.amount === -180)).toHaveLength(0);
 

@@ -6,8 +6,8 @@ import { parseOverrides } from '../../src/commands/workflows.js';
 import { JobJournal } from '../../src/config/journal.js';
 import { maskSecret } from '../../src/client/redact.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { parseDuration } from '../../src/cli/duration.js';
-import { extensionFor, resolveOutputPath, safeFileName } from '../../src/cli/saving.js';
+import { MAX_DURATION_MS, parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from '../../src/cli/values.cjs';
+import { extensionFor, resolveOutputPath, safeFileName } from '../../src/cli/save.js';
 import { sanitizeLine, sanitizeText } from '../../src/ui/sanitize.js';
 
 describe('sanitizeText', () => {
@@ -52,12 +52,33 @@ describe('output paths', () => {
 
 describe('parseDuration', () => {
   it('reads units and bare seconds', () => {
-    expect(parseDuration('1500ms', '--t')).toBe(1500);
-    expect(parseDuration('30s', '--t')).toBe(30_000);
-    expect(parseDuration('2m', '--t')).toBe(120_000);
-    expect(parseDuration('1h', '--t')).toBe(3_600_000);
-    expect(parseDuration('5', '--t')).toBe(5000);
-    expect(() => parseDuration('soon', '--timeout')).toThrow(/--timeout/);
+    expect(parseDuration('1500ms')).toBe(1500);
+    expect(parseDuration('30s')).toBe(30_000);
+    expect(parseDuration('2m')).toBe(120_000);
+    expect(parseDuration('1h')).toBe(3_600_000);
+    expect(parseDuration('5')).toBe(5000);
+    expect(() => parseDuration('soon')).toThrow(/number with a unit/);
+  });
+
+  it('refuses durations a timer cannot hold (they would fire at once) and zero', () => {
+    expect(() => parseDuration('600h')).toThrow(/under 24 days/);
+    expect(parseDuration(`${MAX_DURATION_MS}ms`)).toBe(MAX_DURATION_MS);
+    expect(() => parseDuration('0s')).toThrow(/at least 1ms/);
+  });
+});
+
+describe('option value parsers', () => {
+  it('accept what they document and refuse the rest', () => {
+    expect(parsePort('0')).toBe(0);
+    expect(parsePort('65535')).toBe(65535);
+    for (const bad of ['65536', '-1', '1.5', 'http', '']) expect(() => parsePort(bad)).toThrow(/0-65535/);
+    expect(parseCount('0')).toBe(0);
+    for (const bad of ['-3', '2.5', 'lots', '1e3']) expect(() => parseCount(bad)).toThrow(/whole number/);
+    expect(parsePositiveInt('20')).toBe(20);
+    expect(() => parsePositiveInt('0')).toThrow(/≥ 1/);
+    expect(parseSeconds('4')).toBe(4);
+    expect(parseSeconds('2.5')).toBe(2.5);
+    for (const bad of ['0', '-1', 'four', 'Infinity']) expect(() => parseSeconds(bad)).toThrow(/positive number/);
   });
 });
 

@@ -1,0 +1,44 @@
+// What a command spent: every charged call of the command summed (submission and polls), refunds,
+// and the balance from the last response that reported one. `--json` prints it as `credits`.
+import type { Credits } from '../client/types.js';
+
+/** The `credits` object of every `--json` document and error (docs/cli.md, "Credits"). */
+export interface CreditsReport {
+  charged: number;
+  refunded: number;
+  /** null until the service has reported a balance. */
+  balance: number | null;
+}
+
+export class CreditTally {
+  #charged = 0;
+  #refunded = 0;
+  #balance: number | null = null;
+
+  /** Adds what one response reported. */
+  add(credits: Credits | undefined): void {
+    if (credits?.charged !== undefined) this.#charged += credits.charged;
+    if (credits?.remaining !== undefined) this.#balance = credits.remaining;
+  }
+
+  refund(amount: number): void {
+    this.#refunded += amount;
+  }
+
+  get report(): CreditsReport {
+    return { charged: this.#charged, refunded: this.#refunded, balance: this.#balance };
+  }
+
+  /** "Charged 10 credits; 990 remaining." for a human, or undefined when nothing is known. */
+  line(): string | undefined {
+    const parts: string[] = [];
+    if (this.#charged) parts.push(`Charged ${plural(this.#charged, 'credit')}`);
+    if (this.#refunded) parts.push(`refunded ${this.#refunded}`);
+    if (this.#balance !== null) parts.push(`${this.#balance} remaining`);
+    if (!parts.length) return undefined;
+    const text = parts.join('; ');
+    return `${text[0].toUpperCase()}${text.slice(1)}.`;
+  }
+}
+
+export const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;

@@ -1,0 +1,192 @@
+// Following a paid job to its end with live progress: a workflow run (one node per poll) or a
+// video job. One place journals what happened, adds what the polls cost to the command's tally,
+// and makes sure that however the wait ends, the error names the job and the command that resumes it.
+import { VIDEO_JOB_COST } from '../api/endpoints.js';
+import { AbortedError, JobFailedError, TimeoutError, UnexpectedResponseError, withHint } from '../client/errors.js';
+import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
+import { sanitizeLine } from '../ui/sanitize.js';
+import { startProgress, type Progress } from '../ui/progress.js';
+import type { CommandContext } from './context.js';
+import { reportSaved } from './report.js';
+import { absoluteOutput, attachJob, resumeCommand, type ResumeTarget } from './resume.js';
+import { saveOutputs, type OutputFile } from './save.js';
+
+/**
+ * Once a job is paid for, any failure of the command carries the job and its resume command.
+ * A failed job has nothing to resume; everything else (poll errors, 402, Ctrl-C, --timeout, a save
+ * error) says the job is kept and how to pick it up.
+ */
+export function rememberPaidJob(ctx: CommandContext, error: unknown, target: ResumeTarget): unknown {
+  const effective: unknown = ctx.signal.aborted && !(error instanceof JobFailedError) ? ctx.signal.reason : error;
+  if (effective instanceof JobFailedError) {
+    return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
+  }
+  const resume = resumeCommand(target, ctx.cwd);
+  const what = target.kind === 'video' ? 'video job' : 'run';
+  const why =
+    effective instanceof AbortedError || effective instanceof TimeoutError
+      ? `The ${what} ${target.id} goes on without us`
+      : `The ${what} ${target.id} is paid for and kept`;
+  withHint(effective, `${why}; resume with: ${resume}`);
+  return attachJob(effective, { id: target.id, kind: target.kind, resume });
+}
+
+/** Polls a run to its end (exactly one poll per remaining node) with `node k/N <label>` progress. */
+export async function followRun(ctx: CommandContext, client: AssetgenClient, target: ResumeTarget, initial?: Run): Promise<Run> {
+  const progress = await startProgress(
+    ctx.out,
+    initial ? `Run ${target.id}: ${describeRunProgress(initial)}` : `Waiting for run ${target.id}…`,
+  );
+  try {
+    const run = await client.waitForRun(target.id, {
+      signal: ctx.signal,
+      initial,
+      onProgress: (update) => {
+        ctx.credits.add(update.credits);
+        // The final state gets its own line below.
+        if (update.state !== 'succeeded' && update.state !== 'failed') progress.update(`Run ${target.id}: ${describeRunProgress(update)}`);
+      },
+    });
+    ctx.journal.recordUpdate('run', run.id, client.baseUrl, { state: run.state });
+    progress.succeed(`Run ${run.id} ${run.state} (${run.completedNodes ?? '?'}/${run.totalNodes ?? '?'} nodes).`);
+    return run;
+  } catch (error) {
+    finishFailed(ctx, client, progress, target, error);
+    throw rememberPaidJob(ctx, error, target);
+  }
+}
+
+/** Polls a video job at the service's pace until it finishes. A failed job reports its refund. */
+export async function followVideo(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  target: ResumeTarget,
+  initial?: VideoJob,
+): Promise<VideoJob> {
+  const progress = await startProgress(ctx.out, `Video job ${target.id}: ${initial?.state ?? 'waiting'}…`);
+  try {
+    const job = await client.waitForVideo(target.id, {
+      signal: ctx.signal,
+      initial,
+      intervalMs: target.intervalMs,
+      onProgress: (update) => {
+        ctx.credits.add(update.credits);
+        const pct = typeof update.progress === 'number' ? ` ${Math.round(update.progress * 100)}%` : '';
+        if (update.state !== 'succeeded' && update.state !== 'failed') progress.update(`Video job ${target.id}: ${update.state}${pct}`);
+      },
+    });
+    ctx.journal.recordUpdate('video', target.id, client.baseUrl, { state: job.state });
+    progress.succeed(`Video job ${target.id} succeeded.`);
+    return job;
+  } catch (error) {
+    finishFailed(ctx, client, progress, target, error);
+    throw rememberPaidJob(ctx, error, target);
+  }
+}
+
+function finishFailed(ctx: CommandContext, client: AssetgenClient, progress: Progress, target: ResumeTarget, error: unknown): void {
+  if (!(error instanceof JobFailedError)) {
+    progress.stop();
+    return;
+  }
+  const what = target.kind === 'video' ? 'Video job' : 'Run';
+  progress.fail(`${what} ${target.id} failed.`);
+  if (target.kind === 'video' && error.refunded !== false) ctx.credits.refund(VIDEO_JOB_COST);
+  ctx.journal.recordUpdate(target.kind, target.id, client.baseUrl, {
+    state: 'failed',
+    ...(error.refunded !== undefined ? { refunded: error.refunded } : {}),
+  });
+}
+
+/** `node k/N <label>`: the node being worked on now (k = nodes done + 1). */
+export function describeRunProgress(run: Run): string {
+  const total = run.totalNodes;
+  const done = run.completedNodes;
+  if (run.state === 'succeeded' || run.state === 'failed')
+    return `${run.state}${total !== undefined ? ` (${done ?? total}/${total} nodes)` : ''}`;
+  if (done === undefined || total === undefined) return sanitizeLine(run.status);
+  const label = run.currentNode?.label ?? run.currentNode?.id;
+  return `node ${Math.min(done + 1, total)}/${total}${label ? ` ${sanitizeLine(label)}` : ''}`;
+}
+
+/**
+ * The whole wait of a paid job: follow it, save what it made, journal the files, report. A save
+ * error after a finished job still names the job (its outputs can be fetched again by resuming).
+ */
+export async function waitAndSave(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  target: ResumeTarget,
+  initial: Run | VideoJob | undefined,
+  options: { output?: string; force?: boolean },
+): Promise<void> {
+  const finished =
+    target.kind === 'video'
+      ? await followVideo(ctx, client, target, initial)
+      : await followRun(ctx, client, target, initial as Run | undefined);
+  try {
+    const files = outputFiles(finished, target.kind);
+    const saved = await saveOutputs(ctx, client, files, options);
+    if (saved.length) ctx.journal.recordUpdate(target.kind, target.id, client.baseUrl, { saved: saved.filter((file) => file !== '-') });
+    else ctx.out.info(`The ${target.kind === 'video' ? 'video job' : 'run'} produced no files to save.`);
+    reportSaved(ctx, saved, {
+      ...asRecord(finished.raw),
+      ...(target.kind === 'video' ? { assetUrl: (finished as VideoJob).assetUrl } : {}),
+    });
+  } catch (error) {
+    throw rememberPaidJob(ctx, error, target);
+  }
+}
+
+function outputFiles(finished: Run | VideoJob, kind: ResumeTarget['kind']): OutputFile[] {
+  if (kind === 'video') {
+    const job = finished as VideoJob;
+    if (!job.assetUrl) throw new UnexpectedResponseError(`Video job ${job.id} finished without a video URL.`, job.raw);
+    return [{ url: job.assetUrl, stem: job.id, contentType: job.contentType, fallbackExtension: '.mp4' }];
+  }
+  const run = finished as Run;
+  return run.outputs.flatMap((output, index) =>
+    output.url
+      ? [{ url: output.url, stem: `${run.id}-${output.nodeId ?? index + 1}`, contentType: output.contentType, fallbackExtension: '.png' }]
+      : [],
+  );
+}
+
+/** A record's raw body as an object to spread into the --json document. */
+export function asRecord(raw: unknown): Record<string, unknown> {
+  return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { raw };
+}
+
+/** The resume target of a job this command started or follows, from its options. */
+export function targetFor(
+  ctx: CommandContext,
+  kind: ResumeTarget['kind'],
+  id: string,
+  options: { output?: string; force?: boolean; interval?: number },
+): ResumeTarget {
+  return {
+    kind,
+    id,
+    output: absoluteOutput(options.output, ctx.cwd),
+    ...(ctx.globals.baseUrl !== undefined ? { baseUrl: ctx.globals.baseUrl } : {}),
+    ...(options.interval !== undefined ? { intervalMs: options.interval } : {}),
+    ...(options.force ? { force: true } : {}),
+  };
+}
+
+/** Journals a job just paid for — before any waiting — with what resuming it needs. */
+export function journalPaidJob(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  target: ResumeTarget,
+  details: { state: string; label: string; creditsCharged?: number },
+): void {
+  const { output, baseUrl, intervalMs, force } = target;
+  ctx.journal.recordSubmitted({
+    kind: target.kind,
+    id: target.id,
+    baseUrl: client.baseUrl,
+    ...details,
+    resume: { output, baseUrl, intervalMs, force },
+  });
+}

@@ -1,0 +1,27 @@
+// The end of a command that talked to the service: the saved paths (once each), what it cost, and
+// the one --json document, which always carries `credits` and, on the bundled mock, `"mock": true`
+// (a result from the mock is never mistaken for a real asset).
+import type { CommandContext } from './context.js';
+import { displayPath } from './save.js';
+
+/** Prints the credits line (stderr) and the --json document with `credits` and `mock` added. */
+export function reportDocument(ctx: CommandContext, document: Record<string, unknown>): void {
+  const line = ctx.credits.line();
+  if (line) ctx.out.info(ctx.out.style.dim(`${line}${mockMark(ctx)}`));
+  ctx.out.document({ ...document, credits: ctx.credits.report, ...(ctx.globals.mock ? { mock: true } : {}) });
+}
+
+/**
+ * Each saved path once: on stdout as the result; on stderr as "Saved …" only when stdout is not
+ * the terminal the person is looking at (piped into a script, say).
+ */
+export function reportSaved(ctx: CommandContext, saved: string[], document: Record<string, unknown>): void {
+  for (const file of saved) {
+    if (file === '-') continue;
+    ctx.out.result(file);
+    if (!ctx.io.stdoutIsTTY || ctx.out.json) ctx.out.info(`Saved ${displayPath(ctx, file)}${mockMark(ctx)}`);
+  }
+  reportDocument(ctx, { ...document, saved: saved.filter((file) => file !== '-') });
+}
+
+export const mockMark = (ctx: CommandContext): string => (ctx.globals.mock ? ' (mock)' : '');

@@ -1,0 +1,45 @@
+// Parsers for option values, used by the command table at declaration (commander's argParser), so
+// every bad value is the same exit-2 usage error before a command starts. CommonJS like the table.
+import { InvalidArgumentError } from 'commander';
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** The longest delay a Node timer can hold (~24.8 days); longer ones fire at once. */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
+
+/** Parses `1500ms`, `30s`, `5m`, `2h`, or a bare number of seconds, into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
+  if (!match) throw new InvalidArgumentError('Use a number with a unit, e.g. 500ms, 30s, 5m, 1h.');
+  const ms = Math.round(Number(match[1]) * UNITS[(match[2] ?? 's').toLowerCase()]);
+  if (ms < 1) throw new InvalidArgumentError('Use a duration of at least 1ms.');
+  if (ms > MAX_DURATION_MS) throw new InvalidArgumentError('Use a duration under 24 days.');
+  return ms;
+}
+
+/** A TCP port; 0 picks a free one. */
+export function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text.trim()) || port > 65535) throw new InvalidArgumentError('Use 0-65535 (0 picks a free port).');
+  return port;
+}
+
+/** A whole number ≥ 0 (credits). */
+export function parseCount(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) throw new InvalidArgumentError('Use a whole number ≥ 0.');
+  return value;
+}
+
+/** A whole number ≥ 1 (limits). */
+export function parsePositiveInt(text: string): number {
+  const value = parseCount(text);
+  if (value < 1) throw new InvalidArgumentError('Use a whole number ≥ 1.');
+  return value;
+}
+
+/** A positive number of seconds (video length). */
+export function parseSeconds(text: string): number {
+  const value = Number(text);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(text) || !(value > 0)) throw new InvalidArgumentError('Use a positive number of seconds, e.g. 4.');
+  return value;
+}

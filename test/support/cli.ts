@@ -1,0 +1,165 @@
+// Running the CLI in tests. `runInProcess` runs the same command table as the binary (dist/program.cjs)
+// in this process, with in-memory streams and no terminal, the way gh tests commands with
+// iostreams.Test(): fast, and what it prints is what the binary prints. `runCli` spawns the real
+// binary, for what only a process has (exit, signals, TTY detection, start-up, the proxy env).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type * as ProgramModule from '../../src/program.cjs';
+
+export const BIN = fileURLToPath(new URL('../../bin/assetgen.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  stdoutBytes: Buffer;
+}
+
+export interface CliOptions {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  input?: string;
+  timeoutMs?: number;
+  /** In-process only: aborting it is Ctrl-C. */
+  interrupt?: AbortSignal;
+  /** In-process only: called with each chunk written to stderr (to wait for a line). */
+  onStderr?: (text: string) => void;
+}
+
+/** A fresh temp "home" with config/state dirs inside; removed by the returned cleanup. */
+export function tempHome(): { home: string; cwd: string; env: NodeJS.ProcessEnv; remove(): void } {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-test-'));
+  const cwd = path.join(home, 'project');
+  fs.mkdirSync(cwd);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    ASSETGEN_CONFIG_DIR: path.join(home, '.config', 'assetgen'),
+    ASSETGEN_STATE_DIR: path.join(home, '.local', 'state', 'assetgen'),
+    NO_COLOR: '1',
+  };
+  return { home, cwd, env, remove: () => fs.rmSync(home, { recursive: true, force: true }) };
+}
+
+/** Runs `assetgen <args>` in this process: no TTY, the given env and cwd, stdin from `input`. */
+export async function runInProcess(args: string[], options: CliOptions): Promise<CliResult> {
+  const require = createRequire(import.meta.url);
+  const { buildProgram } = require(path.join(DIST, 'program.cjs')) as typeof ProgramModule;
+  const { CommanderError } = require('commander') as typeof import('commander');
+  const { execute } = (await import(path.join(DIST, 'cli', 'execute.js'))) as typeof import('../../src/cli/execute.js');
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  stderr.on('data', (chunk: Buffer) => {
+    err.push(chunk);
+    options.onStderr?.(chunk.toString('utf8'));
+  });
+  const stdin = Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]);
+  const built = buildProgram({
+    version: (JSON.parse(fs.readFileSync(path.join(DIST, '..', 'package.json'), 'utf8')) as { version: string }).version,
+    execute: (rawOptions, body) =>
+      execute(rawOptions, body, {
+        io: { stdin, stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false },
+        env: { ...options.env },
+        cwd: options.cwd,
+        signals: false,
+        interrupt: options.interrupt,
+      }),
+    writeOut: (text) => void stdout.write(text),
+    writeErr: (text) => void stderr.write(text),
+  });
+  let code: number;
+  try {
+    await built.program.parseAsync(['node', 'assetgen', ...args]);
+    code = built.exitCode;
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    code = error.exitCode === 0 ? 0 : 2;
+  }
+  // Let the PassThroughs deliver what was written last.
+  await new Promise((resolve) => setImmediate(resolve));
+  const stdoutBytes = Buffer.concat(out);
+  return { code, signal: null, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes };
+}
+
+/** Spawns the real binary; resolves when it exits (killed after timeoutMs so a hang fails the test). */
+export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
+  return collect(spawnCli(args, options), options.timeoutMs ?? 20_000);
+}
+
+export function spawnCli(args: string[], options: CliOptions): ChildProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  if (options.input !== undefined) child.stdin!.end(options.input);
+  else child.stdin!.end();
+  return child;
+}
+
+export function collect(child: ChildProcess, timeoutMs: number): Promise<CliResult> {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
+  child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`CLI did not exit within ${timeoutMs} ms; stderr so far:\n${Buffer.concat(err).toString()}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const stdoutBytes = Buffer.concat(out);
+      resolve({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
+    });
+  });
+}
+
+/** Resolves once `text` appears on the child's stderr (bounded by timeoutMs). */
+export function waitForStderr(child: ChildProcess, text: string | RegExp, timeoutMs = 10_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(
+      () => reject(new Error(`"${String(text)}" not seen on stderr within ${timeoutMs} ms; saw:\n${seen}`)),
+      timeoutMs,
+    );
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString();
+      if (typeof text === 'string' ? seen.includes(text) : text.test(seen)) {
+        clearTimeout(timer);
+        child.stderr!.off('data', onData);
+        resolve();
+      }
+    };
+    child.stderr!.on('data', onData);
+  });
+}
+
+/** Parses stdout as exactly one JSON document (throws with the raw text otherwise). */
+export function parseJson(result: CliResult): Record<string, any> {
+  try {
+    return JSON.parse(result.stdout) as Record<string, any>;
+  } catch {
+    throw new Error(`stdout is not one JSON document:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}
+
+/** The last stderr line parsed as the `--json` error document. */
+export function jsonError(result: CliResult): Record<string, any> {
+  const last = result.stderr.trim().split('\n').at(-1) ?? '';
+  try {
+    return (JSON.parse(last) as { error: Record<string, any> }).error;
+  } catch {
+    throw new Error(`the last stderr line is not a JSON error:\n${result.stderr}`);
+  }
+}
