@@ -20,11 +20,11 @@ async function main(): Promise<void> {
   // require, not import(): both are CommonJS, and require is the fast path for them.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { CommanderError } = require('commander') as typeof Commander;
-  const { buildProgram } = require('./program.cjs') as typeof Program;
+  const { buildProgram, executeIn } = require('./program.cjs') as typeof Program;
   /* eslint-enable @typescript-eslint/no-require-imports */
   const built = buildProgram({
     version,
-    execute: async (options, body) => (await import('./cli/execute.js')).execute(options, body),
+    execute: executeIn(),
     writeOut: (text) => void process.stdout.write(text),
     writeErr: (text) => void process.stderr.write(text),
   });

@@ -5,6 +5,7 @@
 import { Command, Option } from 'commander';
 import { parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from './cli/values.cjs';
 import type { CommandContext } from './cli/context.js';
+import type { Runtime } from './cli/execute.js';
 
 type Action = (ctx: CommandContext, ...args: unknown[]) => Promise<void>;
 
@@ -15,6 +16,14 @@ export interface ProgramHost {
   execute(options: Record<string, unknown>, body: (ctx: CommandContext) => Promise<void>): Promise<number>;
   writeOut(text: string): void;
   writeErr(text: string): void;
+}
+
+/**
+ * The host's `execute`: runs a command body in `runtime` (the real process when omitted). The kit
+ * is imported from here, next to the commands, so both always come from one module graph.
+ */
+export function executeIn(runtime?: Runtime): ProgramHost['execute'] {
+  return async (options, body) => (await import('./cli/execute.js')).execute(options, body, runtime);
 }
 
 export interface BuiltProgram {

@@ -2,7 +2,17 @@
 // video job. One place journals what happened, adds what the polls cost to the command's tally,
 // and makes sure that however the wait ends, the error names the job and the command that resumes it.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
-import { AbortedError, JobFailedError, TimeoutError, UnexpectedResponseError, withHint } from '../client/errors.js';
+import {
+  AbortedError,
+  ConnectionError,
+  InsufficientCreditsError,
+  JobFailedError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+  withHint,
+} from '../client/errors.js';
 import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
@@ -20,6 +30,12 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
   const effective: unknown = ctx.signal.aborted && !(error instanceof JobFailedError) ? ctx.signal.reason : error;
   if (effective instanceof JobFailedError) {
     return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
+  }
+  // "Try again later" would pay again: once a job exists, the advice is to resume it.
+  if (effective instanceof ServerError || effective instanceof ConnectionError || effective instanceof RateLimitError)
+    effective.hint = undefined;
+  if (effective instanceof InsufficientCreditsError && target.kind === 'video') {
+    withHint(effective, 'If the job fails, the service refunds its credits by itself.');
   }
   const resume = resumeCommand(target, ctx.cwd);
   const what = target.kind === 'video' ? 'video job' : 'run';

@@ -1,9 +1,10 @@
-// Prompts through a real pseudo-terminal: the masked key prompt and the 180-credit confirmation.
+// Prompts through a real pseudo-terminal: the masked key prompt and the 180-credit confirmation,
+// and backing out of each with Ctrl-C or Escape.
 import fs from 'node:fs';
 import path from 'node:path';
-import pty from '@lydell/node-pty';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, startMock, tempHome, type MockHandle } from './harness.js';
+import { KEYS, spawnPty as spawnPty_ } from '../support/pty.js';
+import { startMock, tempHome, type MockHandle } from './harness.js';
 
 let mock: MockHandle;
 let home: ReturnType<typeof tempHome>;
@@ -21,33 +22,7 @@ beforeEach(async () => {
 });
 afterEach(() => home.remove());
 
-interface Session {
-  output(): string;
-  waitFor(text: string): Promise<void>;
-  write(data: string): void;
-  exit: Promise<number>;
-}
-
-function spawnPty(args: string[], env: NodeJS.ProcessEnv): Session {
-  const child = pty.spawn(process.execPath, [BIN, ...args], { cols: 120, rows: 30, cwd: home.cwd, env: env as Record<string, string> });
-  let output = '';
-  child.onData((data) => (output += data));
-  const exit = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
-  const timer = setTimeout(() => child.kill(), 20_000);
-  void exit.then(() => clearTimeout(timer));
-  return {
-    output: () => output,
-    write: (data) => child.write(data),
-    async waitFor(text) {
-      const deadline = Date.now() + 10_000;
-      while (!output.includes(text)) {
-        if (Date.now() > deadline) throw new Error(`"${text}" not shown within 10 s; screen:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-    exit,
-  };
-}
+const spawnPty = (args: string[], env: NodeJS.ProcessEnv) => spawnPty_(args, { env, cwd: home.cwd });
 
 describe('prompts on a terminal', () => {
   it('asks for the API key with a masked prompt and stores it', async () => {
@@ -79,4 +54,31 @@ describe('prompts on a terminal', () => {
     state = (await (await fetch(`${mock.url}/__mock/state`)).json()) as { ledger: { amount: number }[] };
     expect(state.ledger.filter((entry) => entry.amount === -180)).toHaveLength(1);
   });
+
+  for (const [name, key] of [
+    ['Ctrl-C', KEYS.ctrlC],
+    ['Escape', KEYS.escape],
+  ] as const) {
+    it(`${name} at the API key prompt exits 130, stores nothing`, async () => {
+      const session = spawnPty(['auth', 'login', '--base-url', mock.url], { ...home.env });
+      await session.waitFor('API key');
+      session.write(key);
+      expect(await session.exit).toBe(130);
+      expect(session.output()).toContain('Nothing was changed.');
+      expect(session.output()).not.toContain('bug in assetgen');
+      expect(fs.existsSync(path.join(home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json'))).toBe(false);
+    });
+
+    it(`${name} at the 180-credit confirmation exits 130 and charges nothing`, async () => {
+      const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
+      const session = spawnPty(['video', 'create', 'torch'], env);
+      await session.waitFor('180 credits');
+      session.write(key);
+      expect(await session.exit).toBe(130);
+      expect(session.output()).toContain('Nothing was charged.');
+      expect(session.output()).not.toContain('bug in assetgen');
+      const state = (await (await fetch(`${mock.url}/__mock/state`)).json()) as { ledger: unknown[] };
+      expect(state.ledger).toEqual([]);
+    });
+  }
 });

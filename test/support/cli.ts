@@ -54,9 +54,10 @@ export function tempHome(): { home: string; cwd: string; env: NodeJS.ProcessEnv;
 /** Runs `assetgen <args>` in this process: no TTY, the given env and cwd, stdin from `input`. */
 export async function runInProcess(args: string[], options: CliOptions): Promise<CliResult> {
   const require = createRequire(import.meta.url);
-  const { buildProgram } = require(path.join(DIST, 'program.cjs')) as typeof ProgramModule;
+  // Through require (not the test runner's import), so the command table, the kit and the commands
+  // load natively as one module graph, exactly as in the binary.
+  const { buildProgram, executeIn } = require(path.join(DIST, 'program.cjs')) as typeof ProgramModule;
   const { CommanderError } = require('commander') as typeof import('commander');
-  const { execute } = (await import(path.join(DIST, 'cli', 'execute.js'))) as typeof import('../../src/cli/execute.js');
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
@@ -69,14 +70,13 @@ export async function runInProcess(args: string[], options: CliOptions): Promise
   const stdin = Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]);
   const built = buildProgram({
     version: (JSON.parse(fs.readFileSync(path.join(DIST, '..', 'package.json'), 'utf8')) as { version: string }).version,
-    execute: (rawOptions, body) =>
-      execute(rawOptions, body, {
-        io: { stdin, stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false },
-        env: { ...options.env },
-        cwd: options.cwd,
-        signals: false,
-        interrupt: options.interrupt,
-      }),
+    execute: executeIn({
+      io: { stdin, stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false },
+      env: { ...options.env },
+      cwd: options.cwd,
+      signals: false,
+      interrupt: options.interrupt,
+    }),
     writeOut: (text) => void stdout.write(text),
     writeErr: (text) => void stderr.write(text),
   });

@@ -1,8 +1,10 @@
-// The CLI end to end: spawned without a TTY against the real mock over loopback, human and --json.
+// Every command in-process (the real command table, in-memory streams, no TTY) against the real
+// mock over loopback, human and --json. test/e2e keeps what needs a real process.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { collect, parseJson, runCli, spawnCli, startMock, tempHome, waitForStderr, type MockHandle } from './harness.js';
+import { parseJson, runInProcess, tempHome } from '../support/cli.js';
+import { startMock, type MockHandle } from '../e2e/harness.js';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -26,26 +28,8 @@ beforeEach(async () => {
 });
 afterEach(() => home.remove());
 
-const cli = (args: string[], env: NodeJS.ProcessEnv = keyEnv, input?: string) => runCli(args, { env, cwd: home.cwd, input });
+const cli = (args: string[], env: NodeJS.ProcessEnv = keyEnv, input?: string) => runInProcess(args, { env, cwd: home.cwd, input });
 const charges = async (amount: number) => (await mock.state()).ledger.filter((entry) => entry.amount === amount).length;
-
-describe('help and version', () => {
-  it('lists every command and prints the version', async () => {
-    const help = await cli(['--help']);
-    expect(help.code).toBe(0);
-    for (const name of ['auth', 'generate', 'agents', 'workflows', 'runs', 'video', 'jobs', 'demo', 'mock', 'skills', 'install']) {
-      expect(help.stdout).toContain(name);
-    }
-    const version = await cli(['--version']);
-    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-  });
-
-  it('exits 2 on an unknown command or option', async () => {
-    expect((await cli(['frobnicate'])).code).toBe(2);
-    expect((await cli(['generate', 'x', '--agent', 'sprite-artist', '--bogus'])).code).toBe(2);
-    expect((await cli(['generate', 'x'])).code).toBe(2); // --agent is required
-  });
-});
 
 describe('auth', () => {
   it('stores a key from stdin at 0600 in a 0700 directory, shows it masked, and logs out', async () => {
@@ -287,23 +271,6 @@ describe('video', () => {
     expect(path.dirname(waited.stdout.trim())).toBe(path.join(home.cwd, 'clips'));
   });
 
-  it('on Ctrl-C leaves the job alone, prints the resume command, exits 130; resuming completes with one charge', async () => {
-    await mock.config({ videoSteps: 40 });
-    const child = spawnCli(['video', 'create', 'slow dragon', '--yes', '--interval', '50ms'], { env: keyEnv, cwd: home.cwd });
-    const done = collect(child, 20_000);
-    await waitForStderr(child, 'Submitted video job');
-    child.kill('SIGINT');
-    const interrupted = await done;
-    expect(interrupted.code).toBe(130);
-    const match = /assetgen video wait (vid_\w+)/.exec(interrupted.stderr);
-    expect(match).not.toBeNull();
-
-    await mock.config({ videoSteps: 2 });
-    const resumed = await cli(['video', 'wait', match![1]!, '--interval', '20ms']);
-    expect(resumed.code).toBe(0);
-    expect(await charges(-180)).toBe(1);
-  });
-
   it('--timeout gives up with exit 7 and the resume command', async () => {
     await mock.config({ videoSteps: 1000 });
     const result = await cli(['video', 'create', 'endless', '--yes', '--interval', '50ms', '--timeout', '400ms']);
@@ -378,7 +345,7 @@ describe('output discipline', () => {
 
 describe('demo and --mock', () => {
   it('runs the guided tour offline and saves every kind of asset', async () => {
-    const result = await runCli(['demo'], { env: home.env, cwd: home.cwd, timeoutMs: 30_000 });
+    const result = await cli(['demo'], home.env);
     expect(result.code).toBe(0);
     const files = fs.readdirSync(path.join(home.cwd, 'assetgen-demo'));
     expect(files.filter((file) => file.endsWith('.png')).length).toBeGreaterThanOrEqual(3);

@@ -1,0 +1,208 @@
+// Once a call has paid, every way the command ends names the job and the command that resumes it;
+// that command, run as printed, finishes the job into the same folder without a second charge.
+// And `credits` in --json equals what the ledger says the command cost.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { jsonError, parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
+import { startMock, type MockHandle } from '../e2e/harness.js';
+
+let mock: MockHandle;
+let home: ReturnType<typeof tempHome>;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  mock = await startMock({ credits: 5000 });
+});
+afterAll(async () => {
+  await mock.close();
+});
+beforeEach(async () => {
+  await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
+  await mock.config({ credits: 5000, faults: { rate: 0 }, videoOutcome: 'succeed', videoPollAfterMs: 20, videoSteps: 2 });
+  home = tempHome();
+  env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
+});
+afterEach(() => home.remove());
+
+const cli = (args: string[], options: { interrupt?: AbortSignal; onStderr?: (text: string) => void } = {}) =>
+  runInProcess(args, { env, cwd: home.cwd, ...options });
+const ledger = async () => (await mock.state()).ledger as { amount: number; reason: string }[];
+const balance = async () => (await mock.state()).credits as number;
+
+/** Splits a printed command the way a POSIX shell would (the printer only uses single quotes). */
+function shellWords(command: string): string[] {
+  const words: string[] = [];
+  const pattern = /'((?:[^']|'\\'')*)'|(\S+)/g;
+  for (const match of command.matchAll(pattern)) words.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : match[2]!);
+  return words;
+}
+
+/** Runs a printed resume command (minus the leading `assetgen`) in-process. */
+async function runPrinted(command: string): Promise<CliResult> {
+  const words = shellWords(command);
+  expect(words[0]).toBe('assetgen');
+  return cli(words.slice(1));
+}
+
+const resumeLine = (stderr: string): string => {
+  const match = /resume with: (assetgen .+)$/m.exec(stderr);
+  if (!match) throw new Error(`no resume command in:\n${stderr}`);
+  return match[1]!;
+};
+
+describe('a paid video job is never orphaned', () => {
+  it('402 on the first poll: exit 5, the job and its resume command (with -o); resuming finishes into that folder, charged once', async () => {
+    await mock.config({ credits: 180 });
+    const result = await cli(['video', 'create', 'torch', '--yes', '-o', 'assets/fx/', '--json']);
+    expect(result.code).toBe(5);
+    expect(result.stdout).toBe('');
+    const error = jsonError(result);
+    expect(error.job).toMatchObject({ kind: 'video', id: expect.stringMatching(/^vid_/) });
+    expect(error.job.resume).toBe(`assetgen video wait ${error.job.id} -o assets/fx/`);
+    expect(error.credits).toMatchObject({ charged: 180 });
+
+    await mock.config({ credits: 100 });
+    const resumed = await runPrinted(error.job.resume);
+    expect(resumed.code).toBe(0);
+    const saved = resumed.stdout.trim();
+    expect(path.dirname(saved)).toBe(path.join(home.cwd, 'assets', 'fx'));
+    expect(fs.statSync(saved).size).toBeGreaterThan(0);
+    expect((await ledger()).filter((entry) => entry.amount === -180)).toHaveLength(1);
+  });
+
+  it('poll errors after the retries: exit 1 with status, request id, the job and how to resume, never "try again"', async () => {
+    const submitted = await cli(['video', 'create', 'torch', '--yes', '--no-wait', '-o', 'clips/', '--json']);
+    expect(submitted.code).toBe(0);
+    const job = parseJson(submitted).job as { id: string; resume: string };
+    expect(job.resume).toBe(`assetgen video wait ${job.id} -o clips/`);
+
+    await mock.config({ faults: { rate: 1, kinds: ['500'] } });
+    const human = await cli(['video', 'wait', job.id, '-o', 'clips/']);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toMatch(/HTTP 500, request id req_/);
+    expect(resumeLine(human.stderr)).toBe(job.resume);
+    expect(human.stderr).toContain('is paid for and kept');
+    expect(human.stderr).not.toMatch(/try again/i);
+
+    const json = await cli(['video', 'wait', job.id, '-o', 'clips/', '--json']);
+    const error = jsonError(json);
+    expect(error).toMatchObject({
+      status: 500,
+      requestId: expect.stringMatching(/^req_/),
+      job: { id: job.id, kind: 'video', resume: job.resume },
+    });
+
+    await mock.config({ faults: { rate: 0 } });
+    const resumed = await runPrinted(job.resume);
+    expect(resumed.code).toBe(0);
+    expect(path.dirname(resumed.stdout.trim())).toBe(path.join(home.cwd, 'clips'));
+    expect((await ledger()).filter((entry) => entry.amount === -180)).toHaveLength(1);
+  });
+
+  it('Ctrl-C during the wait: exit 130, the job goes on, and the printed command resumes it into the same file', async () => {
+    await mock.config({ videoSteps: 3 });
+    const controller = new AbortController();
+    // Ctrl-C the moment the job is paid for, before its first poll.
+    const interrupted = await cli(['video', 'create', 'slow dragon', '--yes', '-o', 'fx/dragon.gif', '--interval', '20ms'], {
+      interrupt: controller.signal,
+      onStderr: (text) => {
+        if (text.includes('Submitted video job')) controller.abort();
+      },
+    });
+    expect(interrupted.code).toBe(130);
+    const resume = resumeLine(interrupted.stderr);
+    expect(resume).toMatch(/^assetgen video wait vid_\w+ -o fx\/dragon\.gif --interval 20ms$/);
+    expect(interrupted.stderr).toContain('goes on without us');
+
+    const resumed = await runPrinted(resume);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout.trim()).toBe(path.join(home.cwd, 'fx', 'dragon.gif'));
+    expect((await ledger()).filter((entry) => entry.amount === -180)).toHaveLength(1);
+  });
+
+  it('`jobs` shows the very command the waiting command printed, --base-url included', async () => {
+    const submitted = await cli(['video', 'create', 'torch', '--yes', '--no-wait', '-o', 'clips/', '--base-url', mock.url, '--json']);
+    const printed = (parseJson(submitted).job as { resume: string }).resume;
+    expect(printed).toContain(`--base-url ${mock.url}/`);
+    const jobs = parseJson(await cli(['jobs', '--json'])).jobs as { id: string; resume: string | null }[];
+    expect(jobs[0]!.resume).toBe(printed);
+    const human = await cli(['jobs']);
+    expect(human.stderr).toContain(printed);
+  });
+
+  it('a failed job reports its refund, names the job and has nothing to resume', async () => {
+    await mock.config({ videoOutcome: 'fail' });
+    const before = await balance();
+    const result = await cli(['video', 'create', 'doomed', '--yes', '--json', '--interval', '20ms']);
+    expect(result.code).toBe(6);
+    const error = jsonError(result);
+    expect(error.job).toEqual({ id: error.jobId, kind: 'video', resume: null });
+    expect(error.refunded).toBe(true);
+    expect(error.credits.refunded).toBe(180);
+    const after = await balance();
+    expect(before - after).toBe(error.credits.charged - error.credits.refunded);
+  });
+});
+
+describe('a paid run is never orphaned', () => {
+  it('poll errors: the run id and `runs wait` resume; resuming finishes with one charge for the run', async () => {
+    const started = await cli(['workflows', 'run', 'wf_tileset', '--no-wait', '-o', 'tiles', '--json']);
+    const job = parseJson(started).job as { id: string; resume: string };
+    expect(job.resume).toBe(`assetgen runs wait ${job.id} -o tiles`);
+    await mock.config({ faults: { rate: 1, kinds: ['503'] } });
+    const failed = await cli(['runs', 'wait', job.id, '-o', 'tiles', '--json']);
+    expect(failed.code).toBe(1);
+    expect(jsonError(failed)).toMatchObject({ status: 503, job: { id: job.id, kind: 'run', resume: job.resume } });
+    await mock.config({ faults: { rate: 0 } });
+    const resumed = await runPrinted(job.resume);
+    expect(resumed.code).toBe(0);
+    for (const file of resumed.stdout.trim().split('\n')) expect(path.dirname(file)).toBe(path.join(home.cwd, 'tiles'));
+    expect((await ledger()).filter((entry) => entry.reason.startsWith('run '))).toHaveLength(1);
+  });
+
+  it('-o naming an existing file is refused before paying', async () => {
+    fs.writeFileSync(path.join(home.cwd, 'taken.png'), 'x');
+    const result = await cli(['workflows', 'run', 'wf_tileset', '-o', 'taken.png']);
+    expect(result.code).toBe(2);
+    expect(await ledger()).toEqual([]);
+  });
+});
+
+describe('a paid call that fails after its retries', () => {
+  it('shows its status and request id, and the idempotency key that recovers it (human and --json)', async () => {
+    await mock.config({ faults: { rate: 1, kinds: ['500'] } });
+    const human = await cli(['generate', 'crate', '--agent', 'sprite-artist']);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toMatch(/HTTP 500, request id req_\w+/);
+    expect(human.stderr).toMatch(/--idempotency-key [0-9a-f-]{36}/);
+    const json = await cli(['generate', 'crate', '--agent', 'sprite-artist', '--json']);
+    expect(json.code).toBe(1);
+    expect(jsonError(json)).toMatchObject({
+      code: 'internal_error',
+      status: 500,
+      requestId: expect.stringMatching(/^req_/),
+      idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      exitCode: 1,
+    });
+  });
+});
+
+describe('credits in --json equal the ledger difference', () => {
+  const cases: [string, string[]][] = [
+    ['generate', ['generate', 'crate', '--agent', 'sprite-artist', '--json']],
+    ['video create (submission + polls)', ['video', 'create', 'torch', '--yes', '--json', '--interval', '20ms']],
+    ['workflows run (run + one poll per node)', ['workflows', 'run', 'wf_sprite_sheet', '--json']],
+  ];
+  for (const [name, args] of cases) {
+    it(name, async () => {
+      const before = await balance();
+      const result = await cli(args);
+      expect(result.code).toBe(0);
+      const credits = parseJson(result).credits as { charged: number; refunded: number; balance: number };
+      const after = await balance();
+      expect(credits.charged - credits.refunded).toBe(before - after);
+      expect(credits.balance).toBe(after);
+    });
+  }
+});
