@@ -5,7 +5,7 @@ import { MissingCredentialsError } from '../client/errors.js';
 import { ENV, resolveCredentials, type ResolvedCredentials } from '../config/credentials.js';
 import { JobJournal } from '../config/journal.js';
 import { CreditTally } from './credits.js';
-import { Output } from '../ui/output.js';
+import { createStyle, Output, type Style } from '../ui/output.js';
 
 export interface GlobalOptions {
   baseUrl?: string;
@@ -66,7 +66,16 @@ export class CommandContext {
   readonly #shared: SharedState;
   #journal?: JobJournal;
 
-  constructor(init: ContextInit, shared: SharedState = { cleanups: [] }) {
+  /** A context whose output styles suit its terminal (chalk is loaded only when colours are on). */
+  static async create(init: ContextInit): Promise<CommandContext> {
+    const style = await createStyle(
+      { json: init.globals.json, quiet: init.globals.quiet, color: init.globals.color, env: init.env },
+      init.io.stderrIsTTY,
+    );
+    return new CommandContext(init, style);
+  }
+
+  private constructor(init: ContextInit, style: Style, shared: SharedState = { cleanups: [] }) {
     this.#init = init;
     this.#shared = shared;
     this.globals = init.globals;
@@ -76,7 +85,8 @@ export class CommandContext {
     this.signal = init.signal;
     this.out = new Output(
       { stdout: init.io.stdout, stderr: init.io.stderr, stderrIsTTY: init.io.stderrIsTTY },
-      { json: init.globals.json, quiet: init.globals.quiet, color: init.globals.color, env: init.env },
+      { json: init.globals.json, quiet: init.globals.quiet },
+      style,
     );
   }
 
@@ -87,7 +97,7 @@ export class CommandContext {
 
   /** The same run with some global options changed (the demo uses it to drive other commands). */
   derive(globals: Partial<GlobalOptions>): CommandContext {
-    return new CommandContext({ ...this.#init, globals: { ...this.globals, ...globals } }, this.#shared);
+    return new CommandContext({ ...this.#init, globals: { ...this.globals, ...globals } }, this.out.style, this.#shared);
   }
 
   get journal(): JobJournal {

@@ -65,7 +65,7 @@ export async function execute(
   let timer: NodeJS.Timeout | undefined;
   try {
     const globals = toGlobals(rawOptions);
-    ctx = new CommandContext({
+    ctx = await CommandContext.create({
       globals,
       io: runtime.io,
       env: runtime.env,
@@ -124,7 +124,7 @@ function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Rec
     return;
   }
   const style = ctx?.out.style;
-  const label = (text: string): string => (style ? style.red.bold(text) : text);
+  const label = (text: string): string => (style ? style.bold(style.red(text)) : text);
   if (!(error instanceof AssetgenError)) {
     write(`${label('Error:')} ${error instanceof Error ? error.message : String(error)}`);
     if (verbose && error instanceof Error && error.stack) write(error.stack);

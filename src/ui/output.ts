@@ -1,7 +1,22 @@
 // Where output goes: results on stdout (paths, URLs, or exactly one JSON document with --json);
 // everything for a human (progress, hints, warnings, errors) on stderr, silenced by --quiet.
-import { Chalk, supportsColorStderr, type ChalkInstance } from 'chalk';
+// Colours come from chalk, loaded only when there are colours to draw (a terminal, or FORCE_COLOR):
+// a piped or --json run never pays for it.
 import { sanitizeText } from './sanitize.js';
+
+/** The few styles the CLI uses; a chalk instance fits, and so does the plain one. */
+export interface Style {
+  readonly level: number;
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  yellow(text: string): string;
+  green(text: string): string;
+  cyan(text: string): string;
+}
+
+const same = (text: string): string => text;
+export const PLAIN_STYLE: Style = { level: 0, bold: same, dim: same, red: same, yellow: same, green: same, cyan: same };
 
 export interface OutputStreams {
   stdout: NodeJS.WritableStream;
@@ -17,7 +32,8 @@ export interface OutputOptions {
   env: Record<string, string | undefined>;
 }
 
-export function colorLevel(options: OutputOptions, stderrIsTTY: boolean): 0 | 1 | 2 | 3 {
+/** The colour level the options and environment decide; undefined: ask the terminal (chalk). */
+export function presetColorLevel(options: OutputOptions, stderrIsTTY: boolean): 0 | 1 | 2 | 3 | undefined {
   const env = options.env;
   if (!options.color || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb') return 0;
   const forced = env.FORCE_COLOR;
@@ -28,21 +44,29 @@ export function colorLevel(options: OutputOptions, stderrIsTTY: boolean): 0 | 1 
     return Number.isFinite(level) ? (Math.min(Math.max(level, 0), 3) as 0 | 1 | 2 | 3) : 1;
   }
   if (!stderrIsTTY) return 0;
-  return supportsColorStderr ? supportsColorStderr.level : 0;
+  return undefined;
+}
+
+export async function createStyle(options: OutputOptions, stderrIsTTY: boolean): Promise<Style> {
+  const preset = presetColorLevel(options, stderrIsTTY);
+  if (preset === 0) return PLAIN_STYLE;
+  const { Chalk, supportsColorStderr } = await import('chalk');
+  const level = preset ?? (supportsColorStderr ? supportsColorStderr.level : 0);
+  return level === 0 ? PLAIN_STYLE : new Chalk({ level });
 }
 
 export class Output {
-  readonly style: ChalkInstance;
+  readonly style: Style;
   readonly json: boolean;
   readonly quiet: boolean;
   readonly streams: OutputStreams;
   #jsonWritten = false;
 
-  constructor(streams: OutputStreams, options: OutputOptions) {
+  constructor(streams: OutputStreams, options: Omit<OutputOptions, 'color' | 'env'>, style: Style = PLAIN_STYLE) {
     this.streams = streams;
     this.json = options.json;
     this.quiet = options.quiet;
-    this.style = new Chalk({ level: colorLevel(options, streams.stderrIsTTY) });
+    this.style = style;
   }
 
   /** A result line for stdout (a path, a URL, a table row). Ignored in --json mode. */

@@ -1,34 +1,70 @@
-// `--help` and `--version` must stay fast: they load commander and nothing heavy.
-import { spawnSync } from 'node:child_process';
+// Start-up stays cheap: `--version` loads nothing, `--help` only commander, a piped command only
+// what it needs, and `import('assetgen')` (the SDK) none of the CLI's packages.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { BIN } from './harness.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collect } from '../support/cli.js';
+import { BIN, startMock, type MockHandle } from './harness.js';
 
 const recorder = fileURLToPath(new URL('../fixtures/record-imports.cjs', import.meta.url));
+const SDK = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+const CLI_ONLY = ['ora', '@inquirer', 'msw', 'chalk', 'conf'];
 
-function importsOf(args: string[]): string[] {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-imports-')), 'imports.txt');
-  const result = spawnSync(process.execPath, ['--require', recorder, BIN, ...args], {
-    env: { PATH: process.env.PATH, RECORD_IMPORTS_TO: file },
-    encoding: 'utf8',
-    timeout: 15_000,
-  });
-  expect(result.status).toBe(0);
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+/** Every module file a `node <args>` process loads (recorded by a --require hook). */
+async function importsOf(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-imports-'));
+  const file = path.join(dir, 'imports.txt');
+  try {
+    const child = spawn(process.execPath, ['--require', recorder, ...args], {
+      env: { PATH: process.env.PATH, HOME: dir, ASSETGEN_STATE_DIR: dir, RECORD_IMPORTS_TO: file, ...env },
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const result = await collect(child, 15_000);
+    expect(result.code, result.stderr).toBe(0);
+    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
+
+const packages = (imports: string[], names: string[]) =>
+  imports.filter((url) => names.some((name) => url.includes(`/node_modules/${name}/`)));
+
+let mock: MockHandle;
+beforeAll(async () => {
+  mock = await startMock({});
+});
+afterAll(async () => {
+  await mock.close();
+});
 
 describe('start-up', () => {
   for (const args of [['--help'], ['--version'], ['video', '--help']]) {
-    it(`assetgen ${args.join(' ')} loads no heavy dependency`, () => {
-      const imports = importsOf(args);
+    it(`assetgen ${args.join(' ')} loads no heavy dependency`, async () => {
+      const imports = await importsOf([BIN, ...args]);
       // --version is answered before the command table is loaded; help needs commander only.
       expect(imports.some((url) => url.includes('/commander/'))).toBe(args[0] !== '--version');
-      for (const heavy of ['undici', 'ora', '@inquirer', 'msw', 'chalk', 'conf', 'eventsource-parser']) {
-        expect(imports.filter((url) => url.includes(`/node_modules/${heavy}/`))).toEqual([]);
-      }
+      expect(packages(imports, ['undici', 'eventsource-parser', ...CLI_ONLY])).toEqual([]);
     });
   }
+
+  it('a piped `generate` loads neither colours, spinners, prompts, the config store nor the mock', async () => {
+    const imports = await importsOf([BIN, 'generate', 'sword', '-a', 'sprite-artist', '-o', 'out/'], {
+      ASSETGEN_BASE_URL: mock.url,
+      ASSETGEN_API_KEY: mock.apiKey,
+    });
+    expect(imports.some((url) => url.includes('/dist/commands/generate.js'))).toBe(true);
+    expect(packages(imports, CLI_ONLY)).toEqual([]);
+  });
+
+  it("import('assetgen') loads none of the CLI's packages", async () => {
+    const imports = await importsOf(['-e', `import(${JSON.stringify(SDK)}).then((m) => { if (!m.createClient) process.exit(3); })`]);
+    expect(imports.some((url) => url.includes('/dist/client/client.js'))).toBe(true);
+    expect(packages(imports, [...CLI_ONLY, 'commander'])).toEqual([]);
+    expect(imports.filter((url) => /\/dist\/(cli|config|ui|commands|installer)\//.test(url))).toEqual([]);
+  });
 });
