@@ -5,6 +5,8 @@ export default defineConfig({
   esbuild: { include: /\.[cm]?tsx?$/ },
   test: {
     include: ['test/**/*.test.ts'],
+    // Long suites run in `npm run test:slow` (vitest.slow.config.ts).
+    exclude: ['test/slow/**', '**/node_modules/**'],
     // End-to-end tests spawn the built CLI and a real mock server; give them room but keep a bound.
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm run test:slow`: long, bounded suites (a packed install, soaks, kill -9 series) that CI runs
+// after `npm test`, so `npm test` stays fast.
+export default defineConfig({
+  esbuild: { include: /\.[cm]?tsx?$/ },
+  test: {
+    include: ['test/slow/**/*.test.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+  },
+});
