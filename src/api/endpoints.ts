@@ -49,3 +49,9 @@ export const SESSION_COOKIE_NAME = 'ag_session';
 
 /** Video jobs cost this much at submission (service document, section 8). */
 export const VIDEO_JOB_COST = 180;
+
+/**
+ * What assetgen accepts as an id from the service (runs, video jobs, generations): anything else is
+ * refused before it reaches a terminal, a file name, the journal or a printed command.
+ */
+export const SAFE_ID = /^[A-Za-z0-9_.:-]{1,128}$/;

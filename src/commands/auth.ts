@@ -2,7 +2,7 @@
 // through `ps` and shell history): it comes from a masked prompt, stdin, or the environment.
 import { MissingCredentialsError } from '../client/errors.js';
 import { UsageError } from '../cli/errors.js';
-import { maskSecret } from '../client/redact.js';
+import { maskSecret, redactUrl } from '../client/redact.js';
 import { CredentialStore } from '../config/credential-store.js';
 import { ENV, type Sourced } from '../config/credentials.js';
 import type { CommandContext } from '../cli/context.js';
@@ -32,7 +32,7 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
     store.update({ apiKey: key, baseUrl });
     ctx.out.info(`Stored the API key ${maskSecret(key)} in ${store.path}.`);
   }
-  if (baseUrl) ctx.out.info(`Base URL: ${baseUrl}`);
+  if (baseUrl) ctx.out.info(`Base URL: ${redactUrl(baseUrl)}`);
   else if (!store.read().baseUrl && !ctx.env[ENV.baseUrl]) {
     ctx.out.warn(`No base URL is stored yet: run \`assetgen auth login --base-url <url>\` or set ${ENV.baseUrl}.`);
   }
@@ -42,14 +42,16 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   ctx.out.document({
     stored: options.session ? 'sessionCookie' : 'apiKey',
     file: store.path,
-    baseUrl: baseUrl ?? store.read().baseUrl ?? null,
+    baseUrl: redactOptional(baseUrl ?? store.read().baseUrl),
   });
 }
 
 export async function status(ctx: CommandContext): Promise<void> {
   const creds = ctx.credentials();
   const describe = (value: Sourced<string> | undefined, secret: boolean) =>
-    value ? { value: secret ? maskSecret(cookieValue(value.value)) : value.value, source: value.source, location: value.location } : null;
+    value
+      ? { value: secret ? maskSecret(cookieValue(value.value)) : redactUrl(value.value), source: value.source, location: value.location }
+      : null;
   const authenticated = Boolean(creds.apiKey || creds.sessionCookie);
   const document = {
     authenticated,
@@ -129,3 +131,5 @@ function validateBaseUrl(url: string): void {
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
     throw new UsageError(`--base-url must be http(s), got ${parsed.protocol}`);
 }
+
+const redactOptional = (url: string | undefined): string | null => (url === undefined ? null : redactUrl(url));

@@ -3,7 +3,37 @@
 import fs from 'node:fs';
 import Conf from 'conf';
 import { configDir, type Env } from './paths.js';
-import type { StoredSettings } from './credentials.js';
+import { readStoredCredentials, type StoredSettings } from './credentials.js';
+
+const LOCK_WAIT_MS = 5_000;
+/** A lock older than this was left by a process that died; it is broken. */
+const LOCK_STALE_MS = 10_000;
+
+/**
+ * Runs `fn` while holding `<file>.lock` (a directory: mkdir is atomic), so two `auth login`s at
+ * once each add their credential instead of one overwriting the other's read-modify-write.
+ */
+function withFileLock<T>(file: string, fn: () => T): T {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > LOCK_STALE_MS) fs.rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`${lock} is held by another assetgen process; try again.`);
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
 
 export class CredentialStore {
   readonly #conf: Conf<StoredSettings>;
@@ -32,14 +62,25 @@ export class CredentialStore {
     return { ...this.#conf.store };
   }
 
+  /** Sets the given values, keeping the others; a damaged file is replaced. */
   update(values: StoredSettings): void {
-    for (const [key, value] of Object.entries(values) as [keyof StoredSettings, string | undefined][]) {
-      if (value === undefined) continue;
-      this.#conf.set(key, value);
-    }
+    withFileLock(this.path, () => {
+      try {
+        readStoredCredentials(this.path);
+      } catch {
+        this.#conf.clear();
+      }
+      const next = { ...this.#conf.store };
+      for (const [key, value] of Object.entries(values) as [keyof StoredSettings, string | undefined][]) {
+        if (value !== undefined) next[key] = value;
+      }
+      this.#conf.store = next;
+    });
   }
 
   remove(keys: (keyof StoredSettings)[]): void {
-    for (const key of keys) this.#conf.delete(key);
+    withFileLock(this.path, () => {
+      for (const key of keys) this.#conf.delete(key);
+    });
   }
 }

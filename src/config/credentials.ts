@@ -2,7 +2,7 @@
 // commands that only use credentials never load the store's library (conf); writing goes through
 // CredentialStore (credential-store.ts).
 import fs from 'node:fs';
-import { UsageError } from '../cli/errors.js';
+import { MissingCredentialsError } from '../client/errors.js';
 import { configDir, type Env } from './paths.js';
 
 export const ENV = {
@@ -72,7 +72,7 @@ export function readStoredCredentials(file: string): StoredSettings {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new UsageError(`Cannot read the credentials file ${file}: ${(error as Error).message}.`);
+    throw new MissingCredentialsError(`Cannot read the credentials file ${file}: ${(error as Error).message}.`);
   }
   let parsed: unknown;
   try {
@@ -87,7 +87,8 @@ export function readStoredCredentials(file: string): StoredSettings {
     !Array.isArray(parsed) &&
     fields.every((field) => ['undefined', 'string'].includes(typeof (parsed as Record<string, unknown>)[field]));
   if (!valid) {
-    throw new UsageError(
+    // Exit 4 like any missing credential: the fix is the same, `auth login`.
+    throw new MissingCredentialsError(
       `The credentials file ${file} is damaged (not a JSON object of strings).`,
       'Run `assetgen auth login` to replace it, or delete the file and log in again.',
     );

@@ -3,6 +3,8 @@
 // JSON Lines, append-only: each line is a full or partial record; later lines update earlier ones.
 import fs from 'node:fs';
 import path from 'node:path';
+import { SAFE_ID } from '../api/endpoints.js';
+import { UsageError } from '../cli/errors.js';
 import { stateDir, type Env } from './paths.js';
 
 export type JobKind = 'video' | 'run';
@@ -51,18 +53,17 @@ export class JobJournal {
       text = this.file === null ? this.#memory.join('') : fs.readFileSync(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
+      throw new UsageError(
+        `Cannot read the job journal ${this.file}: ${(error as Error).message}.`,
+        'Check its permissions, or move it away.',
+      );
     }
     const byKey = new Map<string, JournalEntry>();
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
-      let record: Partial<JournalEntry>;
-      try {
-        record = JSON.parse(line) as Partial<JournalEntry>;
-      } catch {
-        continue; // a torn last line after a crash
-      }
-      if (!record.kind || !record.id || !record.baseUrl) continue;
+      const record = parseRecord(line);
+      // A torn last line after a crash, or a line that is not ours: skipped (docs/cli.md, jobs).
+      if (!record) continue;
       const key = `${record.baseUrl}\u0000${record.kind}\u0000${record.id}`;
       const previous = byKey.get(key);
       byKey.set(key, { ...(previous ?? { state: 'unknown', createdAt: record.updatedAt ?? '' }), ...record } as JournalEntry);
@@ -83,4 +84,36 @@ export class JobJournal {
     fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     fs.appendFileSync(this.file, line, { mode: 0o600 });
   }
+}
+
+/** One journal line as a record, or undefined when it is not a valid one. */
+function parseRecord(line: string): Partial<JournalEntry> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  if (record.kind !== 'video' && record.kind !== 'run') return undefined;
+  if (typeof record.id !== 'string' || !SAFE_ID.test(record.id) || typeof record.baseUrl !== 'string') return undefined;
+  const strings = ['state', 'label', 'createdAt', 'updatedAt'] as const;
+  for (const field of strings) if (record[field] !== undefined && typeof record[field] !== 'string') delete record[field];
+  if (record.saved !== undefined && !(Array.isArray(record.saved) && record.saved.every((file) => typeof file === 'string')))
+    delete record.saved;
+  if (record.refunded !== undefined && typeof record.refunded !== 'boolean') delete record.refunded;
+  if (record.creditsCharged !== undefined && typeof record.creditsCharged !== 'number') delete record.creditsCharged;
+  if (record.resume !== undefined && !validResume(record.resume)) delete record.resume;
+  return record;
+}
+
+function validResume(value: unknown): boolean {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const resume = value as Record<string, unknown>;
+  return (
+    ['output', 'baseUrl'].every((field) => resume[field] === undefined || typeof resume[field] === 'string') &&
+    (resume.intervalMs === undefined || typeof resume.intervalMs === 'number') &&
+    (resume.force === undefined || typeof resume.force === 'boolean')
+  );
 }
