@@ -19,6 +19,19 @@ const EXTENSIONS: Record<string, string> = {
   'video/quicktime': '.mov',
 };
 
+/** Extensions that name one kind of asset only: `-o sword.mp4` for an image is a mistake. */
+const KIND_OF_EXTENSION: Record<string, 'image' | 'video'> = {
+  '.png': 'image',
+  '.jpg': 'image',
+  '.jpeg': 'image',
+  '.webp': 'image',
+  '.mp4': 'video',
+  '.webm': 'video',
+  '.mov': 'video',
+};
+const MEDIA_EXTENSIONS = new Set([...Object.keys(KIND_OF_EXTENSION), '.gif']);
+const sameFormat = (a: string, b: string): boolean => a === b || (['.jpg', '.jpeg'].includes(a) && ['.jpg', '.jpeg'].includes(b));
+
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/i;
 
 /** A file name that is valid on Windows, macOS and Linux. */
@@ -67,13 +80,19 @@ export function checkOutputTarget(
   ctx: CommandContext,
   output: string | undefined,
   force: boolean,
-  options: { several?: boolean } = {},
+  options: { several?: boolean; kind?: 'image' | 'video' } = {},
 ): void {
   if (output === '-' && options.several)
     throw new UsageError('-o - (stdout) takes one file; this command may save several: give a folder.');
   if (output === '-' && ctx.out.json) throw new UsageError('-o - (bytes on stdout) cannot be combined with --json (a document on stdout).');
   if (output === undefined || output === '-' || isFolderSyntax(output)) return;
   const resolved = path.resolve(ctx.cwd, output);
+  const extensionKind = KIND_OF_EXTENSION[path.extname(output).toLowerCase()];
+  if (options.kind && extensionKind && extensionKind !== options.kind && !isFolder(resolved)) {
+    throw new UsageError(
+      `-o ${output} names ${extensionKind === 'image' ? 'an image' : 'a video'} file, but this command makes ${options.kind === 'image' ? 'an image' : 'a video'}.`,
+    );
+  }
   const stat = fs.statSync(resolved, { throwIfNoEntry: false });
   if (!stat || stat.isDirectory()) return;
   if (options.several) throw new UsageError(`-o ${output} is a file; this command saves its outputs into a folder.`);
@@ -103,14 +122,28 @@ export async function saveOutputs(
 ): Promise<string[]> {
   const saved: string[] = [];
   for (const file of files) {
-    const name = safeFileName(`${file.stem}${extensionFor(file.url, file.contentType, file.fallbackExtension)}`);
+    const extension = extensionFor(file.url, file.contentType, file.fallbackExtension);
+    const name = safeFileName(`${file.stem}${extension}`);
     const target =
       files.length > 1 || options.output === undefined
         ? path.join(path.resolve(ctx.cwd, options.output ?? '.'), name)
-        : resolveOutputPath(options.output, ctx.cwd, name);
+        : matchExtension(ctx, resolveOutputPath(options.output, ctx.cwd, name), extension);
     saved.push(await saveOne(ctx, client, file.url, target, Boolean(options.force)));
   }
   return saved;
+}
+
+/**
+ * `-o sword.jpg` when the service sent a PNG: the file gets the extension of what it holds
+ * (sword.png), and the user is told, rather than PNG bytes hiding behind .jpg.
+ */
+function matchExtension(ctx: CommandContext, target: string, extension: string): string {
+  if (target === '-') return target;
+  const given = path.extname(target).toLowerCase();
+  if (!MEDIA_EXTENSIONS.has(given) || !MEDIA_EXTENSIONS.has(extension) || sameFormat(given, extension)) return target;
+  const corrected = `${target.slice(0, -given.length)}${extension}`;
+  ctx.out.warn(`The service sent a ${extension.slice(1).toUpperCase()} file: saving it as ${displayPath(ctx, corrected)}, not ${given}.`);
+  return corrected;
 }
 
 async function saveOne(ctx: CommandContext, client: AssetgenClient, url: string, target: string, force: boolean): Promise<string> {

@@ -21,7 +21,7 @@ export async function generate(ctx: CommandContext, prompt: string, options: Gen
   if (!prompt.trim())
     throw new UsageError('The prompt is empty.', 'Describe the asset, e.g. assetgen generate "rusty sword icon" --agent sprite-artist');
   if (!options.agent.trim()) throw new UsageError('--agent needs an agent id (see `assetgen agents`).');
-  checkOutputTarget(ctx, options.output, Boolean(options.force));
+  checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'image' });
   const client = await ctx.client(options.stream ? 'session' : 'any');
   const progress = await startProgress(ctx.out, `Generating with ${ctx.out.server(options.agent)}…`);
   try {

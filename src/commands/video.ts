@@ -30,7 +30,7 @@ interface CreateOptions extends WaitOptions {
 
 export async function create(ctx: CommandContext, prompt: string, options: CreateOptions): Promise<void> {
   if (!prompt.trim()) throw new UsageError('The prompt is empty.');
-  checkOutputTarget(ctx, options.output, Boolean(options.force));
+  checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'video' });
   await confirmCharge(ctx, options.yes === true);
 
   const client = await ctx.client();
@@ -67,7 +67,7 @@ export async function get(ctx: CommandContext, id: string): Promise<void> {
 }
 
 export async function wait(ctx: CommandContext, id: string, options: WaitOptions): Promise<void> {
-  checkOutputTarget(ctx, options.output, Boolean(options.force));
+  checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'video' });
   const client = await ctx.client();
   await waitAndSave(ctx, client, targetFor(ctx, 'video', id, options), undefined, options);
 }
