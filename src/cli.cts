@@ -4,7 +4,6 @@
 // the only place that exits the process.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type * as Commander from 'commander';
 import type * as Program from './program.cjs';
 
 const version = (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
@@ -19,7 +18,6 @@ if (args.length === 1 && ['-V', '--version', '-v', 'version'].includes(args[0] ?
 async function main(): Promise<void> {
   // require, not import(): both are CommonJS, and require is the fast path for them.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { CommanderError } = require('commander') as typeof Commander;
   const { buildProgram, executeIn } = require('./program.cjs') as typeof Program;
   /* eslint-enable @typescript-eslint/no-require-imports */
   const built = buildProgram({
@@ -28,12 +26,5 @@ async function main(): Promise<void> {
     writeOut: (text) => void process.stdout.write(text),
     writeErr: (text) => void process.stderr.write(text),
   });
-  try {
-    await built.program.parseAsync(process.argv);
-    process.exit(built.exitCode);
-  } catch (error) {
-    // Help and version exit 0; every other commander error is a usage error (already printed).
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
-    throw error;
-  }
+  process.exit(await built.run(args));
 }

@@ -2,7 +2,7 @@
 // imported only when that command runs, so `--help` loads commander and nothing else. The entry
 // (cli.cts) runs it on the real process; the tests run the same table in-process with in-memory
 // streams (test/support/cli.ts). CommonJS, like the entry, for a fast start.
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from './cli/values.cjs';
 import type { CommandContext } from './cli/context.js';
 import type { Runtime } from './cli/execute.js';
@@ -28,8 +28,11 @@ export function executeIn(runtime?: Runtime): ProgramHost['execute'] {
 
 export interface BuiltProgram {
   program: Command;
-  /** The exit code of the command that ran (0 until one has). */
-  readonly exitCode: number;
+  /**
+   * Parses `argv` (user arguments only) and runs the command; resolves with the exit code. Help and
+   * version exit 0; every commander error is a usage error (2), printed as one JSON line with --json.
+   */
+  run(argv: readonly string[]): Promise<number>;
 }
 
 export function buildProgram(host: ProgramHost): BuiltProgram {
@@ -48,8 +51,21 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
 
   const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+  // With --json, commander's own errors become one JSON line like every other failure.
+  let jsonErrors = false;
   const program = new Command('assetgen')
-    .configureOutput({ writeOut: (text) => host.writeOut(text), writeErr: (text) => host.writeErr(text) })
+    .configureOutput({
+      writeOut: (text) => host.writeOut(text),
+      writeErr: (text) => {
+        if (!jsonErrors) host.writeErr(text);
+      },
+      outputError: (text, write) => {
+        if (jsonErrors)
+          host.writeErr(`${JSON.stringify({ error: { code: 'usage', message: text.replace(/^error: /, '').trim(), exitCode: 2 } })}\n`);
+        else write(text);
+      },
+    })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .description('Game assets (images, videos) from the asset generation service, saved straight into your project.')
     .version(host.version, '-V, --version')
     .option('--base-url <url>', 'service base URL (env ASSETGEN_BASE_URL)')
@@ -221,10 +237,108 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('--seed <seed>', "seed of the mock's random choices (faults, random video outcomes)")
     .action(run(async () => (await import('./commands/mock.js')).mock as Action));
 
+  program
+    .command('version')
+    .description('print the version of assetgen (also -v, -V, --version)')
+    .action(run(async () => (await import('./commands/version.js')).version));
+
+  attachExamples(program);
+
   return {
     program,
-    get exitCode() {
-      return exitCode;
+    async run(argv) {
+      jsonErrors = argv.includes('--json');
+      exitCode = 0;
+      try {
+        await program.parseAsync(argv, { from: 'user' });
+        return exitCode;
+      } catch (error) {
+        if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+        throw error;
+      }
     },
   };
+}
+
+/** Top-level commands under headings, as gh groups them. */
+const GROUPS: Record<string, string> = {
+  generate: 'Generate',
+  agents: 'Generate',
+  workflows: 'Workflows',
+  runs: 'Workflows',
+  video: 'Video',
+  jobs: 'Video',
+  auth: 'Setup',
+  install: 'Setup',
+  skills: 'Setup',
+  completion: 'Setup',
+  version: 'Setup',
+  demo: 'Mock',
+  mock: 'Mock',
+};
+
+/**
+ * The end of every help screen: real commands a user can paste. test/commands/help.test.ts runs
+ * each one against the bundled mock (`<runId>`/`<id>` filled with real ids), so they stay true.
+ */
+export const EXAMPLES: Record<string, string[]> = {
+  '': ['assetgen demo', 'assetgen generate "rusty sword icon, 32x32 pixel art" --agent sprite-artist -o assets/icons/', 'assetgen jobs'],
+  auth: ['printf %s "$ASSETGEN_API_KEY" | assetgen auth login --with-key --base-url https://assets.example.com', 'assetgen auth status'],
+  'auth login': [
+    'printf %s "$ASSETGEN_API_KEY" | assetgen auth login --with-key --base-url https://assets.example.com',
+    'printf %s "$ASSETGEN_SESSION" | assetgen auth login --session',
+  ],
+  'auth status': ['assetgen auth status', 'assetgen auth status --json'],
+  'auth logout': ['assetgen auth logout'],
+  generate: [
+    'assetgen generate "rusty sword icon, 32x32 pixel art" --agent sprite-artist -o assets/icons/',
+    'assetgen generate "mossy floor tile" --agent tile-smith --stream -o assets/tiles/',
+    'assetgen generate "gold coin" --agent icon-forge -o - > coin.png',
+    'assetgen generate "health potion" --agent icon-forge -q --json',
+  ],
+  agents: ['assetgen agents', 'assetgen agents --json'],
+  workflows: ['assetgen workflows list', 'assetgen workflows run wf_tileset -o assets/tiles/'],
+  'workflows list': ['assetgen workflows list', 'assetgen workflows list --json'],
+  'workflows run': [
+    'assetgen workflows run wf_sprite_sheet --set character="a dwarf miner" -o assets/sprites/',
+    'assetgen workflows run wf_tileset --no-wait',
+  ],
+  runs: ['assetgen runs get <runId>', 'assetgen runs wait <runId> -o assets/tiles/'],
+  'runs get': ['assetgen runs get <runId>'],
+  'runs wait': ['assetgen runs wait <runId> -o assets/tiles/'],
+  video: ['assetgen video create "torch flickering on a dungeon wall" --yes -o assets/fx/', 'assetgen video wait <id> -o assets/fx/'],
+  'video create': [
+    'assetgen video create "torch flickering on a dungeon wall" --yes -o assets/fx/',
+    'assetgen video create "waterfall loop" --yes --no-wait --aspect-ratio 1:1',
+  ],
+  'video get': ['assetgen video get <id>'],
+  'video wait': ['assetgen video wait <id> -o assets/fx/'],
+  jobs: ['assetgen jobs', 'assetgen jobs --json -n 5'],
+  skills: ['assetgen skills list', 'assetgen skills install --agent claude-code --scope project --yes'],
+  'skills install': [
+    'assetgen skills install --agent claude-code --scope project --yes',
+    'assetgen skills install --all-detected --dry-run',
+  ],
+  'skills uninstall': ['assetgen skills uninstall --agent claude-code --yes', 'assetgen skills uninstall --dry-run'],
+  'skills list': ['assetgen skills list', 'assetgen skills list --json'],
+  'skills update': ['assetgen skills update --dry-run', 'assetgen skills update'],
+  install: ['assetgen install --agent claude-code --scope project --yes', 'assetgen install --all-detected --dry-run'],
+  demo: ['assetgen demo', 'assetgen demo -d tour/ --force'],
+  version: ['assetgen version', 'assetgen version --json'],
+  mock: ['assetgen mock --port 8787', 'assetgen mock --json --credits 500'],
+};
+
+/** The command's path below `assetgen`, e.g. `video create`. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current?.parent; current = current.parent) names.unshift(current.name());
+  return names.join(' ');
+}
+
+function attachExamples(command: Command): void {
+  const path = commandPath(command);
+  if (command.parent && !command.parent.parent && GROUPS[path]) command.helpGroup(`${GROUPS[path]}:`);
+  const examples = EXAMPLES[path];
+  if (examples) command.addHelpText('after', `\nExamples:\n${examples.map((line) => `  $ ${line}`).join('\n')}\n`);
+  for (const sub of command.commands) attachExamples(sub);
 }

@@ -31,6 +31,8 @@ export interface CliOptions {
   interrupt?: AbortSignal;
   /** In-process only: called with each chunk written to stderr (to wait for a line). */
   onStderr?: (text: string) => void;
+  /** In-process only: called with each chunk written to stdout. */
+  onStdout?: (text: string) => void;
 }
 
 /** A fresh temp "home" with config/state dirs inside; removed by the returned cleanup. */
@@ -57,12 +59,14 @@ export async function runInProcess(args: string[], options: CliOptions): Promise
   // Through require (not the test runner's import), so the command table, the kit and the commands
   // load natively as one module graph, exactly as in the binary.
   const { buildProgram, executeIn } = require(path.join(DIST, 'program.cjs')) as typeof ProgramModule;
-  const { CommanderError } = require('commander') as typeof import('commander');
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  stdout.on('data', (chunk: Buffer) => {
+    out.push(chunk);
+    options.onStdout?.(chunk.toString('utf8'));
+  });
   stderr.on('data', (chunk: Buffer) => {
     err.push(chunk);
     options.onStderr?.(chunk.toString('utf8'));
@@ -80,14 +84,7 @@ export async function runInProcess(args: string[], options: CliOptions): Promise
     writeOut: (text) => void stdout.write(text),
     writeErr: (text) => void stderr.write(text),
   });
-  let code: number;
-  try {
-    await built.program.parseAsync(['node', 'assetgen', ...args]);
-    code = built.exitCode;
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    code = error.exitCode === 0 ? 0 : 2;
-  }
+  const code = await built.run(args);
   // Let the PassThroughs deliver what was written last.
   await new Promise((resolve) => setImmediate(resolve));
   const stdoutBytes = Buffer.concat(out);
