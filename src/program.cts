@@ -2,7 +2,7 @@
 // imported only when that command runs, so `--help` loads commander and nothing else. The entry
 // (cli.cts) runs it on the real process; the tests run the same table in-process with in-memory
 // streams (test/support/cli.ts). CommonJS, like the entry, for a fast start.
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from './cli/values.cjs';
 import type { CommandContext } from './cli/context.js';
 import type { Runtime } from './cli/execute.js';
@@ -238,6 +238,12 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .action(run(async () => (await import('./commands/mock.js')).mock as Action));
 
   program
+    .command('completion')
+    .description('print a shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .action(run(async () => (await import('./commands/completion.js')).completion as Action));
+
+  program
     .command('version')
     .description('print the version of assetgen (also -v, -V, --version)')
     .action(run(async () => (await import('./commands/version.js')).version));
@@ -325,6 +331,10 @@ export const EXAMPLES: Record<string, string[]> = {
   install: ['assetgen install --agent claude-code --scope project --yes', 'assetgen install --all-detected --dry-run'],
   demo: ['assetgen demo', 'assetgen demo -d tour/ --force'],
   version: ['assetgen version', 'assetgen version --json'],
+  completion: [
+    'assetgen completion bash > ~/.local/share/bash-completion/completions/assetgen',
+    'assetgen completion fish > ~/.config/fish/completions/assetgen.fish',
+  ],
   mock: ['assetgen mock --port 8787', 'assetgen mock --json --credits 500'],
 };
 

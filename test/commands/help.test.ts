@@ -126,7 +126,8 @@ describe('help', () => {
         continue;
       }
       expect(result.code, `${line}\n${result.stderr}`).toBe(0);
-      if (redirect) expect(result.stdoutBytes.subarray(1, 4).toString('latin1'), line).toBe('PNG');
+      if (redirect?.endsWith('.png')) expect(result.stdoutBytes.subarray(1, 4).toString('latin1'), line).toBe('PNG');
+      else if (redirect) expect(result.stdout.length, line).toBeGreaterThan(0);
     }
   });
 });
