@@ -85,7 +85,7 @@ export class CommandContext {
     this.signal = init.signal;
     this.out = new Output(
       { stdout: init.io.stdout, stderr: init.io.stderr, stderrIsTTY: init.io.stderrIsTTY },
-      { json: init.globals.json, quiet: init.globals.quiet },
+      { json: init.globals.json, quiet: init.globals.quiet, env: init.env },
       style,
     );
   }

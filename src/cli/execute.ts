@@ -65,6 +65,8 @@ export async function execute(
   let timer: NodeJS.Timeout | undefined;
   try {
     const globals = toGlobals(rawOptions);
+    // ASSETGEN_NO_INPUT=1 is --no-input for a whole session (CI, agents).
+    if (isSet(runtime.env.ASSETGEN_NO_INPUT)) globals.input = false;
     ctx = await CommandContext.create({
       globals,
       io: runtime.io,
@@ -175,3 +177,5 @@ function describe(error: unknown, exitCode: ExitCode): Record<string, unknown> {
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
+
+const isSet = (value: string | undefined): boolean => value !== undefined && !['', '0', 'false', 'no'].includes(value.toLowerCase());

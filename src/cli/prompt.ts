@@ -15,6 +15,30 @@ interface PromptContext {
   signal: AbortSignal;
 }
 
+const same = (text: string): string => text;
+/**
+ * Inquirer's look without colour, for --no-color, NO_COLOR and TERM=dumb (inquirer would otherwise
+ * colour on its own). Typed loosely: each prompt takes the parts that apply to it.
+ */
+const PLAIN_THEME = {
+  prefix: { idle: '?', done: '✔' },
+  style: {
+    answer: same,
+    message: same,
+    error: same,
+    defaultAnswer: same,
+    help: same,
+    highlight: same,
+    key: same,
+    description: same,
+    disabledChoice: same,
+  },
+  icon: { checked: '[x]', unchecked: '[ ]', cursor: '>' },
+} as unknown as Record<string, never>;
+
+/** The theme for this command's prompts: inquirer's own when colours are on. */
+const themeFor = (ctx: CommandContext): Record<string, never> | undefined => (ctx.out.style.level === 0 ? PLAIN_THEME : undefined);
+
 /** What is still untouched if the user backs out here; said when they do. */
 export type Untouched = 'charged' | 'changed';
 
@@ -52,7 +76,9 @@ export async function ask<T>(
 
 /** Yes/no. */
 export function confirm(ctx: CommandContext, message: string, options: { default: boolean; untouched: Untouched }): Promise<boolean> {
-  return ask(ctx, options.untouched, (inquirer, context) => inquirer.confirm({ message, default: options.default }, context));
+  return ask(ctx, options.untouched, (inquirer, context) =>
+    inquirer.confirm({ message, default: options.default, theme: themeFor(ctx) }, context),
+  );
 }
 
 /** Asks; a "no" ends the command quietly with `cancelled` (exit 2) and nothing done. */
@@ -66,7 +92,7 @@ export async function confirmOrCancel(
 
 /** A secret, masked as it is typed. */
 export function password(ctx: CommandContext, message: string, untouched: Untouched): Promise<string> {
-  return ask(ctx, untouched, (inquirer, context) => inquirer.password({ message, mask: '*' }, context));
+  return ask(ctx, untouched, (inquirer, context) => inquirer.password({ message, mask: '*', theme: themeFor(ctx) }, context));
 }
 
 /** Free text with an optional default and validation. */
@@ -76,13 +102,13 @@ export function input(
   options: { default?: string; untouched: Untouched; validate?: (value: string) => true | string },
 ): Promise<string> {
   return ask(ctx, options.untouched, (inquirer, context) =>
-    inquirer.input({ message, default: options.default, validate: options.validate }, context),
+    inquirer.input({ message, default: options.default, validate: options.validate, theme: themeFor(ctx) }, context),
   );
 }
 
 /** One of several choices. */
 export function select<T>(ctx: CommandContext, message: string, choices: { name: string; value: T }[], untouched: Untouched): Promise<T> {
-  return ask(ctx, untouched, (inquirer, context) => inquirer.select<T>({ message, choices }, context));
+  return ask(ctx, untouched, (inquirer, context) => inquirer.select<T>({ message, choices, theme: themeFor(ctx) }, context));
 }
 
 /** Several of several choices. */
@@ -93,6 +119,9 @@ export function checkbox<T>(
   options: { required?: boolean; untouched: Untouched },
 ): Promise<T[]> {
   return ask(ctx, options.untouched, (inquirer, context) =>
-    inquirer.checkbox<T>({ message, choices, required: options.required, pageSize: Math.min(choices.length, 20) }, context),
+    inquirer.checkbox<T>(
+      { message, choices, required: options.required, pageSize: Math.min(choices.length, 20), theme: themeFor(ctx) },
+      context,
+    ),
   );
 }

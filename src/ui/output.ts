@@ -60,10 +60,16 @@ export class Output {
   readonly json: boolean;
   readonly quiet: boolean;
   readonly streams: OutputStreams;
+  /** Spinners and in-place updates: only on a terminal that can redraw (not TERM=dumb). */
+  readonly animate: boolean;
   #jsonWritten = false;
 
-  constructor(streams: OutputStreams, options: Omit<OutputOptions, 'color' | 'env'>, style: Style = PLAIN_STYLE) {
+  constructor(streams: OutputStreams, options: Omit<OutputOptions, 'color'>, style: Style = PLAIN_STYLE) {
     this.streams = streams;
+    // A terminal that reports no width (some pseudo-terminals) would make a spinner's redraw
+    // arithmetic misbehave; a dumb terminal cannot move the cursor at all.
+    const columns = (streams.stderr as { columns?: number }).columns ?? 0;
+    this.animate = streams.stderrIsTTY && columns > 0 && options.env.TERM !== 'dumb';
     this.json = options.json;
     this.quiet = options.quiet;
     this.style = style;

@@ -16,10 +16,7 @@ export interface Progress {
 
 export async function startProgress(out: Output, text: string): Promise<Progress> {
   if (out.quiet) return silentProgress;
-  // A terminal that reports no width (some pseudo-terminals) would make a spinner's redraw
-  // arithmetic misbehave: plain lines are the safe choice there.
-  const columns = (out.streams.stderr as { columns?: number }).columns ?? 0;
-  if (out.streams.stderrIsTTY && columns > 0) {
+  if (out.animate) {
     const { default: ora } = await import('ora');
     const spinner: Ora = ora({
       text,
@@ -41,19 +38,29 @@ export async function startProgress(out: Output, text: string): Promise<Progress
   return plainProgress(out, text);
 }
 
-/** One line per distinct status, so a log shows each step once. */
+/** A status that changes only by its percentage is the same step: shown at most this often. */
+const PERCENT_LINE_INTERVAL_MS = 2_000;
+
+/** One line per distinct step, so a log (or a dumb terminal) shows each step once, calmly. */
 function plainProgress(out: Output, text: string): Progress {
   let last = '';
-  const line = (next: string): void => {
+  let lastStep = '';
+  let lastAt = 0;
+  const line = (next: string, final = false): void => {
     if (next === last) return;
+    const step = next.replace(/\s*\d+%/g, '');
+    const now = Date.now();
+    if (!final && step === lastStep && now - lastAt < PERCENT_LINE_INTERVAL_MS) return;
     last = next;
+    lastStep = step;
+    lastAt = now;
     out.info(next);
   };
   line(text);
   return {
-    update: line,
-    succeed: (final) => line(final),
-    fail: (final) => line(final),
+    update: (next) => line(next),
+    succeed: (final) => line(final, true),
+    fail: (final) => line(final, true),
     stop: () => {},
   };
 }

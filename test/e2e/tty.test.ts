@@ -81,4 +81,38 @@ describe('prompts on a terminal', () => {
       expect(state.ledger).toEqual([]);
     });
   }
+
+  it('--no-color reaches the prompt: no colour codes at the 180-credit confirmation', async () => {
+    const env: NodeJS.ProcessEnv = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, FORCE_COLOR: '1' };
+    delete env.NO_COLOR;
+    const coloured = spawnPty(['video', 'create', 'torch'], env);
+    await coloured.waitFor('180 credits');
+    coloured.write('n\r');
+    await coloured.exit;
+    // eslint-disable-next-line no-control-regex -- looking for colour escapes on purpose
+    const colours = /\x1b\[[0-9;]*m/;
+    expect(coloured.output()).toMatch(colours);
+    const plain = spawnPty(['video', 'create', 'torch', '--no-color'], env);
+    await plain.waitFor('180 credits');
+    plain.write('n\r');
+    expect(await plain.exit).toBe(2);
+    expect(plain.output()).not.toMatch(colours);
+  });
+
+  it('TERM=dumb: no spinner or cursor movement, plain progress lines', async () => {
+    const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, TERM: 'dumb' };
+    const session = spawnPty(['workflows', 'run', 'wf_tileset', '-o', 'tiles/'], env);
+    expect(await session.exit).toBe(0);
+    const output = session.output();
+    expect(output).toContain('node 1/');
+    // eslint-disable-next-line no-control-regex -- cursor control: erase line, cursor up/hide/show
+    expect(output).not.toMatch(/\x1b\[(\d*[ABCDGJK]|\?25[lh])/);
+  });
+
+  it('ASSETGEN_NO_INPUT=1 is --no-input: no prompt even on a terminal', async () => {
+    const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, ASSETGEN_NO_INPUT: '1' };
+    const session = spawnPty(['video', 'create', 'torch'], env);
+    expect(await session.exit).toBe(2);
+    expect(session.output()).toContain('pass --yes');
+  });
 });
