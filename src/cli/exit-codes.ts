@@ -3,6 +3,7 @@
 import {
   AbortedError,
   AuthenticationError,
+  GenerationFailedError,
   InsufficientCreditsError,
   InvalidArgumentError,
   JobFailedError,
@@ -29,7 +30,7 @@ export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof UsageError || error instanceof InvalidArgumentError || error instanceof CancelledError) return EXIT.usage;
   if (error instanceof MissingCredentialsError || error instanceof AuthenticationError) return EXIT.auth;
   if (error instanceof InsufficientCreditsError) return EXIT.insufficientCredits;
-  if (error instanceof JobFailedError) return EXIT.jobFailed;
+  if (error instanceof JobFailedError || error instanceof GenerationFailedError) return EXIT.jobFailed;
   if (error instanceof TimeoutError) return EXIT.timeout;
   if (error instanceof AbortedError) return EXIT.interrupted;
   return EXIT.error;

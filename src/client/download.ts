@@ -2,6 +2,7 @@
 // so a reader never sees half a file and a failed download leaves nothing behind. Credentials go
 // only to the service's own origin, and only when it asks for them.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Transform } from 'node:stream';
@@ -81,7 +82,7 @@ export async function download(
   }
   if (!/^https?:$/.test(new URL(url).protocol))
     throw new UnexpectedResponseError(`Cannot download "${rawUrl}": only http and https URLs are supported.`, rawUrl);
-  const target = dest === '-' ? process.stdout : dest;
+  const target = dest;
   const file = typeof target === 'string' ? path.resolve(target) : undefined;
   if (file && !force && fileExists(file)) throw refuseOverwrite(file);
   if (file) {
@@ -111,7 +112,14 @@ export async function download(
     const temp = file ? `${file}.part-${randomBytes(6).toString('hex')}` : undefined;
     try {
       if (temp) {
-        await pipeline(response.body, counter, fs.createWriteStream(temp, { flags: 'wx' }), { signal });
+        // Opened here, synchronously: a stream's own open is asynchronous and, when the body fails
+        // first, could still create the temp file after the cleanup below has removed it.
+        const sink = fs.createWriteStream(temp, { fd: fs.openSync(temp, 'wx', 0o644), highWaterMark: 1 << 20 });
+        try {
+          await pipeline(response.body, counter, sink, { signal });
+        } finally {
+          if (!sink.closed) await once(sink, 'close');
+        }
       } else {
         // Never end the caller's stream (stdout, say): it may have more to carry.
         await pipeline(response.body, counter, target as NodeJS.WritableStream, { signal, end: false });

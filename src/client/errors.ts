@@ -120,6 +120,16 @@ export class JobFailedError extends AssetgenError {
   }
 }
 
+/** A streamed generation ended with an `error` event: the service failed to make the asset. */
+export class GenerationFailedError extends AssetgenError {
+  /** The event's data as received. */
+  readonly data: unknown;
+  constructor(message: string, details: { code?: string; data: unknown }) {
+    super(message, { code: details.code ?? 'generation_failed', hint: 'Try another prompt or agent.' });
+    this.data = details.data;
+  }
+}
+
 /** The service answered 2xx with a body the client cannot make sense of; the raw body is kept. */
 export class UnexpectedResponseError extends AssetgenError {
   readonly raw: unknown;

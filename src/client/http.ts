@@ -56,7 +56,11 @@ export interface JsonResponse {
   requestId?: string;
 }
 
-const RETRYABLE_STATUS = (status: number) => status === 408 || status === 429 || status >= 500;
+/**
+ * Worth another attempt: timeouts, 409 (the same idempotency key still in flight on the server),
+ * rate limits and server errors.
+ */
+const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
 
 /** An attempt that failed in a way a retry may fix; `error` is what to throw when out of retries. */
 export class RetryableFailure extends Error {
@@ -254,8 +258,10 @@ export class HttpClient {
         if (signal?.aborted) throw abortError(signal);
         if (!(error instanceof RetryableFailure)) throw error;
         if (n > retries) throw error.error;
-        if (error.retryAfterMs !== undefined && error.retryAfterMs > this.settings.maxRetryAfterMs) throw error.error;
-        const delayMs = error.retryAfterMs ?? this.backoffMs(n);
+        // A Retry-After beyond the cap is not worth waiting for here: our own backoff decides.
+        const hinted =
+          error.retryAfterMs !== undefined && error.retryAfterMs <= this.settings.maxRetryAfterMs ? error.retryAfterMs : undefined;
+        const delayMs = hinted ?? this.backoffMs(n);
         this.settings.hooks.onRetry?.({ attempt: n + 1, delayMs, reason: error.reason });
         await pause(delayMs, signal);
       }

@@ -1,7 +1,7 @@
 // Server-sent events as an async iterable. Leaving the loop (break, return, throw) aborts the
 // request; the body has no idle timeout, since a generation may think for a while between events.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { AssetgenError, ConnectionError, UnexpectedResponseError } from './errors.js';
+import { AssetgenError, ConnectionError, GenerationFailedError, UnexpectedResponseError } from './errors.js';
 import { abortError, RetryableFailure, transportError, type Call, type HttpClient, type OpenResponse } from './http.js';
 import { header, isObject, normalizeGeneration, num, str, type ResponseInfo } from './normalize.js';
 import type { StreamEvent } from './types.js';
@@ -49,15 +49,10 @@ function toEvent(message: EventSourceMessage, info: ResponseInfo): StreamEvent {
     case 'completed':
       return { type: 'result', generation: normalizeGeneration(data, info), data };
     case 'error': {
+      // The service gave up on the generation: that is a failure to report, not an event to yield.
       const inner = isObject(record.error) ? record.error : record;
-      const event: Extract<StreamEvent, { type: 'error' }> = {
-        type: 'error',
-        message: str(inner.message) ?? (typeof data === 'string' && data ? data : 'The stream reported an error.'),
-        data,
-      };
-      const code = str(inner.code);
-      if (code) event.code = code;
-      return event;
+      const message = str(inner.message) ?? (typeof data === 'string' && data ? data : 'The stream reported an error.');
+      throw new GenerationFailedError(`The generation failed: ${message}`, { code: str(inner.code), data });
     }
     case 'start':
     case 'done':
@@ -117,9 +112,9 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
 
     for (let message: EventSourceMessage | undefined = opened.first; message;) {
       const event = toEvent(message, opened.info);
-      if (event.type === 'result' || event.type === 'error') finished = true;
+      if (event.type === 'result') finished = true;
       yield event;
-      if (event.type === 'error' || event.type === 'done') return;
+      if (event.type === 'done') return;
       const next = await opened.iterator.next();
       message = next.done ? undefined : next.value;
     }

@@ -145,7 +145,6 @@ export type StreamEvent =
   | { type: 'start'; data: unknown }
   | { type: 'progress'; progress?: number; message?: string; data: unknown }
   | { type: 'result'; generation: Generation; data: unknown }
-  | { type: 'error'; code?: string; message: string; data: unknown }
   | { type: 'done'; data: unknown }
   /** Any other event the service sends, passed through under its own name. */
   | { type: 'other'; name: string; data: unknown };
@@ -223,7 +222,7 @@ export interface AssetgenClient {
   getVideo(id: string, o?: SignalOptions): Promise<VideoJob>;
   /** Polls with backoff until the job finishes. Failed → JobFailedError (the service refunds it). */
   waitForVideo(id: string, o?: WaitForVideoOptions): Promise<VideoJob>;
-  /** Streams an asset to a file (atomically, via a temp file) or to a writable stream; `-` is stdout. */
+  /** Streams an asset to a file (atomically, via a temp file) or to a writable stream (left open). */
   download(url: string, dest: string | NodeJS.WritableStream, o?: DownloadOptions): Promise<DownloadResult>;
   /** Releases pooled connections (only those of the client's own dispatcher). */
   close(): Promise<void>;

@@ -282,15 +282,30 @@ describe('retries', () => {
     expect(delays[2]).toBeLessThanOrEqual(1_000);
   });
 
-  it('does not wait for a Retry-After beyond the cap: surfaces the RateLimitError', async () => {
+  it('a Retry-After beyond the cap falls back to its own backoff, then surfaces the RateLimitError', async () => {
     server = await startServer((_req, res) =>
       json(res, 429, { error: { code: 'rate_limited', message: 'slow down', retryAfterSeconds: 120 } }, { 'retry-after': '120' }),
     );
-    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+    const delays: number[] = [];
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST, onRetry: (r) => delays.push(r.delayMs) });
     const error = await client.listWorkflows().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ retryAfterMs: 120_000 });
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(3);
+    expect(delays.every((delay) => delay < 1_000)).toBe(true);
+  });
+
+  it('retries a 409 (the same idempotency key still in flight) with the same key', async () => {
+    server = await startServer((_req, res, _s, i) =>
+      i === 0
+        ? json(res, 409, { error: { code: 'idempotency_in_progress', message: 'A request with this key is in progress.' } })
+        : json(res, 201, { id: 'gen_1', status: 'succeeded', output: { url: '/files/gen_1.png' } }),
+    );
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+    const generation = await client.generate({ agentId: 'a', prompt: 'p' });
+    expect(generation.id).toBe('gen_1');
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.headers['idempotency-key']).toBe(server.requests[0]!.headers['idempotency-key']);
   });
 
   it('stops after maxRetries and throws the last error', async () => {

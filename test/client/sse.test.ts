@@ -1,6 +1,13 @@
 import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortedError, ConnectionError, createClient, type AssetgenClient, type StreamEvent } from '../../src/index.js';
+import {
+  AbortedError,
+  ConnectionError,
+  createClient,
+  GenerationFailedError,
+  type AssetgenClient,
+  type StreamEvent,
+} from '../../src/index.js';
 import { FAST, json, reset, startServer, type TestServer } from './helpers.js';
 
 const SESSION = 'ag_session=sess_0123456789abcdef';
@@ -61,7 +68,7 @@ describe('stream', () => {
     expect(seen.headers['idempotency-key']).toBeTruthy();
   });
 
-  it('yields an error event and ends', async () => {
+  it('throws GenerationFailedError on an error event (not a network problem)', async () => {
     server = await startServer((_req, res) => {
       const send = sse(res);
       send('start', {});
@@ -69,8 +76,9 @@ describe('stream', () => {
       res.end();
     });
     client = createClient({ baseUrl: server.url, sessionCookie: SESSION });
-    const events = await collect(client.stream({ agentId: 'a', prompt: 'p' }));
-    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'generation_failed', message: 'The model refused.' });
+    const error = await collect(client.stream({ agentId: 'a', prompt: 'p' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GenerationFailedError);
+    expect(error).toMatchObject({ code: 'generation_failed', message: 'The generation failed: The model refused.' });
   });
 
   it('throws ConnectionError when the stream ends without a result', async () => {
