@@ -1,5 +1,5 @@
 // The skill installer: every agent and scope, detection, dry run, reinstall, update, uninstall,
-// the non-TTY error and the secret scan; the CLI is spawned for real where a user would run it.
+// the non-TTY error and the secret scan; commands run in-process, and spawned where a user would run them.
 import fs from 'node:fs';
 
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { AGENTS, detectAgents, findAgent, joinInside, skillsDir, userPath, type 
 import { applyPlan, installedDirs, planInstall, resolveTargets } from '../../src/installer/install.js';
 import { manifestPath, readManifest, writeManifest } from '../../src/installer/manifest.js';
 import { invocationCommand, renderSkill, sha256 } from '../../src/installer/render.js';
-import { runCli, tempHome } from '../e2e/harness.js';
+import { runCli, runInProcess, tempHome } from '../support/cli.js';
 
 // Where each agent reads skills (shared/agents.tsv), stated independently of src/installer.
 const EXPECTED: Record<string, { project: string; user: string }> = {
@@ -181,13 +181,14 @@ describe('the agent table', () => {
   });
 });
 
-describe('assetgen install (spawned)', () => {
-  const cli = (args: string[], input?: string) => runCli(args, { env, cwd: home.cwd, input });
+describe('assetgen install (the command)', () => {
+  // In-process through the real command table; the first test spawns the binary for real.
+  const cli = (args: string[], input?: string) => runInProcess(args, { env, cwd: home.cwd, input });
 
-  it('exits 2 without a terminal and without --agent/--all-detected, writing nothing', async () => {
+  it('exits 2 without a terminal and without --agent/--all-detected, writing nothing (spawned)', async () => {
     fs.mkdirSync(path.join(home.home, '.claude'));
     for (const args of [['install'], ['skills', 'install', '--yes'], ['install', '--scope', 'user']]) {
-      const result = await cli(args);
+      const result = await runCli(args, { env, cwd: home.cwd });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('--agent');
       expect(result.stderr).toContain('--all-detected');
@@ -208,7 +209,7 @@ describe('assetgen install (spawned)', () => {
     expect(real.stdout.trim().split('\n')).toEqual(planned.files.map((f) => f.path));
     // No credentials yet: the installer says how to add them (it never asks without a terminal).
     expect(real.stderr).toContain('assetgen auth login');
-    const configured = await runCli(['install', '--agent', 'claude-code', '--dry-run'], {
+    const configured = await runInProcess(['install', '--agent', 'claude-code', '--dry-run'], {
       env: { ...env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' },
       cwd: home.cwd,
     });

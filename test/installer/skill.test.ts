@@ -1,5 +1,5 @@
 // The skill itself: valid per the reference validator, shipped = default rendering, and every
-// command it teaches runs green against the bundled mock.
+// command it teaches runs green against the bundled mock (in-process, through the real command table).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { renderSkill, SHIPPED_SKILL_DIR, shippedValues } from '../../src/installer/render.js';
-import { runCli, startMock, tempHome, type MockHandle } from '../e2e/harness.js';
+import { runInProcess } from '../support/cli.js';
+import { startMock, tempHome, type MockHandle } from '../e2e/harness.js';
 
 const VALIDATOR = fileURLToPath(new URL('../../node_modules/.bin/skills-ref', import.meta.url));
 
@@ -113,7 +114,7 @@ describe('every command the skill teaches', () => {
     expect(examples.length).toBeGreaterThanOrEqual(15);
     const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, ASSETGEN_SESSION: mock.sessionCookie };
     const ids: Record<string, string> = {};
-    const run = async (args: string[]) => runCli(args, { env, cwd: home.cwd, timeoutMs: 20_000 });
+    const run = async (args: string[]) => runInProcess(args, { env, cwd: home.cwd, timeoutMs: 20_000 });
     // Ids for the placeholders, made the way an agent would.
     ids.runId = JSON.parse((await run(['workflows', 'run', 'wf_tileset', '--no-wait', '--json'])).stdout).id;
     ids.videoId = JSON.parse((await run(['video', 'create', 'loop', '--yes', '--no-wait', '--json'])).stdout).id;
@@ -157,7 +158,7 @@ describe('every command the skill teaches', () => {
           .replace(/<folder>\//g, 'assets/');
         const args = ['--mock', ...argv(line).slice(1)];
         if (args.includes('-o')) args.push('--force');
-        const result = await runCli(args, { env: bare.env, cwd: bare.cwd, timeoutMs: 20_000 });
+        const result = await runInProcess(args, { env: bare.env, cwd: bare.cwd, timeoutMs: 20_000 });
         expect(result.code, `${line}\n${result.stderr}`).toBe(0);
         expect(() => JSON.parse(result.stdout), line).not.toThrow();
       }
@@ -171,10 +172,10 @@ describe('every command the skill teaches', () => {
     try {
       const text = skillFiles()[0]!;
       expect(text).toMatch(/auth status --json\n```\n[\s\S]*?- Exit 4: not set up/);
-      const status = await runCli(['auth', 'status', '--json'], { env: bare.env, cwd: bare.cwd });
+      const status = await runInProcess(['auth', 'status', '--json'], { env: bare.env, cwd: bare.cwd });
       expect(status.code).toBe(EXIT.auth);
       expect(JSON.parse(status.stdout)).toMatchObject({ authenticated: false });
-      const generate = await runCli(['generate', 'a crate', '--agent', 'sprite-artist', '-o', 'assets/', '--json'], {
+      const generate = await runInProcess(['generate', 'a crate', '--agent', 'sprite-artist', '-o', 'assets/', '--json'], {
         env: { ...bare.env, ASSETGEN_BASE_URL: 'http://127.0.0.1:9' },
         cwd: bare.cwd,
       });
