@@ -215,6 +215,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .description('re-render installed skills after an upgrade (edited files are kept, the new version written beside)')
     .option('--dry-run', 'print the plan, write nothing')
     .option('-f, --force', 'replace files you edited')
+    .option('-y, --yes', 'no confirmation prompt')
     .action(run(async () => (await import('./commands/skills.js')).update as Action));
   installOptions(program.command('install').description('same as `assetgen skills install`')).action(
     run(async () => (await import('./commands/skills.js')).install as Action),
@@ -327,7 +328,7 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   'skills uninstall': ['assetgen skills uninstall --agent claude-code --yes', 'assetgen skills uninstall --dry-run'],
   'skills list': ['assetgen skills list', 'assetgen skills list --json'],
-  'skills update': ['assetgen skills update --dry-run', 'assetgen skills update'],
+  'skills update': ['assetgen skills update --dry-run', 'assetgen skills update --yes'],
   install: ['assetgen install --agent claude-code --scope project --yes', 'assetgen install --all-detected --dry-run'],
   demo: ['assetgen demo', 'assetgen demo -d tour/ --force'],
   version: ['assetgen version', 'assetgen version --json'],

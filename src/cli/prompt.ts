@@ -33,7 +33,7 @@ const PLAIN_THEME = {
     description: same,
     disabledChoice: same,
   },
-  icon: { checked: '[x]', unchecked: '[ ]', cursor: '>' },
+  icon: { checked: '◉', unchecked: '◯', cursor: '❯' },
 } as unknown as Record<string, never>;
 
 /** The theme for this command's prompts: inquirer's own when colours are on. */

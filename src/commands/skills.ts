@@ -2,28 +2,27 @@
 // where each coding agent looks. Prompts only on a terminal; without one, flags say everything.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AbortedError, AssetgenError } from '../client/errors.js';
 import { UsageError } from '../cli/errors.js';
 import { CredentialStore } from '../config/credential-store.js';
-import { AGENTS, detectAgents, findAgent, skillsDir, type AgentRecord, type Scope } from '../installer/agents.js';
+import { CODING_AGENTS, detectAgents, findAgent, type AgentRecord, type Scope } from '../installer/agents.js';
 import {
   applyPlan,
-  applyUninstall,
   installedDirs,
   installedTargets,
   planChangesSomething,
   planInstall,
-  planUninstall,
   resolveTargets,
   skillRoot,
   type PlannedFile,
-  type PlannedRemoval,
-  type Target,
 } from '../installer/install.js';
 import { manifestPath, readManifest } from '../installer/manifest.js';
+import { applyUninstall, planUninstall } from '../installer/uninstall.js';
 import { invocationCommand, packageVersion, renderSkill, sha256 } from '../installer/render.js';
 import type { CommandContext } from '../cli/context.js';
+import { checkbox, confirmOrCancel, password, select } from '../cli/prompt.js';
 import { printTable } from '../cli/table.js';
+import { plural } from '../cli/credits.js';
+import { describePlan, describeTargets, reportApplied, reportKept, showPlan, showRemovals } from './skills-view.js';
 
 export interface InstallOptions {
   agent: string[];
@@ -44,20 +43,7 @@ export interface UninstallOptions {
   force?: boolean;
 }
 
-const promptContext = (ctx: CommandContext) => ({ input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });
-
-/** Ctrl-C at a prompt (raw mode: no SIGINT reaches us) is an interruption (exit 130), not a bug. */
-async function ask<T>(prompt: Promise<T>): Promise<T> {
-  try {
-    return await prompt;
-  } catch (error) {
-    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError'))
-      throw new AbortedError('Interrupted.', 'Nothing was changed.');
-    throw error;
-  }
-}
-const knownAgents = (): string => AGENTS.map((agent) => agent.id).join(', ');
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+const knownAgents = (): string => CODING_AGENTS.map((agent) => agent.id).join(', ');
 
 function parseScope(scope: string | undefined): Scope | undefined {
   if (scope === undefined) return undefined;
@@ -96,21 +82,15 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
         `Name them with --agent <id>; known: ${knownAgents()}.`,
       );
   } else if (ctx.interactive) {
-    const { checkbox } = await import('@inquirer/prompts');
-    agents = await ask(
-      checkbox(
-        {
-          message: 'Install the assetgen skill for which coding agents?',
-          choices: AGENTS.map((agent) => ({
-            name: `${agent.name}${detected.includes(agent) ? ' (detected)' : ''}`,
-            value: agent,
-            checked: detected.includes(agent),
-          })),
-          required: true,
-          pageSize: AGENTS.length,
-        },
-        promptContext(ctx),
-      ),
+    agents = await checkbox(
+      ctx,
+      'Install the assetgen skill for which coding agents?',
+      CODING_AGENTS.map((agent) => ({
+        name: `${agent.name}${detected.includes(agent) ? ' (detected)' : ''}`,
+        value: agent,
+        checked: detected.includes(agent),
+      })),
+      { required: true, untouched: 'changed' },
     );
   } else {
     // Never guess (and never "every agent"): a script must say which agents it means.
@@ -121,18 +101,14 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
   }
   if (!scope) {
     if (ctx.interactive && !options.yes) {
-      const { select } = await import('@inquirer/prompts');
-      scope = await ask(
-        select<Scope>(
-          {
-            message: 'Install for this project or for your user?',
-            choices: [
-              { name: `This project (${projectDir})`, value: 'project' },
-              { name: 'My user (every project)', value: 'user' },
-            ],
-          },
-          promptContext(ctx),
-        ),
+      scope = await select<Scope>(
+        ctx,
+        'Install for this project or for your user?',
+        [
+          { name: `This project (${projectDir})`, value: 'project' },
+          { name: 'My user (every project)', value: 'user' },
+        ],
+        'changed',
       );
     } else scope = 'project';
   }
@@ -177,10 +153,7 @@ async function carryOut(
     return;
   }
   if (options.confirm && plan.some((item) => item.writeTo)) {
-    const { confirm } = await import('@inquirer/prompts');
-    if (!(await ask(confirm({ message: 'Write these files?', default: true }, promptContext(ctx))))) {
-      throw new AssetgenError('Cancelled: nothing was written.', { code: 'cancelled' });
-    }
+    await confirmOrCancel(ctx, 'Write these files?', { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was written.' });
   }
   applyPlan(plan, ctx.env, packageVersion());
   reportApplied(ctx, plan);
@@ -196,14 +169,8 @@ async function offerToStoreKey(ctx: CommandContext, skip: boolean): Promise<void
     ctx.out.info('No credentials are stored yet: run `assetgen auth login` before your agent uses the skill.');
     return;
   }
-  const { password } = await import('@inquirer/prompts');
   const key = (
-    await ask(
-      password(
-        { message: 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', mask: '*' },
-        promptContext(ctx),
-      ),
-    )
+    await password(ctx, 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', 'changed')
   ).trim();
   if (!key) {
     ctx.out.info('No key stored; run `assetgen auth login` before your agent uses the skill.');
@@ -213,104 +180,6 @@ async function offerToStoreKey(ctx: CommandContext, skip: boolean): Promise<void
   const store = new CredentialStore(ctx.env);
   store.update({ apiKey: key, baseUrl: ctx.globals.baseUrl });
   ctx.out.info(`Stored the API key in ${store.path}.`);
-}
-
-const ACTION_LABEL: Record<PlannedFile['action'], string> = {
-  create: 'create',
-  unchanged: 'unchanged',
-  update: 'update',
-  overwrite: 'overwrite',
-  edited: 'keep',
-  'keep-edited': 'keep',
-  pending: 'keep',
-  conflict: 'skip',
-};
-
-function groupByTarget(plan: PlannedFile[]): Map<Target, PlannedFile[]> {
-  const byTarget = new Map<Target, PlannedFile[]>();
-  for (const item of plan) byTarget.set(item.target, [...(byTarget.get(item.target) ?? []), item]);
-  return byTarget;
-}
-
-/** "Claude Code, Cursor (reads this directory too)": who a copy serves, and why. */
-function agentNames(target: Target, env: CommandContext['env']): string {
-  return target.agents
-    .map((agent) => {
-      const own = skillsDir(agent, target.scope, target.projectDir ?? '.', env) === target.skillsDir;
-      return own ? agent.name : `${agent.name} (reads this directory too)`;
-    })
-    .join(', ');
-}
-
-function showPlan(ctx: CommandContext, plan: PlannedFile[]): void {
-  for (const [target, items] of groupByTarget(plan)) {
-    const root = skillRoot(target.skillsDir);
-    ctx.out.info(`${ctx.out.style.bold(root)}  (${agentNames(target, ctx.env)}; ${target.scope} scope)`);
-    for (const item of items) {
-      const relative = path.relative(root, item.path);
-      const notes: Record<PlannedFile['action'], string> = {
-        create: '',
-        unchanged: '',
-        update: '',
-        overwrite: ' (your changes are replaced: --force)',
-        edited: ' (edited by you: kept)',
-        'keep-edited': ` (edited by you, or not written by assetgen: kept; the new version goes to ${path.basename(item.writeTo ?? '')})`,
-        pending: ` (edited by you: kept; the new version is already in ${path.basename(item.path)}.new)`,
-        conflict: ` (edited by you, and ${path.basename(item.path)}.new is not ours: nothing written; remove it or use --force)`,
-      };
-      ctx.out.info(`  ${ACTION_LABEL[item.action].padEnd(9)} ${relative}${notes[item.action]}`);
-    }
-  }
-}
-
-function describeTargets(plan: PlannedFile[]) {
-  return [...groupByTarget(plan).keys()].map((target) => ({
-    dir: skillRoot(target.skillsDir),
-    scope: target.scope,
-    agents: target.agents.map((agent) => agent.id),
-  }));
-}
-
-function describePlan(plan: PlannedFile[]) {
-  return plan.map((item) => ({
-    path: item.path,
-    action: item.action,
-    writes: item.writeTo,
-    ...(item.removes ? { removes: item.removes } : {}),
-    agents: item.target.agents.map((agent) => agent.id),
-    scope: item.target.scope,
-  }));
-}
-
-function reportKept(ctx: CommandContext, plan: PlannedFile[]): void {
-  for (const item of plan) {
-    if (item.action === 'keep-edited')
-      ctx.out.warn(
-        `${item.path} was changed by you (or is not ours): kept it; the new version is ${item.writeTo}. Use --force to replace it.`,
-      );
-    if (item.action === 'pending')
-      ctx.out.warn(
-        `${item.path} was changed by you: kept it; the new version is still waiting in ${item.path}.new. Use --force to replace it.`,
-      );
-    if (item.action === 'conflict')
-      ctx.out.warn(
-        `${item.path} was changed by you and ${item.path}.new is not ours: nothing written there. Use --force to replace ${item.path}.`,
-      );
-  }
-}
-
-function reportApplied(ctx: CommandContext, plan: PlannedFile[]): void {
-  const written = plan.filter((item) => item.writeTo);
-  const names = [...new Set(plan.flatMap((item) => item.target.agents.map((agent) => agent.name)))].join(', ');
-  if (written.length) ctx.out.info(`Wrote ${plural(written.length, 'file')} for ${names}.`);
-  else {
-    const added = [...new Set(plan.flatMap((item) => item.addsAgents))].map((id) => findAgent(id)?.name ?? id);
-    ctx.out.info(`Already installed; now recorded for ${added.join(', ')} too. Nothing was written.`);
-  }
-  const removed = plan.filter((item) => item.removes);
-  if (removed.length) ctx.out.info(`Removed ${plural(removed.length, 'obsolete .new file')}.`);
-  reportKept(ctx, plan);
-  for (const item of written) ctx.out.result(item.writeTo!);
 }
 
 export async function uninstall(ctx: CommandContext, options: UninstallOptions): Promise<void> {
@@ -340,10 +209,11 @@ export async function uninstall(ctx: CommandContext, options: UninstallOptions):
     return;
   }
   if (ctx.interactive && !options.yes && removals.some((r) => r.action === 'remove')) {
-    const { confirm } = await import('@inquirer/prompts');
-    if (!(await ask(confirm({ message: 'Remove these files?', default: true }, promptContext(ctx))))) {
-      throw new AssetgenError('Cancelled: nothing was removed.', { code: 'cancelled' });
-    }
+    await confirmOrCancel(ctx, 'Remove these files?', {
+      default: true,
+      untouched: 'changed',
+      cancelled: 'Cancelled: nothing was removed.',
+    });
   }
   applyUninstall(removals, ctx.env);
   const removed = removals.filter((r) => r.action === 'remove').length;
@@ -353,20 +223,6 @@ export async function uninstall(ctx: CommandContext, options: UninstallOptions):
   for (const removal of kept)
     ctx.out.warn(`${removal.entry.path} was changed by you: kept it. \`assetgen skills uninstall --force\` removes it.`);
   ctx.out.document({ ...document, changed: true });
-}
-
-function showRemovals(ctx: CommandContext, removals: PlannedRemoval[]): void {
-  for (const removal of removals) {
-    const note =
-      removal.action === 'keep-edited'
-        ? 'keep      (edited by you; --force removes it)'
-        : removal.action === 'detach'
-          ? `keep      (still used by ${removal.remainingAgents.join(', ')})`
-          : removal.action === 'missing'
-            ? 'forget    (already gone)'
-            : 'remove   ';
-    ctx.out.info(`  ${note} ${removal.entry.path}`);
-  }
 }
 
 type FileState = 'installed' | 'edited' | 'missing' | 'pending-update';
@@ -389,7 +245,7 @@ export async function list(ctx: CommandContext): Promise<void> {
     installed: files,
     detected,
     manifest: manifestPath(ctx.env),
-    agents: AGENTS.map(({ id, name, projectDir }) => ({ id, name, projectDir, detected: detected.includes(id) })),
+    agents: CODING_AGENTS.map(({ id, name, projectDir }) => ({ id, name, projectDir, detected: detected.includes(id) })),
   });
   if (ctx.out.json) return;
   if (!files.length) ctx.out.info('The assetgen skill is not installed yet: run `assetgen install`.');
@@ -407,7 +263,7 @@ export async function list(ctx: CommandContext): Promise<void> {
   ctx.out.info(`Detected agents: ${detected.length ? detected.join(', ') : 'none'}. Manifest: ${manifestPath(ctx.env)}.`);
 }
 
-export async function update(ctx: CommandContext, options: { force?: boolean; dryRun?: boolean }): Promise<void> {
+export async function update(ctx: CommandContext, options: { force?: boolean; dryRun?: boolean; yes?: boolean }): Promise<void> {
   const manifest = readManifest(ctx.env);
   const all = installedTargets(manifest);
   // A copy whose folder is gone (a deleted project, a manual removal) is not recreated.
@@ -421,5 +277,10 @@ export async function update(ctx: CommandContext, options: { force?: boolean; dr
     return;
   }
   const plan = planInstall(targets, renderFor(ctx), manifest, Boolean(options.force));
-  await carryOut(ctx, plan, { action: 'update' }, { dryRun: options.dryRun, confirm: false, upToDate: 'Everything is up to date.' });
+  await carryOut(
+    ctx,
+    plan,
+    { action: 'update' },
+    { dryRun: options.dryRun, confirm: ctx.interactive && !options.yes, upToDate: 'Everything is up to date.' },
+  );
 }

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { InstallerError } from './errors.js';
 
 /** Base directories of user-scope paths; the env var, when set, replaces the default. */
 export type UserRoot = 'home' | 'xdgConfig' | 'claudeHome' | 'codexHome';
@@ -33,7 +34,7 @@ export interface AgentRecord {
 
 const none = { project: [], user: [] };
 
-export const AGENTS: readonly AgentRecord[] = [
+export const CODING_AGENTS: readonly AgentRecord[] = [
   {
     id: 'claude-code',
     name: 'Claude Code',
@@ -162,7 +163,7 @@ export type Env = Record<string, string | undefined>;
 export const SCOPES: readonly Scope[] = ['project', 'user'];
 
 export function findAgent(id: string): AgentRecord | undefined {
-  return AGENTS.find((agent) => agent.id === id);
+  return CODING_AGENTS.find((agent) => agent.id === id);
 }
 
 function homeDir(env: Env): string {
@@ -191,11 +192,12 @@ export function userRoot(root: UserRoot, env: Env): string {
 export function joinInside(root: string, relative: string): string {
   const parts = relative.split('/').filter((part) => part !== '' && part !== '.');
   if (path.isAbsolute(relative) || /^[A-Za-z]:/.test(relative) || relative.includes('\\') || parts.includes('..')) {
-    throw new Error(`Refusing a path outside ${root}: ${relative}`);
+    throw new InstallerError(`Refusing a path outside ${root}: ${relative}`, { code: 'path_outside' });
   }
   const joined = path.resolve(root, ...parts);
   const inside = path.relative(path.resolve(root), joined);
-  if (inside.startsWith('..') || path.isAbsolute(inside)) throw new Error(`Refusing a path outside ${root}: ${relative}`);
+  if (inside.startsWith('..') || path.isAbsolute(inside))
+    throw new InstallerError(`Refusing a path outside ${root}: ${relative}`, { code: 'path_outside' });
   return joined;
 }
 
@@ -217,5 +219,5 @@ export function alsoReadDirs(agent: AgentRecord, scope: Scope, projectDir: strin
 
 /** Agents whose configuration directory exists on this machine. */
 export function detectAgents(env: Env): AgentRecord[] {
-  return AGENTS.filter((agent) => agent.detect !== null && fs.existsSync(userPath(agent.detect, env)));
+  return CODING_AGENTS.filter((agent) => agent.detect !== null && fs.existsSync(userPath(agent.detect, env)));
 }

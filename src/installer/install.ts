@@ -3,8 +3,8 @@
 // not show.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AssetgenError } from '../client/errors.js';
-import { AGENTS, alsoReadDirs, joinInside, skillsDir, type AgentRecord, type Env, type Scope } from './agents.js';
+import { InstallerError } from './errors.js';
+import { CODING_AGENTS, alsoReadDirs, joinInside, skillsDir, type AgentRecord, type Env, type Scope } from './agents.js';
 import { readManifest, writeFileAtomic, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
 import { sha256, SKILL_NAME, type RenderedFile } from './render.js';
 
@@ -143,7 +143,7 @@ function assertNoLinks(base: string, file: string): void {
       return; // does not exist yet: nothing below it can be a link either
     }
     if (stat.isSymbolicLink()) {
-      throw new AssetgenError(`${current} is a symbolic link; assetgen writes real copies and will not write through it.`, {
+      throw new InstallerError(`${current} is a symbolic link; assetgen writes real copies and will not write through it.`, {
         code: 'symlink_in_the_way',
         hint: 'Remove the link (or pick another agent or scope), then run the command again.',
       });
@@ -151,7 +151,8 @@ function assertNoLinks(base: string, file: string): void {
   }
 }
 
-const hashOf = (file: string): string | null => {
+/** The sha256 of a file, or null when it cannot be read (gone, say). */
+export const hashOf = (file: string): string | null => {
   try {
     return sha256(fs.readFileSync(file));
   } catch {
@@ -264,79 +265,6 @@ function missingDirs(dir: string): string[] {
   return missing;
 }
 
-/**
- * - remove: ours and unedited (or --force);  missing: already gone, only forgotten;
- * - keep-edited: the user changed it: stays on disk and in the manifest (until --force);
- * - detach: other agents still use this copy: only the named agents are dropped from it.
- */
-export type RemovalAction = 'remove' | 'keep-edited' | 'missing' | 'detach';
-
-export interface PlannedRemoval {
-  entry: ManifestFile;
-  action: RemovalAction;
-  /** Agents that keep the file, for detach. */
-  remainingAgents: string[];
-}
-
-export interface UninstallFilter {
-  agentIds?: string[];
-  scope?: Scope;
-  /** Only this project's files (project scope). */
-  projectDir?: string;
-}
-
-/** Which of our files go. Without a filter: everything the manifest lists. */
-export function planUninstall(manifest: Manifest, force: boolean, filter: UninstallFilter = {}): PlannedRemoval[] {
-  const agentIds = filter.agentIds ?? [];
-  const project = filter.projectDir ? path.resolve(filter.projectDir) : undefined;
-  return manifest.files
-    .filter((entry) => !filter.scope || entry.scope === filter.scope)
-    .filter((entry) => !project || (entry.scope === 'project' && entry.projectDir === project))
-    .filter((entry) => !agentIds.length || entry.agents.some((id) => agentIds.includes(id)))
-    .map((entry) => {
-      const remainingAgents = entry.agents.filter((id) => !agentIds.includes(id));
-      if (agentIds.length && remainingAgents.length) return { entry, action: 'detach' as const, remainingAgents };
-      const onDisk = hashOf(entry.path);
-      if (onDisk === null) return { entry, action: 'missing' as const, remainingAgents: [] };
-      return { entry, action: onDisk !== entry.sha256 && !force ? ('keep-edited' as const) : ('remove' as const), remainingAgents: [] };
-    });
-}
-
-export function applyUninstall(removals: PlannedRemoval[], env: Env): void {
-  const manifest = readManifest(env);
-  const gone: string[] = [];
-  try {
-    for (const removal of removals) {
-      const { path: file } = removal.entry;
-      if (removal.action === 'detach') {
-        manifest.files = manifest.files.map((entry) => (entry.path === file ? { ...entry, agents: removal.remainingAgents } : entry));
-        continue;
-      }
-      if (removal.action === 'keep-edited') continue;
-      if (removal.action === 'remove') fs.rmSync(file, { force: true });
-      manifest.files = manifest.files.filter((entry) => entry.path !== file);
-      gone.push(file);
-    }
-    // Directories we created on the way to those files go too, deepest first, only when empty.
-    const candidates = manifest.createdDirs.filter((dir) => gone.some((file) => isInside(dir, file))).sort((a, b) => b.length - a.length);
-    for (const dir of candidates) {
-      try {
-        if (fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
-      } catch {
-        // already gone, or not ours to judge
-      }
-      if (!fs.existsSync(dir)) manifest.createdDirs = manifest.createdDirs.filter((entry) => entry !== dir);
-    }
-  } finally {
-    writeManifest(env, manifest);
-  }
-}
-
-function isInside(dir: string, file: string): boolean {
-  const relative = path.relative(dir, file);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
-}
-
 /** The distinct install targets recorded in the manifest (for update and list). */
 export function installedTargets(manifest: Manifest): Target[] {
   const byDir = new Map<string, Target>();
@@ -349,7 +277,7 @@ export function installedTargets(manifest: Manifest): Target[] {
       ...(entry.projectDir ? { projectDir: entry.projectDir } : {}),
     };
     for (const id of entry.agents) {
-      const agent = AGENTS.find((a) => a.id === id);
+      const agent = CODING_AGENTS.find((a) => a.id === id);
       if (agent && !target.agents.includes(agent)) target.agents.push(agent);
     }
     byDir.set(entry.skillsDir, target);

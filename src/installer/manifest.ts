@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { configDir, type Env } from '../config/paths.js';
 import type { Scope } from './agents.js';
+import { InstallerError } from './errors.js';
 
 export interface ManifestFile {
   /** Absolute path of the file. */
@@ -55,10 +56,16 @@ export function readManifest(env: Env): Manifest {
   try {
     parsed = JSON.parse(text) as Partial<Manifest>;
   } catch (error) {
-    throw new Error(`The install manifest ${manifestPath(env)} is not valid JSON (${(error as Error).message}); fix or remove it.`);
+    throw new InstallerError(`The install manifest ${manifestPath(env)} is not valid JSON (${(error as Error).message}).`, {
+      code: 'damaged_manifest',
+      hint: 'Fix or remove it; without it, assetgen no longer knows which skill files it wrote.',
+    });
   }
   if (parsed.version !== 1 || !Array.isArray(parsed.files) || !Array.isArray(parsed.createdDirs)) {
-    throw new Error(`The install manifest ${manifestPath(env)} has an unknown format; fix or remove it.`);
+    throw new InstallerError(`The install manifest ${manifestPath(env)} has an unknown format.`, {
+      code: 'damaged_manifest',
+      hint: 'Fix or remove it; without it, assetgen no longer knows which skill files it wrote.',
+    });
   }
   return { version: 1, files: parsed.files, createdDirs: parsed.createdDirs };
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AGENTS, detectAgents, findAgent, joinInside, skillsDir, userPath, type Scope } from '../../src/installer/agents.js';
+import { CODING_AGENTS, detectAgents, findAgent, joinInside, skillsDir, userPath, type Scope } from '../../src/installer/agents.js';
 import { applyPlan, installedDirs, planInstall, resolveTargets } from '../../src/installer/install.js';
 import { manifestPath, readManifest, writeManifest } from '../../src/installer/manifest.js';
 import { invocationCommand, renderSkill, sha256 } from '../../src/installer/render.js';
@@ -62,7 +62,7 @@ const listTree = (root: string): string[] =>
 
 describe('the agent table', () => {
   it('covers every agent of agents.tsv', () => {
-    expect(AGENTS.map((agent) => agent.id).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect(CODING_AGENTS.map((agent) => agent.id).sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 
   for (const agent of Object.keys(EXPECTED)) {
@@ -131,7 +131,7 @@ describe('the agent table', () => {
     }
     expect(joinInside(root, 'references/a.md')).toBe(path.join(root, 'references', 'a.md'));
     // Every path of the table stays inside its root.
-    for (const agent of AGENTS) {
+    for (const agent of CODING_AGENTS) {
       for (const scope of ['project', 'user'] as const) {
         const dir = skillsDir(agent, scope, home.cwd, env);
         const base = scope === 'project' ? home.cwd : home.home;
@@ -420,7 +420,7 @@ describe('assetgen install (the command)', () => {
       agents: { id: string }[];
     };
     expect(listed.detected).toEqual(['cursor']);
-    expect(listed.agents.map((a) => a.id)).toEqual(AGENTS.map((a) => a.id));
+    expect(listed.agents.map((a) => a.id)).toEqual(CODING_AGENTS.map((a) => a.id));
     expect(listed.installed.filter((f) => f.state === 'edited').map((f) => path.basename(f.path))).toEqual(['SKILL.md']);
     const human = await cli(['skills', 'list']);
     expect(human.code).toBe(0);

@@ -2,10 +2,10 @@
 // key at a masked prompt, read the plan, confirm.
 import fs from 'node:fs';
 import path from 'node:path';
-import pty from '@lydell/node-pty';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/installer/manifest.js';
-import { BIN, tempHome } from '../e2e/harness.js';
+import { tempHome } from '../support/cli.js';
+import { KEYS, spawnPty as spawnPtyIn } from '../support/pty.js';
 
 let home: ReturnType<typeof tempHome>;
 beforeEach(() => {
@@ -13,35 +13,8 @@ beforeEach(() => {
 });
 afterEach(() => home.remove());
 
-const DOWN = '\u001b[B';
-
-function spawnPty(args: string[], env: NodeJS.ProcessEnv) {
-  const child = pty.spawn(process.execPath, [BIN, ...args], { cols: 140, rows: 40, cwd: home.cwd, env: env as Record<string, string> });
-  let screen = '';
-  let seen = 0;
-  child.onData((data) => (screen += data));
-  const exit = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
-  const killer = setTimeout(() => child.kill(), 25_000);
-  void exit.then(() => clearTimeout(killer));
-  return {
-    screen: () => screen,
-    write: (data: string) => child.write(data),
-    /** Waits for text that appears after everything already matched (bounded). */
-    async waitFor(text: string) {
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const index = screen.indexOf(text, seen);
-        if (index >= 0) {
-          seen = index + text.length;
-          return;
-        }
-        if (Date.now() > deadline) throw new Error(`"${text}" not shown within 10 s; screen:\n${screen}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-    exit,
-  };
-}
+const DOWN = KEYS.down;
+const spawnPty = (args: string[], env: NodeJS.ProcessEnv) => spawnPtyIn(args, { env, cwd: home.cwd });
 
 describe('assetgen install on a terminal', () => {
   it('preselects detected agents, asks scope and key, shows the plan, and installs on confirm', async () => {
@@ -102,8 +75,62 @@ describe('assetgen install on a terminal', () => {
     });
     await session.waitFor('Write these files?');
     session.write('n\r');
-    expect(await session.exit).toBe(1);
+    // A "no" is a quiet cancel: exit 2, one line, no "Error:".
+    expect(await session.exit).toBe(2);
+    expect(session.screen()).toContain('Cancelled: nothing was written.');
+    expect(session.screen()).not.toContain('Error:');
     expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
+  });
+
+  // Ctrl-C at any prompt leaves with 130 and nothing written (raw mode: no SIGINT reaches us).
+  const CTRL_C = '\x03';
+  const prompts: [string, string[], Record<string, string>, string, string[]][] = [
+    ['the agent selection', ['install'], {}, 'which coding agents', []],
+    ['the scope', ['install', '--agent', 'cursor'], {}, 'project or for your user', []],
+    ['the API key', ['install', '--agent', 'cursor', '--scope', 'user'], {}, 'API key for the CLI', []],
+    [
+      'the install confirmation',
+      ['install', '--agent', 'cursor', '--scope', 'user'],
+      { ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' },
+      'Write these files?',
+      [],
+    ],
+  ];
+  for (const [name, args, extra, question] of prompts) {
+    it(`Ctrl-C at ${name} exits 130 and writes nothing`, async () => {
+      const session = spawnPty(args, { ...home.env, ...extra });
+      await session.waitFor(question);
+      session.write(CTRL_C);
+      expect(await session.exit).toBe(130);
+      expect(session.screen()).toContain('Nothing was changed.');
+      expect(session.screen()).not.toContain('bug in assetgen');
+      expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
+      expect(fs.existsSync(path.join(home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json'))).toBe(false);
+      expect(fs.existsSync(path.join(home.env.ASSETGEN_CONFIG_DIR!, 'skills-manifest.json'))).toBe(false);
+    });
+  }
+
+  it('Ctrl-C at the uninstall and update confirmations exits 130 and changes nothing', async () => {
+    const env = { ...home.env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' };
+    const install = spawnPty(['install', '--agent', 'cursor', '--scope', 'user', '--yes'], env);
+    expect(await install.exit).toBe(0);
+    const skill = path.join(home.home, '.cursor', 'skills', 'assetgen', 'SKILL.md');
+    const before = fs.readFileSync(skill, 'utf8');
+    fs.writeFileSync(skill, `${before}\n<!-- an older version -->\n`);
+    const manifest = path.join(home.env.ASSETGEN_CONFIG_DIR!, 'skills-manifest.json');
+    const manifestBefore = fs.readFileSync(manifest, 'utf8');
+    for (const args of [
+      ['skills', 'uninstall', '--force'],
+      ['skills', 'update', '--force'],
+    ]) {
+      const session = spawnPty(args, env);
+      await session.waitFor(args[1] === 'uninstall' ? 'Remove these files?' : 'Write these files?');
+      session.write(CTRL_C);
+      expect(await session.exit).toBe(130);
+      expect(session.screen()).toContain('Nothing was changed.');
+      expect(fs.readFileSync(skill, 'utf8')).toContain('an older version');
+      expect(fs.readFileSync(manifest, 'utf8')).toBe(manifestBefore);
+    }
   });
   it('with a key already configured: no key prompt; user scope by arrow key; uninstall asks too', async () => {
     const env = { ...home.env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' };

@@ -191,8 +191,8 @@ describe('every command the skill teaches', () => {
 
 describe('docs/skills.md', () => {
   it('documents every agent of the table', async () => {
-    const { AGENTS } = await import('../../src/installer/agents.js');
-    type Where = (typeof AGENTS)[number]['userDir'];
+    const { CODING_AGENTS } = await import('../../src/installer/agents.js');
+    type Where = (typeof CODING_AGENTS)[number]['userDir'];
     // How the page spells a user-scope path: `~` for home, the variable for an overridable root.
     const roots: Record<Where['root'], string> = {
       home: '~',
@@ -202,7 +202,7 @@ describe('docs/skills.md', () => {
     };
     const shown = (where: Where): string => (where.path ? `${roots[where.root]}/${where.path}` : roots[where.root]);
     const doc = fs.readFileSync(new URL('../../docs/skills.md', import.meta.url), 'utf8');
-    for (const agent of AGENTS) {
+    for (const agent of CODING_AGENTS) {
       const row = doc.split('\n').find((line) => line.startsWith(`| \`${agent.id}\` |`));
       expect(row, agent.id).toBeTruthy();
       const cells = row!.split(' | ');
