@@ -117,8 +117,32 @@ function chunk(type: string, data: Buffer): Buffer {
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 export const IMAGE_SIZE = 128;
 
+/**
+ * Rendered files by (kind, agent, prompt): each distinct asset is drawn once — a POST needs its
+ * size, every GET its bytes. Bounded (least recently used goes first), since prompts are endless.
+ */
+const RENDER_CACHE_ENTRIES = 256;
+const renderCache = new Map<string, Buffer>();
+
+function cached(key: string, render: () => Buffer): Buffer {
+  const hit = renderCache.get(key);
+  if (hit) {
+    renderCache.delete(key);
+    renderCache.set(key, hit);
+    return hit;
+  }
+  const bytes = render();
+  renderCache.set(key, bytes);
+  if (renderCache.size > RENDER_CACHE_ENTRIES) renderCache.delete(renderCache.keys().next().value!);
+  return bytes;
+}
+
 /** A 128×128 RGB PNG of 16×16 procedural pixel art, deterministic for (agent, prompt). */
 export function renderPng(agentId: string, prompt: string): Buffer {
+  return cached(`png\u0000${agentId}\u0000${prompt}`, () => drawPng(agentId, prompt));
+}
+
+function drawPng(agentId: string, prompt: string): Buffer {
   const random = seededRandom(`${agentId}\u0000${prompt}`);
   const colours = palette(random);
   const grid = pixelGrid(agentStyle(agentId), random);
@@ -185,6 +209,10 @@ function lzwUncompressed(indices: Uint8Array, minCodeSize: number): Buffer {
 
 /** A looping 96×96 animated GIF (12 frames): the prompt's sprite bobbing over a scrolling floor. */
 export function renderVideo(agentId: string, prompt: string, frames = 12): Buffer {
+  return cached(`gif\u0000${agentId}\u0000${prompt}\u0000${frames}`, () => drawVideo(agentId, prompt, frames));
+}
+
+function drawVideo(agentId: string, prompt: string, frames: number): Buffer {
   const random = seededRandom(`video\u0000${agentId}\u0000${prompt}`);
   const colours = palette(random);
   const sprite = pixelGrid('sprite', random);

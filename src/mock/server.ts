@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getResponse } from 'msw';
+import { getResponse, type HttpHandler } from 'msw';
 import { MAX_BODY_BYTES } from './constants.js';
 import { TRUNCATE_MARKER } from './handlers.js';
 import { createMockService, type MockService } from './service.js';
@@ -96,7 +96,7 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
     body: req.method === 'GET' || req.method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body),
     signal: controller.signal,
   });
-  const response = (await getResponse(service.handlers, request)) ?? notFound();
+  const response = (await getResponse(handlersFor(service, req.method ?? 'GET', req.url ?? '/'), request)) ?? notFound();
   if (response.type === 'error') {
     // Injected `reset`: drop the connection without an answer.
     req.socket.destroy();
@@ -130,6 +130,34 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
     res.write(value);
   }
   res.end();
+}
+
+/**
+ * The handlers that can answer this method and path, in their order. msw would otherwise match
+ * every handler's path against every request; the behaviour is the same, only cheaper. Paths
+ * that none matches (or that are malformed) go to the whole list, catch-alls included.
+ */
+const dispatchTables = new WeakMap<MockService, { method: string; pattern: RegExp; handler: HttpHandler }[]>();
+
+function handlersFor(service: MockService, method: string, url: string): HttpHandler[] {
+  let table = dispatchTables.get(service);
+  if (!table) {
+    table = service.handlers.flatMap((handler) => {
+      const { path, method: handlerMethod } = handler.info;
+      if (typeof path !== 'string' || typeof handlerMethod !== 'string' || handlerMethod === 'ALL') return [];
+      const source = path
+        .replace(/^\*/, '')
+        .split('/')
+        .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/');
+      return [{ method: handlerMethod, pattern: new RegExp(`^${source}/?$`), handler }];
+    });
+    dispatchTables.set(service, table);
+  }
+  const pathname = url.split('?')[0] ?? '/';
+  if (pathname.includes('%')) return service.handlers;
+  const matches = table.filter((entry) => entry.method === method && entry.pattern.test(pathname)).map((entry) => entry.handler);
+  return matches.length ? matches : service.handlers;
 }
 
 /** Reads the request body, stopping at the size limit instead of buffering an unbounded upload. */
