@@ -115,11 +115,20 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
     res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy());
     return;
   }
-  res.writeHead(response.status, outHeaders);
   if (!response.body) {
+    res.writeHead(response.status, outHeaders);
     res.end();
     return;
   }
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    // A whole body: headers and bytes leave in one write.
+    const bytes = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...outHeaders, 'content-length': String(bytes.length) });
+    res.end(bytes);
+    return;
+  }
+  // A stream: each event leaves as it happens.
+  res.writeHead(response.status, outHeaders);
   res.flushHeaders();
   const reader = response.body.getReader();
   res.on('close', () => void reader.cancel().catch(() => {}));
