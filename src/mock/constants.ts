@@ -14,3 +14,29 @@ export const DEFAULT_CREDITS = 1000;
 export const FILES_PATH = '/files';
 /** Admin API prefix (mock only, no auth). */
 export const ADMIN_PATH = '/__mock';
+
+/** Every error code of the mock's HTTP error answers (docs/mock-server.md lists each; a test checks it). */
+export const ERROR_CODES = [
+  'idempotency_in_progress',
+  'idempotency_key_reused',
+  'insufficient_credits',
+  'internal_error',
+  'invalid_credentials',
+  'invalid_json',
+  'invalid_override',
+  'invalid_request',
+  'method_not_allowed',
+  'not_found',
+  'payload_too_large',
+  'prompt_too_long',
+  'rate_limited',
+  'run_not_found',
+  'session_required',
+  'unauthorized',
+  'unavailable',
+  'unknown_agent',
+  'video_not_found',
+  'workflow_not_found',
+  'wrong_agent_kind',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { ENDPOINTS, type AuthKind, type EndpointName } from '../api/endpoints.js';
-import { ADMIN_PATH, FILES_PATH, MAX_BODY_BYTES, MAX_PROMPT_LENGTH, SESSION_COOKIE_NAME } from './constants.js';
+import { ADMIN_PATH, FILES_PATH, MAX_BODY_BYTES, MAX_PROMPT_LENGTH, SESSION_COOKIE_NAME, type ErrorCode } from './constants.js';
 import { renderPng, renderVideo, VIDEO_CONTENT_TYPE } from './media.js';
 import { callPrice, PRICES } from './prices.js';
 import { DEFAULT_VIDEO_AGENT } from './seed.js';
@@ -23,7 +23,7 @@ function json(status: number, body: unknown, requestId: string, headers: Record<
 
 function apiError(
   status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   requestId: string,
   extra: Record<string, unknown> = {},
@@ -36,7 +36,7 @@ function apiError(
 class Reject extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly extra: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},

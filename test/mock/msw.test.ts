@@ -2,14 +2,15 @@
 import { getResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockService, defaultMock, handlers } from '../../src/mock/index.js';
+import { createMockService } from '../../src/mock/index.js';
 
-const server = setupServer(...handlers);
+const defaultMock = createMockService();
+const server = setupServer(...defaultMock.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterAll(() => server.close());
 
 describe('msw handlers', () => {
-  it('answer globalThis.fetch for any origin, with the default mock credentials', async () => {
+  it("answer globalThis.fetch for any origin, with the service's credentials", async () => {
     const response = await fetch('http://assetgen.test/api/v1/generate', {
       method: 'POST',
       headers: { authorization: `Bearer ${defaultMock.apiKey}`, 'content-type': 'application/json' },
@@ -83,8 +84,8 @@ describe('msw handlers', () => {
       'https://example.test/v1/generate',
       'http://assetgen.test/apix/v1/generate',
     ]) {
-      expect(await getResponse(handlers, new Request(url)), url).toBeUndefined();
+      expect(await getResponse(defaultMock.handlers, new Request(url)), url).toBeUndefined();
     }
-    expect(await getResponse(handlers, new Request('http://assetgen.test/api/v1/workflows'))).toBeDefined();
+    expect(await getResponse(defaultMock.handlers, new Request('http://assetgen.test/api/v1/workflows'))).toBeDefined();
   });
 });
