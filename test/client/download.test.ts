@@ -4,7 +4,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError, ConnectionError, createClient, NotFoundError, OutputFileError, type AssetgenClient } from '../../src/index.js';
-import { FAST, KEY, startServer, type TestServer } from './helpers.js';
+import { FAST, KEY, startServer, type TestServer } from '../support/http.js';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(200_000, 7)]);
 

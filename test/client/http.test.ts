@@ -16,7 +16,7 @@ import {
   type ResponseTrace,
   type RetryTrace,
 } from '../../src/index.js';
-import { FAST, json, KEY, reset, startServer, truncated, type TestServer } from './helpers.js';
+import { FAST, json, KEY, reset, startServer, truncated, type TestServer } from '../support/http.js';
 
 const generation = (id = 'gen_1') => ({
   id,

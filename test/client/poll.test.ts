@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AbortedError, createClient, JobFailedError, type AssetgenClient, type Run, type VideoJob } from '../../src/index.js';
 import { nextVideoDelay } from '../../src/client/poll.js';
-import { FAST, json, KEY, startServer, truncated, type TestServer } from './helpers.js';
+import { FAST, json, KEY, startServer, truncated, type TestServer } from '../support/http.js';
 
 let server: TestServer | undefined;
 let client: AssetgenClient | undefined;

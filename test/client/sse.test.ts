@@ -8,7 +8,7 @@ import {
   type AssetgenClient,
   type StreamEvent,
 } from '../../src/index.js';
-import { FAST, json, reset, startServer, type TestServer } from './helpers.js';
+import { FAST, json, reset, startServer, type TestServer } from '../support/http.js';
 
 const SESSION = 'ag_session=sess_0123456789abcdef';
 const result = {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson, runInProcess, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../e2e/harness.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

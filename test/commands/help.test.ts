@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ProgramModule from '../../src/program.cjs';
 import { parseJson, runInProcess, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../e2e/harness.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 const require = createRequire(import.meta.url);
 const { buildProgram, EXAMPLES, commandPath } = require('../../dist/program.cjs') as typeof ProgramModule;

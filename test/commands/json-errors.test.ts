@@ -2,7 +2,7 @@
 // stderr carrying the documented exit code, and stdout stays empty.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jsonError, runInProcess, tempHome, type CliResult } from '../support/cli.js';
-import { startMock, type MockHandle } from '../e2e/harness.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 let mock: MockHandle;
 let home: ReturnType<typeof tempHome>;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runInProcess, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../e2e/harness.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 let mock: MockHandle;
 let home: ReturnType<typeof tempHome>;

@@ -1,6 +1,7 @@
 // What only a real process shows: help and exit codes from the binary, and Ctrl-C as a signal.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { collect, runCli, spawnCli, startMock, tempHome, waitForStderr, type MockHandle } from './harness.js';
+import { collect, runCli, spawnCli, tempHome, waitForStderr } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 let mock: MockHandle;
 let home: ReturnType<typeof tempHome>;

@@ -4,7 +4,8 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startMock, tempHome, type MockHandle } from './harness.js';
+import { runCli, tempHome } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 let mock: MockHandle;
 let proxy: http.Server;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from '../support/cli.js';
-import { BIN, startMock, type MockHandle } from './harness.js';
+import { BIN } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 const recorder = fileURLToPath(new URL('../fixtures/record-imports.cjs', import.meta.url));
 const SDK = fileURLToPath(new URL('../../dist/index.js', import.meta.url));

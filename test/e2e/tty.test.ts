@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KEYS, spawnPty as spawnPty_ } from '../support/pty.js';
-import { startMock, tempHome, type MockHandle } from './harness.js';
+import { tempHome } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 let mock: MockHandle;
 let home: ReturnType<typeof tempHome>;

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { renderSkill, SHIPPED_SKILL_DIR, shippedValues } from '../../src/installer/render.js';
 import { runInProcess } from '../support/cli.js';
-import { startMock, tempHome, type MockHandle } from '../e2e/harness.js';
+import { tempHome } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 const VALIDATOR = fileURLToPath(new URL('../../node_modules/.bin/skills-ref', import.meta.url));
 

@@ -1,7 +1,7 @@
 // `assetgen mock` from the built CLI (bin/assetgen.js → dist): one JSON line, a server that
 // answers, a clean stop on SIGTERM; usage errors exit 2.
 import { describe, expect, it } from 'vitest';
-import { collect, runCli, spawnCli, tempHome } from '../e2e/harness.js';
+import { collect, runCli, spawnCli, tempHome } from '../support/cli.js';
 
 /** Resolves with stdout as soon as it holds a full line (bounded). */
 function firstLine(child: ReturnType<typeof spawnCli>, timeoutMs = 10_000): Promise<string> {

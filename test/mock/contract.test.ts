@@ -5,11 +5,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ENDPOINTS, endpointPath, type EndpointName } from '../../src/api/endpoints.js';
 import { API_KEY_PREFIX, MAX_BODY_BYTES, PRICES } from '../../src/mock/index.js';
 import { MockState } from '../../src/mock/state.js';
-import { expectErrorShape, startHarness, type Harness } from './helpers.js';
+import { expectErrorShape, startMock, type MockHandle } from '../support/mock.js';
 
-let mock: Harness;
+let mock: MockHandle;
 beforeAll(async () => {
-  mock = await startHarness({ seed: 'contract' });
+  mock = await startMock({ seed: 'contract' });
 });
 afterAll(async () => {
   await mock.server.close();

@@ -2,7 +2,7 @@
 // (LZW included), which is what a player does.
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './helpers.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 import { renderPng, renderVideo } from '../../src/mock/media.js';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -156,9 +156,9 @@ describe('generated videos', () => {
 });
 
 describe('files served by the mock', () => {
-  let mock: Harness;
+  let mock: MockHandle;
   beforeAll(async () => {
-    mock = await startHarness();
+    mock = await startMock();
     await mock.config({ videoSteps: 1, videoPollAfterMs: 0 });
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
-import { startHarness, type Harness } from './helpers.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 const spec = parse(fs.readFileSync(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8'));
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -49,9 +49,9 @@ function documented(path: string, method: string, status: number) {
 
 const exercised = new Map<string, Set<number>>();
 
-let mock: Harness;
+let mock: MockHandle;
 beforeAll(async () => {
-  mock = await startHarness();
+  mock = await startMock();
 });
 afterAll(async () => {
   await mock.server.close();
@@ -62,7 +62,12 @@ beforeEach(async () => {
 });
 
 /** Calls the mock and checks the answer against the document: status, media type, body, headers. */
-async function conforms(docPath: string, method: string, actualPath: string, options: Parameters<Harness['call']>[2] = {}): Promise<any> {
+async function conforms(
+  docPath: string,
+  method: string,
+  actualPath: string,
+  options: Parameters<MockHandle['call']>[2] = {},
+): Promise<any> {
   const result = await mock.call(method, actualPath, options);
   const response = documented(docPath, method, result.status);
   const key = `${method.toUpperCase()} ${docPath}`;

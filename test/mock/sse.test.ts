@@ -3,11 +3,11 @@
 import { EventSource } from 'eventsource';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './helpers.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
-let mock: Harness;
+let mock: MockHandle;
 beforeAll(async () => {
-  mock = await startHarness();
+  mock = await startMock();
 });
 afterAll(async () => {
   await mock.server.close();

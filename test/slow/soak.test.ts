@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempHome, type CliResult } from '../support/cli.js';
-import { startMock, type MockHandle } from '../e2e/harness.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 
 const COMMANDS = Number(process.env.SOAK_COMMANDS ?? 300);
 const CONCURRENCY = 4;

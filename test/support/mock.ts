@@ -1,12 +1,22 @@
-// A real mock server on an ephemeral loopback port, and small request helpers for its tests.
+// THE mock harness of every suite: the real bundled mock on an ephemeral loopback port, with small
+// helpers for its admin API and for calling it by hand.
 import { startMockServer, type MockServer } from '../../src/mock/index.js';
 
-export interface Harness {
+export interface MockState {
+  credits: number;
+  ledger: { amount: number; reason: string; at: string }[];
+  [key: string]: any;
+}
+
+export interface MockHandle {
   server: MockServer;
   url: string;
+  apiKey: string;
+  sessionCookie: string;
+  /** Aliases used by the mock's own tests. */
   key: string;
   cookie: string;
-  /** Calls the mock with a key (default), a session, or no credentials. */
+  /** Calls the mock with a key (default), a session, no credentials, or the given headers. */
   call(
     method: string,
     path: string,
@@ -17,16 +27,20 @@ export interface Harness {
       headers?: Record<string, string>;
     },
   ): Promise<{ status: number; headers: Headers; json: any; text: string }>;
-  state(): Promise<any>;
+  state(): Promise<MockState>;
+  /** POST /__mock/config; throws on anything but 2xx. */
   config(settings: Record<string, unknown>): Promise<any>;
   reset(): Promise<void>;
+  close(): Promise<void>;
 }
 
-export async function startHarness(options: { credits?: number; seed?: string } = {}): Promise<Harness> {
+export async function startMock(options: Parameters<typeof startMockServer>[0] = {}): Promise<MockHandle> {
   const server = await startMockServer(options);
-  const harness: Harness = {
+  return {
     server,
     url: server.url,
+    apiKey: server.apiKey,
+    sessionCookie: server.sessionCookie,
     key: server.apiKey,
     cookie: server.sessionCookie,
     async call(method, path, options = {}) {
@@ -49,7 +63,7 @@ export async function startHarness(options: { credits?: number; seed?: string } 
       return { status: response.status, headers: response.headers, json, text };
     },
     async state() {
-      return (await fetch(`${server.url}/__mock/state`)).json();
+      return (await (await fetch(`${server.url}/__mock/state`)).json()) as MockState;
     },
     async config(settings) {
       const response = await fetch(`${server.url}/__mock/config`, {
@@ -57,13 +71,14 @@ export async function startHarness(options: { credits?: number; seed?: string } 
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(settings),
       });
+      if (!response.ok) throw new Error(`mock config failed: ${response.status} ${await response.text()}`);
       return response.json();
     },
     async reset() {
       await fetch(`${server.url}/__mock/reset`, { method: 'POST' });
     },
-  };
-  return harness;
+    close: () => server.close(),
+  } as MockHandle;
 }
 
 /** The JSON error shape every 4xx/5xx of the mock has. */
