@@ -8,8 +8,9 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ConnectionError, OutputFileError, UnexpectedResponseError } from './errors.js';
-import { abortError, RetryableFailure, transportError, type Credential, type HttpClient, type OpenResponse } from './http.js';
-import { header, num } from './normalize.js';
+import { type Credential, type HttpClient, type OpenResponse } from './http.js';
+import { abortError, RetryableFailure, transportError } from './failures.js';
+import { header, num } from './values.js';
 import type { DownloadOptions, DownloadResult } from './types.js';
 
 const MAX_REDIRECTS = 5;
