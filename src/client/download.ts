@@ -115,7 +115,7 @@ export async function download(
       if (temp) {
         // Opened here, synchronously: a stream's own open is asynchronous and, when the body fails
         // first, could still create the temp file after the cleanup below has removed it.
-        const sink = fs.createWriteStream(temp, { fd: fs.openSync(temp, 'wx', 0o644), highWaterMark: 1 << 20 });
+        const sink = fs.createWriteStream(temp, { fd: fs.openSync(temp, 'wx', 0o644) });
         try {
           await pipeline(response.body, counter, sink, { signal });
         } finally {

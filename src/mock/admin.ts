@@ -40,8 +40,9 @@ export function adminHandlers(state: MockState, issueKey: () => string): HttpHan
       }
     };
   return [
-    http.get(`*${ADMIN_PATH}/state`, () =>
-      ok({
+    http.get(`*${ADMIN_PATH}/state`, () => {
+      state.settleDueJobs();
+      return ok({
         credits: state.credits,
         ledger: state.ledger,
         config: state.config,
@@ -49,8 +50,8 @@ export function adminHandlers(state: MockState, issueKey: () => string): HttpHan
         runs: [...state.runs.values()],
         videos: [...state.videos.values()],
         streams: Object.fromEntries(state.streams),
-      }),
-    ),
+      });
+    }),
     http.post(`*${ADMIN_PATH}/reset`, () => {
       state.reset();
       return ok({ credits: state.credits });

@@ -33,6 +33,7 @@ export function route(state: MockState, name: EndpointName, body: RouteBody): Ht
   const method = spec.method === 'GET' ? http.get : http.post;
   return method(`*${spec.path}`, async ({ request, params }) => {
     state.requests += 1;
+    state.settleDueJobs();
     const requestId = newRequestId();
     if (state.config.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, state.config.latencyMs));
     // Faults that strike before the request is processed: nothing is charged.
@@ -52,6 +53,7 @@ export function route(state: MockState, name: EndpointName, body: RouteBody): Ht
 
     let charged = 0;
     let idempotencyKey: string | undefined;
+    let ownsMarker = false;
     let response: Response;
     try {
       const principal = authenticate(state, request, spec.auth);
@@ -77,6 +79,7 @@ export function route(state: MockState, name: EndpointName, body: RouteBody): Ht
           return withFault(new Response(seen.body, { status: seen.status, headers }), fault);
         }
         state.idempotency.set(idempotencyKey, 'in-flight');
+        ownsMarker = true;
       }
       const origin = new URL(request.url).origin;
       response = await body({
@@ -113,7 +116,9 @@ export function route(state: MockState, name: EndpointName, body: RouteBody): Ht
         }
       }
     } catch (error) {
-      if (idempotencyKey && state.idempotency.get(idempotencyKey) === 'in-flight') state.idempotency.delete(idempotencyKey);
+      // Only the request that set the in-flight marker may clear it: a duplicate's 409 must not, or
+      // a third request with the same key would run (and charge) again.
+      if (ownsMarker && idempotencyKey && state.idempotency.get(idempotencyKey) === 'in-flight') state.idempotency.delete(idempotencyKey);
       if (!(error instanceof Reject)) throw error;
       const authenticated = error.status !== 401;
       response = apiError(error.status, error.code, error.message, requestId, error.extra, {
