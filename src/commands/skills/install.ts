@@ -28,7 +28,7 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
   const agents = await chooseAgents(ctx, options);
   const scope = flagScope ?? (ctx.interactive && !options.yes ? await askScope(ctx, projectDir) : 'project');
 
-  await offerToStoreKey(ctx, Boolean(options.dryRun || options.yes));
+  const key = await askForKey(ctx, Boolean(options.dryRun || options.yes));
 
   const manifest = readManifest(ctx.env);
   const targets = resolveTargets(agents, scope, projectDir, ctx.env, installedDirs(manifest, scope, projectDir));
@@ -37,7 +37,13 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
     ctx,
     plan,
     { action: 'install', scope },
-    { dryRun: options.dryRun, confirm: ctx.interactive && !options.yes, upToDate: 'Already installed and up to date: nothing to do.' },
+    {
+      dryRun: options.dryRun,
+      confirm: ctx.interactive && !options.yes,
+      upToDate: 'Already installed and up to date: nothing to do.',
+      // The key is stored with the plan, not before it: backing out at the confirmation changes nothing.
+      accepted: key ? () => storeKey(ctx, key) : undefined,
+    },
   );
 }
 
@@ -80,23 +86,24 @@ function askScope(ctx: CommandContext, projectDir: string): Promise<Scope> {
   );
 }
 
-/** On a terminal, when no credentials exist yet, offer to store the key (masked) for the CLI. */
-async function offerToStoreKey(ctx: CommandContext, skip: boolean): Promise<void> {
+/** On a terminal, when no credentials exist yet, asks for the key (masked) for the CLI. */
+async function askForKey(ctx: CommandContext, skip: boolean): Promise<string | undefined> {
   const creds = ctx.credentials();
-  if (creds.apiKey || creds.sessionCookie) return;
+  if (creds.apiKey || creds.sessionCookie) return undefined;
   if (skip || !ctx.interactive) {
     // The skill works only once the CLI has credentials; say so rather than let the agent find out.
     ctx.out.info('No credentials are stored yet: run `assetgen auth login` before your agent uses the skill.');
-    return;
+    return undefined;
   }
   const key = (
     await password(ctx, 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', 'changed')
   ).trim();
-  if (!key) {
-    ctx.out.info('No key stored; run `assetgen auth login` before your agent uses the skill.');
-    return;
-  }
-  // Only the CLI's own credentials file (0600 in a 0700 directory) ever holds the key.
+  if (!key) ctx.out.info('No key stored; run `assetgen auth login` before your agent uses the skill.');
+  return key || undefined;
+}
+
+/** Only the CLI's own credentials file (0600 in a 0700 directory) ever holds the key. */
+function storeKey(ctx: CommandContext, key: string): void {
   const store = new CredentialStore(ctx.env);
   store.update({ apiKey: key, baseUrl: ctx.globals.baseUrl });
   ctx.out.info(`Stored the API key in ${store.path}.`);

@@ -16,12 +16,19 @@ export async function carryOut(
   ctx: CommandContext,
   plan: PlannedFile[],
   summary: Record<string, unknown>,
-  options: { dryRun?: boolean; confirm: boolean; upToDate: string },
+  options: {
+    dryRun?: boolean;
+    confirm: boolean;
+    upToDate: string;
+    /** What else to do once the plan is accepted (never on a dry run, a "no" or Ctrl-C). */
+    accepted?: () => void;
+  },
 ): Promise<void> {
   showPlan(ctx, plan);
   const document = { ...summary, dryRun: Boolean(options.dryRun), targets: describeTargets(plan), files: describePlan(plan) };
   if (!planChangesSomething(plan)) {
     ctx.out.info(options.upToDate);
+    if (!options.dryRun) options.accepted?.();
     reportKept(ctx, plan);
     ctx.out.document({ ...document, changed: false });
     return;
@@ -35,6 +42,7 @@ export async function carryOut(
   if (options.confirm && plan.some((item) => item.writeTo)) {
     await confirmOrCancel(ctx, 'Write these files?', { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was written.' });
   }
+  options.accepted?.();
   applyPlan(plan, ctx.env, packageVersion());
   reportApplied(ctx, plan);
   ctx.out.document({ ...document, changed: true });
