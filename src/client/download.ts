@@ -8,8 +8,9 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ConnectionError, OutputFileError, UnexpectedResponseError } from './errors.js';
-import { abortError, RetryableFailure, transportError, type Credential, type HttpClient, type OpenResponse } from './http.js';
-import { header, num } from './normalize.js';
+import { type Credential, type HttpClient, type OpenResponse } from './http.js';
+import { abortError, RetryableFailure, transportError } from './failures.js';
+import { header, num } from './values.js';
 import type { DownloadOptions, DownloadResult } from './types.js';
 
 const MAX_REDIRECTS = 5;
@@ -114,7 +115,7 @@ export async function download(
       if (temp) {
         // Opened here, synchronously: a stream's own open is asynchronous and, when the body fails
         // first, could still create the temp file after the cleanup below has removed it.
-        const sink = fs.createWriteStream(temp, { fd: fs.openSync(temp, 'wx', 0o644), highWaterMark: 1 << 20 });
+        const sink = fs.createWriteStream(temp, { fd: fs.openSync(temp, 'wx', 0o644) });
         try {
           await pipeline(response.body, counter, sink, { signal });
         } finally {

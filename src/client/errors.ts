@@ -1,3 +1,5 @@
+import { header, isObject, num, retryAfterMs, str, type HeaderMap } from './values.js';
+
 // One error family for everything the client can report. The CLI maps these to exit codes in
 // one place (src/cli/exit-codes.ts); the client itself knows nothing of processes or terminals.
 
@@ -144,4 +146,67 @@ export class OutputFileError extends AssetgenError {
   constructor(message: string, hint?: string) {
     super(message, { code: 'output_file', hint });
   }
+}
+
+export function requestIdOf(headers: HeaderMap, body?: unknown): string | undefined {
+  const fromHeader = header(headers, 'x-request-id') ?? header(headers, 'request-id') ?? header(headers, 'x-correlation-id');
+  if (fromHeader) return fromHeader;
+  if (isObject(body)) {
+    const inner = isObject(body.error) ? body.error : body;
+    return str(inner.requestId ?? inner.request_id);
+  }
+  return undefined;
+}
+
+/**
+ * Maps an error status and its body onto the error family (like `APIError.generate` in the OpenAI
+ * SDK): 402 → InsufficientCreditsError, 401/403 → AuthenticationError, 429 → RateLimitError, …
+ */
+export function errorFromResponse(status: number, body: unknown, headers: HeaderMap): ApiError {
+  const inner = isObject(body) && isObject(body.error) ? body.error : isObject(body) ? body : {};
+  const serverMessage =
+    str(inner.message) ??
+    (isObject(body) ? (str(body.message) ?? str(body.error) ?? str(body.detail)) : undefined) ??
+    (typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : undefined);
+  const details: ApiErrorDetails = {
+    status,
+    code: str(inner.code) ?? (isObject(body) ? str(body.code) : undefined),
+    requestId: requestIdOf(headers, body),
+    body,
+  };
+  const message = serverMessage ?? `The service answered HTTP ${status}.`;
+  if (status === 402) {
+    const required = num(inner.required ?? inner.cost);
+    const balance = num(inner.balance ?? inner.remaining);
+    const text =
+      serverMessage ??
+      (required !== undefined && balance !== undefined
+        ? `Not enough credits: this needs ${required}, the balance is ${balance}.`
+        : 'Not enough credits.');
+    return new InsufficientCreditsError(text, {
+      ...details,
+      code: details.code ?? 'insufficient_credits',
+      required,
+      balance,
+      hint: 'Add credits to the account, then try again.',
+    });
+  }
+  if (status === 401 || status === 403) {
+    return new AuthenticationError(message, {
+      ...details,
+      hint: 'Check that the API key or session cookie is valid and has not been revoked.',
+    });
+  }
+  if (status === 404) return new NotFoundError(message, details);
+  if (status === 429) {
+    const wait = retryAfterMs(headers) ?? (num(inner.retryAfterSeconds) !== undefined ? num(inner.retryAfterSeconds)! * 1000 : undefined);
+    return new RateLimitError(message, {
+      ...details,
+      retryAfterMs: wait,
+      hint: 'The service is rate limiting; wait a little and try again.',
+    });
+  }
+  if (status === 400 || status === 409 || status === 413 || status === 422) return new InvalidRequestError(message, details);
+  if (status >= 500) return new ServerError(message, { ...details, hint: 'The service had a problem; try again later.' });
+  return new ApiError(message, details);
 }

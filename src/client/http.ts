@@ -2,26 +2,12 @@
 // idempotency keys, retries with backoff, request ids, redacted traces, and HTTP errors mapped onto
 // the error family. Everything above it speaks in records, never in sockets.
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
-import {
-  AbortedError,
-  ApiError,
-  AssetgenError,
-  AuthenticationError,
-  ConnectionError,
-  InsufficientCreditsError,
-  InvalidRequestError,
-  NotFoundError,
-  RateLimitError,
-  ServerError,
-  TimeoutError,
-  UnexpectedResponseError,
-  type ApiErrorDetails,
-} from './errors.js';
+import { RateLimitError, UnexpectedResponseError, errorFromResponse, requestIdOf } from './errors.js';
 import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
+import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders } from './redact.js';
-import { header, isObject, num, retryAfterMs, str, type HeaderMap } from './normalize.js';
+import { header, retryAfterMs, type HeaderMap } from './values.js';
 import type { ClientOptions } from './types.js';
 
 export type Credential = 'apiKey' | 'session' | 'none';
@@ -62,39 +48,6 @@ export interface JsonResponse {
  */
 const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
 
-/** An attempt that failed in a way a retry may fix; `error` is what to throw when out of retries. */
-export class RetryableFailure extends Error {
-  constructor(
-    readonly error: AssetgenError,
-    readonly reason: string,
-    /** What the server asked for, if anything. */
-    readonly retryAfterMs?: number,
-  ) {
-    super(reason);
-  }
-}
-
-/** The error to throw for an aborted call: the signal's reason when it is one of ours (timeout, Ctrl-C). */
-export function abortError(signal: AbortSignal | undefined): AssetgenError {
-  const reason: unknown = signal?.reason;
-  return reason instanceof AssetgenError ? reason : new AbortedError();
-}
-
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortError(signal);
-}
-
-/** Waits, or throws the abort error as soon as the signal fires. */
-export async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  throwIfAborted(signal);
-  if (ms <= 0) return;
-  try {
-    await sleep(ms, undefined, { signal });
-  } catch {
-    throw abortError(signal);
-  }
-}
-
 export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
@@ -103,81 +56,6 @@ export function isLoopback(hostname: string): boolean {
 /** `name=value` is sent as is; a bare token is the service's session cookie value. */
 export function cookieHeader(sessionCookie: string): string {
   return sessionCookie.includes('=') ? sessionCookie : `${SESSION_COOKIE_NAME}=${sessionCookie}`;
-}
-
-function requestIdOf(headers: HeaderMap, body?: unknown): string | undefined {
-  const fromHeader = header(headers, 'x-request-id') ?? header(headers, 'request-id') ?? header(headers, 'x-correlation-id');
-  if (fromHeader) return fromHeader;
-  if (isObject(body)) {
-    const inner = isObject(body.error) ? body.error : body;
-    return str(inner.requestId ?? inner.request_id);
-  }
-  return undefined;
-}
-
-/** Maps an error status and its body onto the error family. */
-export function apiError(status: number, body: unknown, headers: HeaderMap): ApiError {
-  const inner = isObject(body) && isObject(body.error) ? body.error : isObject(body) ? body : {};
-  const serverMessage =
-    str(inner.message) ??
-    (isObject(body) ? (str(body.message) ?? str(body.error) ?? str(body.detail)) : undefined) ??
-    (typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : undefined);
-  const details: ApiErrorDetails = {
-    status,
-    code: str(inner.code) ?? (isObject(body) ? str(body.code) : undefined),
-    requestId: requestIdOf(headers, body),
-    body,
-  };
-  const message = serverMessage ?? `The service answered HTTP ${status}.`;
-  if (status === 402) {
-    const required = num(inner.required ?? inner.cost);
-    const balance = num(inner.balance ?? inner.remaining);
-    const text =
-      serverMessage ??
-      (required !== undefined && balance !== undefined
-        ? `Not enough credits: this needs ${required}, the balance is ${balance}.`
-        : 'Not enough credits.');
-    return new InsufficientCreditsError(text, {
-      ...details,
-      code: details.code ?? 'insufficient_credits',
-      required,
-      balance,
-      hint: 'Add credits to the account, then try again.',
-    });
-  }
-  if (status === 401 || status === 403) {
-    return new AuthenticationError(message, {
-      ...details,
-      hint: 'Check that the API key or session cookie is valid and has not been revoked.',
-    });
-  }
-  if (status === 404) return new NotFoundError(message, details);
-  if (status === 429) {
-    const wait = retryAfterMs(headers) ?? (num(inner.retryAfterSeconds) !== undefined ? num(inner.retryAfterSeconds)! * 1000 : undefined);
-    return new RateLimitError(message, {
-      ...details,
-      retryAfterMs: wait,
-      hint: 'The service is rate limiting; wait a little and try again.',
-    });
-  }
-  if (status === 400 || status === 409 || status === 413 || status === 422) return new InvalidRequestError(message, details);
-  if (status >= 500) return new ServerError(message, { ...details, hint: 'The service had a problem; try again later.' });
-  return new ApiError(message, details);
-}
-
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-
-/** A failure below HTTP (socket, DNS, TLS, timeout) as an error of the family. */
-export function transportError(error: unknown, what: string): AssetgenError {
-  const code = isObject(error) ? str(error.code) : undefined;
-  const detail = error instanceof Error ? error.message : String(error);
-  if (code && TIMEOUT_CODES.has(code)) {
-    return new TimeoutError(
-      `${what}: the service did not answer in time (${code}).`,
-      'The service may be slow or unreachable; try again later.',
-    );
-  }
-  return new ConnectionError(`${what}: ${detail}${code && !detail.includes(code) ? ` (${code})` : ''}`, error);
 }
 
 export async function readText(body: ResponseBody): Promise<string> {
@@ -333,7 +211,7 @@ export class HttpClient {
     } finally {
       clearTimeout(deadline);
     }
-    const error = apiError(response.statusCode, body, responseHeaders);
+    const error = errorFromResponse(response.statusCode, body, responseHeaders);
     if (RETRYABLE_STATUS(response.statusCode)) {
       const wait = error instanceof RateLimitError ? error.retryAfterMs : retryAfterMs(responseHeaders);
       throw new RetryableFailure(error, `HTTP ${response.statusCode}${error.requestId ? ` (request ${error.requestId})` : ''}`, wait);

@@ -1,11 +1,10 @@
 // Lenient readers. The service document shows no response bodies, so each reader accepts the mock's
 // shape plus the common variants, and throws UnexpectedResponseError (keeping the raw body) only
 // when nothing usable is there.
+import { SAFE_ID } from '../api/endpoints.js';
 import { UnexpectedResponseError } from './errors.js';
+import { header, isObject, num, pick, retryAfterMs, str, type HeaderMap, type Json } from './values.js';
 import type { Agent, Credits, Generation, JobState, Run, RunOutput, VideoJob, Workflow, WorkflowNode } from './types.js';
-
-export type Json = Record<string, unknown>;
-export type HeaderMap = Record<string, string | string[] | undefined>;
 
 /** What the transport knows about a response besides its body. */
 export interface ResponseInfo {
@@ -13,32 +12,6 @@ export interface ResponseInfo {
   requestId?: string;
   /** Relative asset URLs are resolved against this. */
   baseUrl: string;
-}
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function str(value: unknown): string | undefined {
-  if (typeof value === 'string' && value !== '') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return undefined;
-}
-
-export function num(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  return undefined;
-}
-
-function pick(record: Json, keys: readonly string[]): unknown {
-  for (const key of keys) if (record[key] !== undefined && record[key] !== null) return record[key];
-  return undefined;
-}
-
-export function header(headers: HeaderMap, name: string): string | undefined {
-  const value = headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 const STATES: Record<string, JobState> = {};
@@ -154,6 +127,9 @@ function readError(value: unknown): { code?: string; message: string } | undefin
 function requireId(record: Json, keys: readonly string[], what: string, raw: unknown): string {
   const id = str(pick(record, keys));
   if (!id) throw new UnexpectedResponseError(`The service's ${what} has no id.`, raw);
+  // An id reaches file names, the journal and printed commands: anything unusual is refused here.
+  if (!SAFE_ID.test(id))
+    throw new UnexpectedResponseError(`The service's ${what} has an id assetgen does not accept (letters, digits, _ . : - only).`, raw);
   return id;
 }
 
@@ -333,16 +309,4 @@ export function normalizeAgents(body: unknown): Agent[] {
       }),
     ];
   });
-}
-
-/** `retry-after-ms` (milliseconds), else `Retry-After` (seconds or an HTTP date). */
-export function retryAfterMs(headers: HeaderMap, now = Date.now()): number | undefined {
-  const ms = num(header(headers, 'retry-after-ms'));
-  if (ms !== undefined && ms >= 0) return ms;
-  const value = header(headers, 'retry-after')?.trim();
-  if (!value) return undefined;
-  const seconds = num(value);
-  if (seconds !== undefined) return seconds >= 0 ? seconds * 1000 : undefined;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

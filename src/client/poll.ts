@@ -3,7 +3,7 @@
 // terminal answer; waitForVideo backs off from the service's hint up to a cap.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import { JobFailedError } from './errors.js';
-import { pause, throwIfAborted } from './http.js';
+import { pause, throwIfAborted } from './failures.js';
 import { isTerminal } from './normalize.js';
 import type { Run, SignalOptions, VideoJob, WaitForRunOptions, WaitForVideoOptions } from './types.js';
 

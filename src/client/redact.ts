@@ -1,5 +1,5 @@
 // Secrets never reach a trace, an error or a printed URL: the one place that masks them.
-import type { HeaderMap } from './normalize.js';
+import type { HeaderMap } from './values.js';
 
 /** `agk_…wxyz`: enough to tell two keys apart, too little to use. */
 export function maskSecret(secret: string): string {

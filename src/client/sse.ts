@@ -2,8 +2,10 @@
 // request; the body has no idle timeout, since a generation may think for a while between events.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { AssetgenError, ConnectionError, GenerationFailedError, UnexpectedResponseError } from './errors.js';
-import { abortError, RetryableFailure, transportError, type Call, type HttpClient, type OpenResponse } from './http.js';
-import { header, isObject, normalizeGeneration, num, str, type ResponseInfo } from './normalize.js';
+import { type Call, type HttpClient, type OpenResponse } from './http.js';
+import { abortError, RetryableFailure, transportError } from './failures.js';
+import { normalizeGeneration, type ResponseInfo } from './normalize.js';
+import { header, isObject, num, str } from './values.js';
 import type { StreamEvent } from './types.js';
 
 /** Raw events of one response body, in order. */

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getResponse, type HttpHandler } from 'msw';
 import { MAX_BODY_BYTES } from './constants.js';
-import { TRUNCATE_MARKER } from './handlers.js';
+import { TRUNCATE_MARKER } from './route.js';
 import { createMockService, type MockService } from './service.js';
 
 export interface StartMockServerOptions {

@@ -88,6 +88,8 @@ export interface VideoRecord {
   charged: number;
   createdAt: string;
   updatedAt: string;
+  /** For a job that will fail: when it fails and is refunded on the service's own clock (epoch ms). */
+  failsAt?: number;
 }
 
 export interface StoredResponse {
@@ -110,6 +112,8 @@ export class MockState {
   files = new Map<string, FileRecord>();
   runs = new Map<string, RunRecord>();
   videos = new Map<string, VideoRecord>();
+  /** Jobs that will fail, until they have: the service refunds them on its clock, polled or not. */
+  readonly #pendingFailures = new Set<VideoRecord>();
   streams = new Map<string, { status: 'streaming' | 'completed' | 'cancelled'; events: number }>();
   idempotency = new Map<string, StoredResponse | 'in-flight'>();
   requests = 0;
@@ -135,6 +139,7 @@ export class MockState {
     this.files.clear();
     this.runs.clear();
     this.videos.clear();
+    this.#pendingFailures.clear();
     this.streams.clear();
     this.idempotency.clear();
     this.requests = 0;
@@ -294,6 +299,11 @@ export class MockState {
       createdAt: at,
       updatedAt: at,
     };
+    if (outcome === 'fail') {
+      // When its polls would have ended at the service's pace, plus a second's grace.
+      video.failsAt = Date.now() + video.steps * this.config.videoPollAfterMs + 1_000;
+      this.#pendingFailures.add(video);
+    }
     this.videos.set(video.id, video);
     return video;
   }
@@ -308,14 +318,26 @@ export class MockState {
       return;
     }
     if (video.outcome === 'fail') {
-      video.status = 'failed';
-      video.error = { code: 'generation_failed', message: 'The renderer could not produce this clip.' };
-      this.refund(video.charged, `refund ${video.id}`);
-      video.refund = { amount: video.charged, at: now() };
+      this.#fail(video);
       return;
     }
     video.status = 'succeeded';
     video.fileName = `${video.id}${VIDEO_EXTENSION}`;
     this.addFile(video.fileName, { kind: 'video', agentId: video.agentId, prompt: video.prompt });
+  }
+
+  /** Fails (and refunds, once) every job whose time has come, whether or not anyone polled it. */
+  settleDueJobs(at = Date.now()): void {
+    for (const video of this.#pendingFailures) if ((video.failsAt ?? 0) <= at) this.#fail(video);
+  }
+
+  #fail(video: VideoRecord): void {
+    this.#pendingFailures.delete(video);
+    if (video.status === 'failed') return;
+    video.status = 'failed';
+    video.updatedAt = now();
+    video.error = { code: 'generation_failed', message: 'The renderer could not produce this clip.' };
+    this.refund(video.charged, `refund ${video.id}`);
+    video.refund = { amount: video.charged, at: now() };
   }
 }

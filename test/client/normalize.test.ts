@@ -9,8 +9,8 @@ import {
   normalizeVideo,
   normalizeWorkflows,
   readCredits,
-  retryAfterMs,
 } from '../../src/client/normalize.js';
+import { retryAfterMs } from '../../src/client/values.js';
 
 const info = { headers: {}, baseUrl: 'https://svc.example/' };
 

@@ -842,6 +842,30 @@ describe('10. idempotency, further', () => {
     expect((await mock.state()).ledger).toHaveLength(1);
   });
 
+  it("30 requests at once with one key run once on every paid endpoint (a duplicate's 409 leaves the marker)", async () => {
+    const paid: [string, 'key' | 'session', unknown][] = [
+      ['/api/v1/generate', 'key', { agentId: 'sprite-artist', prompt: 'coin' }],
+      ['/api/v1/workflows/wf_tileset/run', 'key', {}],
+      ['/api/v1/video', 'key', { prompt: 'torch' }],
+      ['/api/ai/stream', 'session', { agentId: 'sprite-artist', prompt: 'coin' }],
+      ['/api/ai/generate', 'session', { agentId: 'sprite-artist', prompt: 'coin' }],
+    ];
+    await mock.config({ latencyMs: 20, credits: 100_000 });
+    for (const [path, auth, body] of paid) {
+      const before = (await mock.state()).ledger.length;
+      const key = `storm-${path}`;
+      const results = await Promise.all(
+        Array.from({ length: 30 }, () => mock.call('POST', path, { auth, body, headers: { 'idempotency-key': key } })),
+      );
+      expect(
+        results.every((r) => r.status < 300 || r.status === 409),
+        path,
+      ).toBe(true);
+      expect((await mock.state()).ledger.length - before, path).toBe(1);
+    }
+    await mock.config({ latencyMs: 0 });
+  });
+
   it('a completed stream replays as the same event text, free', async () => {
     await mock.config({ streamStepMs: 1 });
     const first = await post('/api/ai/stream', 'stream-key', GENERATE, 'session');

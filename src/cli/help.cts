@@ -1,0 +1,91 @@
+// What the help screens add to the command table: headings for the top-level commands, and the
+// examples at the end of every screen. CommonJS, like the table.
+import type { Command } from 'commander';
+
+/** Top-level commands under headings, as gh groups them. */
+const GROUPS: Record<string, string> = {
+  generate: 'Generate',
+  agents: 'Generate',
+  workflows: 'Workflows',
+  runs: 'Workflows',
+  video: 'Video',
+  jobs: 'Video',
+  auth: 'Setup',
+  install: 'Setup',
+  skills: 'Setup',
+  completion: 'Setup',
+  version: 'Setup',
+  demo: 'Mock',
+  mock: 'Mock',
+};
+
+/**
+ * The end of every help screen: real commands a user can paste. test/commands/help.test.ts runs
+ * each one against the bundled mock (`<runId>`/`<id>` filled with real ids), so they stay true.
+ */
+export const EXAMPLES: Record<string, string[]> = {
+  '': ['assetgen demo', 'assetgen generate "rusty sword icon, 32x32 pixel art" --agent sprite-artist -o assets/icons/', 'assetgen jobs'],
+  auth: ['printf %s "$ASSETGEN_API_KEY" | assetgen auth login --with-key --base-url https://assets.example.com', 'assetgen auth status'],
+  'auth login': [
+    'printf %s "$ASSETGEN_API_KEY" | assetgen auth login --with-key --base-url https://assets.example.com',
+    'printf %s "$ASSETGEN_SESSION" | assetgen auth login --session',
+  ],
+  'auth status': ['assetgen auth status', 'assetgen auth status --json'],
+  'auth logout': ['assetgen auth logout'],
+  generate: [
+    'assetgen generate "rusty sword icon, 32x32 pixel art" --agent sprite-artist -o assets/icons/',
+    'assetgen generate "mossy floor tile" --agent tile-smith --stream -o assets/tiles/',
+    'assetgen generate "gold coin" --agent icon-forge -o - > coin.png',
+    'assetgen generate "health potion" --agent icon-forge -q --json',
+  ],
+  agents: ['assetgen agents', 'assetgen agents --json'],
+  workflows: ['assetgen workflows list', 'assetgen workflows run wf_tileset -o assets/tiles/'],
+  'workflows list': ['assetgen workflows list', 'assetgen workflows list --json'],
+  'workflows run': [
+    'assetgen workflows run wf_sprite_sheet --set character="a dwarf miner" -o assets/sprites/',
+    'assetgen workflows run wf_tileset --no-wait',
+  ],
+  runs: ['assetgen runs get <runId>', 'assetgen runs wait <runId> -o assets/tiles/'],
+  'runs get': ['assetgen runs get <runId>'],
+  'runs wait': ['assetgen runs wait <runId> -o assets/tiles/'],
+  video: ['assetgen video create "torch flickering on a dungeon wall" --yes -o assets/fx/', 'assetgen video wait <id> -o assets/fx/'],
+  'video create': [
+    'assetgen video create "torch flickering on a dungeon wall" --yes -o assets/fx/',
+    'assetgen video create "waterfall loop" --yes --no-wait --aspect-ratio 1:1',
+  ],
+  'video get': ['assetgen video get <id>'],
+  'video wait': ['assetgen video wait <id> -o assets/fx/'],
+  jobs: ['assetgen jobs', 'assetgen jobs --json -n 5'],
+  skills: ['assetgen skills list', 'assetgen skills install --agent claude-code --scope project --yes'],
+  'skills install': [
+    'assetgen skills install --agent claude-code --scope project --yes',
+    'assetgen skills install --all-detected --dry-run',
+  ],
+  'skills uninstall': ['assetgen skills uninstall --agent claude-code --yes', 'assetgen skills uninstall --dry-run'],
+  'skills list': ['assetgen skills list', 'assetgen skills list --json'],
+  'skills update': ['assetgen skills update --dry-run', 'assetgen skills update --yes'],
+  install: ['assetgen install --agent claude-code --scope project --yes', 'assetgen install --all-detected --dry-run'],
+  demo: ['assetgen demo', 'assetgen demo -d tour/ --force'],
+  version: ['assetgen version', 'assetgen version --json'],
+  completion: [
+    'assetgen completion bash > ~/.local/share/bash-completion/completions/assetgen',
+    'assetgen completion fish > ~/.config/fish/completions/assetgen.fish',
+  ],
+  mock: ['assetgen mock --port 8787', 'assetgen mock --json --credits 500'],
+};
+
+/** The command's path below `assetgen`, e.g. `video create`. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current?.parent; current = current.parent) names.unshift(current.name());
+  return names.join(' ');
+}
+
+/** Puts the top-level commands under their headings and ends every help screen with its examples. */
+export function attachExamples(command: Command): void {
+  const path = commandPath(command);
+  if (command.parent && !command.parent.parent && GROUPS[path]) command.helpGroup(`${GROUPS[path]}:`);
+  const examples = EXAMPLES[path];
+  if (examples) command.addHelpText('after', `\nExamples:\n${examples.map((line) => `  $ ${line}`).join('\n')}\n`);
+  for (const sub of command.commands) attachExamples(sub);
+}

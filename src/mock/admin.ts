@@ -1,0 +1,127 @@
+// The mock's own routes: generated files, and the admin API under /__mock.
+import { http, HttpResponse, type HttpHandler } from 'msw';
+import { ADMIN_PATH, FILES_PATH } from './constants.js';
+import { renderPng, renderVideo, VIDEO_CONTENT_TYPE } from './media.js';
+import { FAULT_KINDS, type MockState, type FaultKind, type MockConfig } from './state.js';
+import { Reject, apiError, json, newRequestId, readJsonObject, requiredString } from './responses.js';
+
+// ── files and the admin API ──────────────────────────────────────────────────────────────────────
+export function fileHandlers(state: MockState): HttpHandler[] {
+  return [
+    http.get(`*${FILES_PATH}/:name`, ({ params }) => {
+      const requestId = newRequestId();
+      const name = String(params.name);
+      const file = state.files.get(name);
+      if (!file) return apiError(404, 'not_found', `No file "${name}".`, requestId);
+      const bytes = file.kind === 'image' ? renderPng(file.agentId, file.prompt) : renderVideo(file.agentId, file.prompt);
+      return new HttpResponse(bytes, {
+        status: 200,
+        headers: {
+          'content-type': file.kind === 'image' ? 'image/png' : VIDEO_CONTENT_TYPE,
+          'content-length': String(bytes.length),
+          'cache-control': 'public, max-age=31536000, immutable',
+          'x-request-id': requestId,
+        },
+      });
+    }),
+  ];
+}
+
+export function adminHandlers(state: MockState, issueKey: () => string): HttpHandler[] {
+  const ok = (body: unknown): Response => json(200, body, newRequestId());
+  const wrap =
+    (fn: (request: Request) => Promise<Response>) =>
+    async ({ request }: { request: Request }) => {
+      try {
+        return await fn(request);
+      } catch (error) {
+        if (error instanceof Reject) return apiError(error.status, error.code, error.message, newRequestId(), error.extra);
+        throw error;
+      }
+    };
+  return [
+    http.get(`*${ADMIN_PATH}/state`, () => {
+      state.settleDueJobs();
+      return ok({
+        credits: state.credits,
+        ledger: state.ledger,
+        config: state.config,
+        requests: state.requests,
+        runs: [...state.runs.values()],
+        videos: [...state.videos.values()],
+        streams: Object.fromEntries(state.streams),
+      });
+    }),
+    http.post(`*${ADMIN_PATH}/reset`, () => {
+      state.reset();
+      return ok({ credits: state.credits });
+    }),
+    http.post(
+      `*${ADMIN_PATH}/config`,
+      wrap(async (request) => {
+        state.configure(validateConfig(await readJsonObject(request)));
+        return ok(state.config);
+      }),
+    ),
+    http.post(`*${ADMIN_PATH}/keys`, () => ok({ apiKey: issueKey() })),
+    http.post(
+      `*${ADMIN_PATH}/keys/revoke`,
+      wrap(async (request) => {
+        const body = await readJsonObject(request);
+        if (!state.revokeApiKey(requiredString(body, 'apiKey'))) throw new Reject(404, 'not_found', 'No such key.');
+        return ok({ revoked: true });
+      }),
+    ),
+  ];
+}
+
+function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
+  const patch: Partial<MockConfig> = {};
+  const int = (field: string, min: number): number | undefined => {
+    const value = body[field];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+      throw new Reject(400, 'invalid_request', `"${field}" must be a whole number ≥ ${min}.`, { field });
+    return value;
+  };
+  const known = new Set(['credits', 'videoOutcome', 'videoSteps', 'videoPollAfterMs', 'streamStepMs', 'latencyMs', 'faults', 'seed']);
+  for (const field of Object.keys(body))
+    if (!known.has(field)) throw new Reject(400, 'invalid_request', `Unknown setting "${field}".`, { field });
+  patch.credits = int('credits', 0);
+  patch.videoSteps = int('videoSteps', 1);
+  patch.videoPollAfterMs = int('videoPollAfterMs', 0);
+  patch.streamStepMs = int('streamStepMs', 0);
+  patch.latencyMs = int('latencyMs', 0);
+  if (body.seed !== undefined) {
+    if (typeof body.seed !== 'string' && typeof body.seed !== 'number')
+      throw new Reject(400, 'invalid_request', '"seed" must be a string or a number.', { field: 'seed' });
+    patch.seed = String(body.seed);
+  }
+  if (body.videoOutcome !== undefined) {
+    if (!['succeed', 'fail', 'random'].includes(body.videoOutcome as string))
+      throw new Reject(400, 'invalid_request', '"videoOutcome" must be succeed, fail or random.', { field: 'videoOutcome' });
+    patch.videoOutcome = body.videoOutcome as MockConfig['videoOutcome'];
+  }
+  if (body.faults !== undefined) {
+    const faults = body.faults as { rate?: unknown; kinds?: unknown };
+    if (!faults || typeof faults !== 'object' || Array.isArray(faults))
+      throw new Reject(400, 'invalid_request', '"faults" must be an object.', { field: 'faults' });
+    const next: Partial<MockConfig['faults']> = {};
+    if (faults.rate !== undefined) {
+      if (typeof faults.rate !== 'number' || faults.rate < 0 || faults.rate > 1)
+        throw new Reject(400, 'invalid_request', '"faults.rate" must be a number from 0 to 1.', { field: 'faults.rate' });
+      next.rate = faults.rate;
+    }
+    if (faults.kinds !== undefined) {
+      if (!Array.isArray(faults.kinds) || faults.kinds.some((kind) => !FAULT_KINDS.includes(kind as FaultKind))) {
+        throw new Reject(400, 'invalid_request', `"faults.kinds" must list some of ${FAULT_KINDS.join(', ')}.`, { field: 'faults.kinds' });
+      }
+      next.kinds = faults.kinds as FaultKind[];
+    }
+    patch.faults = next as MockConfig['faults'];
+  }
+  for (const key of Object.keys(patch) as (keyof MockConfig)[]) if (patch[key] === undefined) delete patch[key];
+  return patch;
+}
+
+/** Known routes, for telling 405 (wrong method) from 404 (no such path). */
