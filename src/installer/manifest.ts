@@ -7,6 +7,7 @@ import path from 'node:path';
 import { configDir, type Env } from '../config/paths.js';
 import type { Scope } from './agents.js';
 import { InstallerError } from './errors.js';
+import { writeFileAtomic } from './files.js';
 
 export interface ManifestFile {
   /** Absolute path of the file. */
@@ -74,16 +75,4 @@ export function writeManifest(env: Env, manifest: Manifest): void {
   const file = manifestPath(env);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   writeFileAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`);
-}
-
-/** Temp file in the same directory, then rename: a reader never sees half a file. */
-export function writeFileAtomic(file: string, content: string): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${Date.now()}.tmp`);
-  try {
-    fs.writeFileSync(temp, content, { mode: 0o644, flag: 'wx' });
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
 }

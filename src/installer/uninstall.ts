@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Env, Scope } from './agents.js';
-import { hashOf } from './install.js';
+import { hashOf, isInside } from './files.js';
 import { readManifest, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
 
 /**
@@ -71,9 +71,4 @@ export function applyUninstall(removals: PlannedRemoval[], env: Env): void {
   } finally {
     writeManifest(env, manifest);
   }
-}
-
-function isInside(dir: string, file: string): boolean {
-  const relative = path.relative(dir, file);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }

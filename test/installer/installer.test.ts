@@ -5,10 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CODING_AGENTS, detectAgents, findAgent, joinInside, skillsDir, userPath, type Scope } from '../../src/installer/agents.js';
-import { applyPlan, installedDirs, planInstall, resolveTargets } from '../../src/installer/install.js';
+import { applyPlan, planInstall } from '../../src/installer/install.js';
+import { installedDirs, resolveTargets } from '../../src/installer/targets.js';
 import { manifestPath, readManifest, writeManifest } from '../../src/installer/manifest.js';
+import { InstallerError } from '../../src/installer/errors.js';
 import { invocationCommand, renderSkill, sha256 } from '../../src/installer/render.js';
-import { runCli, runInProcess, tempHome } from '../support/cli.js';
+import { jsonError, runCli, runInProcess, tempHome } from '../support/cli.js';
 
 // Where each agent reads skills (shared/agents.tsv), stated independently of src/installer.
 const EXPECTED: Record<string, { project: string; user: string }> = {
@@ -128,6 +130,7 @@ describe('the agent table', () => {
     const root = path.resolve('/tmp/skills/assetgen');
     for (const bad of ['../../etc/passwd', '/etc/passwd', 'a/../../b', 'C:/Windows', 'a\\..\\..\\b']) {
       expect(() => joinInside(root, bad), bad).toThrow(/outside/);
+      expect(() => joinInside(root, bad), bad).toThrow(InstallerError);
     }
     expect(joinInside(root, 'references/a.md')).toBe(path.join(root, 'references', 'a.md'));
     // Every path of the table stays inside its root.
@@ -163,6 +166,7 @@ describe('the agent table', () => {
     fs.mkdirSync(path.join(home.cwd, '.kiro', 'skills'), { recursive: true });
     fs.symlinkSync(elsewhere, path.join(home.cwd, '.kiro', 'skills', 'assetgen'), 'dir');
     expect(() => install(['kiro'], 'project')).toThrow(/symbolic link/);
+    expect(() => install(['kiro'], 'project')).toThrow(InstallerError);
     expect(fs.readdirSync(elsewhere)).toEqual([]);
   });
 
@@ -187,14 +191,27 @@ describe('assetgen install (the command)', () => {
 
   it('exits 2 without a terminal and without --agent/--all-detected, writing nothing (spawned)', async () => {
     fs.mkdirSync(path.join(home.home, '.claude'));
-    for (const args of [['install'], ['skills', 'install', '--yes'], ['install', '--scope', 'user']]) {
-      const result = await runCli(args, { env, cwd: home.cwd });
+    const runs = [['install'], ['skills', 'install', '--yes'], ['install', '--scope', 'user']];
+    // They write nothing, so they may run side by side.
+    for (const result of await Promise.all(runs.map((args) => runCli(args, { env, cwd: home.cwd })))) {
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('--agent');
       expect(result.stderr).toContain('--all-detected');
     }
     expect(listTree(home.cwd)).toEqual([]);
     expect(fs.existsSync(path.join(home.home, '.claude', 'skills'))).toBe(false);
+  });
+
+  it('installs and uninstalls as a real process (spawned)', async () => {
+    const installed = await runCli(['install', '--agent', 'claude-code'], { env, cwd: home.cwd });
+    expect(installed.code, installed.stderr).toBe(0);
+    const skill = path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md');
+    expect(installed.stdout.trim().split('\n')).toContain(skill);
+    expect(fs.readFileSync(skill, 'utf8')).toMatch(/^---\nname: assetgen\n/);
+    const removed = await runCli(['skills', 'uninstall'], { env, cwd: home.cwd });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(listTree(home.cwd)).toEqual([]);
+    expect(readManifest(env)).toMatchObject({ files: [], createdDirs: [] });
   });
 
   it('plans without writing on --dry-run, installs, and reinstalls as a no-op', async () => {
@@ -406,6 +423,10 @@ describe('assetgen install (the command)', () => {
     const damaged = await cli(['install', '--agent', 'kiro']);
     expect(damaged.code).toBe(1);
     expect(damaged.stderr).toContain('manifest');
+    // The installer's own error: said with its fix, not reported as a bug in assetgen.
+    expect(damaged.stderr).toContain('Fix or remove it');
+    expect(damaged.stderr).not.toContain('bug in assetgen');
+    expect(jsonError(await cli(['skills', 'list', '--json']))).toMatchObject({ code: 'damaged_manifest', exitCode: 1 });
     expect((await cli(['skills', 'uninstall'])).code).toBe(1);
     expect(listTree(home.cwd)).toEqual([]);
   });

@@ -1,33 +1,56 @@
 // The interactive installer through a real pseudo-terminal: pick agents, pick the scope, give the
-// key at a masked prompt, read the plan, confirm.
+// key at a masked prompt, read the plan, confirm; and every way of backing out of each prompt.
+// Each test has its own temp home, so they run concurrently (each is a real process, mostly waiting).
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, it, type ExpectStatic, type TestContext } from 'vitest';
 import { readManifest } from '../../src/installer/manifest.js';
-import { tempHome } from '../support/cli.js';
-import { KEYS, spawnPty as spawnPtyIn } from '../support/pty.js';
+import { runInProcess, tempHome } from '../support/cli.js';
+import { KEYS, spawnPty } from '../support/pty.js';
 
-let home: ReturnType<typeof tempHome>;
-beforeEach(() => {
-  home = tempHome();
-});
-afterEach(() => home.remove());
+const KEY = 'agk_0000000000000000000000000000000000000000';
 
-const DOWN = KEYS.down;
-const spawnPty = (args: string[], env: NodeJS.ProcessEnv) => spawnPtyIn(args, { env, cwd: home.cwd });
+/** A temp home removed when the test ends, and a pty spawner in it. Concurrent tests must use their
+ * own context's hook. */
+function setup({ onTestFinished }: TestContext) {
+  const home = tempHome();
+  onTestFinished(() => home.remove());
+  const config = (file: string) => path.join(home.env.ASSETGEN_CONFIG_DIR!, file);
+  return {
+    home,
+    manifest: config('skills-manifest.json'),
+    credentials: config('credentials.json'),
+    spawn: (args: string[], extra: Record<string, string> = {}) => spawnPty(args, { env: { ...home.env, ...extra }, cwd: home.cwd }),
+  };
+}
 
-describe('assetgen install on a terminal', () => {
-  it('preselects detected agents, asks scope and key, shows the plan, and installs on confirm', async () => {
+/** Installs for Cursor in user scope (in-process: the setup is not what is tested), then makes the
+ * file look like an older version so that update has something to write. */
+async function installedCursor(expect: ExpectStatic, t: ReturnType<typeof setup>) {
+  const result = await runInProcess(['install', '--agent', 'cursor', '--scope', 'user'], {
+    env: { ...t.home.env, ASSETGEN_API_KEY: KEY },
+    cwd: t.home.cwd,
+  });
+  expect(result.code, result.stderr).toBe(0);
+  const skill = path.join(t.home.home, '.cursor', 'skills', 'assetgen', 'SKILL.md');
+  fs.appendFileSync(skill, '\n<!-- an older version -->\n');
+  return { skill, skillBefore: fs.readFileSync(skill, 'utf8'), manifestBefore: fs.readFileSync(t.manifest, 'utf8') };
+}
+
+describe.concurrent('assetgen install on a terminal', () => {
+  it('preselects detected agents, asks scope and key, shows the plan, and installs on confirm', async (context) => {
+    const { expect } = context;
+    const { home, credentials, spawn } = setup(context);
     fs.mkdirSync(path.join(home.home, '.claude'));
     const key = 'agk_feedfacefeedfacefeedfacefeedfacefeedface';
-    const session = spawnPty(['install'], home.env);
+    const session = spawn(['install']);
     await session.waitFor('which coding agents');
     expect(session.screen()).toMatch(/◉ Claude Code \(detected\)/);
-    session.write(DOWN); // to OpenAI Codex
-    session.write(' ');
-    session.write('\r');
+    session.write(KEYS.down); // to OpenAI Codex
+    session.write(KEYS.space);
+    session.write(KEYS.enter);
     await session.waitFor('project or for your user');
-    session.write('\r'); // this project
+    session.write(KEYS.enter); // this project
     await session.waitFor('API key');
     session.write(`${key}\r`);
     await session.waitFor('Write these files?');
@@ -37,14 +60,13 @@ describe('assetgen install on a terminal', () => {
     for (const file of ['SKILL.md', path.join('references', 'commands.md'), path.join('references', 'prompting.md')])
       expect(session.screen()).toContain(`create    ${file}`);
     expect(fs.existsSync(path.join(home.cwd, '.claude'))).toBe(false);
-    session.write('\r');
+    session.write(KEYS.enter);
     expect(await session.exit).toBe(0);
 
     expect(session.screen()).not.toContain(key);
     expect(session.screen()).toContain('*'.repeat(key.length));
     expect(fs.existsSync(path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
     expect(fs.existsSync(path.join(home.cwd, '.agents', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
-    const credentials = path.join(home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json');
     expect(JSON.parse(fs.readFileSync(credentials, 'utf8'))).toMatchObject({ apiKey: key });
     expect(fs.statSync(credentials).mode & 0o777).toBe(0o600);
     // The secret scan: nothing the installer wrote contains the key.
@@ -57,91 +79,17 @@ describe('assetgen install on a terminal', () => {
     expect(holders).toEqual([credentials]);
   });
 
-  it('Ctrl-C at a prompt exits 130 and writes nothing', async () => {
-    const session = spawnPty(['install'], home.env);
-    await session.waitFor('which coding agents');
-    session.write('\u0003');
-    expect(await session.exit).toBe(130);
-    expect(session.screen()).toContain('Nothing was changed.');
-    expect(session.screen()).not.toContain('bug');
-    expect(fs.readdirSync(home.cwd)).toEqual([]);
-    expect(fs.existsSync(path.join(home.env.ASSETGEN_CONFIG_DIR!, 'skills-manifest.json'))).toBe(false);
-  });
-
-  it('writes nothing when the plan is declined', async () => {
-    const session = spawnPty(['install', '--agent', 'cursor', '--scope', 'user'], {
-      ...home.env,
-      ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000',
-    });
-    await session.waitFor('Write these files?');
-    session.write('n\r');
-    // A "no" is a quiet cancel: exit 2, one line, no "Error:".
-    expect(await session.exit).toBe(2);
-    expect(session.screen()).toContain('Cancelled: nothing was written.');
-    expect(session.screen()).not.toContain('Error:');
-    expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
-  });
-
-  // Ctrl-C at any prompt leaves with 130 and nothing written (raw mode: no SIGINT reaches us).
-  const CTRL_C = '\x03';
-  const prompts: [string, string[], Record<string, string>, string, string[]][] = [
-    ['the agent selection', ['install'], {}, 'which coding agents', []],
-    ['the scope', ['install', '--agent', 'cursor'], {}, 'project or for your user', []],
-    ['the API key', ['install', '--agent', 'cursor', '--scope', 'user'], {}, 'API key for the CLI', []],
-    [
-      'the install confirmation',
-      ['install', '--agent', 'cursor', '--scope', 'user'],
-      { ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' },
-      'Write these files?',
-      [],
-    ],
-  ];
-  for (const [name, args, extra, question] of prompts) {
-    it(`Ctrl-C at ${name} exits 130 and writes nothing`, async () => {
-      const session = spawnPty(args, { ...home.env, ...extra });
-      await session.waitFor(question);
-      session.write(CTRL_C);
-      expect(await session.exit).toBe(130);
-      expect(session.screen()).toContain('Nothing was changed.');
-      expect(session.screen()).not.toContain('bug in assetgen');
-      expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
-      expect(fs.existsSync(path.join(home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json'))).toBe(false);
-      expect(fs.existsSync(path.join(home.env.ASSETGEN_CONFIG_DIR!, 'skills-manifest.json'))).toBe(false);
-    });
-  }
-
-  it('Ctrl-C at the uninstall and update confirmations exits 130 and changes nothing', async () => {
-    const env = { ...home.env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' };
-    const install = spawnPty(['install', '--agent', 'cursor', '--scope', 'user', '--yes'], env);
-    expect(await install.exit).toBe(0);
-    const skill = path.join(home.home, '.cursor', 'skills', 'assetgen', 'SKILL.md');
-    const before = fs.readFileSync(skill, 'utf8');
-    fs.writeFileSync(skill, `${before}\n<!-- an older version -->\n`);
-    const manifest = path.join(home.env.ASSETGEN_CONFIG_DIR!, 'skills-manifest.json');
-    const manifestBefore = fs.readFileSync(manifest, 'utf8');
-    for (const args of [
-      ['skills', 'uninstall', '--force'],
-      ['skills', 'update', '--force'],
-    ]) {
-      const session = spawnPty(args, env);
-      await session.waitFor(args[1] === 'uninstall' ? 'Remove these files?' : 'Write these files?');
-      session.write(CTRL_C);
-      expect(await session.exit).toBe(130);
-      expect(session.screen()).toContain('Nothing was changed.');
-      expect(fs.readFileSync(skill, 'utf8')).toContain('an older version');
-      expect(fs.readFileSync(manifest, 'utf8')).toBe(manifestBefore);
-    }
-  });
-  it('with a key already configured: no key prompt; user scope by arrow key; uninstall asks too', async () => {
-    const env = { ...home.env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' };
-    const session = spawnPty(['install'], env);
+  it('with a key already configured: no key prompt; user scope by arrow key; uninstall asks too', async (context) => {
+    const { expect } = context;
+    const { home, spawn } = setup(context);
+    const session = spawn(['install'], { ASSETGEN_API_KEY: KEY });
     await session.waitFor('which coding agents');
     expect(session.screen()).not.toContain('(detected)');
-    session.write(' '); // Claude Code, the first choice
-    session.write('\r');
+    session.write(KEYS.space); // Claude Code, the first choice
+    session.write(KEYS.enter);
     await session.waitFor('project or for your user');
-    session.write(DOWN);
-    session.write('\r');
+    session.write(KEYS.down);
+    session.write(KEYS.enter);
     await session.waitFor('Write these files?');
     expect(session.screen()).not.toContain('API key');
     session.write('y\r');
@@ -150,11 +98,104 @@ describe('assetgen install on a terminal', () => {
     expect(fs.existsSync(skill)).toBe(true);
     expect(fs.existsSync(path.join(home.cwd, '.claude'))).toBe(false);
 
-    const removal = spawnPty(['skills', 'uninstall'], env);
+    const removal = spawn(['skills', 'uninstall'], { ASSETGEN_API_KEY: KEY });
     await removal.waitFor('Remove these files?');
     expect(removal.screen()).toContain(skill);
-    removal.write('\r');
+    removal.write(KEYS.enter);
     expect(await removal.exit).toBe(0);
     expect(fs.existsSync(path.join(home.home, '.claude'))).toBe(false);
   });
+
+  // Backing out of any install prompt (Ctrl-C, or Escape) leaves with 130 and nothing written.
+  // Raw mode: Ctrl-C arrives as a key, not as SIGINT.
+  // [name, args, extra env, the question to back out of, an earlier question and its answer]
+  const installPrompts: [string, string[], Record<string, string>, string, [string, string]?][] = [
+    ['the agent selection', ['install'], {}, 'which coding agents'],
+    ['the scope', ['install', '--agent', 'cursor'], {}, 'project or for your user'],
+    ['the API key', ['install', '--agent', 'cursor', '--scope', 'user'], {}, 'API key for the CLI'],
+    ['the install confirmation', ['install', '--agent', 'cursor', '--scope', 'user'], { ASSETGEN_API_KEY: KEY }, 'Write these files?'],
+    // The key typed a moment ago is not stored either: it goes in with the plan or not at all.
+    [
+      'the install confirmation after the key',
+      ['install', '--agent', 'cursor', '--scope', 'user'],
+      {},
+      'Write these files?',
+      ['API key for the CLI', `${KEY}\r`],
+    ],
+  ];
+  const backOuts: [key: string, prompts: string[]][] = [
+    ['Ctrl-C', installPrompts.map(([name]) => name)],
+    // Escape is the kit's; once on a list and once on a yes/no is enough to show the installer gets it.
+    ['Escape', ['the agent selection', 'the install confirmation']],
+  ];
+  for (const [keyName, names] of backOuts) {
+    for (const [name, args, extra, question, before] of installPrompts.filter(([n]) => names.includes(n))) {
+      it(`${keyName} at ${name} exits 130 and writes nothing`, async (context) => {
+        const { expect } = context;
+        const { home, manifest, credentials, spawn } = setup(context);
+        const session = spawn(args, extra);
+        if (before) {
+          await session.waitFor(before[0]);
+          session.write(before[1]);
+        }
+        await session.waitFor(question);
+        session.write(keyName === 'Ctrl-C' ? KEYS.ctrlC : KEYS.escape);
+        expect(await session.exit).toBe(130);
+        expect(session.screen()).toContain('Interrupted.');
+        expect(session.screen()).toContain('Nothing was changed.');
+        expect(session.screen()).not.toContain('bug in assetgen');
+        expect(fs.readdirSync(home.cwd)).toEqual([]);
+        expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
+        expect(fs.existsSync(credentials)).toBe(false);
+        expect(fs.existsSync(manifest)).toBe(false);
+      });
+    }
+  }
+
+  it('writes nothing when the plan is declined, not even the key just typed', async (context) => {
+    const { expect } = context;
+    const { home, manifest, credentials, spawn } = setup(context);
+    const session = spawn(['install', '--agent', 'cursor', '--scope', 'user']);
+    await session.waitFor('API key for the CLI');
+    session.write(`${KEY}\r`);
+    await session.waitFor('Write these files?');
+    session.write('n\r');
+    // A "no" is a quiet cancel: exit 2, one line, no "Error:".
+    expect(await session.exit).toBe(2);
+    expect(session.screen()).toContain('Cancelled: nothing was written.');
+    expect(session.screen()).not.toContain('Error:');
+    expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
+    expect(fs.existsSync(manifest)).toBe(false);
+    expect(fs.existsSync(credentials)).toBe(false);
+  });
+
+  // The uninstall and update confirmations: Ctrl-C is 130 and a "no" is a quiet 2; either way the
+  // files and the manifest stay exactly as they were.
+  const confirmations: [command: string[], question: string, cancelled: string][] = [
+    [['skills', 'uninstall', '--force'], 'Remove these files?', 'Cancelled: nothing was removed.'],
+    [['skills', 'update', '--force'], 'Write these files?', 'Cancelled: nothing was written.'],
+  ];
+  for (const [command, question, cancelled] of confirmations) {
+    for (const answer of ['Ctrl-C', 'no'] as const) {
+      it(`${answer} at the ${command[1]} confirmation ${answer === 'no' ? 'exits 2' : 'exits 130'} and changes nothing`, async (context) => {
+        const { expect } = context;
+        const t = setup(context);
+        const { skill, skillBefore, manifestBefore } = await installedCursor(expect, t);
+        const session = t.spawn(command, { ASSETGEN_API_KEY: KEY });
+        await session.waitFor(question);
+        expect(session.screen()).toContain(path.dirname(skill)); // the plan names the copy
+        session.write(answer === 'no' ? 'n\r' : KEYS.ctrlC);
+        if (answer === 'no') {
+          expect(await session.exit).toBe(2);
+          expect(session.screen()).toContain(cancelled);
+          expect(session.screen()).not.toContain('Error:');
+        } else {
+          expect(await session.exit).toBe(130);
+          expect(session.screen()).toContain('Nothing was changed.');
+        }
+        expect(fs.readFileSync(skill, 'utf8')).toBe(skillBefore);
+        expect(fs.readFileSync(t.manifest, 'utf8')).toBe(manifestBefore);
+      });
+    }
+  }
 });

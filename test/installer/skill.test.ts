@@ -8,8 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { renderSkill, SHIPPED_SKILL_DIR, shippedValues } from '../../src/installer/render.js';
-import { runInProcess } from '../support/cli.js';
-import { tempHome } from '../support/cli.js';
+import { runInProcess, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 
 const VALIDATOR = fileURLToPath(new URL('../../node_modules/.bin/skills-ref', import.meta.url));
@@ -105,6 +104,17 @@ describe('every command the skill teaches', () => {
   const skillFiles = () =>
     ['SKILL.md', 'references/commands.md', 'references/prompting.md'].map((f) => fs.readFileSync(path.join(SHIPPED_SKILL_DIR, f), 'utf8'));
 
+  /** Runs `task` over `items`, at most `limit` at a time; results in the order of `items`. */
+  async function pool<T, R>(items: T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+    const results: R[] = new Array<R>(items.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let index = next++; index < items.length; index = next++) results[index] = await task(items[index]!, index);
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+    return results;
+  }
+
   /** Splits a shell line into arguments (double quotes only, as the skill uses). */
   function argv(line: string): string[] {
     return [...line.matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replace(/"/g, ''));
@@ -150,7 +160,9 @@ describe('every command the skill teaches', () => {
         .flatMap(commandsIn)
         .filter((line) => !/<(runId|videoId|id)>/.test(line) && !line.startsWith('assetgen auth status'));
       expect(examples.length).toBeGreaterThanOrEqual(10);
-      for (const example of examples) {
+      // Independent of each other, so four at a time (most of each is the mock's pacing), each in a
+      // folder of its own so that no two save into the same place.
+      const results = await pool(examples, 4, async (example, index) => {
         const line = example
           .replace(/<node>=<prompt>/g, 'theme="frozen cavern"')
           .replace(/"<prompt>"/g, '"a wooden crate"')
@@ -159,7 +171,11 @@ describe('every command the skill teaches', () => {
           .replace(/<folder>\//g, 'assets/');
         const args = ['--mock', ...argv(line).slice(1)];
         if (args.includes('-o')) args.push('--force');
-        const result = await runInProcess(args, { env: bare.env, cwd: bare.cwd, timeoutMs: 20_000 });
+        const cwd = path.join(bare.cwd, `example-${index}`);
+        fs.mkdirSync(cwd);
+        return { line, result: await runInProcess(args, { env: bare.env, cwd, timeoutMs: 20_000 }) };
+      });
+      for (const { line, result } of results) {
         expect(result.code, `${line}\n${result.stderr}`).toBe(0);
         expect(() => JSON.parse(result.stdout), line).not.toThrow();
       }

@@ -1,11 +1,12 @@
 // How the skills commands show a plan and what they did: the files per target for a person, and
 // the same plan described for --json.
 import path from 'node:path';
-import type { CommandContext } from '../cli/context.js';
-import { plural } from '../cli/credits.js';
-import { findAgent, skillsDir } from '../installer/agents.js';
-import { skillRoot, type PlannedFile, type Target } from '../installer/install.js';
-import type { PlannedRemoval } from '../installer/uninstall.js';
+import type { CommandContext } from '../../cli/context.js';
+import { plural } from '../../cli/credits.js';
+import { findAgent, skillsDir } from '../../installer/agents.js';
+import type { PlannedFile } from '../../installer/install.js';
+import { skillRoot, type Target } from '../../installer/targets.js';
+import type { PlannedRemoval } from '../../installer/uninstall.js';
 
 const ACTION_LABEL: Record<PlannedFile['action'], string> = {
   create: 'create',
@@ -103,6 +104,22 @@ export function reportApplied(ctx: CommandContext, plan: PlannedFile[]): void {
   if (removed.length) ctx.out.info(`Removed ${plural(removed.length, 'obsolete .new file')}.`);
   reportKept(ctx, plan);
   for (const item of written) ctx.out.result(item.writeTo!);
+}
+
+export function describeRemovals(removals: PlannedRemoval[]) {
+  return removals.map((r) => ({
+    path: r.entry.path,
+    action: r.action,
+    ...(r.action === 'detach' ? { remainingAgents: r.remainingAgents } : {}),
+  }));
+}
+
+export function reportRemoved(ctx: CommandContext, removals: PlannedRemoval[]): void {
+  const removed = removals.filter((r) => r.action === 'remove').length;
+  const shared = removals.filter((r) => r.action === 'detach').length;
+  ctx.out.info(`Removed ${plural(removed, 'file')}.${shared ? ` Kept ${plural(shared, 'file')} other agents still use.` : ''}`);
+  for (const removal of removals.filter((r) => r.action === 'keep-edited'))
+    ctx.out.warn(`${removal.entry.path} was changed by you: kept it. \`assetgen skills uninstall --force\` removes it.`);
 }
 
 export function showRemovals(ctx: CommandContext, removals: PlannedRemoval[]): void {

@@ -1,0 +1,110 @@
+// `assetgen install` / `assetgen skills install`: which agents and scope (asked on a terminal,
+// flags otherwise), the key if none is stored, then the plan.
+import type { CommandContext } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
+import { checkbox, password, select } from '../../cli/prompt.js';
+import { CredentialStore } from '../../config/credential-store.js';
+import { CODING_AGENTS, detectAgents, type AgentRecord, type Scope } from '../../installer/agents.js';
+import { planInstall } from '../../installer/install.js';
+import { readManifest } from '../../installer/manifest.js';
+import { installedDirs, resolveTargets } from '../../installer/targets.js';
+import { agentsByIds, knownAgents, parseScope, projectRoot } from './options.js';
+import { carryOut, renderFor } from './plan.js';
+
+export interface InstallOptions {
+  agent: string[];
+  allDetected?: boolean;
+  scope?: string;
+  projectDir?: string;
+  yes?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+export async function install(ctx: CommandContext, options: InstallOptions): Promise<void> {
+  const flagScope = parseScope(options.scope);
+  if (flagScope === 'user' && options.projectDir) throw new UsageError('--project-dir applies to --scope project only.');
+  const projectDir = projectRoot(ctx, options.projectDir);
+  const agents = await chooseAgents(ctx, options);
+  const scope = flagScope ?? (ctx.interactive && !options.yes ? await askScope(ctx, projectDir) : 'project');
+
+  const key = await askForKey(ctx, Boolean(options.dryRun || options.yes));
+
+  const manifest = readManifest(ctx.env);
+  const targets = resolveTargets(agents, scope, projectDir, ctx.env, installedDirs(manifest, scope, projectDir));
+  const plan = planInstall(targets, renderFor(ctx), manifest, Boolean(options.force));
+  await carryOut(
+    ctx,
+    plan,
+    { action: 'install', scope },
+    {
+      dryRun: options.dryRun,
+      confirm: ctx.interactive && !options.yes,
+      upToDate: 'Already installed and up to date: nothing to do.',
+      // The key is stored with the plan, not before it: backing out at the confirmation changes nothing.
+      accepted: key ? () => storeKey(ctx, key) : undefined,
+    },
+  );
+}
+
+async function chooseAgents(ctx: CommandContext, options: InstallOptions): Promise<AgentRecord[]> {
+  const detected = detectAgents(ctx.env);
+  if (options.agent.length || options.allDetected) {
+    const agents = [...new Set([...agentsByIds(options.agent), ...(options.allDetected ? detected : [])])];
+    if (!agents.length)
+      throw new UsageError('--all-detected found no coding agent on this machine.', `Name them with --agent <id>; known: ${knownAgents()}.`);
+    return agents;
+  }
+  if (!ctx.interactive) {
+    // Never guess (and never "every agent"): a script must say which agents it means.
+    throw new UsageError(
+      'Which coding agents? There is no terminal to ask on (or --no-input was given), and --yes never means "all of them".',
+      `Pass --agent <id> (repeatable) or --all-detected, and --scope project|user. Known agents: ${knownAgents()}.`,
+    );
+  }
+  return checkbox(
+    ctx,
+    'Install the assetgen skill for which coding agents?',
+    CODING_AGENTS.map((agent) => ({
+      name: `${agent.name}${detected.includes(agent) ? ' (detected)' : ''}`,
+      value: agent,
+      checked: detected.includes(agent),
+    })),
+    { required: true, untouched: 'changed' },
+  );
+}
+
+function askScope(ctx: CommandContext, projectDir: string): Promise<Scope> {
+  return select<Scope>(
+    ctx,
+    'Install for this project or for your user?',
+    [
+      { name: `This project (${projectDir})`, value: 'project' },
+      { name: 'My user (every project)', value: 'user' },
+    ],
+    'changed',
+  );
+}
+
+/** On a terminal, when no credentials exist yet, asks for the key (masked) for the CLI. */
+async function askForKey(ctx: CommandContext, skip: boolean): Promise<string | undefined> {
+  const creds = ctx.credentials();
+  if (creds.apiKey || creds.sessionCookie) return undefined;
+  if (skip || !ctx.interactive) {
+    // The skill works only once the CLI has credentials; say so rather than let the agent find out.
+    ctx.out.info('No credentials are stored yet: run `assetgen auth login` before your agent uses the skill.');
+    return undefined;
+  }
+  const key = (
+    await password(ctx, 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', 'changed')
+  ).trim();
+  if (!key) ctx.out.info('No key stored; run `assetgen auth login` before your agent uses the skill.');
+  return key || undefined;
+}
+
+/** Only the CLI's own credentials file (0600 in a 0700 directory) ever holds the key. */
+function storeKey(ctx: CommandContext, key: string): void {
+  const store = new CredentialStore(ctx.env);
+  store.update({ apiKey: key, baseUrl: ctx.globals.baseUrl });
+  ctx.out.info(`Stored the API key in ${store.path}.`);
+}

@@ -1,0 +1,32 @@
+// `assetgen skills list`: each installed copy with its state, and the agents detected here.
+import type { CommandContext } from '../../cli/context.js';
+import { printTable } from '../../cli/table.js';
+import { CODING_AGENTS, detectAgents } from '../../installer/agents.js';
+import { manifestPath, readManifest } from '../../installer/manifest.js';
+import { copyStatuses, fileStatuses } from '../../installer/status.js';
+import { skillRoot } from '../../installer/targets.js';
+
+export async function list(ctx: CommandContext): Promise<void> {
+  const manifest = readManifest(ctx.env);
+  const detected = detectAgents(ctx.env).map((agent) => agent.id);
+  const files = fileStatuses(manifest);
+  ctx.out.document({
+    installed: files,
+    detected,
+    manifest: manifestPath(ctx.env),
+    agents: CODING_AGENTS.map(({ id, name, projectDir }) => ({ id, name, projectDir, detected: detected.includes(id) })),
+  });
+  if (ctx.out.json) return;
+  if (!files.length) ctx.out.info('The assetgen skill is not installed yet: run `assetgen install`.');
+  else {
+    const rows = copyStatuses(manifest, files).map(({ target, state, versions }) => [
+      state,
+      target.scope,
+      versions.join(','),
+      target.agents.map((agent) => agent.id).join(','),
+      skillRoot(target.skillsDir),
+    ]);
+    printTable(ctx, ['STATE', 'SCOPE', 'VERSION', 'AGENTS', 'PATH'], rows);
+  }
+  ctx.out.info(`Detected agents: ${detected.length ? detected.join(', ') : 'none'}. Manifest: ${manifestPath(ctx.env)}.`);
+}

@@ -1,0 +1,49 @@
+// What install and update share: render the skill for this machine, show the plan, then stop
+// (nothing to do, dry run, declined) or apply it and report.
+import type { CommandContext } from '../../cli/context.js';
+import { confirmOrCancel } from '../../cli/prompt.js';
+import { applyPlan, planChangesSomething, type PlannedFile } from '../../installer/install.js';
+import { invocationCommand, packageVersion, renderSkill, type RenderedFile } from '../../installer/render.js';
+import { describePlan, describeTargets, reportApplied, reportKept, showPlan } from './view.js';
+
+/** The skill rendered for this machine: how to invoke the CLI, its version, the base URL. */
+export function renderFor(ctx: CommandContext): RenderedFile[] {
+  const version = packageVersion();
+  return renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: ctx.credentials().baseUrl?.value });
+}
+
+export async function carryOut(
+  ctx: CommandContext,
+  plan: PlannedFile[],
+  summary: Record<string, unknown>,
+  options: {
+    dryRun?: boolean;
+    confirm: boolean;
+    upToDate: string;
+    /** What else to do once the plan is accepted (never on a dry run, a "no" or Ctrl-C). */
+    accepted?: () => void;
+  },
+): Promise<void> {
+  showPlan(ctx, plan);
+  const document = { ...summary, dryRun: Boolean(options.dryRun), targets: describeTargets(plan), files: describePlan(plan) };
+  if (!planChangesSomething(plan)) {
+    ctx.out.info(options.upToDate);
+    if (!options.dryRun) options.accepted?.();
+    reportKept(ctx, plan);
+    ctx.out.document({ ...document, changed: false });
+    return;
+  }
+  if (options.dryRun) {
+    ctx.out.info('Dry run: nothing was written.');
+    ctx.out.document({ ...document, changed: false });
+    return;
+  }
+  // Only a plan that writes files asks; recording one more agent for an existing copy does not.
+  if (options.confirm && plan.some((item) => item.writeTo)) {
+    await confirmOrCancel(ctx, 'Write these files?', { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was written.' });
+  }
+  options.accepted?.();
+  applyPlan(plan, ctx.env, packageVersion());
+  reportApplied(ctx, plan);
+  ctx.out.document({ ...document, changed: true });
+}

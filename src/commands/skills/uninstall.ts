@@ -1,0 +1,46 @@
+// `assetgen skills uninstall`: remove exactly what the manifest lists (filtered by agent, scope and
+// project), asking first on a terminal.
+import path from 'node:path';
+import type { CommandContext } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
+import { confirmOrCancel } from '../../cli/prompt.js';
+import { readManifest } from '../../installer/manifest.js';
+import { applyUninstall, planUninstall } from '../../installer/uninstall.js';
+import { agentsByIds, parseScope } from './options.js';
+import { describeRemovals, reportRemoved, showRemovals } from './view.js';
+
+export interface UninstallOptions {
+  agent: string[];
+  scope?: string;
+  projectDir?: string;
+  yes?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+export async function uninstall(ctx: CommandContext, options: UninstallOptions): Promise<void> {
+  agentsByIds(options.agent);
+  const scope = parseScope(options.scope);
+  if (scope === 'user' && options.projectDir) throw new UsageError('--project-dir applies to project scope only.');
+  const projectDir = options.projectDir ? path.resolve(ctx.cwd, options.projectDir) : undefined;
+  const removals = planUninstall(readManifest(ctx.env), Boolean(options.force), { agentIds: options.agent, scope, projectDir });
+  if (!removals.length) {
+    ctx.out.info('Nothing to remove: the installer has no files recorded for that.');
+    ctx.out.document({ action: 'uninstall', dryRun: Boolean(options.dryRun), changed: false, files: [] });
+    return;
+  }
+  showRemovals(ctx, removals);
+  const document = { action: 'uninstall', dryRun: Boolean(options.dryRun), files: describeRemovals(removals) };
+  if (options.dryRun) {
+    ctx.out.info('Dry run: nothing was removed.');
+    ctx.out.document({ ...document, changed: false });
+    return;
+  }
+  // Dropping an agent from a shared copy or forgetting a gone file deletes nothing: no question.
+  if (ctx.interactive && !options.yes && removals.some((r) => r.action === 'remove')) {
+    await confirmOrCancel(ctx, 'Remove these files?', { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was removed.' });
+  }
+  applyUninstall(removals, ctx.env);
+  reportRemoved(ctx, removals);
+  ctx.out.document({ ...document, changed: true });
+}
