@@ -2,6 +2,7 @@
 // and lazily created service access. Commands stay thin: parse → client → render.
 import type { AssetgenClient } from '../client/types.js';
 import { MissingCredentialsError } from '../client/errors.js';
+import { redactUrl } from '../client/redact.js';
 import { ENV, resolveCredentials, type ResolvedCredentials } from '../config/credentials.js';
 import { JobJournal } from '../config/journal.js';
 import { CreditTally } from './credits.js';
@@ -181,11 +182,11 @@ export class CommandContext {
     const write = (line: string) => this.io.stderr.write(`${this.out.style.dim(line)}\n`);
     return {
       onRequest: (info: { method: string; url: string; headers: Record<string, string>; attempt: number }) => {
-        write(`→ ${info.method} ${info.url}${info.attempt > 1 ? ` (attempt ${info.attempt})` : ''}`);
+        write(`→ ${info.method} ${redactUrl(info.url)}${info.attempt > 1 ? ` (attempt ${info.attempt})` : ''}`);
         for (const [name, value] of Object.entries(info.headers)) write(`  ${name}: ${value}`);
       },
       onResponse: (info: { method: string; url: string; status: number; requestId?: string; durationMs: number }) => {
-        write(`← ${info.status} ${info.method} ${info.url} ${info.durationMs}ms${info.requestId ? ` request-id=${info.requestId}` : ''}`);
+        write(`← ${info.status} ${info.method} ${redactUrl(info.url)} ${info.durationMs}ms${info.requestId ? ` request-id=${info.requestId}` : ''}`);
       },
       onRetry: (info: { attempt: number; delayMs: number; reason: string }) => {
         write(`↻ retry ${info.attempt} in ${info.delayMs}ms: ${info.reason}`);

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AbortedError, AssetgenError, OutputFileError, withHint } from '../client/errors.js';
+import { redactUrl } from '../client/redact.js';
 import type { AssetgenClient } from '../client/types.js';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
@@ -157,7 +158,7 @@ async function saveOne(ctx: CommandContext, client: AssetgenClient, url: string,
     return result.path ?? target;
   } catch (error) {
     if (error instanceof AssetgenError && !(error instanceof AbortedError)) {
-      withHint(error, `The asset is paid for and still available at ${url}`);
+      withHint(error, `The asset is paid for and still available at ${redactUrl(url)}`);
     }
     throw error;
   }

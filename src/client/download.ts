@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { redactUrl } from './redact.js';
 import { ConnectionError, OutputFileError, UnexpectedResponseError } from './errors.js';
 import { type Credential, type HttpClient, type OpenResponse } from './http.js';
 import { abortError, RetryableFailure, transportError } from './failures.js';
@@ -59,7 +60,7 @@ async function openAsset(
     if (response.status >= 300 && response.status < 400) {
       await response.body.dump().catch(() => {});
       const location = header(response.headers, 'location');
-      if (!location) throw new UnexpectedResponseError(`GET ${url}: HTTP ${response.status} without a Location.`, undefined);
+      if (!location) throw new UnexpectedResponseError(`GET ${redactUrl(url)}: HTTP ${response.status} without a Location.`, undefined);
       if (++hop > MAX_REDIRECTS) throw new UnexpectedResponseError(`GET ${startUrl}: more than ${MAX_REDIRECTS} redirects.`, undefined);
       url = new URL(location, url).href;
       continue;
@@ -126,7 +127,7 @@ export async function download(
         await pipeline(response.body, counter, target as NodeJS.WritableStream, { signal, end: false });
       }
       if (total !== undefined && written !== total) {
-        throw new ConnectionError(`GET ${response.url}: got ${written} of ${total} bytes.`);
+        throw new ConnectionError(`GET ${redactUrl(response.url)}: got ${written} of ${total} bytes.`);
       }
       if (file && temp) {
         if (!force && fileExists(file)) throw refuseOverwrite(file);
@@ -142,7 +143,7 @@ export async function download(
           'Check the output path and its permissions.',
         );
       }
-      const failure = error instanceof ConnectionError ? error : transportError(error, `GET ${response.url}`);
+      const failure = error instanceof ConnectionError ? error : transportError(error, `GET ${redactUrl(response.url)}`);
       // A stream that already received bytes cannot take them back.
       if (!file && written > 0) throw failure;
       throw new RetryableFailure(failure, failure.message);

@@ -162,12 +162,16 @@ export function requestIdOf(headers: HeaderMap, body?: unknown): string | undefi
  * Maps an error status and its body onto the error family (like `APIError.generate` in the OpenAI
  * SDK): 402 → InsufficientCreditsError, 401/403 → AuthenticationError, 429 → RateLimitError, …
  */
+const MAX_MESSAGE_LENGTH = 500;
+
 export function errorFromResponse(status: number, body: unknown, headers: HeaderMap): ApiError {
   const inner = isObject(body) && isObject(body.error) ? body.error : isObject(body) ? body : {};
-  const serverMessage =
+  const found =
     str(inner.message) ??
     (isObject(body) ? (str(body.message) ?? str(body.error) ?? str(body.detail)) : undefined) ??
-    (typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : undefined);
+    (typeof body === 'string' && body.trim() ? body.trim() : undefined);
+  // A message is for a person: a server that sends pages of it gets the first few lines' worth.
+  const serverMessage = found && found.length > MAX_MESSAGE_LENGTH ? `${found.slice(0, MAX_MESSAGE_LENGTH)}…` : found;
   const details: ApiErrorDetails = {
     status,
     code: str(inner.code) ?? (isObject(body) ? str(body.code) : undefined),

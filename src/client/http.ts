@@ -6,7 +6,7 @@ import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { RateLimitError, UnexpectedResponseError, errorFromResponse, requestIdOf } from './errors.js';
 import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
-import { redactHeaders } from './redact.js';
+import { redactHeaders, redactUrl } from './redact.js';
 import { header, retryAfterMs, type HeaderMap } from './values.js';
 import type { ClientOptions } from './types.js';
 
@@ -60,6 +60,25 @@ export function cookieHeader(sessionCookie: string): string {
 
 export async function readText(body: ResponseBody): Promise<string> {
   return body.text();
+}
+
+/** An error body is read up to this much; the rest is dropped (a 20 MB error is not a message). */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** Reads at most `limit` bytes of a body as text, then stops reading (and discards the rest). */
+async function readCapped(body: ResponseBody, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    const room = limit - size;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    size += Math.min(chunk.length, room);
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export interface HttpSettings {
@@ -165,8 +184,8 @@ export class HttpClient {
    */
   async once(call: Call, attempt: number): Promise<OpenResponse> {
     const headers = this.#headers(call);
-    const what = `${call.method} ${call.url}`;
-    this.settings.hooks.onRequest?.({ method: call.method, url: call.url, headers: redactHeaders(headers), attempt });
+    const what = `${call.method} ${redactUrl(call.url)}`;
+    this.settings.hooks.onRequest?.({ method: call.method, url: redactUrl(call.url), headers: redactHeaders(headers), attempt });
     const started = performance.now();
     let response: Dispatcher.ResponseData;
     try {
@@ -188,7 +207,7 @@ export class HttpClient {
     const requestId = requestIdOf(responseHeaders);
     this.settings.hooks.onResponse?.({
       method: call.method,
-      url: call.url,
+      url: redactUrl(call.url),
       status: response.statusCode,
       requestId,
       durationMs: Math.round(performance.now() - started),
@@ -203,7 +222,7 @@ export class HttpClient {
       this.settings.responseTimeoutMs,
     );
     try {
-      const text = await readText(response.body);
+      const text = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
       body = parseJson(text) ?? text;
     } catch {
       if (call.signal?.aborted) throw abortError(call.signal);
@@ -228,19 +247,19 @@ export class HttpClient {
         text = await readText(response.body);
       } catch (error) {
         if (call.signal?.aborted) throw abortError(call.signal);
-        const failure = transportError(error, `${call.method} ${call.url}: reading the response`);
+        const failure = transportError(error, `${call.method} ${redactUrl(call.url)}: reading the response`);
         throw new RetryableFailure(failure, failure.message);
       }
       if (response.status >= 300) {
         throw new UnexpectedResponseError(
-          `${call.method} ${call.url}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
+          `${call.method} ${redactUrl(call.url)}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
           text,
         );
       }
       if (text.trim() === '') return { status: response.status, headers: response.headers, body: null, requestId: response.requestId };
       const body = parseJson(text);
       if (body === undefined) {
-        const failure = new UnexpectedResponseError(`${call.method} ${call.url}: the response is not valid JSON.`, text);
+        const failure = new UnexpectedResponseError(`${call.method} ${redactUrl(call.url)}: the response is not valid JSON.`, text);
         // Declared JSON that does not parse was most likely cut short in transit.
         if (/json/i.test(header(response.headers, 'content-type') ?? '')) throw new RetryableFailure(failure, 'incomplete JSON response');
         throw failure;

@@ -11,7 +11,8 @@ import type { Run, SignalOptions, VideoJob, WaitForRunOptions, WaitForVideoOptio
 const STALLED_RUN_FIRST_DELAY_MS = 500;
 const STALLED_RUN_MAX_DELAY_MS = 5_000;
 const VIDEO_DEFAULT_FIRST_DELAY_MS = 1_000;
-const VIDEO_MIN_DELAY_MS = 50;
+/** The service's hint is followed, but never faster than this (each keyed poll may cost credits). */
+const VIDEO_MIN_DELAY_MS = 250;
 const VIDEO_BACKOFF_FACTOR = 1.5;
 export const VIDEO_DEFAULT_MAX_INTERVAL_MS = 15_000;
 
@@ -58,10 +59,13 @@ function videoFailed(job: VideoJob): JobFailedError {
   return new JobFailedError(`Video job ${job.id} failed${why}${refund}`, { jobId: job.id, refunded: job.refunded, record: job.raw });
 }
 
-/** Next pause: the service's hint to start with, then ×1.5 per poll (never below a fresh hint), capped. */
+/**
+ * Next pause: the service's own hint whenever it gives one (between 250 ms and the cap), so a job is
+ * noticed when the service says it will be ready; without a hint, 1 s then ×1.5 per poll, capped.
+ */
 export function nextVideoDelay(previousMs: number | undefined, hintMs: number | undefined, capMs: number): number {
-  const hint = hintMs === undefined ? undefined : Math.max(VIDEO_MIN_DELAY_MS, hintMs);
-  const next = previousMs === undefined ? (hint ?? VIDEO_DEFAULT_FIRST_DELAY_MS) : Math.max(hint ?? 0, previousMs * VIDEO_BACKOFF_FACTOR);
+  if (hintMs !== undefined) return Math.min(capMs, Math.max(VIDEO_MIN_DELAY_MS, Math.round(hintMs)));
+  const next = previousMs === undefined ? VIDEO_DEFAULT_FIRST_DELAY_MS : previousMs * VIDEO_BACKOFF_FACTOR;
   return Math.min(capMs, Math.round(next));
 }
 

@@ -1,5 +1,6 @@
 // Server-sent events as an async iterable. Leaving the loop (break, return, throw) aborts the
 // request; the body has no idle timeout, since a generation may think for a while between events.
+import { redactUrl } from './redact.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { AssetgenError, ConnectionError, GenerationFailedError, UnexpectedResponseError } from './errors.js';
 import { type Call, type HttpClient, type OpenResponse } from './http.js';
@@ -74,7 +75,7 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
   if (outerSignal?.aborted) onAbort();
   else outerSignal?.addEventListener('abort', onAbort, { once: true });
   const signal = controller.signal;
-  const what = `${call.method} ${call.url}`;
+  const what = `${call.method} ${redactUrl(call.url)}`;
   let finished = false;
   try {
     const opened = await http.retrying(signal, async (attempt) => {

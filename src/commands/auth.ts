@@ -53,7 +53,10 @@ export async function status(ctx: CommandContext): Promise<void> {
       ? { value: secret ? maskSecret(cookieValue(value.value)) : redactUrl(value.value), source: value.source, location: value.location }
       : null;
   const authenticated = Boolean(creds.apiKey || creds.sessionCookie);
+  // One verdict, the same as the exit code: 0 when a command could reach the service, else 4.
+  const ready = authenticated && Boolean(creds.baseUrl);
   const document = {
+    ready,
     authenticated,
     baseUrl: describe(creds.baseUrl, false),
     apiKey: describe(creds.apiKey, true),
@@ -69,6 +72,7 @@ export async function status(ctx: CommandContext): Promise<void> {
     line('Base URL:', document.baseUrl);
     line('API key:', document.apiKey);
     line('Session:', document.session);
+    ctx.out.result(`${'Ready:'.padEnd(10)} ${ready ? 'yes' : 'no'}`);
   }
   if (!authenticated) {
     throw new MissingCredentialsError(

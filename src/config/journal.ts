@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SAFE_ID } from '../api/endpoints.js';
+import { redactUrl } from '../client/redact.js';
 import { UsageError } from '../cli/errors.js';
 import { stateDir, type Env } from './paths.js';
 
@@ -76,7 +77,13 @@ export class JobJournal {
   }
 
   #append(record: Partial<JournalEntry>): void {
-    const line = `${JSON.stringify(record)}\n`;
+    // The journal is plain text in the state dir: never a password from a base URL.
+    const safe = {
+      ...record,
+      ...(record.baseUrl ? { baseUrl: redactUrl(record.baseUrl) } : {}),
+      ...(record.resume?.baseUrl ? { resume: { ...record.resume, baseUrl: redactUrl(record.resume.baseUrl) } } : {}),
+    };
+    const line = `${JSON.stringify(safe)}\n`;
     if (this.file === null) {
       this.#memory.push(line);
       return;

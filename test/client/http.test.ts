@@ -343,4 +343,36 @@ describe('retries', () => {
     setTimeout(() => timed.abort(new TimeoutError('Gave up.')), 50);
     await expect(client.listWorkflows({ signal: timed.signal })).rejects.toBeInstanceOf(TimeoutError);
   });
+
+  it('reads at most 64 KB of an error body and shortens its message for display (a 20 MB error)', async () => {
+    const huge = 'x'.repeat(20 * 1024 * 1024);
+    server = await startServer((_req, res) => {
+      res.writeHead(400, { 'content-type': 'text/plain', 'content-length': String(huge.length) });
+      res.end(huge);
+    });
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    const error = (await client.listWorkflows().catch((e: unknown) => e)) as InvalidRequestError;
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error.message.length).toBeLessThanOrEqual(501);
+    expect(String(error.body).length).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  it('never shows the password of a base URL in errors or traces', async () => {
+    server = await startServer((_req, res) => json(res, 500, { error: { message: 'boom' } }));
+    const lines: string[] = [];
+    const baseUrl = server.url.replace('http://', 'http://user:s3cret@');
+    client = createClient({
+      baseUrl,
+      apiKey: KEY,
+      ...FAST,
+      maxRetries: 0,
+      onRequest: (info) => lines.push(info.url),
+      onResponse: (info) => lines.push(info.url),
+    });
+    const error = (await client.listWorkflows().catch((e: unknown) => e)) as Error;
+    expect(lines.length).toBeGreaterThan(0);
+    expect(`${lines.join('\n')}\n${error.message}`).not.toContain('s3cret');
+    const refused = (await createClient({ baseUrl: baseUrl.replace(/:\d+/, ':1'), apiKey: KEY, maxRetries: 0 }).listWorkflows().catch((e: unknown) => e)) as Error;
+    expect(refused.message).not.toContain('s3cret');
+  });
 });

@@ -183,11 +183,17 @@ describe('waitForVideo', () => {
   it('backs off from the hint by 1.5x up to the cap', () => {
     const delays: number[] = [];
     let delay: number | undefined;
-    for (let i = 0; i < 8; i++) delays.push((delay = nextVideoDelay(delay, 400, 2_000)));
-    expect(delays).toEqual([400, 600, 900, 1350, 2000, 2000, 2000, 2000]);
-    expect(nextVideoDelay(undefined, undefined, 15_000)).toBe(1_000);
-    expect(nextVideoDelay(600, 5_000, 15_000)).toBe(5_000); // a fresh, longer hint wins
-    expect(nextVideoDelay(undefined, 0, 15_000)).toBe(50); // "now" is not a hot loop
+    // The service's hint is followed as it is (a job is noticed when the service says it is ready)…
+    for (let i = 0; i < 4; i++) delays.push((delay = nextVideoDelay(delay, 400, 2_000)));
+    expect(delays).toEqual([400, 400, 400, 400]);
+    expect(nextVideoDelay(600, 5_000, 15_000)).toBe(5_000);
+    expect(nextVideoDelay(undefined, 60_000, 15_000)).toBe(15_000); // within the cap
+    expect(nextVideoDelay(undefined, 0, 15_000)).toBe(250); // "now" is not a hot loop
+    // …and without one, 1 s then ×1.5, capped.
+    delay = undefined;
+    const backoff: number[] = [];
+    for (let i = 0; i < 5; i++) backoff.push((delay = nextVideoDelay(delay, undefined, 2_000)));
+    expect(backoff).toEqual([1_000, 1_500, 2_000, 2_000, 2_000]);
   });
 });
 

@@ -45,6 +45,7 @@ describe('auth', () => {
     expect(status.code).toBe(0);
     const document = parseJson(status) as { authenticated: boolean; apiKey: { value: string; source: string; location: string } };
     expect(document.authenticated).toBe(true);
+    expect((document as unknown as { ready: boolean }).ready).toBe(true);
     expect(document.apiKey.source).toBe('file');
     expect(document.apiKey.location).toBe(file);
     expect(document.apiKey.value).not.toBe(mock.apiKey);
@@ -60,7 +61,14 @@ describe('auth', () => {
     expect((await cli(['auth', 'logout'], env)).code).toBe(0);
     const after = await cli(['auth', 'status', '--json'], env);
     expect(after.code).toBe(4);
-    expect((parseJson(after) as { authenticated: boolean }).authenticated).toBe(false);
+    expect(parseJson(after)).toMatchObject({ authenticated: false, ready: false });
+
+    // A key but no service URL: not ready, and the exit code says the same.
+    const noUrl = await cli(['auth', 'status', '--json'], { ...home.env, ASSETGEN_API_KEY: mock.apiKey });
+    expect(noUrl.code).toBe(4);
+    expect(parseJson(noUrl)).toMatchObject({ authenticated: true, ready: false });
+    const human2 = await cli(['auth', 'status'], env);
+    expect(human2.stdout).toMatch(/Ready: +no/);
   });
 
   it('reports the environment as the source when ASSETGEN_API_KEY is set', async () => {
