@@ -186,7 +186,9 @@ export class CommandContext {
         for (const [name, value] of Object.entries(info.headers)) write(`  ${name}: ${value}`);
       },
       onResponse: (info: { method: string; url: string; status: number; requestId?: string; durationMs: number }) => {
-        write(`← ${info.status} ${info.method} ${redactUrl(info.url)} ${info.durationMs}ms${info.requestId ? ` request-id=${info.requestId}` : ''}`);
+        write(
+          `← ${info.status} ${info.method} ${redactUrl(info.url)} ${info.durationMs}ms${info.requestId ? ` request-id=${info.requestId}` : ''}`,
+        );
       },
       onRetry: (info: { attempt: number; delayMs: number; reason: string }) => {
         write(`↻ retry ${info.attempt} in ${info.delayMs}ms: ${info.reason}`);

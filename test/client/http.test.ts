@@ -372,7 +372,9 @@ describe('retries', () => {
     const error = (await client.listWorkflows().catch((e: unknown) => e)) as Error;
     expect(lines.length).toBeGreaterThan(0);
     expect(`${lines.join('\n')}\n${error.message}`).not.toContain('s3cret');
-    const refused = (await createClient({ baseUrl: baseUrl.replace(/:\d+/, ':1'), apiKey: KEY, maxRetries: 0 }).listWorkflows().catch((e: unknown) => e)) as Error;
+    const refused = (await createClient({ baseUrl: baseUrl.replace(/:\d+/, ':1'), apiKey: KEY, maxRetries: 0 })
+      .listWorkflows()
+      .catch((e: unknown) => e)) as Error;
     expect(refused.message).not.toContain('s3cret');
   });
 });
