@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getResponse, type HttpHandler } from 'msw';
-import { MAX_BODY_BYTES } from './constants.js';
+import { MAX_BODY_BYTES, type ErrorCode } from './constants.js';
 import { TRUNCATE_MARKER } from './route.js';
 import { createMockService, type MockService } from './service.js';
 
@@ -69,18 +69,14 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
   req.socket.setNoDelay(true);
   const body = await readBody(req);
   if (body === 'too-large') {
-    const requestId = `req_${randomBytes(8).toString('hex')}`;
-    res.writeHead(413, { 'content-type': 'application/json', connection: 'close', 'x-request-id': requestId });
-    res.end(
-      JSON.stringify({
-        error: {
-          code: 'payload_too_large',
-          message: `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
-          requestId,
-          limit: MAX_BODY_BYTES,
-        },
-      }),
-    );
+    sendError(res, 413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
+    return;
+  }
+  // The service answers origin-form targets on its own host: not `*`, not a proxy's absolute form,
+  // not a Host header that makes no URL. Each is the client's mistake (400), never a 500.
+  const url = requestUrl(req);
+  if (!url) {
+    sendError(res, 400, 'invalid_request', 'The request target or Host header is not valid for this service.');
     return;
   }
   const headers = new Headers();
@@ -90,7 +86,7 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
   }
   const controller = new AbortController();
   res.on('close', () => controller.abort());
-  const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
+  const request = new Request(url, {
     method: req.method,
     headers,
     body: req.method === 'GET' || req.method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body),
@@ -188,6 +184,38 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
     req.on('end', () => resolve(over ? 'too-large' : Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/** `http://<host><path>` for an origin-form target and a usable Host, else undefined. */
+function requestUrl(req: http.IncomingMessage): string | undefined {
+  const target = req.url ?? '/';
+  if (!target.startsWith('/')) return undefined;
+  try {
+    const base = new URL(`http://${req.headers.host ?? 'localhost'}`);
+    if (base.pathname !== '/' || base.search || base.username) return undefined;
+    return `${base.origin}${target}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An error answer written straight to the socket (before msw sees the request). */
+function sendError(
+  res: http.ServerResponse,
+  status: 400 | 413,
+  code: ErrorCode,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
+  const requestId = `req_${randomBytes(8).toString('hex')}`;
+  const body = JSON.stringify({ error: { code, message, requestId, ...extra } });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+    'x-request-id': requestId,
+  });
+  res.end(body);
 }
 
 function notFound(): Response {
