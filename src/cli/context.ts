@@ -163,7 +163,7 @@ export class CommandContext {
   /** The in-process bundled mock (--mock, demo): started once per command run, on loopback. */
   mockService(): Promise<MockService> {
     this.#shared.mock ??= (async () => {
-      const { startMockServer } = await import('../mock/index.js');
+      const { startMockServer } = await import('../mock/server.js');
       const mock = await startMockServer({});
       this.#shared.cleanups.push(() => mock.close());
       this.out.info(this.out.style.dim(`Using the bundled mock service at ${mock.url}.`));

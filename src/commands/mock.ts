@@ -12,7 +12,7 @@ interface MockOptions {
 
 export async function mock(ctx: CommandContext, options: MockOptions): Promise<void> {
   const { port, credits } = options;
-  const { startMockServer } = await import('../mock/index.js');
+  const { startMockServer } = await import('../mock/server.js');
   let server;
   try {
     server = await startMockServer({ port, host: options.host, credits, seed: options.seed });

@@ -1,46 +1,54 @@
-// The mock's own routes: generated files, and the admin API under /__mock.
-import { http, HttpResponse, type HttpHandler } from 'msw';
+// The mock's own routes: generated files, and the admin API under /__mock. Neither is charged,
+// authenticated or faulted: they are how tests look at and steer the mock.
 import { ADMIN_PATH, FILES_PATH } from './constants.js';
+import { type MockRequest, type MockResponse } from './exchange.js';
 import { renderPng, renderVideo, VIDEO_CONTENT_TYPE } from './media.js';
+import { type Route } from './router.js';
 import { FAULT_KINDS, type MockState, type FaultKind, type MockConfig } from './state.js';
 import { Reject, apiError, json, newRequestId, readJsonObject, requiredString } from './responses.js';
 
-// ── files and the admin API ──────────────────────────────────────────────────────────────────────
-export function fileHandlers(state: MockState): HttpHandler[] {
-  return [
-    http.get(`*${FILES_PATH}/:name`, ({ params }) => {
-      const requestId = newRequestId();
-      const name = String(params.name);
-      const file = state.files.get(name);
-      if (!file) return apiError(404, 'not_found', `No file "${name}".`, requestId);
-      const bytes = file.kind === 'image' ? renderPng(file.agentId, file.prompt) : renderVideo(file.agentId, file.prompt);
-      return new HttpResponse(bytes, {
-        status: 200,
-        headers: {
-          'content-type': file.kind === 'image' ? 'image/png' : VIDEO_CONTENT_TYPE,
-          'content-length': String(bytes.length),
-          'cache-control': 'public, max-age=31536000, immutable',
-          'x-request-id': requestId,
-        },
-      });
-    }),
-  ];
-}
+type Answer = (request: MockRequest, params: Record<string, string>) => MockResponse | Promise<MockResponse>;
 
-export function adminHandlers(state: MockState, issueKey: () => string): HttpHandler[] {
-  const ok = (body: unknown): Response => json(200, body, newRequestId());
-  const wrap =
-    (fn: (request: Request) => Promise<Response>) =>
-    async ({ request }: { request: Request }) => {
+/** A route outside the service's layers: a `Reject` still becomes the service's error answer. */
+function plain(method: Route['method'], path: string, answer: Answer): Route {
+  return {
+    method,
+    path,
+    async handle(request, params) {
       try {
-        return await fn(request);
+        return await answer(request, params);
       } catch (error) {
         if (error instanceof Reject) return apiError(error.status, error.code, error.message, newRequestId(), error.extra);
         throw error;
       }
-    };
+    },
+  };
+}
+
+export function fileRoutes(state: MockState): Route[] {
   return [
-    http.get(`*${ADMIN_PATH}/state`, () => {
+    plain('GET', `${FILES_PATH}/:name`, (_request, { name = '' }) => {
+      const requestId = newRequestId();
+      const file = state.files.get(name);
+      if (!file) return apiError(404, 'not_found', `No file "${name}".`, requestId);
+      const bytes = file.kind === 'image' ? renderPng(file.agentId, file.prompt) : renderVideo(file.agentId, file.prompt);
+      return {
+        status: 200,
+        headers: {
+          'content-type': file.kind === 'image' ? 'image/png' : VIDEO_CONTENT_TYPE,
+          'cache-control': 'public, max-age=31536000, immutable',
+          'x-request-id': requestId,
+        },
+        body: bytes,
+      };
+    }),
+  ];
+}
+
+export function adminRoutes(state: MockState, issueKey: () => string): Route[] {
+  const ok = (body: unknown): MockResponse => json(200, body, newRequestId());
+  return [
+    plain('GET', `${ADMIN_PATH}/state`, () => {
       state.settleDueJobs();
       return ok({
         credits: state.credits,
@@ -52,26 +60,20 @@ export function adminHandlers(state: MockState, issueKey: () => string): HttpHan
         streams: Object.fromEntries(state.streams),
       });
     }),
-    http.post(`*${ADMIN_PATH}/reset`, () => {
+    plain('POST', `${ADMIN_PATH}/reset`, () => {
       state.reset();
       return ok({ credits: state.credits });
     }),
-    http.post(
-      `*${ADMIN_PATH}/config`,
-      wrap(async (request) => {
-        state.configure(validateConfig(await readJsonObject(request)));
-        return ok(state.config);
-      }),
-    ),
-    http.post(`*${ADMIN_PATH}/keys`, () => ok({ apiKey: issueKey() })),
-    http.post(
-      `*${ADMIN_PATH}/keys/revoke`,
-      wrap(async (request) => {
-        const body = await readJsonObject(request);
-        if (!state.revokeApiKey(requiredString(body, 'apiKey'))) throw new Reject(404, 'not_found', 'No such key.');
-        return ok({ revoked: true });
-      }),
-    ),
+    plain('POST', `${ADMIN_PATH}/config`, async (request) => {
+      state.configure(validateConfig(await readJsonObject(request)));
+      return ok(state.config);
+    }),
+    plain('POST', `${ADMIN_PATH}/keys`, () => ok({ apiKey: issueKey() })),
+    plain('POST', `${ADMIN_PATH}/keys/revoke`, async (request) => {
+      const body = await readJsonObject(request);
+      if (!state.revokeApiKey(requiredString(body, 'apiKey'))) throw new Reject(404, 'not_found', 'No such key.');
+      return ok({ revoked: true });
+    }),
   ];
 }
 
@@ -123,5 +125,3 @@ function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
   for (const key of Object.keys(patch) as (keyof MockConfig)[]) if (patch[key] === undefined) delete patch[key];
   return patch;
 }
-
-/** Known routes, for telling 405 (wrong method) from 404 (no such path). */

@@ -1,15 +1,15 @@
-// The mock API as msw request handlers over standard Request/Response. The same list answers real
-// sockets (server.ts, through msw's getResponse) and in-process fetches (msw's setupServer).
-import { type HttpHandler } from 'msw';
+// The mock API: each endpoint a plain function over the state (see route.ts for the layers around
+// it). The same routes answer real sockets (server.ts) and in-process fetches (msw.ts).
 import { MAX_PROMPT_LENGTH } from './constants.js';
 import { callPrice, PRICES } from './prices.js';
 import { DEFAULT_VIDEO_AGENT } from './seed.js';
 import { type MockState } from './state.js';
-import { adminHandlers, fileHandlers } from './admin.js';
-import { fallbackHandlers, malformedPathHandler } from './fallback.js';
+import { adminRoutes, fileRoutes } from './admin.js';
+import { type MockResponse, type StreamBody } from './exchange.js';
 import { generationRecord, runRecord, videoRecord } from './records.js';
 import { Reject, json, optionalString, prompt, readJsonObject, requiredString } from './responses.js';
-import { type RouteContext, route, streamCompletions } from './route.js';
+import { type RouteContext, route } from './route.js';
+import { type Route } from './router.js';
 
 const ASPECT_RATIOS = ['16:9', '1:1', '9:16'] as const;
 
@@ -34,7 +34,7 @@ function generateImage(state: MockState, ctx: RouteContext, body: Record<string,
   return generationRecord(ctx.origin, id, agentId, promptText, { charged: PRICES.generation, remaining: state.credits });
 }
 
-function streamRoute(state: MockState): HttpHandler {
+function streamRoute(state: MockState): Route {
   return route(state, 'stream', async (ctx) => {
     const body = await readJsonObject(ctx.request);
     const record = generateImage(state, ctx, body, 'stream');
@@ -46,45 +46,46 @@ function streamRoute(state: MockState): HttpHandler {
       ['done', {}],
     ];
     state.streams.set(record.id, { status: 'streaming', events: 0 });
-    const encoder = new TextEncoder();
     const frames = events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    let timer: NodeJS.Timeout | undefined;
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
+    const stream: StreamBody = {
+      start(write, end) {
         let index = 0;
+        let timer: NodeJS.Timeout | undefined;
         const next = (): void => {
-          controller.enqueue(encoder.encode(frames[index]));
+          write(frames[index] ?? '');
           state.streams.set(record.id, { status: 'streaming', events: index + 1 });
           index += 1;
           if (index === events.length) {
             state.streams.set(record.id, { status: 'completed', events: index });
-            streamCompletions.get(response)?.(frames.join(''));
-            controller.close();
+            response.onStreamSettled?.(frames.join(''));
+            end();
             return;
           }
           timer = setTimeout(next, state.config.streamStepMs);
         };
         next();
+        return () => {
+          // The client went away: stop producing events.
+          clearTimeout(timer);
+          const current = state.streams.get(record.id);
+          if (current?.status !== 'streaming') return;
+          state.streams.set(record.id, { ...current, status: 'cancelled' });
+          // The generation is made and charged: a retry with the same Idempotency-Key replays the
+          // whole stream (as after a truncated answer) instead of finding the key in flight forever.
+          response.onStreamSettled?.(frames.join(''));
+        };
       },
-      cancel() {
-        // The client went away: stop producing events.
-        clearTimeout(timer);
-        const current = state.streams.get(record.id);
-        if (current?.status === 'streaming') state.streams.set(record.id, { ...current, status: 'cancelled' });
-        // The generation is made and charged: a retry with the same Idempotency-Key replays the
-        // whole stream (as after a truncated answer) instead of finding the key in flight forever.
-        streamCompletions.get(response)?.(frames.join(''));
-      },
-    });
-    const response = new Response(stream, {
+    };
+    const response = {
       status: 200,
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' },
-    });
+      body: stream,
+    } as MockResponse;
     return response;
   });
 }
 
-function publicHandlers(state: MockState): HttpHandler[] {
+function publicRoutes(state: MockState): Route[] {
   return [
     route(state, 'generate', async (ctx) =>
       json(201, generateImage(state, ctx, await readJsonObject(ctx.request), 'generate'), ctx.requestId),
@@ -198,12 +199,7 @@ function retryAfter(state: MockState): Record<string, string> {
   return { 'retry-after': String(Math.ceil(state.config.videoPollAfterMs / 1000)) };
 }
 
-export function createHandlers(state: MockState, issueKey: () => string = () => state.issueApiKey()): HttpHandler[] {
-  return [
-    malformedPathHandler(),
-    ...publicHandlers(state),
-    ...fileHandlers(state),
-    ...adminHandlers(state, issueKey),
-    ...fallbackHandlers(),
-  ];
+/** Every route of the mock over one state. */
+export function createRoutes(state: MockState, issueKey: () => string = () => state.issueApiKey()): Route[] {
+  return [...publicRoutes(state), ...fileRoutes(state), ...adminRoutes(state, issueKey)];
 }

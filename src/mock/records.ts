@@ -1,7 +1,7 @@
 // The records as the API shows them: generations, runs and video jobs.
 import { FILES_PATH } from './constants.js';
 import { renderPng, VIDEO_CONTENT_TYPE } from './media.js';
-import { type MockState, type RunRecord, type VideoRecord } from './state.js';
+import { now, type MockState, type RunRecord, type VideoRecord } from './state.js';
 
 // ── records as the API shows them ────────────────────────────────────────────────────────────────
 const fileUrl = (origin: string, name: string): string => `${origin}${FILES_PATH}/${encodeURIComponent(name)}`;
@@ -22,7 +22,7 @@ export function generationRecord(
     status: 'succeeded',
     output: { url: fileUrl(origin, `${id}.png`), contentType: 'image/png', width: 128, height: 128, bytes: bytes.length },
     credits,
-    createdAt: new Date().toISOString(),
+    createdAt: now(),
   };
 }
 

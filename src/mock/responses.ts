@@ -1,17 +1,14 @@
 // Response helpers of the mock: JSON bodies, the error shape, request ids, and request parsing
 // (bodies, prompts, cookies, credentials).
-import { randomBytes } from 'node:crypto';
-import { HttpResponse } from 'msw';
 import { type AuthKind } from '../api/endpoints.js';
 import { MAX_BODY_BYTES, MAX_PROMPT_LENGTH, SESSION_COOKIE_NAME, type ErrorCode } from './constants.js';
+import { jsonResponse, type MockRequest, type MockResponse } from './exchange.js';
 import { type MockState, type Principal } from './state.js';
 
 // ── responses ────────────────────────────────────────────────────────────────────────────────────
-export const newRequestId = (): string => `req_${randomBytes(8).toString('hex')}`;
+export { newRequestId } from './ids.js';
 
-export function json(status: number, body: unknown, requestId: string, headers: Record<string, string> = {}): Response {
-  return HttpResponse.json(body as never, { status, headers: { 'x-request-id': requestId, ...headers } });
-}
+export const json = jsonResponse;
 
 export function apiError(
   status: number,
@@ -20,7 +17,7 @@ export function apiError(
   requestId: string,
   extra: Record<string, unknown> = {},
   headers: Record<string, string> = {},
-): Response {
+): MockResponse {
   return json(status, { error: { code, message, requestId, ...extra } }, requestId, headers);
 }
 
@@ -38,7 +35,7 @@ export class Reject extends Error {
 }
 
 // ── request parsing ──────────────────────────────────────────────────────────────────────────────
-export async function readJsonObject(request: Request, { optional = false } = {}): Promise<Record<string, unknown>> {
+export async function readJsonObject(request: MockRequest, { optional = false } = {}): Promise<Record<string, unknown>> {
   const text = await request.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES)
     throw new Reject(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
@@ -76,8 +73,8 @@ export function prompt(body: Record<string, unknown>): string {
   return value;
 }
 
-function cookie(request: Request, name: string): string | undefined {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+function cookie(request: MockRequest, name: string): string | undefined {
+  for (const part of (request.header('cookie') ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
@@ -85,8 +82,8 @@ function cookie(request: Request, name: string): string | undefined {
 }
 
 /** The credentials of a request, checked against what the endpoint accepts. */
-export function authenticate(state: MockState, request: Request, accepted: readonly AuthKind[]): Principal {
-  const authorization = request.headers.get('authorization');
+export function authenticate(state: MockState, request: MockRequest, accepted: readonly AuthKind[]): Principal {
+  const authorization = request.header('authorization') ?? null;
   const session = cookie(request, SESSION_COOKIE_NAME);
   if (authorization !== null && accepted.includes('apiKey')) {
     const match = /^Bearer (\S+)$/.exec(authorization.trim());

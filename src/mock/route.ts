@@ -1,17 +1,17 @@
-// The public route wrapper every endpoint goes through: latency, faults, authentication,
-// idempotency and the credit headers, so each endpoint's own code is only what it does.
+// Every endpoint runs inside the same layers — latency, faults, error answers, authentication,
+// idempotency, credit headers — so each endpoint's own code is only what it does. A layer is a
+// plain function of the call and the rest of the chain; `route` composes them once per endpoint.
 import { createHash } from 'node:crypto';
-import { http, HttpResponse, type HttpHandler } from 'msw';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ENDPOINTS, type EndpointName } from '../api/endpoints.js';
-import { type MockState, type FaultKind, type Principal } from './state.js';
+import { isStream, type MockRequest, type MockResponse } from './exchange.js';
 import { Reject, apiError, authenticate, newRequestId } from './responses.js';
+import { type Route } from './router.js';
+import { type FaultKind, type MockState, type Principal } from './state.js';
 
-/** Header the node bridge reads to cut a response short (never sent to a client). */
-export const TRUNCATE_MARKER = 'x-mock-fault';
-
-// ── the public route wrapper: latency, faults, auth, idempotency, credits headers ─────────────────
+/** What an endpoint sees. */
 export interface RouteContext {
-  request: Request;
+  request: MockRequest;
   params: Record<string, string>;
   principal: Principal;
   origin: string;
@@ -20,7 +20,28 @@ export interface RouteContext {
   charge(amount: number, reason: string): void;
 }
 
-type RouteBody = (ctx: RouteContext) => Promise<Response>;
+export type Endpoint = (ctx: RouteContext) => Promise<MockResponse>;
+
+/** One call on its way through the layers. */
+interface Call {
+  readonly state: MockState;
+  readonly name: EndpointName;
+  readonly request: MockRequest;
+  readonly params: Record<string, string>;
+  readonly requestId: string;
+  principal?: Principal;
+  charged: number;
+}
+
+type Next = (call: Call) => Promise<MockResponse>;
+type Layer = (call: Call, next: Next) => Promise<MockResponse>;
+
+// Layers that have nothing to do pass the call straight on (no await): each await is a microtask
+// per request, and the mock is also a load-test target.
+const withLatency: Layer = (call, next) => {
+  const { latencyMs } = call.state.config;
+  return latencyMs > 0 ? sleep(latencyMs).then(() => next(call)) : next(call);
+};
 
 function pickFault(state: MockState): FaultKind | undefined {
   const { rate, kinds } = state.config.faults;
@@ -28,113 +49,126 @@ function pickFault(state: MockState): FaultKind | undefined {
   return kinds[Math.floor(state.random() * kinds.length)];
 }
 
-export function route(state: MockState, name: EndpointName, body: RouteBody): HttpHandler {
-  const spec = ENDPOINTS[name];
-  const method = spec.method === 'GET' ? http.get : http.post;
-  return method(`*${spec.path}`, async ({ request, params }) => {
-    state.requests += 1;
-    state.settleDueJobs();
-    const requestId = newRequestId();
-    if (state.config.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, state.config.latencyMs));
-    // Faults that strike before the request is processed: nothing is charged.
-    const fault = pickFault(state);
-    if (fault === 'reset') return HttpResponse.error();
-    if (fault === '500') return apiError(500, 'internal_error', 'Injected fault: internal error.', requestId);
-    if (fault === '503') return apiError(503, 'unavailable', 'Injected fault: service unavailable.', requestId, {}, { 'retry-after': '0' });
-    if (fault === '429')
-      return apiError(
-        429,
-        'rate_limited',
-        'Injected fault: too many requests.',
-        requestId,
-        { retryAfterSeconds: 1 },
-        { 'retry-after': '1' },
-      );
-
-    let charged = 0;
-    let idempotencyKey: string | undefined;
-    let ownsMarker = false;
-    let response: Response;
-    try {
-      const principal = authenticate(state, request, spec.auth);
-      const rawKey = spec.method === 'POST' ? request.headers.get('idempotency-key') : null;
-      let bodyHash = '';
-      if (rawKey) {
-        idempotencyKey = `${principal.id}:${rawKey}`;
-        const text = await request.clone().text();
-        bodyHash = createHash('sha256')
-          .update(`${name}\u0000${JSON.stringify(params)}\u0000${text}`)
-          .digest('hex');
-        const seen = state.idempotency.get(idempotencyKey);
-        if (seen === 'in-flight')
-          throw new Reject(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed.');
-        if (seen) {
-          if (seen.bodyHash !== bodyHash)
-            throw new Reject(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
-          const headers = new Headers(seen.headers);
-          headers.set('idempotent-replayed', 'true');
-          headers.set('x-request-id', requestId);
-          headers.set('x-credits-charged', '0');
-          headers.set('x-credits-remaining', String(state.credits));
-          return withFault(new Response(seen.body, { status: seen.status, headers }), fault);
-        }
-        state.idempotency.set(idempotencyKey, 'in-flight');
-        ownsMarker = true;
-      }
-      const origin = new URL(request.url).origin;
-      response = await body({
-        request,
-        params: params as Record<string, string>,
-        principal,
-        origin,
-        requestId,
-        charge(amount, reason) {
-          if (!state.charge(amount, reason)) {
-            throw new Reject(402, 'insufficient_credits', `Not enough credits: this needs ${amount}, the balance is ${state.credits}.`, {
-              required: amount,
-              balance: state.credits,
-            });
-          }
-          charged += amount;
-        },
-      });
-      response.headers.set('x-request-id', requestId);
-      response.headers.set('x-credits-charged', String(charged));
-      response.headers.set('x-credits-remaining', String(state.credits));
-      if (idempotencyKey) {
-        const key = idempotencyKey;
-        if (response.ok && response.headers.get('content-type')?.startsWith('application/json')) {
-          const text = await response.clone().text();
-          state.idempotency.set(key, { bodyHash, status: response.status, headers: [...response.headers], body: text });
-        } else if (!response.ok) {
-          state.idempotency.delete(key);
-        } else {
-          // Streams are stored once they complete (see the stream route); until then, in flight.
-          streamCompletions.set(response, (text) =>
-            state.idempotency.set(key, { bodyHash, status: response.status, headers: [...response.headers], body: text }),
-          );
-        }
-      }
-    } catch (error) {
-      // Only the request that set the in-flight marker may clear it: a duplicate's 409 must not, or
-      // a third request with the same key would run (and charge) again.
-      if (ownsMarker && idempotencyKey && state.idempotency.get(idempotencyKey) === 'in-flight') state.idempotency.delete(idempotencyKey);
-      if (!(error instanceof Reject)) throw error;
-      const authenticated = error.status !== 401;
-      response = apiError(error.status, error.code, error.message, requestId, error.extra, {
-        ...error.headers,
-        ...(authenticated ? { 'x-credits-charged': String(charged), 'x-credits-remaining': String(state.credits) } : {}),
-      });
-    }
-    return withFault(response, fault);
-  });
-}
-
-/** A fault that strikes after processing: the work is done (and charged), the answer is lost. */
-function withFault(response: Response, fault: FaultKind | undefined): Response {
-  if (fault === 'truncate') response.headers.set(TRUNCATE_MARKER, 'truncate');
+/** Injected faults: most strike before the work (nothing charged); `truncate` after it (the answer is lost). */
+const withFaults: Layer = async (call, next) => {
+  const fault = pickFault(call.state);
+  if (fault === undefined) return next(call);
+  const { requestId } = call;
+  if (fault === 'reset') return { status: 0, headers: {}, fault: 'reset' };
+  if (fault === '500') return apiError(500, 'internal_error', 'Injected fault: internal error.', requestId);
+  if (fault === '503') return apiError(503, 'unavailable', 'Injected fault: service unavailable.', requestId, {}, { 'retry-after': '0' });
+  if (fault === '429')
+    return apiError(429, 'rate_limited', 'Injected fault: too many requests.', requestId, { retryAfterSeconds: 1 }, { 'retry-after': '1' });
+  const response = await next(call);
+  response.fault = 'truncate';
   return response;
+};
+
+/** A `Reject` thrown anywhere below becomes the service's error answer (with the credit headers once authenticated). */
+const withErrorAnswers: Layer = (call, next) => {
+  const answer = (error: unknown): MockResponse => {
+    if (!(error instanceof Reject)) throw error;
+    const credits: Record<string, string> =
+      error.status === 401 ? {} : { 'x-credits-charged': String(call.charged), 'x-credits-remaining': String(call.state.credits) };
+    return apiError(error.status, error.code, error.message, call.requestId, error.extra, { ...error.headers, ...credits });
+  };
+  try {
+    return next(call).catch(answer);
+  } catch (error) {
+    return Promise.resolve(answer(error));
+  }
+};
+
+const withAuth: Layer = (call, next) => {
+  call.principal = authenticate(call.state, call.request, ENDPOINTS[call.name].auth);
+  return next(call);
+};
+
+/**
+ * One Idempotency-Key, one execution: a duplicate while the first runs gets 409 (and must not clear
+ * the first one's marker), a later one gets the stored answer, charged nothing.
+ */
+const withIdempotency: Layer = async (call, next) => {
+  const rawKey = ENDPOINTS[call.name].method === 'POST' ? call.request.header('idempotency-key') : undefined;
+  if (!rawKey) return next(call);
+  const { state } = call;
+  const key = `${call.principal?.id ?? ''}:${rawKey}`;
+  const text = await call.request.text();
+  const bodyHash = createHash('sha256')
+    .update(`${call.name}\u0000${JSON.stringify(call.params)}\u0000${text}`)
+    .digest('hex');
+  const seen = state.idempotency.get(key);
+  if (seen === 'in-flight')
+    throw new Reject(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed.');
+  if (seen) {
+    if (seen.bodyHash !== bodyHash)
+      throw new Reject(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+    const headers = Object.fromEntries(seen.headers);
+    Object.assign(headers, {
+      'idempotent-replayed': 'true',
+      'x-request-id': call.requestId,
+      'x-credits-charged': '0',
+      'x-credits-remaining': String(state.credits),
+    });
+    return { status: seen.status, headers, body: seen.body };
+  }
+  state.idempotency.set(key, 'in-flight');
+  let response: MockResponse;
+  try {
+    response = await next(call);
+  } catch (error) {
+    if (state.idempotency.get(key) === 'in-flight') state.idempotency.delete(key);
+    throw error;
+  }
+  const store = (body: string): void => {
+    state.idempotency.set(key, { bodyHash, status: response.status, headers: Object.entries(response.headers), body });
+  };
+  if (response.status >= 400) state.idempotency.delete(key);
+  // A stream is stored once it ends (or is cut off); until then the key stays in flight.
+  else if (isStream(response.body)) response.onStreamSettled = store;
+  else store(typeof response.body === 'string' ? response.body : '');
+  return response;
+};
+
+/** The endpoint itself, given `charge`; its answer carries the request id and what the call charged. */
+function withCredits(endpoint: Endpoint): Next {
+  return async (call) => {
+    const { state } = call;
+    const response = await endpoint({
+      request: call.request,
+      params: call.params,
+      principal: call.principal as Principal,
+      origin: call.request.origin,
+      requestId: call.requestId,
+      charge(amount, reason) {
+        if (!state.charge(amount, reason)) {
+          throw new Reject(402, 'insufficient_credits', `Not enough credits: this needs ${amount}, the balance is ${state.credits}.`, {
+            required: amount,
+            balance: state.credits,
+          });
+        }
+        call.charged += amount;
+      },
+    });
+    response.headers['x-request-id'] = call.requestId;
+    response.headers['x-credits-charged'] = String(call.charged);
+    response.headers['x-credits-remaining'] = String(state.credits);
+    return response;
+  };
 }
 
-/** Streams whose full text should be stored for idempotent replay when they complete. */
-export const streamCompletions = new WeakMap<Response, (text: string) => void>();
+const LAYERS: Layer[] = [withLatency, withFaults, withErrorAnswers, withAuth, withIdempotency];
+
+export function route(state: MockState, name: EndpointName, endpoint: Endpoint): Route {
+  const chain = LAYERS.reduceRight<Next>((next, layer) => (call) => layer(call, next), withCredits(endpoint));
+  const spec = ENDPOINTS[name];
+  return {
+    method: spec.method,
+    path: spec.path,
+    handle(request, params) {
+      state.requests += 1;
+      state.settleDueJobs();
+      return chain({ state, name, request, params, requestId: newRequestId(), charged: 0 });
+    },
+  };
+}

@@ -1,13 +1,12 @@
-// The node:http bridge: real sockets in front of the msw handlers (msw's getResponse resolves a
-// standard Request against them). Bodies are streamed chunk by chunk, so SSE events leave as they
-// happen; a client that disconnects cancels its stream. Connection-level faults live here.
-import { randomBytes } from 'node:crypto';
+// The node:http transport: real sockets in front of the mock's dispatch. Whole bodies leave in one
+// write; streams event by event, and a client that disconnects stops its stream. The connection
+// faults a route asks for (`reset`, `truncate`) are acted out here.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getResponse, type HttpHandler } from 'msw';
 import { MAX_BODY_BYTES, type ErrorCode } from './constants.js';
-import { TRUNCATE_MARKER } from './route.js';
-import { createMockService, type MockService } from './service.js';
+import { isStream, type MockRequest, type MockResponse } from './exchange.js';
+import { newRequestId } from './ids.js';
+import { createService, type MockService } from './service.js';
 
 export interface StartMockServerOptions {
   /** 0 (default) picks a free ephemeral port. */
@@ -32,9 +31,11 @@ export interface MockServer {
 }
 
 export async function startMockServer(options: StartMockServerOptions = {}): Promise<MockServer> {
-  const service = createMockService({ credits: options.credits, seed: options.seed });
+  const service = createService({ credits: options.credits, seed: options.seed });
   const host = options.host ?? '127.0.0.1';
-  const server = http.createServer((req, res) => {
+  // noDelay: answers leave at once instead of waiting on Nagle's algorithm (node's default; said
+  // here because SSE events depend on it).
+  const server = http.createServer({ noDelay: true }, (req, res) => {
     handle(service, req, res).catch(() => {
       // A bug in the mock must not crash the process serving other tests.
       if (!res.headersSent) {
@@ -66,7 +67,6 @@ export async function startMockServer(options: StartMockServerOptions = {}): Pro
 }
 
 async function handle(service: MockService, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  req.socket.setNoDelay(true);
   const body = await readBody(req);
   if (body === 'too-large') {
     sendError(res, 413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
@@ -74,95 +74,65 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
   }
   // The service answers origin-form targets on its own host: not `*`, not a proxy's absolute form,
   // not a Host header that makes no URL. Each is the client's mistake (400), never a 500.
-  const url = requestUrl(req);
-  if (!url) {
+  const origin = originOf(req);
+  const target = req.url ?? '/';
+  if (!origin || !target.startsWith('/')) {
     sendError(res, 400, 'invalid_request', 'The request target or Host header is not valid for this service.');
     return;
   }
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  const controller = new AbortController();
-  res.on('close', () => controller.abort());
-  const request = new Request(url, {
-    method: req.method,
-    headers,
-    body: req.method === 'GET' || req.method === 'HEAD' || body.length === 0 ? undefined : new Uint8Array(body),
-    signal: controller.signal,
-  });
-  const response = (await getResponse(handlersFor(service, req.method ?? 'GET', req.url ?? '/'), request)) ?? notFound();
-  if (response.type === 'error') {
+  const query = target.indexOf('?');
+  const request: MockRequest = {
+    method: req.method ?? 'GET',
+    origin,
+    path: query < 0 ? target : target.slice(0, query),
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    text: () => Promise.resolve(body.toString('utf8')),
+  };
+  const response = (await service.dispatch(request)) ?? notFound();
+  send(req, res, response);
+}
+
+function send(req: http.IncomingMessage, res: http.ServerResponse, response: MockResponse): void {
+  if (response.fault === 'reset') {
     // Injected `reset`: drop the connection without an answer.
     req.socket.destroy();
     return;
   }
-  const truncate = response.headers.get(TRUNCATE_MARKER) === 'truncate';
-  response.headers.delete(TRUNCATE_MARKER);
-  const outHeaders: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    outHeaders[name] = value;
-  });
-  if (truncate) {
+  const { body } = response;
+  if (isStream(body)) {
+    // A stream: each event leaves as it happens.
+    res.writeHead(response.status, response.headers);
+    res.flushHeaders();
+    let ended = false;
+    const stop = body.start(
+      (chunk) => {
+        if (!res.destroyed) res.write(chunk);
+      },
+      () => {
+        ended = true;
+        res.end();
+      },
+    );
+    res.on('close', () => {
+      if (!ended) stop();
+    });
+    return;
+  }
+  const whole = body ?? '';
+  const length = typeof whole === 'string' ? Buffer.byteLength(whole) : whole.length;
+  response.headers['content-length'] = String(length);
+  res.writeHead(response.status, response.headers);
+  if (response.fault === 'truncate') {
     // Injected `truncate`: announce the full length, send half, hang up.
-    const bytes = Buffer.from(await response.arrayBuffer());
-    res.writeHead(response.status, { ...outHeaders, 'content-length': String(bytes.length) });
+    const bytes = typeof whole === 'string' ? Buffer.from(whole) : whole;
     res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy());
     return;
   }
-  if (!response.body) {
-    res.writeHead(response.status, outHeaders);
-    res.end();
-    return;
-  }
-  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    // A whole body: headers and bytes leave in one write.
-    const bytes = Buffer.from(await response.arrayBuffer());
-    res.writeHead(response.status, { ...outHeaders, 'content-length': String(bytes.length) });
-    res.end(bytes);
-    return;
-  }
-  // A stream: each event leaves as it happens.
-  res.writeHead(response.status, outHeaders);
-  res.flushHeaders();
-  const reader = response.body.getReader();
-  res.on('close', () => void reader.cancel().catch(() => {}));
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (res.destroyed) return;
-    res.write(value);
-  }
-  res.end();
-}
-
-/**
- * The handlers that can answer this method and path, in their order. msw would otherwise match
- * every handler's path against every request; the behaviour is the same, only cheaper. Paths
- * that none matches (or that are malformed) go to the whole list, catch-alls included.
- */
-const dispatchTables = new WeakMap<MockService, { method: string; pattern: RegExp; handler: HttpHandler }[]>();
-
-function handlersFor(service: MockService, method: string, url: string): HttpHandler[] {
-  let table = dispatchTables.get(service);
-  if (!table) {
-    table = service.handlers.flatMap((handler) => {
-      const { path, method: handlerMethod } = handler.info;
-      if (typeof path !== 'string' || typeof handlerMethod !== 'string' || handlerMethod === 'ALL') return [];
-      const source = path
-        .replace(/^\*/, '')
-        .split('/')
-        .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-        .join('/');
-      return [{ method: handlerMethod, pattern: new RegExp(`^${source}/?$`), handler }];
-    });
-    dispatchTables.set(service, table);
-  }
-  const pathname = url.split('?')[0] ?? '/';
-  if (pathname.includes('%')) return service.handlers;
-  const matches = table.filter((entry) => entry.method === method && entry.pattern.test(pathname)).map((entry) => entry.handler);
-  return matches.length ? matches : service.handlers;
+  // A whole body: node sends a string body in the same write as the headers.
+  res.end(whole);
 }
 
 /** Reads the request body, stopping at the size limit instead of buffering an unbounded upload. */
@@ -186,17 +156,21 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
-/** `http://<host><path>` for an origin-form target and a usable Host, else undefined. */
-function requestUrl(req: http.IncomingMessage): string | undefined {
-  const target = req.url ?? '/';
-  if (!target.startsWith('/')) return undefined;
+/** `http://<host>` from a Host header that is a host (no path, query or userinfo), else undefined. */
+const origins = new Map<string, string | undefined>();
+function originOf(req: http.IncomingMessage): string | undefined {
+  const host = req.headers.host ?? 'localhost';
+  if (origins.has(host)) return origins.get(host);
+  let origin: string | undefined;
   try {
-    const base = new URL(`http://${req.headers.host ?? 'localhost'}`);
-    if (base.pathname !== '/' || base.search || base.username) return undefined;
-    return `${base.origin}${target}`;
+    const base = new URL(`http://${host}`);
+    if (base.pathname === '/' && !base.search && !base.hash && !base.username) origin = base.origin;
   } catch {
-    return undefined;
+    origin = undefined;
   }
+  // Clients send one or two distinct Host values; the cap keeps a hostile one from growing it.
+  if (origins.size < 64) origins.set(host, origin);
+  return origin;
 }
 
 /** An error answer written straight to the socket (before msw sees the request). */
@@ -207,7 +181,7 @@ function sendError(
   message: string,
   extra: Record<string, unknown> = {},
 ): void {
-  const requestId = `req_${randomBytes(8).toString('hex')}`;
+  const requestId = newRequestId();
   const body = JSON.stringify({ error: { code, message, requestId, ...extra } });
   res.writeHead(status, {
     'content-type': 'application/json',
@@ -218,10 +192,11 @@ function sendError(
   res.end(body);
 }
 
-function notFound(): Response {
-  const requestId = `req_${randomBytes(8).toString('hex')}`;
-  return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such route.', requestId } }), {
+function notFound(): MockResponse {
+  const requestId = newRequestId();
+  return {
     status: 404,
     headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-  });
+    body: JSON.stringify({ error: { code: 'not_found', message: 'No such route.', requestId } }),
+  };
 }

@@ -1,16 +1,18 @@
-// One mock service: its state, the credentials issued at creation, and its msw handlers.
-import type { HttpHandler } from 'msw';
-import { createHandlers } from './handlers.js';
+// One mock service: its state, the credentials issued at creation, and `dispatch`, the answer to a
+// request. Transports (server.ts for sockets, msw.ts in-process) are thin adapters over it.
+import { type Dispatch } from './exchange.js';
+import { createRoutes } from './handlers.js';
+import { createRouter } from './router.js';
 import { MockState } from './state.js';
 
 export interface MockService {
   state: MockState;
-  handlers: HttpHandler[];
+  dispatch: Dispatch;
   apiKey: string;
   sessionCookie: string;
 }
 
-export function createMockService(options: { credits?: number; seed?: string | number } = {}): MockService {
+export function createService(options: { credits?: number; seed?: string | number } = {}): MockService {
   const state = new MockState(options);
-  return { state, handlers: createHandlers(state), apiKey: state.issueApiKey(), sessionCookie: state.issueSession() };
+  return { state, dispatch: createRouter(createRoutes(state)), apiKey: state.issueApiKey(), sessionCookie: state.issueSession() };
 }

@@ -1,6 +1,7 @@
 // The mock's state: one seeded account (credits and a ledger), API keys stored only as hashes,
 // sessions, and the records of generations, runs and video jobs. Pure data and rules: no HTTP here.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomHex } from './ids.js';
 import { API_KEY_PREFIX, DEFAULT_CREDITS, SESSION_COOKIE_NAME } from './constants.js';
 import { seededRandom, VIDEO_EXTENSION } from './media.js';
 import { AGENTS, WORKFLOWS, type AgentRecord, type WorkflowRecord } from './seed.js';
@@ -100,7 +101,17 @@ export interface StoredResponse {
 }
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
-const now = (): string => new Date().toISOString();
+/** The time as ISO text, formatted once per millisecond (several requests share one under load). */
+let lastMs = 0;
+let lastIso = '';
+export function now(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
 
 export class MockState {
   config: MockConfig;
@@ -221,7 +232,7 @@ export class MockState {
 
   // ── records ────────────────────────────────────────────────────────────────────────────────────
   newId(prefix: string): string {
-    return `${prefix}_${randomBytes(8).toString('hex')}`;
+    return `${prefix}_${randomHex(8)}`;
   }
 
   agent(id: string): AgentRecord | undefined {
