@@ -16,6 +16,7 @@ if (args.length === 1 && ['-V', '--version', '-v', 'version'].includes(args[0] ?
 }
 
 async function main(): Promise<void> {
+  exitQuietlyOnBrokenPipe();
   // require, not import(): both are CommonJS, and require is the fast path for them.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { buildProgram, executeIn } = require('./program.cjs') as typeof Program;
@@ -27,4 +28,15 @@ async function main(): Promise<void> {
     writeErr: (text) => void process.stderr.write(text),
   });
   process.exit(await built.run(args));
+}
+
+// A reader that went away (`assetgen --help | head -3`) is no reason for a stack trace: exit as a
+// program killed by SIGPIPE would (128 + 13, EXIT.brokenPipe), which shells and pipefail understand.
+function exitQuietlyOnBrokenPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(141);
+      process.exitCode = 1;
+    });
+  }
 }

@@ -21,6 +21,8 @@ export const EXIT = {
   jobFailed: 6,
   timeout: 7,
   interrupted: 130,
+  /** stdout or stderr was closed by its reader (`| head`); set by the entry, as SIGPIPE would. */
+  brokenPipe: 141,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -37,7 +37,16 @@ export async function pause(ms: number, signal: AbortSignal | undefined): Promis
   }
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  // node's transport (transport.ts) and undici's, when a proxy or a caller's dispatcher is in use
+  'CONNECT_TIMEOUT',
+  'HEADERS_TIMEOUT',
+  'BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /** A failure below HTTP (socket, DNS, TLS, timeout) as an error of the family. */
 export function transportError(error: unknown, what: string): AssetgenError {

@@ -1,17 +1,19 @@
-// The transport: one undici dispatcher (keep-alive, proxy from the environment), credentials,
-// idempotency keys, retries with backoff, request ids, redacted traces, and HTTP errors mapped onto
-// the error family. Everything above it speaks in records, never in sockets.
+// Calls over the transport (transport.ts): credentials, idempotency keys, retries with backoff,
+// request ids, redacted traces, and HTTP errors mapped onto the error family. Everything above it
+// speaks in records, never in sockets.
 import { randomUUID } from 'node:crypto';
-import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
 import { RateLimitError, UnexpectedResponseError, errorFromResponse, requestIdOf } from './errors.js';
 import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import { header, retryAfterMs, type HeaderMap } from './values.js';
+import { createTransport, readText, type Transport, type WireResponse } from './transport.js';
 import type { ClientOptions } from './types.js';
 
 export type Credential = 'apiKey' | 'session' | 'none';
-export type ResponseBody = Dispatcher.ResponseData['body'];
+export type ResponseBody = Readable;
 
 export interface Call {
   method: 'GET' | 'POST';
@@ -58,9 +60,7 @@ export function cookieHeader(sessionCookie: string): string {
   return sessionCookie.includes('=') ? sessionCookie : `${SESSION_COOKIE_NAME}=${sessionCookie}`;
 }
 
-export async function readText(body: ResponseBody): Promise<string> {
-  return body.text();
-}
+export { readText };
 
 /** An error body is read up to this much; the rest is dropped (a 20 MB error is not a message). */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -98,21 +98,17 @@ export interface HttpSettings {
 
 export class HttpClient {
   readonly settings: HttpSettings;
-  readonly #dispatcher: Dispatcher;
-  readonly #ownsDispatcher: boolean;
+  /** Made on the first call: creating it may load undici (proxy or caller's dispatcher). */
+  #transport?: Promise<Transport>;
   #closed = false;
 
   constructor(settings: HttpSettings) {
     this.settings = settings;
-    this.#ownsDispatcher = !settings.dispatcher;
-    this.#dispatcher =
-      settings.dispatcher ??
-      new EnvHttpProxyAgent({
-        connect: { timeout: settings.connectTimeoutMs },
-        keepAliveTimeout: 30_000,
-        headersTimeout: settings.responseTimeoutMs,
-        bodyTimeout: settings.responseTimeoutMs,
-      });
+  }
+
+  #wire(): Promise<Transport> {
+    this.#transport ??= createTransport({ connectTimeoutMs: this.settings.connectTimeoutMs, dispatcher: this.settings.dispatcher });
+    return this.#transport;
   }
 
   has(credential: Credential): boolean {
@@ -131,9 +127,9 @@ export class HttpClient {
 
   /** Idempotent: closing twice (say, by a caller and by a cleanup hook) is fine. */
   async close(): Promise<void> {
-    if (!this.#ownsDispatcher || this.#closed) return;
+    if (this.#closed || !this.#transport) return;
     this.#closed = true;
-    await this.#dispatcher.close();
+    await (await this.#transport).close();
   }
 
   /** Exponential backoff with full jitter: a random wait up to base·2^(retry−1), capped. */
@@ -187,16 +183,17 @@ export class HttpClient {
     const what = `${call.method} ${redactUrl(call.url)}`;
     this.settings.hooks.onRequest?.({ method: call.method, url: redactUrl(call.url), headers: redactHeaders(headers), attempt });
     const started = performance.now();
-    let response: Dispatcher.ResponseData;
+    let response: WireResponse;
     try {
-      response = await request(call.url, {
+      const transport = await this.#wire();
+      response = await transport.send({
         method: call.method,
+        url: call.url,
         headers,
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
         signal: call.signal,
-        dispatcher: this.#dispatcher,
-        headersTimeout: this.settings.responseTimeoutMs,
-        bodyTimeout: call.unboundedBody ? 0 : this.settings.responseTimeoutMs,
+        headersTimeoutMs: this.settings.responseTimeoutMs,
+        bodyTimeoutMs: call.unboundedBody ? 0 : this.settings.responseTimeoutMs,
       });
     } catch (error) {
       if (call.signal?.aborted) throw abortError(call.signal);
@@ -208,12 +205,12 @@ export class HttpClient {
     this.settings.hooks.onResponse?.({
       method: call.method,
       url: redactUrl(call.url),
-      status: response.statusCode,
+      status: response.status,
       requestId,
       durationMs: Math.round(performance.now() - started),
       headers: redactHeaders(responseHeaders),
     });
-    if (response.statusCode < 400) return { status: response.statusCode, headers: responseHeaders, body: response.body, requestId };
+    if (response.status < 400) return { status: response.status, headers: responseHeaders, body: response.body, requestId };
 
     let body: unknown;
     // An error body is read even on unbounded calls (streams): do not let a stalled one hang.
@@ -230,10 +227,10 @@ export class HttpClient {
     } finally {
       clearTimeout(deadline);
     }
-    const error = errorFromResponse(response.statusCode, body, responseHeaders);
-    if (RETRYABLE_STATUS(response.statusCode)) {
+    const error = errorFromResponse(response.status, body, responseHeaders);
+    if (RETRYABLE_STATUS(response.status)) {
       const wait = error instanceof RateLimitError ? error.retryAfterMs : retryAfterMs(responseHeaders);
-      throw new RetryableFailure(error, `HTTP ${response.statusCode}${error.requestId ? ` (request ${error.requestId})` : ''}`, wait);
+      throw new RetryableFailure(error, `HTTP ${response.status}${error.requestId ? ` (request ${error.requestId})` : ''}`, wait);
     }
     throw error;
   }

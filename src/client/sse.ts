@@ -3,7 +3,7 @@
 import { redactUrl } from './redact.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { AssetgenError, ConnectionError, GenerationFailedError, UnexpectedResponseError } from './errors.js';
-import { type Call, type HttpClient, type OpenResponse } from './http.js';
+import { readText, type Call, type HttpClient, type OpenResponse } from './http.js';
 import { abortError, RetryableFailure, transportError } from './failures.js';
 import { normalizeGeneration, type ResponseInfo } from './normalize.js';
 import { header, isObject, num, str } from './values.js';
@@ -98,7 +98,7 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
 
     if (!opened.iterator) {
       // A service that answers with a plain JSON generation instead of a stream.
-      const text = await opened.response.body.text();
+      const text = await readText(opened.response.body);
       let body: unknown;
       try {
         body = JSON.parse(text) as unknown;

@@ -51,7 +51,7 @@ export interface ClientOptions {
   onRequest?: (info: RequestTrace) => void;
   onResponse?: (info: ResponseTrace) => void;
   onRetry?: (info: RetryTrace) => void;
-  /** Default: an EnvHttpProxyAgent with keep-alive (honours HTTPS_PROXY/HTTP_PROXY/NO_PROXY), closed by `close()`. */
+  /** Default: node:http(s) with keep-alive; undici's EnvHttpProxyAgent when HTTP(S)_PROXY is set (honours NO_PROXY). A dispatcher given here is used as is and never closed by `close()`. */
   dispatcher?: Dispatcher;
 }
 

@@ -35,6 +35,16 @@ describe('help and version', () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
+  it('exits 141 without a stack trace when the reader of stdout goes away (`--help | head`)', async () => {
+    const child = spawnCli(['--help'], { env: keyEnv, cwd: home.cwd });
+    child.stdout!.destroy(); // the reader is gone before the first byte
+    const stderr: Buffer[] = [];
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(code).toBe(141);
+    expect(Buffer.concat(stderr).toString()).not.toMatch(/EPIPE|at .*\.c?js/);
+  });
+
   it('exits 2 on an unknown command or option', async () => {
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['generate', 'x', '--agent', 'sprite-artist', '--bogus'])).code).toBe(2);
