@@ -1,18 +1,23 @@
 // API keys at unit level: the prefix is one constant, the plaintext leaves the state once and is
 // never kept, and a key is found by comparing fixed-length hashes with crypto.timingSafeEqual
 // against every stored key (no early exit, no lookup keyed by the secret).
-import * as crypto from 'node:crypto';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import crypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { API_KEY_PREFIX, SESSION_COOKIE_NAME } from '../../src/mock/constants.js';
+import { MockState } from '../../src/mock/state.js';
 
-vi.mock('node:crypto', async (importOriginal) => {
-  const original = await importOriginal<typeof import('node:crypto')>();
-  return { ...original, timingSafeEqual: vi.fn(original.timingSafeEqual) };
+// A spy on the builtin itself (synced into its ES-module bindings), not a module mock: the suite
+// shares one module graph across files (vitest.config.ts, isolate: false).
+let timingSafeEqual: MockInstance<typeof crypto.timingSafeEqual>;
+beforeAll(() => {
+  timingSafeEqual = vi.spyOn(crypto, 'timingSafeEqual');
+  syncBuiltinESMExports();
 });
-
-const { API_KEY_PREFIX, SESSION_COOKIE_NAME } = await import('../../src/mock/constants.js');
-const { MockState } = await import('../../src/mock/state.js');
-const timingSafeEqual = vi.mocked(crypto.timingSafeEqual);
-
+afterAll(() => {
+  timingSafeEqual.mockRestore();
+  syncBuiltinESMExports();
+});
 afterEach(() => {
   timingSafeEqual.mockClear();
 });
