@@ -1,6 +1,6 @@
 // What every command receives: parsed global options, the output channels, a cancellation signal,
 // and lazily created service access. Commands stay thin: parse → client → render.
-import type { AssetgenClient } from '../client/types.js';
+import type { AssetgenClient, Credits } from '../client/types.js';
 import { MissingCredentialsError } from '../client/errors.js';
 import { redactUrl } from '../client/redact.js';
 import { ENV, resolveCredentials, type ResolvedCredentials } from '../config/credentials.js';
@@ -119,6 +119,8 @@ export class CommandContext {
     const { createClient } = await import('../index.js');
     const common = {
       allowInsecureHttp: this.globals.allowInsecureHttp,
+      // Every answer's charge and balance, summed in one place for `credits` in --json.
+      onCredits: (credits: Credits) => this.credits.add(credits),
       ...(this.globals.verbose ? this.#traceHooks() : {}),
     };
     if (this.globals.mock) {

@@ -13,7 +13,7 @@ import { CancelledError } from './errors.js';
 import { idempotencyKeyOf } from './idempotency.js';
 import { jobOf } from './resume.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
-import { sanitizeText } from '../ui/sanitize.js';
+import { sanitizeText, terminalSafeJson } from '../ui/sanitize.js';
 import { CommandContext, type GlobalOptions, type IO } from './context.js';
 
 /** Where a command runs: the real process, or a test's in-memory streams. */
@@ -122,7 +122,7 @@ function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Rec
     // Agents and scripts read this: one JSON line on stderr; stdout stays empty on failure.
     const credits = ctx?.credits.report;
     const spent = credits && (credits.charged || credits.refunded || credits.balance !== null);
-    write(JSON.stringify({ error: { ...describe(error, exitCode), ...(spent ? { credits } : {}) } }));
+    write(terminalSafeJson({ error: { ...describe(error, exitCode), ...(spent ? { credits } : {}) } }));
     return;
   }
   const style = ctx?.out.style;

@@ -58,7 +58,6 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, tar
       signal: ctx.signal,
       initial,
       onProgress: (update) => {
-        ctx.credits.add(update.credits);
         // The final state gets its own line below.
         if (update.state !== 'succeeded' && update.state !== 'failed') progress.update(`Run ${target.id}: ${describeRunProgress(update)}`);
       },
@@ -86,7 +85,6 @@ export async function followVideo(
       initial,
       intervalMs: target.intervalMs,
       onProgress: (update) => {
-        ctx.credits.add(update.credits);
         const pct = typeof update.progress === 'number' ? ` ${Math.round(update.progress * 100)}%` : '';
         if (update.state !== 'succeeded' && update.state !== 'failed') progress.update(`Video job ${target.id}: ${update.state}${pct}`);
       },

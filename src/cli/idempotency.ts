@@ -8,7 +8,7 @@ import type { Credits } from '../client/types.js';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
 
-/** Makes one paid call with an idempotency key (the user's, or a fresh one) and tallies its charge. */
+/** Makes one paid call with an idempotency key (the user's, or a fresh one); its charge is tallied by the client's onCredits. */
 export async function paidCall<T extends { credits: Credits }>(
   ctx: CommandContext,
   providedKey: string | undefined,
@@ -19,9 +19,7 @@ export async function paidCall<T extends { credits: Credits }>(
   }
   const key = providedKey ?? randomUUID();
   try {
-    const result = await call(key);
-    ctx.credits.add(result.credits);
-    return result;
+    return await call(key);
   } catch (caught) {
     // Ctrl-C or --timeout may surface as any error from the socket; the signal says which it was.
     const error: unknown = ctx.signal.aborted ? ctx.signal.reason : caught;

@@ -8,6 +8,7 @@ import { redactUrl } from '../client/redact.js';
 import type { AssetgenClient } from '../client/types.js';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
+import { transferProgress } from './transfer.js';
 
 const EXTENSIONS: Record<string, string> = {
   'image/png': '.png',
@@ -109,6 +110,8 @@ export interface OutputFile {
   contentType?: string;
   /** Extension when neither the content type nor the URL gives one. */
   fallbackExtension: string;
+  /** The size the service announced, when it did: the download must match it. */
+  bytes?: number;
 }
 
 /**
@@ -129,7 +132,7 @@ export async function saveOutputs(
       files.length > 1 || options.output === undefined
         ? path.join(path.resolve(ctx.cwd, options.output ?? '.'), name)
         : matchExtension(ctx, resolveOutputPath(options.output, ctx.cwd, name), extension);
-    saved.push(await saveOne(ctx, client, file.url, target, Boolean(options.force)));
+    saved.push(await saveOne(ctx, client, file, target, Boolean(options.force)));
   }
   return saved;
 }
@@ -147,20 +150,25 @@ function matchExtension(ctx: CommandContext, target: string, extension: string):
   return corrected;
 }
 
-async function saveOne(ctx: CommandContext, client: AssetgenClient, url: string, target: string, force: boolean): Promise<string> {
+async function saveOne(ctx: CommandContext, client: AssetgenClient, file: OutputFile, target: string, force: boolean): Promise<string> {
+  const { url } = file;
+  const progress = transferProgress(ctx, target === '-' ? 'to stdout' : path.basename(target));
+  const options = { signal: ctx.signal, expectedBytes: file.bytes, onProgress: progress.onProgress };
   try {
     if (target === '-') {
-      await client.download(url, ctx.io.stdout, { signal: ctx.signal });
+      await client.download(url, ctx.io.stdout, options);
       return '-';
     }
     if (!force && fs.existsSync(target)) throw fileExists(target);
-    const result = await client.download(url, target, { signal: ctx.signal, force });
+    const result = await client.download(url, target, { ...options, force });
     return result.path ?? target;
   } catch (error) {
     if (error instanceof AssetgenError && !(error instanceof AbortedError)) {
       withHint(error, `The asset is paid for and still available at ${redactUrl(url)}`);
     }
     throw error;
+  } finally {
+    progress.stop();
   }
 }
 

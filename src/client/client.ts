@@ -3,7 +3,15 @@ import { ENDPOINTS, endpointPath, type EndpointName } from '../api/endpoints.js'
 import { download } from './download.js';
 import { MissingCredentialsError, InvalidArgumentError } from './errors.js';
 import { HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
-import { normalizeAgents, normalizeGeneration, normalizeRun, normalizeVideo, normalizeWorkflows, type ResponseInfo } from './normalize.js';
+import {
+  normalizeAgents,
+  normalizeGeneration,
+  normalizeRun,
+  normalizeVideo,
+  normalizeWorkflows,
+  readCredits,
+  type ResponseInfo,
+} from './normalize.js';
 import { waitForRun, waitForVideo } from './poll.js';
 import { streamEvents } from './sse.js';
 import type { AssetgenClient, CallOptions, ClientOptions, GenerateRequest, SignalOptions, VideoRequest } from './types.js';
@@ -64,14 +72,20 @@ export function createClient(options: ClientOptions): AssetgenClient {
     retryMaxDelayMs: positive(options.retryMaxDelayMs, DEFAULTS.retryMaxDelayMs, 'retryMaxDelayMs'),
     maxRetryAfterMs: positive(options.maxRetryAfterMs, DEFAULTS.maxRetryAfterMs, 'maxRetryAfterMs'),
     userAgent: options.userAgent ?? `assetgen-client node/${process.versions.node}`,
-    hooks: { onRequest: options.onRequest, onResponse: options.onResponse, onRetry: options.onRetry },
+    hooks: { onRequest: options.onRequest, onResponse: options.onResponse, onRetry: options.onRetry, onCredits: options.onCredits },
     dispatcher: options.dispatcher,
   });
 
   /** The first credential in the endpoint's preference order that the client holds. */
+  /**
+   * The credential a call goes with. "Each call authenticated with a key deducts credits" (the
+   * service's documentation): a call that makes nothing (a list, a poll) goes with the session when
+   * the client has one, so following a job costs nothing; a paid call keeps the table's order.
+   */
   function credentialFor(name: EndpointName): Credential {
     const accepted: readonly string[] = ENDPOINTS[name].auth;
-    for (const kind of accepted) if (http.has(kind as Credential)) return kind as Credential;
+    const order = ENDPOINTS[name].paid ? accepted : [...accepted].sort((a, b) => Number(b === 'session') - Number(a === 'session'));
+    for (const kind of order) if (http.has(kind as Credential)) return kind as Credential;
     if (accepted.length === 1 && accepted[0] === 'session') {
       throw new MissingCredentialsError(
         `${ENDPOINTS[name].method} ${ENDPOINTS[name].path} needs a session cookie, and the client has none.`,
@@ -96,6 +110,18 @@ export function createClient(options: ClientOptions): AssetgenClient {
     };
   }
 
+  /** One JSON call; whatever its answer says about credits goes to `onCredits`. */
+  async function json(
+    name: EndpointName,
+    params: Record<string, string>,
+    body: unknown,
+    o: CallOptions | undefined,
+  ): Promise<JsonResponse> {
+    const response = await http.json(call(name, params, body, o));
+    options.onCredits?.(readCredits(response.body, response.headers));
+    return response;
+  }
+
   const info = (response: JsonResponse): ResponseInfo => ({ headers: response.headers, requestId: response.requestId, baseUrl: base.href });
 
   function requireId(value: string, what: string): string {
@@ -108,7 +134,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
 
     async generate(req: GenerateRequest, o?: CallOptions) {
       if (http.has('apiKey')) {
-        const response = await http.json(call('generate', {}, { agentId: req.agentId, prompt: req.prompt }, o));
+        const response = await json('generate', {}, { agentId: req.agentId, prompt: req.prompt }, o);
         return normalizeGeneration(response.body, info(response));
       }
       if (http.has('session')) return client.generateWithSession(req, o);
@@ -116,7 +142,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
     },
 
     async generateWithSession(req: GenerateRequest, o?: CallOptions) {
-      const response = await http.json(call('sessionGenerate', {}, { agentId: req.agentId, prompt: req.prompt }, o));
+      const response = await json('sessionGenerate', {}, { agentId: req.agentId, prompt: req.prompt }, o);
       return normalizeGeneration(response.body, info(response));
     },
 
@@ -127,23 +153,23 @@ export function createClient(options: ClientOptions): AssetgenClient {
     },
 
     async listAgents(o?: SignalOptions) {
-      const response = await http.json(call('listAgents', {}, undefined, o));
+      const response = await json('listAgents', {}, undefined, o);
       return normalizeAgents(response.body);
     },
 
     async listWorkflows(o?: SignalOptions) {
-      const response = await http.json(call('listWorkflows', {}, undefined, o));
+      const response = await json('listWorkflows', {}, undefined, o);
       return normalizeWorkflows(response.body);
     },
 
     async runWorkflow(id: string, overrides?: Record<string, string>, o?: CallOptions) {
       const body = overrides && Object.keys(overrides).length > 0 ? { overrides } : {};
-      const response = await http.json(call('runWorkflow', { id: requireId(id, 'The workflow id') }, body, o));
+      const response = await json('runWorkflow', { id: requireId(id, 'The workflow id') }, body, o);
       return normalizeRun(response.body, info(response));
     },
 
     async getRun(runId: string, o?: SignalOptions) {
-      const response = await http.json(call('getRun', { runId: requireId(runId, 'The run id') }, undefined, o));
+      const response = await json('getRun', { runId: requireId(runId, 'The run id') }, undefined, o);
       return normalizeRun(response.body, info(response));
     },
 
@@ -154,12 +180,12 @@ export function createClient(options: ClientOptions): AssetgenClient {
       if (req.agentId !== undefined) body.agentId = req.agentId;
       if (req.durationSeconds !== undefined) body.durationSeconds = req.durationSeconds;
       if (req.aspectRatio !== undefined) body.aspectRatio = req.aspectRatio;
-      const response = await http.json(call('createVideo', {}, body, o));
+      const response = await json('createVideo', {}, body, o);
       return normalizeVideo(response.body, info(response));
     },
 
     async getVideo(id: string, o?: SignalOptions) {
-      const response = await http.json(call('getVideo', { id: requireId(id, 'The video job id') }, undefined, o));
+      const response = await json('getVideo', { id: requireId(id, 'The video job id') }, undefined, o);
       return normalizeVideo(response.body, info(response));
     },
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
 import { redactUrl } from './redact.js';
 import { ConnectionError, OutputFileError, UnexpectedResponseError } from './errors.js';
 import { type Credential, type HttpClient, type OpenResponse } from './http.js';
@@ -76,7 +77,7 @@ export async function download(
   dest: string | NodeJS.WritableStream,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
-  const { signal, force = false, onProgress } = options;
+  const { signal, force = false, onProgress, expectedBytes } = options;
   let url: string;
   try {
     url = new URL(rawUrl, http.settings.baseUrl).href;
@@ -104,15 +105,35 @@ export async function download(
     const response = await openAsset(http, url, signal, attempt);
     const total = num(header(response.headers, 'content-length'));
     const contentType = header(response.headers, 'content-type');
+    let decoder: ReturnType<typeof decoderFor>;
+    try {
+      decoder = decoderFor(header(response.headers, 'content-encoding'), response.url);
+    } catch (error) {
+      discard(response.body);
+      throw error;
+    }
     written = 0;
+    let received = 0;
+    // Bytes as they arrive (checked against Content-Length), then as they are saved (checked
+    // against the size the service announced), with a decoder between when the body is encoded.
     const counter = (): Transform =>
       new Transform({
         transform(chunk: Buffer, _encoding, callback) {
-          written += chunk.length;
-          onProgress?.(written, total);
+          received += chunk.length;
+          onProgress?.(received, total);
           callback(null, chunk);
         },
       });
+    const stages = (): NodeJS.ReadWriteStream[] => [
+      counter(),
+      ...(decoder ? [decoder()] : []),
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          written += chunk.length;
+          callback(null, chunk);
+        },
+      }),
+    ];
     const temp = file ? `${file}.part-${randomBytes(6).toString('hex')}` : undefined;
     try {
       if (temp) {
@@ -121,16 +142,22 @@ export async function download(
         // of up to 1 MiB at a time: far fewer syscalls than one per 64 KiB socket read.
         const sink = fs.createWriteStream(temp, { fd: fs.openSync(temp, 'wx', 0o644), highWaterMark: 1 << 20 });
         try {
-          await pipeline(response.body, counter(), sink, { signal });
+          await pipeline([response.body, ...stages(), sink], { signal });
         } finally {
           if (!sink.closed) await once(sink, 'close');
         }
       } else {
         // Never end the caller's stream (stdout, say): it may have more to carry.
-        await pipeline(response.body, counter(), target as NodeJS.WritableStream, { signal, end: false });
+        await pipeline([response.body, ...stages(), target as NodeJS.WritableStream], { signal, end: false });
       }
-      if (total !== undefined && written !== total) {
-        throw new ConnectionError(`GET ${redactUrl(response.url)}: got ${written} of ${total} bytes.`);
+      if (total !== undefined && received !== total) {
+        throw new ConnectionError(`GET ${redactUrl(response.url)}: got ${received} of ${total} bytes.`);
+      }
+      if (expectedBytes !== undefined && written !== expectedBytes) {
+        throw new UnexpectedResponseError(
+          `GET ${redactUrl(response.url)}: the asset is ${written} bytes, but the service announced ${expectedBytes}; it was not saved.`,
+          undefined,
+        );
       }
       if (file && temp) {
         if (!force && fileExists(file)) throw refuseOverwrite(file);
@@ -139,7 +166,7 @@ export async function download(
     } catch (error) {
       if (temp) fs.rmSync(temp, { force: true });
       if (signal?.aborted) throw abortError(signal);
-      if (error instanceof OutputFileError) throw error;
+      if (error instanceof OutputFileError || error instanceof UnexpectedResponseError) throw error;
       if (isLocalFileError(error)) {
         throw new OutputFileError(
           `Cannot write ${file ?? 'the output'}: ${(error as Error).message}`,
@@ -156,6 +183,22 @@ export async function download(
     if (contentType) result.contentType = contentType;
     return result;
   });
+}
+
+/**
+ * A body sent with a Content-Encoding (we never ask for one) is decoded when it is one of the
+ * common ones; anything else is refused rather than saved as, say, gzip bytes named .png.
+ */
+function decoderFor(encoding: string | undefined, url: string): (() => NodeJS.ReadWriteStream) | undefined {
+  const name = (encoding ?? '').trim().toLowerCase();
+  if (name === '' || name === 'identity') return undefined;
+  if (name === 'gzip' || name === 'x-gzip') return () => zlib.createGunzip();
+  if (name === 'deflate') return () => zlib.createInflate();
+  if (name === 'br') return () => zlib.createBrotliDecompress();
+  throw new UnexpectedResponseError(
+    `GET ${redactUrl(url)}: the asset is sent with Content-Encoding "${name.slice(0, 40).replace(/[^\x20-\x7e]/g, '?')}", which assetgen cannot decode; it was not saved.`,
+    undefined,
+  );
 }
 
 function isLocalFileError(error: unknown): boolean {

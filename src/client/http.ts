@@ -92,7 +92,7 @@ export interface HttpSettings {
   retryMaxDelayMs: number;
   maxRetryAfterMs: number;
   userAgent: string;
-  hooks: Pick<ClientOptions, 'onRequest' | 'onResponse' | 'onRetry'>;
+  hooks: Pick<ClientOptions, 'onRequest' | 'onResponse' | 'onRetry' | 'onCredits'>;
   dispatcher?: Dispatcher;
 }
 

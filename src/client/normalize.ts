@@ -148,6 +148,8 @@ export function normalizeGeneration(body: unknown, info: ResponseInfo): Generati
   if (id) generation.id = id;
   const contentType = findContentType(record);
   if (contentType) generation.contentType = contentType;
+  const bytes = isObject(record.output) ? num(pick(record.output, ['bytes', 'size', 'sizeBytes', 'size_bytes'])) : undefined;
+  if (bytes !== undefined && Number.isSafeInteger(bytes) && bytes >= 0) generation.assetBytes = bytes;
   const agentId = str(pick(record, ['agentId', 'agent_id', 'agent']));
   if (agentId) generation.agentId = agentId;
   const prompt = str(record.prompt);

@@ -108,14 +108,19 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
           text,
         );
       }
-      yield { type: 'result', generation: normalizeGeneration(body, opened.info), data: body };
+      const generation = normalizeGeneration(body, opened.info);
+      http.settings.hooks.onCredits?.(generation.credits);
+      yield { type: 'result', generation, data: body };
       finished = true;
       return;
     }
 
     for (let message: EventSourceMessage | undefined = opened.first; message;) {
       const event = toEvent(message, opened.info);
-      if (event.type === 'result') finished = true;
+      if (event.type === 'result') {
+        finished = true;
+        http.settings.hooks.onCredits?.(event.generation.credits);
+      }
       yield event;
       if (event.type === 'done') return;
       const next = await opened.iterator.next();

@@ -51,6 +51,8 @@ export interface ClientOptions {
   onRequest?: (info: RequestTrace) => void;
   onResponse?: (info: ResponseTrace) => void;
   onRetry?: (info: RetryTrace) => void;
+  /** What each answer reported about credits (charged by that call, balance after it): one place to total a session's spending. */
+  onCredits?: (credits: Credits) => void;
   /** Default: node:http(s) with keep-alive; undici's EnvHttpProxyAgent when HTTP(S)_PROXY is set (honours NO_PROXY). A dispatcher given here is used as is and never closed by `close()`. */
   dispatcher?: Dispatcher;
 }
@@ -74,6 +76,8 @@ export interface Generation extends Meta {
   /** Absolute URL of the asset (relative URLs are resolved against the base URL). */
   assetUrl: string;
   contentType?: string;
+  /** Size of the asset as the service announced it (`output.bytes`), checked by the download. */
+  assetBytes?: number;
   agentId?: string;
   prompt?: string;
 }
@@ -192,6 +196,8 @@ export interface WaitForVideoOptions extends SignalOptions {
 export interface DownloadOptions extends SignalOptions {
   /** Replace an existing file. */
   force?: boolean;
+  /** The size the service announced for the asset: a body of another size is not saved. */
+  expectedBytes?: number;
   onProgress?: (bytes: number, total?: number) => void;
 }
 

@@ -35,7 +35,15 @@ export async function generate(ctx: CommandContext, prompt: string, options: Gen
     const saved = await saveOutputs(
       ctx,
       client,
-      [{ url: generation.assetUrl, stem: generation.id ?? 'asset', contentType: generation.contentType, fallbackExtension: '.png' }],
+      [
+        {
+          url: generation.assetUrl,
+          stem: generation.id ?? 'asset',
+          contentType: generation.contentType,
+          fallbackExtension: '.png',
+          bytes: generation.assetBytes,
+        },
+      ],
       options,
     );
     progress.stop();

@@ -13,7 +13,6 @@ interface WaitOptions {
 export async function get(ctx: CommandContext, runId: string): Promise<void> {
   const client = await ctx.client();
   const run = await client.getRun(runId, { signal: ctx.signal });
-  ctx.credits.add(run.credits);
   ctx.journal.recordUpdate('run', run.id, client.baseUrl, { state: run.state });
   ctx.out.result([run.id, run.state, describeRunProgress(run)].map((cell) => ctx.out.server(cell)).join('\t'));
   reportDocument(ctx, asRecord(run.raw));

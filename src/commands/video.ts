@@ -58,7 +58,6 @@ export async function create(ctx: CommandContext, prompt: string, options: Creat
 export async function get(ctx: CommandContext, id: string): Promise<void> {
   const client = await ctx.client();
   const job = await client.getVideo(id, { signal: ctx.signal });
-  ctx.credits.add(job.credits);
   ctx.journal.recordUpdate('video', job.id, client.baseUrl, { state: job.state, ...(job.refunded ? { refunded: true } : {}) });
   const progress = typeof job.progress === 'number' ? ` ${Math.round(job.progress * 100)}%` : '';
   ctx.out.result([job.id, job.state + progress, ...(job.assetUrl ? [job.assetUrl] : [])].map((cell) => ctx.out.server(cell)).join('\t'));

@@ -2,7 +2,7 @@
 // everything for a human (progress, hints, warnings, errors) on stderr, silenced by --quiet.
 // Colours come from chalk, loaded only when there are colours to draw (a terminal, or FORCE_COLOR):
 // a piped or --json run never pays for it.
-import { sanitizeText } from './sanitize.js';
+import { sanitizeText, terminalSafeJson } from './sanitize.js';
 
 /** The few styles the CLI uses; a chalk instance fits, and so does the plain one. */
 export interface Style {
@@ -86,7 +86,7 @@ export class Output {
     if (!this.json) return;
     if (this.#jsonWritten) throw new Error('Output.document called twice: --json prints exactly one document');
     this.#jsonWritten = true;
-    this.streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    this.streams.stdout.write(`${terminalSafeJson(value, 2)}\n`);
   }
 
   /** Progress and hints for a human, on stderr; nothing with --quiet. */

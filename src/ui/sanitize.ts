@@ -16,3 +16,14 @@ export function sanitizeText(text: string): string {
 export function sanitizeLine(text: string): string {
   return sanitizeText(text).replace(/[\t\n]+/g, ' ');
 }
+
+/**
+ * JSON text safe to print: the same data for any JSON parser, but DEL and the C1 controls (which
+ * JSON.stringify leaves raw, and some terminals obey, U+009B being a CSI) written as \u escapes.
+ */
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

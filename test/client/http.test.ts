@@ -107,12 +107,17 @@ describe('requests', () => {
       onRequest: (i) => requests.push(i),
       onResponse: (i) => responses.push(i),
     });
-    await client.listWorkflows();
+    await client.listWorkflows(); // a list goes with the session (free), see credentialFor
+    await client.getRun('run_1').catch(() => {});
+    const keyOnly = createClient({ baseUrl: server.url, apiKey: KEY, onRequest: (i) => requests.push(i) });
+    await keyOnly.listWorkflows();
+    await keyOnly.close();
     const traced = JSON.stringify([requests, responses]);
     expect(traced).not.toContain(KEY);
     expect(traced).not.toContain('supersecretvalue123');
     expect(requests[0]).toMatchObject({ method: 'GET', attempt: 1 });
-    expect(requests[0]!.headers.authorization).toMatch(/^Bearer agk_test_…cdef$/);
+    expect(requests[0]!.headers.cookie).toBeDefined();
+    expect(requests.at(-1)!.headers.authorization).toMatch(/^Bearer agk_test_…cdef$/);
     expect(responses[0]).toMatchObject({ status: 200, requestId: 'req_t' });
   });
 });

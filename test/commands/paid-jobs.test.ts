@@ -188,11 +188,45 @@ describe('a paid call that fails after its retries', () => {
   });
 });
 
+describe('credits in --json of the one-poll commands equal the ledger difference', () => {
+  it('runs get and video get', async () => {
+    const started = parseJson(await cli(['workflows', 'run', 'wf_sprite_sheet', '--no-wait', '--json']));
+    const job = parseJson(await cli(['video', 'create', 'torch', '--yes', '--no-wait', '--json']));
+    for (const args of [
+      ['runs', 'get', started.id as string, '--json'],
+      ['video', 'get', job.id as string, '--json'],
+    ]) {
+      const before = await balance();
+      const result = await cli(args);
+      expect(result.code, result.stderr).toBe(0);
+      const after = await balance();
+      expect(parseJson(result).credits, args.join(' ')).toMatchObject({ charged: before - after, balance: after });
+      expect(before - after).toBe(1); // a key-authenticated poll costs the mock's 1 credit
+    }
+  });
+});
+
+describe('with a session configured as well as a key', () => {
+  it('polls go with the session and cost nothing; submissions still use the key', async () => {
+    env = { ...env, ASSETGEN_SESSION: mock.sessionCookie };
+    const video = await cli(['video', 'create', 'torch', '--yes', '--json', '--interval', '20ms']);
+    expect(video.code, video.stderr).toBe(0);
+    expect(parseJson(video).credits).toMatchObject({ charged: 180, refunded: 0 });
+    const run = await cli(['workflows', 'run', 'wf_sprite_sheet', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const reasons = (await ledger()).map((entry) => entry.reason);
+    expect(reasons.filter((reason) => reason.startsWith('poll'))).toEqual([]);
+    expect(reasons.filter((reason) => /^(video|run) /.test(reason))).toHaveLength(2);
+    expect(parseJson(run).credits.charged).toBe(-(await ledger()).at(-1)!.amount);
+  });
+});
+
 describe('credits in --json equal the ledger difference', () => {
   const cases: [string, string[]][] = [
     ['generate', ['generate', 'crate', '--agent', 'sprite-artist', '--json']],
     ['video create (submission + polls)', ['video', 'create', 'torch', '--yes', '--json', '--interval', '20ms']],
     ['workflows run (run + one poll per node)', ['workflows', 'run', 'wf_sprite_sheet', '--json']],
+    ['workflows list (a key-authenticated list)', ['workflows', 'list', '--json']],
   ];
   for (const [name, args] of cases) {
     it(name, async () => {
