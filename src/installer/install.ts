@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { joinInside, type Env } from './agents.js';
-import { assertNoLinks, hashOf, missingDirs, writeFileAtomic } from './files.js';
+import { InstallerError } from './errors.js';
+import { assertNoLinks, canonical, hashOf, isInside, missingDirs, writeFileAtomic } from './files.js';
 import { readManifest, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
 import type { RenderedFile } from './render.js';
 import { skillRoot, type Target } from './targets.js';
@@ -37,6 +38,7 @@ export interface PlannedFile {
 export function planInstall(targets: Target[], files: RenderedFile[], manifest: Manifest, force: boolean): PlannedFile[] {
   const plan: PlannedFile[] = [];
   for (const target of targets) {
+    assertInsideProject(target);
     const root = skillRoot(target.skillsDir);
     for (const file of files) {
       const destination = joinInside(root, file.relative);
@@ -68,6 +70,25 @@ export function planInstall(targets: Target[], files: RenderedFile[], manifest: 
     }
   }
   return plan;
+}
+
+/**
+ * A project-scope skill belongs in the project: a `.claude/skills` (or any folder on the way) that
+ * is a link to somewhere else would put our files outside it, where nobody reviewing the project
+ * sees them and uninstalling another checkout removes them.
+ */
+function assertInsideProject(target: Target): void {
+  if (target.scope !== 'project' || !target.projectDir) return;
+  const project = canonical(target.projectDir);
+  const resolved = canonical(target.skillsDir);
+  if (resolved === project || isInside(project, resolved)) return;
+  throw new InstallerError(
+    `${target.skillsDir} leads outside the project (to ${resolved}) through a symbolic link; assetgen will not install a project's skill there.`,
+    {
+      code: 'outside_project',
+      hint: 'Replace the link with a real folder, or install for your user with --scope user.',
+    },
+  );
 }
 
 /** True when applying the plan would change anything on disk or in the manifest. */

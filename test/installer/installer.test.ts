@@ -170,6 +170,21 @@ describe('the agent table', () => {
     expect(fs.readdirSync(elsewhere)).toEqual([]);
   });
 
+  it('refuses a project install whose skills folder is a link that leads outside the project', () => {
+    const elsewhere = path.join(home.home, 'shared-skills');
+    fs.mkdirSync(elsewhere);
+    fs.mkdirSync(path.join(home.cwd, '.claude'));
+    fs.symlinkSync(elsewhere, path.join(home.cwd, '.claude', 'skills'), 'dir');
+    expect(() => install(['claude-code'], 'project')).toThrow(/leads outside the project/);
+    expect(() => install(['claude-code'], 'project')).toThrow(InstallerError);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    // A link that stays inside the project is the user's own layout: fine.
+    fs.rmSync(path.join(home.cwd, '.claude', 'skills'));
+    fs.mkdirSync(path.join(home.cwd, 'agent-skills'));
+    fs.symlinkSync(path.join(home.cwd, 'agent-skills'), path.join(home.cwd, '.claude', 'skills'), 'dir');
+    expect(install(['claude-code'], 'project').every((item) => item.action === 'create')).toBe(true);
+  });
+
   it('renders `assetgen` only when it is on PATH for good, else a pinned npx', () => {
     const bin = (dir: string) => {
       fs.mkdirSync(dir, { recursive: true });
