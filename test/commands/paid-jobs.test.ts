@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jsonError, parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
+import { PRICES, WORKFLOWS } from '../../src/mock/index.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 
 let mock: MockHandle;
@@ -238,5 +239,78 @@ describe('credits in --json equal the ledger difference', () => {
       expect(credits.charged - credits.refunded).toBe(before - after);
       expect(credits.balance).toBe(after);
     });
+  }
+});
+
+// Every paid command × every way its wait can end after paying: the job id and the exact command
+// that resumes it into the same folder, and that command, run as printed, finishes with no second
+// charge for the submission.
+describe('each paid command × each way of ending after paying', () => {
+  const commands = [
+    { name: 'video create', args: ['video', 'create', 'torch', '--yes', '-o', 'fx/', '--interval', '20ms'], charge: /^video /, dir: 'fx' },
+    { name: 'workflows run', args: ['workflows', 'run', 'wf_tileset', '-o', 'tiles/'], charge: /^run /, dir: 'tiles' },
+  ];
+  const endings: {
+    name: string;
+    code: number;
+    setup: (command: (typeof commands)[number]) => Promise<{ extra?: string[]; onPaid?: (controller: AbortController) => Promise<void> }>;
+  }[] = [
+    { name: 'Ctrl-C', code: 130, setup: async () => ({ onPaid: async (controller) => controller.abort() }) },
+    {
+      name: '--timeout',
+      code: 7,
+      setup: async () => {
+        await mock.config({ latencyMs: 120, videoSteps: 6 });
+        return { extra: ['--timeout', '400ms'] };
+      },
+    },
+    {
+      name: 'a save error (the output folder replaced by a file)',
+      code: 1,
+      setup: async (command) => ({
+        onPaid: async () => {
+          fs.writeFileSync(path.join(home.cwd, command.dir), 'in the way');
+        },
+      }),
+    },
+    {
+      name: '402 on the first poll',
+      code: 5,
+      setup: async (command) => {
+        // Exactly what the submission costs: the first (key-authenticated, 1-credit) poll gets 402.
+        const nodes = WORKFLOWS.find((workflow) => workflow.id === 'wf_tileset')!.nodes.length;
+        await mock.config({ credits: command.name === 'video create' ? PRICES.video : PRICES.runPerNode * nodes });
+        return {};
+      },
+    },
+  ];
+  for (const command of commands) {
+    for (const ending of endings) {
+      it(`${command.name}: ${ending.name}`, async () => {
+        const { extra = [], onPaid } = await ending.setup(command);
+        const controller = new AbortController();
+        let paid = false;
+        const result = await cli([...command.args, ...extra, '--json'], {
+          interrupt: controller.signal,
+          onStderr: (text) => {
+            if (!paid && /Submitted video job|Started run/.test(text)) {
+              paid = true;
+              void onPaid?.(controller);
+            }
+          },
+        });
+        expect(result.code, result.stderr).toBe(ending.code);
+        const error = jsonError(result);
+        expect(error.job, result.stderr).toMatchObject({ id: expect.any(String), resume: expect.stringContaining(error.job.id) });
+        expect(error.job.resume).toContain(`-o ${command.dir}/`);
+
+        fs.rmSync(path.join(home.cwd, command.dir), { recursive: true, force: true });
+        await mock.config({ credits: 5000, latencyMs: 0 });
+        const resumed = await runPrinted(error.job.resume);
+        expect(resumed.code, resumed.stderr).toBe(0);
+        for (const file of resumed.stdout.trim().split('\n')) expect(path.dirname(file)).toBe(path.join(home.cwd, command.dir));
+        expect((await ledger()).filter((entry) => command.charge.test(entry.reason))).toHaveLength(1);
+      });
+    }
   }
 });
