@@ -90,6 +90,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .description('store an API key (masked prompt on a terminal, or --with-key from stdin) or a session cookie')
     .option('--with-key', 'read the API key from stdin')
     .option('--session', 'read a session cookie (name=value) from stdin')
+    .option('--no-verify', 'store without checking it against the service (offline setup)')
     .action(run(async () => (await import('./commands/auth.js')).login as Action));
   auth
     .command('status')

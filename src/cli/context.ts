@@ -116,16 +116,9 @@ export class CommandContext {
    * MissingCredentialsError (exit 4) naming what to do when nothing usable is configured.
    */
   async client(need: CredentialNeed = 'any'): Promise<AssetgenClient> {
-    const { createClient } = await import('../index.js');
-    const common = {
-      allowInsecureHttp: this.globals.allowInsecureHttp,
-      // Every answer's charge and balance, summed in one place for `credits` in --json.
-      onCredits: (credits: Credits) => this.credits.add(credits),
-      ...(this.globals.verbose ? this.#traceHooks() : {}),
-    };
     if (this.globals.mock) {
       const mock = await this.mockService();
-      return this.#track(createClient({ baseUrl: mock.url, apiKey: mock.apiKey, sessionCookie: mock.sessionCookie, ...common }));
+      return this.clientFor({ baseUrl: mock.url, apiKey: mock.apiKey, sessionCookie: mock.sessionCookie });
     }
     const creds = this.credentials();
     if (!creds.baseUrl) {
@@ -146,12 +139,19 @@ export class CommandContext {
         `Run \`assetgen auth login\` (or pipe a key to \`assetgen auth login --with-key\`), or set ${ENV.apiKey}.`,
       );
     }
+    return this.clientFor({ baseUrl: creds.baseUrl.value, apiKey: creds.apiKey?.value, sessionCookie: creds.sessionCookie?.value });
+  }
+
+  /** A client for exactly these credentials (say, a key being verified before it is stored). */
+  async clientFor(credentials: { baseUrl: string; apiKey?: string; sessionCookie?: string }): Promise<AssetgenClient> {
+    const { createClient } = await import('../index.js');
     return this.#track(
       createClient({
-        baseUrl: creds.baseUrl.value,
-        apiKey: creds.apiKey?.value,
-        sessionCookie: creds.sessionCookie?.value,
-        ...common,
+        ...credentials,
+        allowInsecureHttp: this.globals.allowInsecureHttp,
+        // Every answer's charge and balance, summed in one place for `credits` in --json.
+        onCredits: (credits: Credits) => this.credits.add(credits),
+        ...(this.globals.verbose ? this.#traceHooks() : {}),
       }),
     );
   }

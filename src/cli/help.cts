@@ -29,6 +29,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'auth login': [
     'printf %s "$ASSETGEN_API_KEY" | assetgen auth login --with-key --base-url https://assets.example.com',
     'printf %s "$ASSETGEN_SESSION" | assetgen auth login --session',
+    'printf %s "$ASSETGEN_API_KEY" | assetgen auth login --with-key --no-verify --base-url https://assets.example.com',
   ],
   'auth status': ['assetgen auth status', 'assetgen auth status --json'],
   'auth logout': ['assetgen auth logout'],

@@ -1,17 +1,20 @@
 // `assetgen auth login|status|logout`. A secret is never accepted as a flag value (it would leak
 // through `ps` and shell history): it comes from a masked prompt, stdin, or the environment.
-import { MissingCredentialsError } from '../client/errors.js';
+import { ApiError, MissingCredentialsError, withHint } from '../client/errors.js';
 import { UsageError } from '../cli/errors.js';
 import { maskSecret, redactUrl } from '../client/redact.js';
 import { CredentialStore } from '../config/credential-store.js';
 import { ENV, type Sourced } from '../config/credentials.js';
 import type { CommandContext } from '../cli/context.js';
 import { password } from '../cli/prompt.js';
+import { reportDocument } from '../cli/report.js';
 import { readStdin } from '../cli/stdin.js';
 
 interface LoginOptions {
   withKey?: boolean;
   session?: boolean;
+  /** false with --no-verify: store without asking the service. */
+  verify?: boolean;
 }
 
 export async function login(ctx: CommandContext, options: LoginOptions): Promise<void> {
@@ -19,16 +22,27 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   const store = new CredentialStore(ctx.env);
   const baseUrl = ctx.globals.baseUrl;
   if (baseUrl) validateBaseUrl(baseUrl);
+  const verify = options.verify !== false;
+  // Verifying needs somewhere to ask; know that before reading a secret.
+  const verifyAt = verify ? (baseUrl ?? ctx.env[ENV.baseUrl] ?? store.read().baseUrl) : undefined;
+  if (verify && !verifyAt) {
+    throw new UsageError(
+      'No base URL to check the credential against.',
+      'Pass --base-url <url> (it is stored too), or --no-verify to store the credential unchecked.',
+    );
+  }
 
   if (options.session) {
     const cookie = (await readSecret(ctx, 'Session cookie (name=value)', true)).trim();
     if (!cookie) throw new UsageError('No session cookie on stdin.', 'Pipe it in: `printf %s "$COOKIE" | assetgen auth login --session`.');
+    if (verifyAt) await verifyCredential(ctx, { baseUrl: verifyAt, sessionCookie: cookie });
     store.update({ sessionCookie: cookie, baseUrl });
     ctx.out.info(`Stored the session cookie ${maskSecret(cookieValue(cookie))} in ${store.path}.`);
   } else {
     const key = (await readSecret(ctx, 'API key', Boolean(options.withKey))).trim();
     if (!key) throw new UsageError('No API key given.', 'Pipe it in: `printf %s "$KEY" | assetgen auth login --with-key`.');
     if (/\s/.test(key)) throw new UsageError('That does not look like an API key: it contains whitespace.');
+    if (verifyAt) await verifyCredential(ctx, { baseUrl: verifyAt, apiKey: key });
     store.update({ apiKey: key, baseUrl });
     ctx.out.info(`Stored the API key ${maskSecret(key)} in ${store.path}.`);
   }
@@ -39,11 +53,41 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   if (ctx.env[ENV.apiKey] || ctx.env[ENV.session]) {
     ctx.out.warn(`${ctx.env[ENV.apiKey] ? ENV.apiKey : ENV.session} is set in the environment and takes precedence over the stored value.`);
   }
-  ctx.out.document({
+  reportDocument(ctx, {
     stored: options.session ? 'sessionCookie' : 'apiKey',
+    verified: Boolean(verifyAt),
     file: store.path,
     baseUrl: redactOptional(baseUrl ?? store.read().baseUrl),
   });
+}
+
+/**
+ * Asks the service with the cheapest call there is for this credential: listing workflows (no
+ * generation; with a key the service may charge it, the bundled mock 1 credit; with a session,
+ * nothing). Rejected → exit 4 and nothing stored; unreachable → exit 1, nothing stored.
+ */
+async function verifyCredential(
+  ctx: CommandContext,
+  credentials: { baseUrl: string; apiKey?: string; sessionCookie?: string },
+): Promise<void> {
+  const client = await ctx.clientFor(credentials);
+  const what = credentials.apiKey ? 'API key' : 'session cookie';
+  try {
+    const workflows = await client.listWorkflows({ signal: ctx.signal });
+    const { charged, balance } = ctx.credits.report;
+    const cost = charged ? `charged ${charged} credit${charged === 1 ? '' : 's'}` : 'no charge';
+    ctx.out.info(
+      `The service accepted the ${what} (GET /api/v1/workflows: ${workflows.length} workflows; ${cost}${balance !== null ? `, ${balance} remaining` : ''}).`,
+    );
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+      throw withHint(
+        new MissingCredentialsError(`The service rejected this ${what} (HTTP ${error.status}): ${error.message}`),
+        'Nothing was stored. Check the value (and the base URL), then log in again.',
+      );
+    }
+    throw withHint(error, `Nothing was stored. Pass --no-verify to store the ${what} without checking it.`);
+  }
 }
 
 export async function status(ctx: CommandContext): Promise<void> {

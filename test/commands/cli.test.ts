@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseJson, runInProcess, tempHome } from '../support/cli.js';
+import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -77,8 +77,53 @@ describe('auth', () => {
     expect(status.stdout).toContain('env ASSETGEN_API_KEY');
   });
 
+  it('login checks the key with the cheapest call, says what it cost, and stores it', async () => {
+    const before = (await mock.state()).credits as number;
+    const login = await cli(['auth', 'login', '--with-key', '--base-url', mock.url, '--json'], home.env, mock.apiKey);
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toMatch(/accepted the API key .*charged 1 credit, \d+ remaining/);
+    expect(parseJson(login)).toMatchObject({ stored: 'apiKey', verified: true, credits: { charged: 1, balance: before - 1 } });
+    expect((await mock.state()).credits).toBe(before - 1);
+    expect((await cli(['auth', 'status'], home.env)).code).toBe(0);
+  });
+
+  it('login checks a session cookie for free', async () => {
+    const before = (await mock.state()).credits as number;
+    const login = await cli(['auth', 'login', '--session', '--base-url', mock.url], home.env, mock.sessionCookie);
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toMatch(/accepted the session cookie .*no charge/);
+    expect((await mock.state()).credits).toBe(before);
+  });
+
+  it('login stores nothing when the service rejects the key (exit 4) or cannot be reached (exit 1)', async () => {
+    const file = path.join(home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json');
+    const rejected = await cli(['auth', 'login', '--with-key', '--base-url', mock.url, '--json'], home.env, `agk_${'0'.repeat(40)}`);
+    expect(rejected.code).toBe(4);
+    expect(jsonError(rejected).message).toMatch(/rejected this API key \(HTTP 401\)/);
+    expect(jsonError(rejected).hint).toContain('Nothing was stored');
+    expect(fs.existsSync(file)).toBe(false);
+    const closed = await startMock({});
+    const url = closed.url;
+    await closed.close();
+    const unreachable = await cli(['auth', 'login', '--with-key', '--base-url', url], home.env, mock.apiKey);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('--no-verify');
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('login --no-verify stores without a call (offline setup), base URL or not', async () => {
+    const requests = (await mock.state()).requests as number;
+    const login = await cli(['auth', 'login', '--with-key', '--no-verify', '--json'], home.env, mock.apiKey);
+    expect(login.code, login.stderr).toBe(0);
+    expect(parseJson(login)).toMatchObject({ stored: 'apiKey', verified: false });
+    expect((await mock.state()).requests).toBe(requests + 0);
+    const noUrl = await cli(['auth', 'login', '--with-key'], home.env, mock.apiKey);
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toMatch(/--base-url|--no-verify/);
+  });
+
   it('refuses to prompt without a terminal and never takes a key as an argument', async () => {
-    const login = await cli(['auth', 'login'], home.env);
+    const login = await cli(['auth', 'login', '--base-url', mock.url], home.env);
     expect(login.code).toBe(2);
     expect(login.stderr).toContain('--with-key');
     expect((await cli(['auth', 'login', mock.apiKey], home.env)).code).toBe(2);
