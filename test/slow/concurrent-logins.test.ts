@@ -19,8 +19,8 @@ describe('concurrent logins', () => {
       const key = `agk_round${round}_${'k'.repeat(24)}`;
       const cookie = `ag_session=round${round}${'c'.repeat(24)}`;
       const results = await Promise.all([
-        runCli(['auth', 'login', '--with-key'], { env: home.env, cwd: home.cwd, input: key }),
-        runCli(['auth', 'login', '--session'], { env: home.env, cwd: home.cwd, input: cookie }),
+        runCli(['auth', 'login', '--with-key', '--no-verify'], { env: home.env, cwd: home.cwd, input: key }),
+        runCli(['auth', 'login', '--session', '--no-verify'], { env: home.env, cwd: home.cwd, input: cookie }),
       ]);
       for (const result of results) expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ apiKey: key, sessionCookie: cookie });
