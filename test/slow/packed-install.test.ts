@@ -59,5 +59,37 @@ describe('a packed install', () => {
     const help = spawnSync(bin, ['--help'], { encoding: 'utf8' });
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('generate');
+    expect(fs.existsSync(path.join(installed, 'node_modules', 'assetgen', 'LICENSE'))).toBe(true);
+  });
+
+  it('prints a bash completion that a real bash accepts', () => {
+    const bin = path.join(installed, 'node_modules', '.bin', 'assetgen');
+    const completion = spawnSync(bin, ['completion', 'bash'], { encoding: 'utf8' });
+    expect(completion.status).toBe(0);
+    const script = path.join(installed, 'assetgen.bash');
+    fs.writeFileSync(script, completion.stdout);
+    const words = spawnSync(
+      'bash',
+      ['-c', `source ${script} && COMP_WORDS=(assetgen gen) COMP_CWORD=1 && _assetgen && echo "\${COMPREPLY[@]}"`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(words.status, words.stderr).toBe(0);
+    expect(words.stdout.trim().split(/\s+/)).toContain('generate');
+  });
+
+  it('runs the demo offline, from the installed package alone', () => {
+    const bin = path.join(installed, 'node_modules', '.bin', 'assetgen');
+    const dir = path.join(installed, 'demo-out');
+    const demo = spawnSync(bin, ['demo', '-d', dir], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { PATH: process.env.PATH, HOME: installed },
+    });
+    expect(demo.status, demo.stderr).toBe(0);
+    const saved = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' });
+    expect(saved.some((file) => file.endsWith('.png'))).toBe(true);
+    expect(saved.some((file) => file.endsWith('.gif'))).toBe(true);
   });
 });
