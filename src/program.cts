@@ -4,7 +4,7 @@
 // streams (test/support/cli.ts). CommonJS, like the entry, for a fast start.
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { attachExamples } from './cli/help.cjs';
-import { parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from './cli/values.cjs';
+import { parseBaseUrl, parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from './cli/values.cjs';
 
 export { commandPath, EXAMPLES } from './cli/help.cjs';
 import type { CommandContext } from './cli/context.js';
@@ -71,7 +71,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .description('Game assets (images, videos) from the asset generation service, saved straight into your project.')
     .version(host.version, '-V, --version')
-    .option('--base-url <url>', 'service base URL (env ASSETGEN_BASE_URL)')
+    .option('--base-url <url>', 'service base URL (env ASSETGEN_BASE_URL)', parseBaseUrl)
     .option('--mock', 'run this command against an in-process bundled mock service (no setup, no credits)')
     .option('--json', 'print exactly one JSON document on stdout')
     .option('-q, --quiet', 'no progress or hints on stderr (errors still print)')

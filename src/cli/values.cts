@@ -16,6 +16,24 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
+/** Why a base URL is not one (a full http(s) URL), or undefined when it is. Shared by --base-url and the installer's prompt. */
+export function baseUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return 'Use a full URL such as https://assets.example.com.';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `Use an http(s) URL, not ${url.protocol}`;
+  return undefined;
+}
+
+export function parseBaseUrl(text: string): string {
+  const problem = baseUrlProblem(text);
+  if (problem) throw new InvalidArgumentError(problem);
+  return text.trim();
+}
+
 /** A TCP port; 0 picks a free one. */
 export function parsePort(text: string): number {
   const port = Number(text);

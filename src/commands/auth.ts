@@ -21,7 +21,6 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   if (options.withKey && options.session) throw new UsageError('Pass either --with-key or --session, not both.');
   const store = new CredentialStore(ctx.env);
   const baseUrl = ctx.globals.baseUrl;
-  if (baseUrl) validateBaseUrl(baseUrl);
   const verify = options.verify !== false;
   // Verifying needs somewhere to ask; know that before reading a secret.
   const verifyAt = verify ? (baseUrl ?? ctx.env[ENV.baseUrl] ?? store.read().baseUrl) : undefined;
@@ -167,17 +166,6 @@ async function readSecret(ctx: CommandContext, label: string, fromStdinRequested
 function cookieValue(cookie: string): string {
   const eq = cookie.indexOf('=');
   return eq > 0 ? cookie.slice(eq + 1) : cookie;
-}
-
-function validateBaseUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(`Invalid --base-url: "${url}".`, 'Use a full URL such as https://api.example.com.');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
-    throw new UsageError(`--base-url must be http(s), got ${parsed.protocol}`);
 }
 
 const redactOptional = (url: string | undefined): string | null => (url === undefined ? null : redactUrl(url));

@@ -239,13 +239,19 @@ describe('assetgen install (the command)', () => {
     const real = await cli(['install', '--agent', 'claude-code']);
     expect(real.code).toBe(0);
     expect(real.stdout.trim().split('\n')).toEqual(planned.files.map((f) => f.path));
-    // No credentials yet: the installer says how to add them (it never asks without a terminal).
+    // Nothing configured yet: the installer names what is missing (it never asks without a terminal).
+    expect(real.stderr).toMatch(/Not configured yet: the service URL .* and credentials/);
     expect(real.stderr).toContain('assetgen auth login');
-    const configured = await runInProcess(['install', '--agent', 'claude-code', '--dry-run'], {
+    const keyOnly = await runInProcess(['install', '--agent', 'claude-code', '--dry-run'], {
       env: { ...env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000' },
       cwd: home.cwd,
     });
-    expect(configured.stderr).not.toContain('auth login');
+    expect(keyOnly.stderr).toMatch(/Not configured yet: the service URL \(--base-url or ASSETGEN_BASE_URL\)\./);
+    const configured = await runInProcess(['install', '--agent', 'claude-code', '--dry-run'], {
+      env: { ...env, ASSETGEN_API_KEY: 'agk_0000000000000000000000000000000000000000', ASSETGEN_BASE_URL: 'https://assets.example.com' },
+      cwd: home.cwd,
+    });
+    expect(configured.stderr).not.toContain('Not configured');
 
     const again = await cli(['install', '--agent', 'claude-code']);
     expect(again.code).toBe(0);

@@ -51,9 +51,17 @@ describe.concurrent('assetgen install on a terminal', () => {
     session.write(KEYS.enter);
     await session.waitFor('project or for your user');
     session.write(KEYS.enter); // this project
+    await session.waitFor('Service URL');
+    session.write('not a url\r'); // validated at the prompt
+    await session.waitFor('Use a full URL');
+    for (let i = 0; i < 'not a url'.length; i++) session.write('\x7f');
+    session.write('https://assets.example.com\r');
     await session.waitFor('API key');
     session.write(`${key}\r`);
     await session.waitFor('Write these files?');
+    // The plan shows the settings it will store (the key masked) before anything is written.
+    expect(session.screen()).toMatch(/Also stores in .*credentials\.json: base URL https:\/\/assets\.example\.com\/?, API key agk_…face/);
+    expect(fs.existsSync(credentials)).toBe(false);
     // The plan names every file before anything is written.
     expect(session.screen()).toContain(path.join('.claude', 'skills', 'assetgen'));
     expect(session.screen()).toContain(path.join('.agents', 'skills', 'assetgen'));
@@ -67,7 +75,9 @@ describe.concurrent('assetgen install on a terminal', () => {
     expect(session.screen()).toContain('*'.repeat(key.length));
     expect(fs.existsSync(path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
     expect(fs.existsSync(path.join(home.cwd, '.agents', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
-    expect(JSON.parse(fs.readFileSync(credentials, 'utf8'))).toMatchObject({ apiKey: key });
+    expect(JSON.parse(fs.readFileSync(credentials, 'utf8'))).toMatchObject({ apiKey: key, baseUrl: 'https://assets.example.com' });
+    // Setup finished: the CLI is ready to call the service.
+    expect((await runInProcess(['auth', 'status'], { env: home.env, cwd: home.cwd })).code).toBe(0);
     expect(fs.statSync(credentials).mode & 0o777).toBe(0o600);
     // The secret scan: nothing the installer wrote contains the key.
     const written = readManifest(home.env).files.map((entry) => entry.path);
@@ -82,7 +92,7 @@ describe.concurrent('assetgen install on a terminal', () => {
   it('with a key already configured: no key prompt; user scope by arrow key; uninstall asks too', async (context) => {
     const { expect } = context;
     const { home, spawn } = setup(context);
-    const session = spawn(['install'], { ASSETGEN_API_KEY: KEY });
+    const session = spawn(['install'], { ASSETGEN_API_KEY: KEY, ASSETGEN_BASE_URL: 'https://assets.example.com' });
     await session.waitFor('which coding agents');
     expect(session.screen()).not.toContain('(detected)');
     session.write(KEYS.space); // Claude Code, the first choice
@@ -109,18 +119,28 @@ describe.concurrent('assetgen install on a terminal', () => {
   // Backing out of any install prompt (Ctrl-C, or Escape) leaves with 130 and nothing written.
   // Raw mode: Ctrl-C arrives as a key, not as SIGINT.
   // [name, args, extra env, the question to back out of, an earlier question and its answer]
-  const installPrompts: [string, string[], Record<string, string>, string, [string, string]?][] = [
+  const WITH_URL = { ASSETGEN_BASE_URL: 'https://assets.example.com' };
+  const installPrompts: [string, string[], Record<string, string>, string, [string, string][]?][] = [
     ['the agent selection', ['install'], {}, 'which coding agents'],
     ['the scope', ['install', '--agent', 'cursor'], {}, 'project or for your user'],
-    ['the API key', ['install', '--agent', 'cursor', '--scope', 'user'], {}, 'API key for the CLI'],
-    ['the install confirmation', ['install', '--agent', 'cursor', '--scope', 'user'], { ASSETGEN_API_KEY: KEY }, 'Write these files?'],
-    // The key typed a moment ago is not stored either: it goes in with the plan or not at all.
+    ['the service URL', ['install', '--agent', 'cursor', '--scope', 'user'], {}, 'Service URL'],
+    ['the API key', ['install', '--agent', 'cursor', '--scope', 'user'], WITH_URL, 'API key for the CLI'],
     [
-      'the install confirmation after the key',
+      'the install confirmation',
+      ['install', '--agent', 'cursor', '--scope', 'user'],
+      { ...WITH_URL, ASSETGEN_API_KEY: KEY },
+      'Write these files?',
+    ],
+    // The URL and key typed a moment ago are not stored either: they go in with the plan or not at all.
+    [
+      'the install confirmation after the URL and the key',
       ['install', '--agent', 'cursor', '--scope', 'user'],
       {},
       'Write these files?',
-      ['API key for the CLI', `${KEY}\r`],
+      [
+        ['Service URL', 'https://assets.example.com\r'],
+        ['API key for the CLI', `${KEY}\r`],
+      ],
     ],
   ];
   const backOuts: [key: string, prompts: string[]][] = [
@@ -134,9 +154,9 @@ describe.concurrent('assetgen install on a terminal', () => {
         const { expect } = context;
         const { home, manifest, credentials, spawn } = setup(context);
         const session = spawn(args, extra);
-        if (before) {
-          await session.waitFor(before[0]);
-          session.write(before[1]);
+        for (const [earlier, answer] of before ?? []) {
+          await session.waitFor(earlier);
+          session.write(answer);
         }
         await session.waitFor(question);
         session.write(keyName === 'Ctrl-C' ? KEYS.ctrlC : KEYS.escape);
@@ -152,10 +172,12 @@ describe.concurrent('assetgen install on a terminal', () => {
     }
   }
 
-  it('writes nothing when the plan is declined, not even the key just typed', async (context) => {
+  it('writes nothing when the plan is declined, not even the URL and key just typed', async (context) => {
     const { expect } = context;
     const { home, manifest, credentials, spawn } = setup(context);
     const session = spawn(['install', '--agent', 'cursor', '--scope', 'user']);
+    await session.waitFor('Service URL');
+    session.write('https://assets.example.com\r');
     await session.waitFor('API key for the CLI');
     session.write(`${KEY}\r`);
     await session.waitFor('Write these files?');

@@ -2,7 +2,10 @@
 // flags otherwise), the key if none is stored, then the plan.
 import type { CommandContext } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
-import { checkbox, password, select } from '../../cli/prompt.js';
+import { checkbox, input, password, select } from '../../cli/prompt.js';
+import { baseUrlProblem } from '../../cli/values.cjs';
+import { maskSecret, redactUrl } from '../../client/redact.js';
+import { ENV } from '../../config/credentials.js';
 import { CredentialStore } from '../../config/credential-store.js';
 import { CODING_AGENTS, detectAgents, type AgentRecord, type Scope } from '../../installer/agents.js';
 import { planInstall } from '../../installer/install.js';
@@ -28,11 +31,19 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
   const agents = await chooseAgents(ctx, options);
   const scope = flagScope ?? (ctx.interactive && !options.yes ? await askScope(ctx, projectDir) : 'project');
 
-  const key = await askForKey(ctx, Boolean(options.dryRun || options.yes));
+  const skipAsking = Boolean(options.dryRun || options.yes) || !ctx.interactive;
+  const baseUrl = await askForBaseUrl(ctx, skipAsking);
+  const key = await askForKey(ctx, skipAsking);
+  if (skipAsking) reportMissingSetup(ctx);
 
   const manifest = readManifest(ctx.env);
   const targets = resolveTargets(agents, scope, projectDir, ctx.env, installedDirs(manifest, scope, projectDir));
-  const plan = planInstall(targets, renderFor(ctx), manifest, Boolean(options.force));
+  const plan = planInstall(targets, renderFor(ctx, baseUrl), manifest, Boolean(options.force));
+  const store = new CredentialStore(ctx.env);
+  const credentials = [
+    ...(baseUrl ? [`base URL ${redactUrl(baseUrl)}`] : []),
+    ...(key ? [`API key ${maskSecret(key)}`] : []),
+  ];
   await carryOut(
     ctx,
     plan,
@@ -41,8 +52,15 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
       dryRun: options.dryRun,
       confirm: ctx.interactive && !options.yes,
       upToDate: 'Already installed and up to date: nothing to do.',
-      // The key is stored with the plan, not before it: backing out at the confirmation changes nothing.
-      accepted: key ? () => storeKey(ctx, key) : undefined,
+      // What was typed at the prompts is stored with the plan, not before it: backing out at the
+      // confirmation (or Ctrl-C anywhere) leaves no file and no credential behind.
+      alsoStores: credentials.length ? { where: store.path, what: credentials } : undefined,
+      accepted: credentials.length
+        ? () => {
+            store.update({ ...(key ? { apiKey: key } : {}), baseUrl: baseUrl ?? ctx.globals.baseUrl });
+            ctx.out.info(`Stored the ${credentials.join(' and the ')} in ${store.path}.`);
+          }
+        : undefined,
     },
   );
 }
@@ -86,25 +104,37 @@ function askScope(ctx: CommandContext, projectDir: string): Promise<Scope> {
   );
 }
 
+/** On a terminal, when no service URL is configured, asks for it (validated; empty skips). */
+async function askForBaseUrl(ctx: CommandContext, skip: boolean): Promise<string | undefined> {
+  if (skip || ctx.credentials().baseUrl) return undefined;
+  const url = (
+    await input(ctx, 'Service URL (the base URL of the asset service, e.g. https://assets.example.com; empty to skip):', {
+      untouched: 'changed',
+      validate: (value) => (value.trim() === '' ? true : (baseUrlProblem(value) ?? true)),
+    })
+  ).trim();
+  return url || undefined;
+}
+
 /** On a terminal, when no credentials exist yet, asks for the key (masked) for the CLI. */
 async function askForKey(ctx: CommandContext, skip: boolean): Promise<string | undefined> {
   const creds = ctx.credentials();
-  if (creds.apiKey || creds.sessionCookie) return undefined;
-  if (skip || !ctx.interactive) {
-    // The skill works only once the CLI has credentials; say so rather than let the agent find out.
-    ctx.out.info('No credentials are stored yet: run `assetgen auth login` before your agent uses the skill.');
-    return undefined;
-  }
+  if (skip || creds.apiKey || creds.sessionCookie) return undefined;
   const key = (
     await password(ctx, 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', 'changed')
   ).trim();
-  if (!key) ctx.out.info('No key stored; run `assetgen auth login` before your agent uses the skill.');
   return key || undefined;
 }
 
-/** Only the CLI's own credentials file (0600 in a 0700 directory) ever holds the key. */
-function storeKey(ctx: CommandContext, key: string): void {
-  const store = new CredentialStore(ctx.env);
-  store.update({ apiKey: key, baseUrl: ctx.globals.baseUrl });
-  ctx.out.info(`Stored the API key in ${store.path}.`);
+/** Without prompts, names what the CLI still needs before an agent can use the skill. */
+function reportMissingSetup(ctx: CommandContext): void {
+  const creds = ctx.credentials();
+  const missing = [
+    ...(creds.baseUrl ? [] : [`the service URL (--base-url or ${ENV.baseUrl})`]),
+    ...(creds.apiKey || creds.sessionCookie ? [] : [`credentials (${ENV.apiKey}, or \`assetgen auth login\`)`]),
+  ];
+  if (missing.length)
+    ctx.out.info(
+      `Not configured yet: ${missing.join(' and ')}. Run \`assetgen auth login --base-url <url>\` before your agent uses the skill.`,
+    );
 }

@@ -6,10 +6,10 @@ import { applyPlan, planChangesSomething, type PlannedFile } from '../../install
 import { invocationCommand, packageVersion, renderSkill, type RenderedFile } from '../../installer/render.js';
 import { describePlan, describeTargets, reportApplied, reportKept, showPlan } from './view.js';
 
-/** The skill rendered for this machine: how to invoke the CLI, its version, the base URL. */
-export function renderFor(ctx: CommandContext): RenderedFile[] {
+/** The skill rendered for this machine: how to invoke the CLI, its version, the base URL (configured, or about to be). */
+export function renderFor(ctx: CommandContext, baseUrl?: string): RenderedFile[] {
   const version = packageVersion();
-  return renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: ctx.credentials().baseUrl?.value });
+  return renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: baseUrl ?? ctx.credentials().baseUrl?.value });
 }
 
 export async function carryOut(
@@ -20,13 +20,17 @@ export async function carryOut(
     dryRun?: boolean;
     confirm: boolean;
     upToDate: string;
+    /** Credentials stored along with the plan (shown masked, and asked about like a file). */
+    alsoStores?: { where: string; what: string[] };
     /** What else to do once the plan is accepted (never on a dry run, a "no" or Ctrl-C). */
     accepted?: () => void;
   },
 ): Promise<void> {
   showPlan(ctx, plan);
+  const { alsoStores } = options;
+  if (alsoStores) ctx.out.info(`Also stores in ${alsoStores.where}: ${alsoStores.what.join(', ')}.`);
   const document = { ...summary, dryRun: Boolean(options.dryRun), targets: describeTargets(plan), files: describePlan(plan) };
-  if (!planChangesSomething(plan)) {
+  if (!planChangesSomething(plan) && !alsoStores) {
     ctx.out.info(options.upToDate);
     if (!options.dryRun) options.accepted?.();
     reportKept(ctx, plan);
@@ -38,9 +42,10 @@ export async function carryOut(
     ctx.out.document({ ...document, changed: false });
     return;
   }
-  // Only a plan that writes files asks; recording one more agent for an existing copy does not.
-  if (options.confirm && plan.some((item) => item.writeTo)) {
-    await confirmOrCancel(ctx, 'Write these files?', { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was written.' });
+  // Only a plan that writes files (or credentials) asks; recording one more agent for an existing copy does not.
+  if (options.confirm && (plan.some((item) => item.writeTo) || alsoStores)) {
+    const question = plan.some((item) => item.writeTo) ? 'Write these files?' : 'Store these settings?';
+    await confirmOrCancel(ctx, question, { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was written.' });
   }
   options.accepted?.();
   applyPlan(plan, ctx.env, packageVersion());
