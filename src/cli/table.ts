@@ -1,28 +1,50 @@
 // Plain-text tables the way gh prints them.
+import stringWidth from 'string-width';
 import type { CommandContext } from './context.js';
 
 /**
- * Prints rows on stdout the way `gh` does: aligned columns under a header on a terminal,
- * tab-separated rows without a header when piped (easy for `cut`/`awk`). Cells must be sanitised.
+ * Prints rows on stdout the way `gh` does: on a terminal, aligned columns under a header, measured
+ * by display width (CJK and emoji take two columns, combining marks none) and fitted to the
+ * terminal by shortening the last column; piped, tab-separated rows without a header, never cut
+ * (easy for `cut`/`awk`). Cells must be sanitised.
  */
 export function printTable(ctx: CommandContext, header: string[], rows: string[][]): void {
   if (!ctx.io.stdoutIsTTY) {
     for (const row of rows) ctx.out.result(row.join('\t'));
     return;
   }
-  for (const line of alignColumns([header.map((h) => ctx.out.style.bold(h)), ...rows])) ctx.out.result(line);
+  const columns = (ctx.io.stdout as { columns?: number }).columns;
+  for (const line of alignColumns([header.map((h) => ctx.out.style.bold(h)), ...rows], columns)) ctx.out.result(line);
 }
 
-function alignColumns(rows: string[][]): string[] {
+const GAP = '  ';
+
+export function alignColumns(rows: string[][], terminalColumns?: number): string[] {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
-  return rows.map((row) =>
-    row
-      .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i] - visibleLength(cell))))
-      .join('  ')
-      .trimEnd(),
-  );
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, stringWidth(cell))));
+  return rows.map((row) => {
+    const cells = row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i]! - stringWidth(cell))));
+    const last = cells.length - 1;
+    if (terminalColumns && last >= 0) {
+      const used = cells.slice(0, last).reduce((sum, cell) => sum + stringWidth(cell) + GAP.length, 0);
+      cells[last] = truncateToWidth(cells[last]!, Math.max(1, terminalColumns - used));
+    }
+    return cells.join(GAP).trimEnd();
+  });
 }
 
-// eslint-disable-next-line no-control-regex -- strips the colour escapes chalk adds
-const visibleLength = (text: string): number => text.replace(/\u001b\[[0-9;]*m/g, '').length;
+const segmenter = new Intl.Segmenter();
+
+/** Cuts text to at most `width` display columns, ending with `…` when something was cut. */
+export function truncateToWidth(text: string, width: number): string {
+  if (stringWidth(text) <= width) return text;
+  let out = '';
+  let used = 0;
+  for (const { segment } of segmenter.segment(text)) {
+    const w = stringWidth(segment);
+    if (used + w > width - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
+}
