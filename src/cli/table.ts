@@ -23,11 +23,11 @@ export function alignColumns(rows: string[][], terminalColumns?: number): string
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, stringWidth(cell))));
   return rows.map((row) => {
-    const cells = row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i]! - stringWidth(cell))));
+    const cells = row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i] - stringWidth(cell))));
     const last = cells.length - 1;
     if (terminalColumns && last >= 0) {
       const used = cells.slice(0, last).reduce((sum, cell) => sum + stringWidth(cell) + GAP.length, 0);
-      cells[last] = truncateToWidth(cells[last]!, Math.max(1, terminalColumns - used));
+      cells[last] = truncateToWidth(cells[last], Math.max(1, terminalColumns - used));
     }
     return cells.join(GAP).trimEnd();
   });
