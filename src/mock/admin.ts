@@ -71,7 +71,7 @@ export function adminRoutes(state: MockState, issueKey: () => string): Route[] {
     plain('POST', `${ADMIN_PATH}/keys`, () => ok({ apiKey: issueKey() })),
     plain('POST', `${ADMIN_PATH}/keys/revoke`, async (request) => {
       const body = await readJsonObject(request);
-      if (!state.revokeApiKey(requiredString(body, 'apiKey'))) throw new Reject(404, 'not_found', 'No such key.');
+      if (!state.credentials.revokeApiKey(requiredString(body, 'apiKey'))) throw new Reject(404, 'not_found', 'No such key.');
       return ok({ revoked: true });
     }),
   ];

@@ -200,6 +200,6 @@ function retryAfter(state: MockState): Record<string, string> {
 }
 
 /** Every route of the mock over one state. */
-export function createRoutes(state: MockState, issueKey: () => string = () => state.issueApiKey()): Route[] {
+export function createRoutes(state: MockState, issueKey: () => string = () => state.credentials.issueApiKey()): Route[] {
   return [...publicRoutes(state), ...fileRoutes(state), ...adminRoutes(state, issueKey)];
 }

@@ -88,14 +88,14 @@ export function authenticate(state: MockState, request: MockRequest, accepted: r
   if (authorization !== null && accepted.includes('apiKey')) {
     const match = /^Bearer (\S+)$/.exec(authorization.trim());
     if (!match) throw new Reject(401, 'invalid_credentials', 'The Authorization header must be "Bearer <API key>".');
-    const result = state.checkApiKey(match[1]);
+    const result = state.credentials.checkApiKey(match[1]);
     if (result === 'malformed') throw new Reject(401, 'invalid_credentials', 'That is not an API key of this service.');
     if (result === 'unknown') throw new Reject(401, 'invalid_credentials', 'Unknown API key.');
     if (result === 'revoked') throw new Reject(401, 'invalid_credentials', 'This API key has been revoked.');
     return result;
   }
   if (session !== undefined && accepted.includes('session')) {
-    const result = state.checkSession(session);
+    const result = state.credentials.checkSession(session);
     if (result === 'unknown') throw new Reject(401, 'invalid_credentials', 'Unknown or expired session.');
     return result;
   }

@@ -14,5 +14,10 @@ export interface MockService {
 
 export function createService(options: { credits?: number; seed?: string | number } = {}): MockService {
   const state = new MockState(options);
-  return { state, dispatch: createRouter(createRoutes(state)), apiKey: state.issueApiKey(), sessionCookie: state.issueSession() };
+  return {
+    state,
+    dispatch: createRouter(createRoutes(state)),
+    apiKey: state.credentials.issueApiKey(),
+    sessionCookie: state.credentials.issueSession(),
+  };
 }

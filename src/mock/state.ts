@@ -1,8 +1,8 @@
-// The mock's state: one seeded account (credits and a ledger), API keys stored only as hashes,
-// sessions, and the records of generations, runs and video jobs. Pure data and rules: no HTTP here.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// The mock's state: one seeded account (credits and a ledger), its credentials (credentials.ts),
+// and the records of generations, runs and video jobs. Pure data and rules: no HTTP here.
+import { CredentialBook } from './credentials.js';
 import { randomHex } from './ids.js';
-import { API_KEY_PREFIX, DEFAULT_CREDITS, SESSION_COOKIE_NAME } from './constants.js';
+import { DEFAULT_CREDITS } from './constants.js';
 import { seededRandom, VIDEO_EXTENSION } from './media.js';
 import { AGENTS, WORKFLOWS, type AgentRecord, type WorkflowRecord } from './seed.js';
 
@@ -41,11 +41,7 @@ export interface LedgerEntry {
   at: string;
 }
 
-export interface Principal {
-  kind: 'apiKey' | 'session';
-  /** Stable id of the credential (hash prefix), for idempotency scoping; never the secret. */
-  id: string;
-}
+export type { Principal } from './credentials.js';
 
 export interface FileRecord {
   kind: 'image' | 'video';
@@ -100,7 +96,6 @@ export interface StoredResponse {
   body: string;
 }
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
 /** The time as ISO text, formatted once per millisecond (several requests share one under load). */
 let lastMs = 0;
 let lastIso = '';
@@ -130,9 +125,8 @@ export class MockState {
   requests = 0;
   random: () => number;
   readonly #seed: string;
-  /** sha256 of each issued key → revoked? Plaintext keys are never kept. */
-  readonly #keys = new Map<string, { hash: Buffer; revoked: boolean }>();
-  readonly #sessions = new Map<string, Buffer>();
+  /** API keys and sessions (as hashes); they survive `reset()`. */
+  readonly credentials = new CredentialBook();
 
   constructor(options: { credits?: number; seed?: string | number } = {}) {
     this.initialCredits = options.credits ?? DEFAULT_CREDITS;
@@ -163,56 +157,6 @@ export class MockState {
     if (patch.seed !== undefined) this.random = seededRandom(patch.seed);
     const faults = patch.faults ? { ...this.config.faults, ...patch.faults } : this.config.faults;
     this.config = { ...this.config, ...patch, faults, credits: this.credits };
-  }
-
-  // ── credentials ────────────────────────────────────────────────────────────────────────────────
-  /** Issues a key; the plaintext is returned once and only its hash is stored. */
-  issueApiKey(): string {
-    const key = `${API_KEY_PREFIX}${randomBytes(20).toString('hex')}`;
-    const hash = sha256(key);
-    this.#keys.set(hash.toString('hex'), { hash, revoked: false });
-    return key;
-  }
-
-  revokeApiKey(key: string): boolean {
-    const entry = this.#findKey(key);
-    if (!entry) return false;
-    entry.revoked = true;
-    return true;
-  }
-
-  /** Issues a session; returns the cookie as `name=value`. */
-  issueSession(): string {
-    const token = randomBytes(24).toString('base64url');
-    this.#sessions.set(sha256(token).toString('hex'), sha256(token));
-    return `${SESSION_COOKIE_NAME}=${token}`;
-  }
-
-  /** 'ok' with the principal, or why the key is refused. */
-  checkApiKey(key: string): Principal | 'malformed' | 'unknown' | 'revoked' {
-    if (!key.startsWith(API_KEY_PREFIX) || key.length < API_KEY_PREFIX.length + 16 || /\s/.test(key)) return 'malformed';
-    const entry = this.#findKey(key);
-    if (!entry) return 'unknown';
-    if (entry.revoked) return 'revoked';
-    return { kind: 'apiKey', id: `key_${entry.hash.toString('hex').slice(0, 12)}` };
-  }
-
-  checkSession(token: string): Principal | 'unknown' {
-    const hash = sha256(token);
-    for (const stored of this.#sessions.values()) {
-      if (timingSafeEqual(stored, hash)) return { kind: 'session', id: `ses_${hash.toString('hex').slice(0, 12)}` };
-    }
-    return 'unknown';
-  }
-
-  /** Compares hashes in constant time (the map lookup alone would leak timing on the key). */
-  #findKey(key: string): { hash: Buffer; revoked: boolean } | undefined {
-    const hash = sha256(key);
-    let found: { hash: Buffer; revoked: boolean } | undefined;
-    for (const entry of this.#keys.values()) {
-      if (timingSafeEqual(entry.hash, hash)) found = entry;
-    }
-    return found;
   }
 
   // ── credits ────────────────────────────────────────────────────────────────────────────────────

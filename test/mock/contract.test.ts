@@ -145,10 +145,10 @@ describe('2. API keys', () => {
 
   it('are checked by hash: right key accepted, a one-character change refused', () => {
     const state = new MockState();
-    const key = state.issueApiKey();
-    expect(state.checkApiKey(key)).toMatchObject({ kind: 'apiKey' });
-    expect(state.checkApiKey(`${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`)).toBe('unknown');
-    expect(state.checkApiKey('sk_live_something_else_entirely')).toBe('malformed');
+    const key = state.credentials.issueApiKey();
+    expect(state.credentials.checkApiKey(key)).toMatchObject({ kind: 'apiKey' });
+    expect(state.credentials.checkApiKey(`${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`)).toBe('unknown');
+    expect(state.credentials.checkApiKey('sk_live_something_else_entirely')).toBe('malformed');
   });
 });
 

@@ -26,15 +26,15 @@ describe('API keys (MockState)', () => {
   it('start with the one prefix constant, and every issued key is new', () => {
     expect(API_KEY_PREFIX).toMatch(/^[a-z]+_$/);
     const state = new MockState();
-    const keys = Array.from({ length: 20 }, () => state.issueApiKey());
+    const keys = Array.from({ length: 20 }, () => state.credentials.issueApiKey());
     for (const key of keys) expect(key).toMatch(new RegExp(`^${API_KEY_PREFIX}[0-9a-f]{40}$`));
     expect(new Set(keys).size).toBe(keys.length);
   });
 
   it('are never kept in plaintext: not in the state object, its JSON, or its own properties', () => {
     const state = new MockState();
-    const key = state.issueApiKey();
-    const session = state.issueSession().split('=')[1]!;
+    const key = state.credentials.issueApiKey();
+    const session = state.credentials.issueSession().split('=')[1]!;
     const everything =
       JSON.stringify(state) +
       JSON.stringify(Object.values(state)) +
@@ -46,10 +46,10 @@ describe('API keys (MockState)', () => {
 
   it('are compared as hashes with timingSafeEqual against every stored key, whatever matches', () => {
     const state = new MockState();
-    const keys = Array.from({ length: 5 }, () => state.issueApiKey());
+    const keys = Array.from({ length: 5 }, () => state.credentials.issueApiKey());
     for (const candidate of [keys[0]!, keys[4]!, `${API_KEY_PREFIX}${'0'.repeat(40)}`, `${API_KEY_PREFIX}${'x'.repeat(500)}`]) {
       timingSafeEqual.mockClear();
-      state.checkApiKey(candidate);
+      state.credentials.checkApiKey(candidate);
       // One constant-time comparison per stored key: the first key and an unknown key cost the same.
       expect(timingSafeEqual).toHaveBeenCalledTimes(keys.length);
       for (const [a, b] of timingSafeEqual.mock.calls) {
@@ -61,36 +61,36 @@ describe('API keys (MockState)', () => {
 
   it('accept the exact key only; malformed, unknown and revoked keys are told apart', () => {
     const state = new MockState();
-    const key = state.issueApiKey();
-    const other = state.issueApiKey();
-    expect(state.checkApiKey(key)).toMatchObject({ kind: 'apiKey', id: expect.stringMatching(/^key_[0-9a-f]{12}$/) });
-    expect(state.checkApiKey(key)).not.toEqual(state.checkApiKey(other));
+    const key = state.credentials.issueApiKey();
+    const other = state.credentials.issueApiKey();
+    expect(state.credentials.checkApiKey(key)).toMatchObject({ kind: 'apiKey', id: expect.stringMatching(/^key_[0-9a-f]{12}$/) });
+    expect(state.credentials.checkApiKey(key)).not.toEqual(state.credentials.checkApiKey(other));
     const flipped = `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`;
-    expect(state.checkApiKey(flipped)).toBe('unknown');
-    expect(state.checkApiKey(`${key}0`)).toBe('unknown');
-    expect(state.checkApiKey(key.toUpperCase())).toBe('malformed');
-    expect(state.checkApiKey('sk_live_something_else_entirely')).toBe('malformed');
-    expect(state.checkApiKey(`${API_KEY_PREFIX}short`)).toBe('malformed');
-    expect(state.checkApiKey('')).toBe('malformed');
-    expect(state.revokeApiKey(flipped)).toBe(false);
-    expect(state.revokeApiKey(key)).toBe(true);
-    expect(state.checkApiKey(key)).toBe('revoked');
-    expect(state.checkApiKey(other)).toMatchObject({ kind: 'apiKey' });
+    expect(state.credentials.checkApiKey(flipped)).toBe('unknown');
+    expect(state.credentials.checkApiKey(`${key}0`)).toBe('unknown');
+    expect(state.credentials.checkApiKey(key.toUpperCase())).toBe('malformed');
+    expect(state.credentials.checkApiKey('sk_live_something_else_entirely')).toBe('malformed');
+    expect(state.credentials.checkApiKey(`${API_KEY_PREFIX}short`)).toBe('malformed');
+    expect(state.credentials.checkApiKey('')).toBe('malformed');
+    expect(state.credentials.revokeApiKey(flipped)).toBe(false);
+    expect(state.credentials.revokeApiKey(key)).toBe(true);
+    expect(state.credentials.checkApiKey(key)).toBe('revoked');
+    expect(state.credentials.checkApiKey(other)).toMatchObject({ kind: 'apiKey' });
     // A reset keeps keys (and their revocation).
     state.reset();
-    expect(state.checkApiKey(key)).toBe('revoked');
-    expect(state.checkApiKey(other)).toMatchObject({ kind: 'apiKey' });
+    expect(state.credentials.checkApiKey(key)).toBe('revoked');
+    expect(state.credentials.checkApiKey(other)).toMatchObject({ kind: 'apiKey' });
   });
 
   it('sessions: the cookie is name=value, checked by hash in constant time', () => {
     const state = new MockState();
-    const cookie = state.issueSession();
+    const cookie = state.credentials.issueSession();
     expect(cookie.startsWith(`${SESSION_COOKIE_NAME}=`)).toBe(true);
     const token = cookie.slice(SESSION_COOKIE_NAME.length + 1);
     timingSafeEqual.mockClear();
-    expect(state.checkSession(token)).toMatchObject({ kind: 'session' });
+    expect(state.credentials.checkSession(token)).toMatchObject({ kind: 'session' });
     expect(timingSafeEqual).toHaveBeenCalled();
-    expect(state.checkSession(`${token}x`)).toBe('unknown');
-    expect(state.checkSession('')).toBe('unknown');
+    expect(state.credentials.checkSession(`${token}x`)).toBe('unknown');
+    expect(state.credentials.checkSession('')).toBe('unknown');
   });
 });
