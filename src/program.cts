@@ -5,6 +5,7 @@
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { attachExamples } from './cli/help.cjs';
 import { parseBaseUrl, parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from './cli/values.cjs';
+import { PREVIEW_MODES } from './ui/preview/modes.cjs';
 
 export { commandPath, EXAMPLES } from './cli/help.cjs';
 import type { CommandContext } from './cli/context.js';
@@ -80,6 +81,11 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('--timeout <duration>', 'give up after this long, e.g. 90s, 10m (exit 7)', parseDuration)
     .option('--verbose', 'HTTP trace on stderr (secrets redacted), stack traces on errors')
     .option('--allow-insecure-http', 'allow sending the API key over plain http:// to a non-loopback host')
+    .addOption(
+      new Option('--preview [protocol]', 'show saved images inline on a terminal that can (bare: auto; env ASSETGEN_PREVIEW)')
+        .choices(PREVIEW_MODES)
+        .preset('auto'),
+    )
     .showSuggestionAfterError()
     .exitOverride();
 
@@ -261,7 +267,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       jsonErrors = argv.includes('--json');
       exitCode = 0;
       try {
-        await program.parseAsync(argv, { from: 'user' });
+        await program.parseAsync(barePreview(argv), { from: 'user' });
         return exitCode;
       } catch (error) {
         if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
@@ -269,4 +275,19 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       }
     },
   };
+}
+
+/**
+ * `--preview` takes an optional value, and commander gives an optional value the next word
+ * whatever it is: `assetgen --preview generate …` or `generate --preview "sword"` would fail as
+ * "invalid choice". A bare `--preview` not followed by one of its values is made `--preview=auto`
+ * here (up to `--`), so the flag works anywhere on the line; `--preview kitty` keeps its value.
+ */
+export function barePreview(argv: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.map((arg, i) =>
+    arg === '--preview' && (end === -1 || i < end) && !(PREVIEW_MODES as readonly string[]).includes(argv[i + 1] ?? '')
+      ? '--preview=auto'
+      : arg,
+  );
 }

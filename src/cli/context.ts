@@ -18,6 +18,8 @@ export interface GlobalOptions {
   timeout?: number;
   verbose: boolean;
   allowInsecureHttp: boolean;
+  /** --preview's value (`auto` when bare); undefined when not given (ASSETGEN_PREVIEW may set one). */
+  preview?: string;
 }
 
 export interface IO {

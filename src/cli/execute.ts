@@ -110,6 +110,7 @@ function toGlobals(raw: Record<string, unknown>): GlobalOptions {
     timeout: typeof raw.timeout === 'number' ? raw.timeout : undefined,
     verbose: raw.verbose === true,
     allowInsecureHttp: raw.allowInsecureHttp === true,
+    preview: typeof raw.preview === 'string' ? raw.preview : undefined,
   };
 }
 

@@ -38,6 +38,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'assetgen generate "mossy floor tile" --agent tile-smith --stream -o assets/tiles/',
     'assetgen generate "gold coin" --agent icon-forge -o - > coin.png',
     'assetgen generate "health potion" --agent icon-forge -q --json',
+    'assetgen generate "iron shield icon" --agent icon-forge --preview -o assets/icons/',
   ],
   agents: ['assetgen agents', 'assetgen agents --json'],
   workflows: ['assetgen workflows list', 'assetgen workflows run wf_tileset -o assets/tiles/'],

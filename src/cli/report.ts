@@ -1,6 +1,7 @@
 // The end of a command that talked to the service: the saved paths (once each), what it cost, and
 // the one --json document, which always carries `credits` and, on the bundled mock, `"mock": true`
 // (a result from the mock is never mistaken for a real asset).
+import { previewSaved } from '../ui/preview/index.js';
 import type { CommandContext } from './context.js';
 import { displayPath } from './save.js';
 
@@ -13,7 +14,8 @@ export function reportDocument(ctx: CommandContext, document: Record<string, unk
 
 /**
  * Each saved path once: on stdout as the result; on stderr as "Saved …" only when stdout is not
- * the terminal the person is looking at (piped into a script, say).
+ * the terminal the person is looking at (piped into a script, say). Then, with --preview, the
+ * saved images inline on stderr: every command that saves files comes through here.
  */
 export function reportSaved(ctx: CommandContext, saved: string[], document: Record<string, unknown>): void {
   for (const file of saved) {
@@ -21,6 +23,18 @@ export function reportSaved(ctx: CommandContext, saved: string[], document: Reco
     ctx.out.result(file);
     if (!ctx.io.stdoutIsTTY || ctx.out.json) ctx.out.info(`Saved ${displayPath(ctx, file)}${mockMark(ctx)}`);
   }
+  previewSaved(
+    {
+      stderr: ctx.io.stderr,
+      stderrIsTTY: ctx.io.stderrIsTTY,
+      json: ctx.out.json,
+      quiet: ctx.out.quiet,
+      env: ctx.env,
+      flag: ctx.globals.preview,
+      display: (file) => displayPath(ctx, file),
+    },
+    saved.filter((file) => file !== '-'),
+  );
   reportDocument(ctx, { ...document, saved: saved.filter((file) => file !== '-') });
 }
 

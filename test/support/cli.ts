@@ -20,6 +20,8 @@ export interface CliResult {
   stdout: string;
   stderr: string;
   stdoutBytes: Buffer;
+  /** In-process only. */
+  stderrBytes?: Buffer;
 }
 
 export interface CliOptions {
@@ -33,6 +35,8 @@ export interface CliOptions {
   onStderr?: (text: string) => void;
   /** In-process only: called with each chunk written to stdout. */
   onStdout?: (text: string) => void;
+  /** In-process only: which streams the command is told are terminals (none by default). */
+  tty?: { stdout?: boolean; stderr?: boolean };
 }
 
 /** A fresh temp "home" with config/state dirs inside; removed by the returned cleanup. */
@@ -75,7 +79,14 @@ export async function runInProcess(args: string[], options: CliOptions): Promise
   const built = buildProgram({
     version: (JSON.parse(fs.readFileSync(path.join(DIST, '..', 'package.json'), 'utf8')) as { version: string }).version,
     execute: executeIn({
-      io: { stdin, stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false },
+      io: {
+        stdin,
+        stdout,
+        stderr,
+        stdinIsTTY: false,
+        stdoutIsTTY: options.tty?.stdout ?? false,
+        stderrIsTTY: options.tty?.stderr ?? false,
+      },
       env: { ...options.env },
       cwd: options.cwd,
       signals: false,
@@ -88,7 +99,14 @@ export async function runInProcess(args: string[], options: CliOptions): Promise
   // Let the PassThroughs deliver what was written last.
   await new Promise((resolve) => setImmediate(resolve));
   const stdoutBytes = Buffer.concat(out);
-  return { code, signal: null, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes };
+  return {
+    code,
+    signal: null,
+    stdout: stdoutBytes.toString('utf8'),
+    stderr: Buffer.concat(err).toString('utf8'),
+    stdoutBytes,
+    stderrBytes: Buffer.concat(err),
+  };
 }
 
 /** Spawns the real binary; resolves when it exits (killed after timeoutMs so a hang fails the test). */
