@@ -1,10 +1,10 @@
-// Prompts through a real pseudo-terminal: the masked key prompt and the 180-credit confirmation,
-// and backing out of each with Ctrl-C or Escape.
+// Through a real pseudo-terminal: the masked key prompt and the 180-credit confirmation,
+// backing out of each with Ctrl-C or Escape, plain output on TERM=dumb, and inline previews.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KEYS, spawnPty as spawnPty_ } from '../support/pty.js';
-import { tempHome } from '../support/cli.js';
+import { runCli, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 
 let mock: MockHandle;
@@ -115,5 +115,16 @@ describe('prompts on a terminal', () => {
     const session = spawnPty(['video', 'create', 'torch'], env);
     expect(await session.exit).toBe(2);
     expect(session.output()).toContain('pass --yes');
+  });
+
+  it('--preview on a real terminal: the saved image after its path; the same command piped writes none', async () => {
+    const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, TERM: 'xterm-kitty' };
+    const session = spawnPty(['generate', 'gem', '-a', 'sprite-artist', '-o', 'gem.png', '--preview'], env);
+    expect(await session.exit).toBe(0);
+    const png = fs.readFileSync(path.join(home.cwd, 'gem.png')).toString('base64');
+    expect(session.output()).toContain(`\u001b_Ga=T,f=100,q=2,r=8;${png}\u001b\\`);
+    const piped = await runCli(['generate', 'gem', '-a', 'sprite-artist', '-o', 'gem2.png', '--preview'], { env, cwd: home.cwd });
+    expect(piped.code).toBe(0);
+    expect(piped.stderr + piped.stdout).not.toContain('\u001b');
   });
 });
