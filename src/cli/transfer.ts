@@ -5,8 +5,9 @@ import type { CommandContext } from './context.js';
 
 /** A transfer shorter than this shows nothing. */
 const QUIET_START_MS = 500;
-/** The line is redrawn at most this often. */
+/** The line is redrawn at most this often: in place on a terminal; as a new line in a log. */
 const REDRAW_MS = 100;
+const PLAIN_LINE_MS = 2_000;
 
 export interface TransferProgress {
   onProgress: (bytes: number, total?: number) => void;
@@ -18,13 +19,14 @@ export function transferProgress(ctx: CommandContext, label: string, now: () => 
   const shown = ctx.out.animate || (ctx.globals.verbose && !ctx.out.quiet);
   if (!shown || ctx.out.json) return { onProgress() {}, stop() {} };
   const started = now();
+  const every = ctx.out.animate ? REDRAW_MS : PLAIN_LINE_MS;
   let progress: Promise<Progress> | undefined;
   let lastDraw = 0;
   let stopped = false;
   return {
     onProgress(bytes, total) {
       const at = now();
-      if (stopped || at - started < QUIET_START_MS || at - lastDraw < REDRAW_MS) return;
+      if (stopped || at - started < QUIET_START_MS || at - lastDraw < every) return;
       lastDraw = at;
       const text = describeTransfer(label, bytes, total, (at - started) / 1000);
       if (!progress) progress = startProgress(ctx.out, text);
