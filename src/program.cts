@@ -184,6 +184,21 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .addOption(new Option('-n, --limit <count>', 'how many to show').default(20).argParser(parsePositiveInt))
     .action(run(async () => (await import('./commands/jobs.js')).jobs as Action));
 
+  // ── build pipelines (assetgen.yaml → assetgen.lock) ─────────────────────────────────────────────────
+  program
+    .command('init')
+    .description('write a commented starter assetgen.yaml (never over an existing one)')
+    .option('-f, --file <path>', 'where to write it (default: ./assetgen.yaml)')
+    .action(run(async () => (await import('./commands/init.js')).init as Action));
+
+  const lock = program.command('lock').description('the lockfile, assetgen.lock: what each asset was built from and into');
+  lock
+    .command('merge')
+    .description('join the locks of a sharded build into assetgen.lock (a conflicting asset is an error)')
+    .argument('<files...>', 'lock files written by the shards')
+    .option('-f, --file <path>', 'the manifest whose assetgen.lock receives them (default: the nearest assetgen.yaml)')
+    .action(run(async () => (await import('./commands/lock.js')).merge as Action));
+
   // ── coding agents ────────────────────────────────────────────────────────────────────────────────
   function installOptions(command: Command): Command {
     return command
