@@ -52,6 +52,21 @@ export function assetSpec(asset: ManifestAsset, service: string): Record<string,
   };
 }
 
+/**
+ * The service part of a spec: the base URL's host (and path prefix, if any), never its scheme,
+ * user or password. `mock` for the bundled in-process mock, whose port changes on every run.
+ */
+export function serviceId(baseUrl: string | undefined, mock = false): string {
+  if (mock) return 'mock';
+  if (!baseUrl) return '';
+  try {
+    const url = new URL(baseUrl);
+    return `${url.host}${url.pathname.replace(/\/+$/, '')}`.toLowerCase();
+  } catch {
+    return baseUrl;
+  }
+}
+
 export function specHash(asset: ManifestAsset, service: string): string {
   return sha256(stableStringify(assetSpec(asset, service)));
 }

@@ -42,7 +42,11 @@ class Walker {
 
   constructor(text: string) {
     this.doc = parseDocument(text, { lineCounter: this.#lines, prettyErrors: false, uniqueKeys: true });
-    for (const error of this.doc.errors) this.issueAt(error.pos[0], '', error.message);
+    for (const error of this.doc.errors) {
+      // The parser knows no field names; for a repeated key, the key is the field.
+      const key = error.code === 'DUPLICATE_KEY' ? /^[^\s:,{}[\]]+/.exec(text.slice(error.pos[0]))?.[0] : undefined;
+      this.issueAt(error.pos[0], key ?? '', key ? 'appears twice in one mapping' : error.message);
+    }
   }
 
   issueAt(offset: number, field: string, message: string): void {

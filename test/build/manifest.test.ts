@@ -53,7 +53,7 @@ describe('parseManifest', () => {
 
   it('reports bad YAML at its position', () => {
     expect(issues('assets:\n  - id: a\n    prompt: [unclosed\n')[0]).toMatch(/^assetgen\.yaml:\d+:\d+: /);
-    expect(issues('assets:\n  - id: a\n    id: b\n    prompt: p\n')).toEqual(['assetgen.yaml:3:5: Map keys must be unique']);
+    expect(issues('assets:\n  - id: a\n    id: b\n    prompt: p\n')).toEqual(['assetgen.yaml:3:5: id: appears twice in one mapping']);
   });
 
   it('names unknown fields, duplicate ids and missing prompts with file:line:col and the field', () => {

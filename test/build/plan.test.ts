@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeFiles, specHash } from '../../src/build/hash.js';
+import { describeFiles, serviceId, specHash } from '../../src/build/hash.js';
 import { LockWriter, readLock, type Lock } from '../../src/build/lock.js';
 import { parseManifest, type Manifest } from '../../src/build/manifest.js';
 import { estimateFor, hashLockedFiles, planBuild, type PlanOptions } from '../../src/build/plan.js';
@@ -147,5 +147,14 @@ describe('planBuild', () => {
     const a = planBuild(manifest, lock, hashes, { service: SERVICE });
     expect(planBuild(manifest, lock, hashes, { service: SERVICE })).toEqual(a);
     expect(JSON.stringify(lock)).toBe(before);
+  });
+});
+
+describe('serviceId', () => {
+  it('is the host (and path prefix) of the base URL: no scheme, user or password; mock for the bundled mock', () => {
+    expect(serviceId('https://user:secret@Assets.Example.com:8443/api/')).toBe('assets.example.com:8443/api');
+    expect(serviceId('https://assets.example.com')).toBe('assets.example.com');
+    expect(serviceId('http://127.0.0.1:4010', true)).toBe('mock');
+    expect(serviceId(undefined)).toBe('');
   });
 });
