@@ -7,6 +7,7 @@ import path from 'node:path';
 import { LockError } from './errors.js';
 import { stableStringify } from './hash.js';
 import type { AssetKind } from './manifest.js';
+import { isProjectPath } from './paths.js';
 
 export const LOCK_FILE = 'assetgen.lock';
 export const LOCK_VERSION = 1;
@@ -20,8 +21,11 @@ export interface LockedFile {
 
 /** A paid call in flight: recorded before waiting, so a crash leaves what is needed to resume. */
 export interface LockJob {
-  /** Spec hash of what was submitted (the manifest may change while it runs). */
+  /** Spec hash of what was submitted (the manifest may change while it runs), and what makes it. */
   spec: string;
+  kind: AssetKind;
+  agent?: string;
+  workflow?: string;
   /** Sent with the paid call: asking again with it returns the same result, not a second charge. */
   idempotencyKey: string;
   /** Video job or workflow run id, once the service has answered (images have none). */
@@ -30,6 +34,7 @@ export interface LockJob {
 }
 
 export interface LockEntry {
+  /** What made `files` (the job, while one is in flight, says what will replace them). */
   kind: AssetKind;
   agent?: string;
   workflow?: string;
@@ -47,19 +52,12 @@ export interface Lock {
   assets: Record<string, LockEntry>;
 }
 
+const KINDS = ['image', 'workflow', 'video'];
+
 export const emptyLock = (): Lock => ({ lockfileVersion: LOCK_VERSION, assets: {} });
 
 /** The lock that belongs to a manifest: assetgen.lock in the same directory. */
 export const lockFileFor = (manifestFile: string): string => path.join(path.dirname(manifestFile), LOCK_FILE);
-
-/** A lock path: relative, forward slashes, inside the project. Anything else could point prune elsewhere. */
-export const SAFE_LOCK_PATH = (file: string): boolean =>
-  !!file &&
-  !file.includes('\\') &&
-  !/^([A-Za-z]:)?\//.test(file) &&
-  path.posix.normalize(file) === file &&
-  !file.startsWith('../') &&
-  file !== '..';
 
 /** Reads a lockfile; a missing one is an empty lock. */
 export function readLock(file: string): Lock {
@@ -98,7 +96,7 @@ export function parseLock(text: string, file: string): Lock {
     const where = `assets.${id}`;
     if (!isObject(entry)) fail(where, 'must be an object');
     const e = entry as Record<string, unknown>;
-    if (!['image', 'workflow', 'video'].includes(e.kind as string)) fail(`${where}.kind`, 'must be image, workflow or video');
+    if (!KINDS.includes(e.kind as string)) fail(`${where}.kind`, 'must be image, workflow or video');
     for (const key of ['agent', 'workflow', 'spec', 'finishedAt'])
       if (e[key] !== undefined && typeof e[key] !== 'string') fail(`${where}.${key}`, 'must be a string');
     if (e.credits !== undefined && e.credits !== null && typeof e.credits !== 'number') fail(`${where}.credits`, 'must be a number');
@@ -106,12 +104,18 @@ export function parseLock(text: string, file: string): Lock {
     for (const f of e.files as unknown[]) {
       if (!isObject(f) || typeof f.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.size !== 'number')
         fail(`${where}.files`, 'each file needs path, sha256 and size');
-      if (!SAFE_LOCK_PATH((f as LockedFile).path)) fail(`${where}.files`, `${(f as LockedFile).path} is not a path inside the project`);
+      if (!isProjectPath((f as LockedFile).path)) fail(`${where}.files`, `${(f as LockedFile).path} is not a path inside the project`);
     }
     if (e.job !== undefined) {
       const job = e.job;
-      if (!isObject(job) || typeof job.spec !== 'string' || typeof job.idempotencyKey !== 'string' || typeof job.submittedAt !== 'string')
-        fail(`${where}.job`, 'needs spec, idempotencyKey and submittedAt');
+      if (
+        !isObject(job) ||
+        typeof job.spec !== 'string' ||
+        !KINDS.includes(job.kind as string) ||
+        typeof job.idempotencyKey !== 'string' ||
+        typeof job.submittedAt !== 'string'
+      )
+        fail(`${where}.job`, 'needs spec, kind, idempotencyKey and submittedAt');
       if ((job as Record<string, unknown>).jobId !== undefined && typeof (job as Record<string, unknown>).jobId !== 'string')
         fail(`${where}.job.jobId`, 'must be a string');
     }
@@ -185,25 +189,21 @@ export class LockWriter {
   submitted(id: string, submission: Submission): Promise<void> {
     return this.#update((lock) => {
       const { spec, kind, agent, workflow, idempotencyKey, jobId } = submission;
-      const previous = lock.assets[id];
-      const keep = previous?.kind === kind ? previous : { files: [] };
-      lock.assets[id] = { ...keep, kind, agent, workflow, job: { spec, idempotencyKey, jobId, submittedAt: new Date().toISOString() } };
+      const earlier = lock.assets[id]?.job;
+      const submittedAt = earlier?.idempotencyKey === idempotencyKey ? earlier.submittedAt : new Date().toISOString();
+      const job: LockJob = { spec, kind, agent, workflow, idempotencyKey, jobId, submittedAt };
+      lock.assets[id] = { ...(lock.assets[id] ?? { kind, agent, workflow, files: [] }), job };
     });
   }
 
   /** After saving: the files (see hash.ts describeFiles) replace the earlier ones, and the job is done. */
   finished(id: string, result: { files: LockedFile[]; credits: number | null; finishedAt?: Date }): Promise<void> {
     return this.#update((lock) => {
-      const entry = lock.assets[id];
-      if (!entry?.job) throw new Error(`LockWriter.finished(${id}): no job was submitted for it`);
-      const { job, ...rest } = entry;
-      lock.assets[id] = {
-        ...rest,
-        spec: job.spec,
-        files: result.files,
-        credits: result.credits,
-        finishedAt: (result.finishedAt ?? new Date()).toISOString(),
-      };
+      const job = lock.assets[id]?.job;
+      if (!job) throw new Error(`LockWriter.finished(${id}): no job was submitted for it`);
+      const { spec, kind, agent, workflow } = job;
+      const finishedAt = (result.finishedAt ?? new Date()).toISOString();
+      lock.assets[id] = { kind, agent, workflow, spec, files: result.files, credits: result.credits, finishedAt };
     });
   }
 

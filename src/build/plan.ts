@@ -1,11 +1,11 @@
 // Planning: what a build would do, as a pure function of the manifest, the lock and the hashes of
 // the files the lock records. The build loop plans, acts on each item (recording progress through
 // LockWriter), and after a crash simply plans again from the lock on disk.
-import path from 'node:path';
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import { hashFiles, specHash, type FileHash } from './hash.js';
 import type { Lock, LockEntry, LockJob } from './lock.js';
-import type { AssetKind, Manifest, ManifestAsset, OutputTarget } from './manifest.js';
+import type { AssetKind, Manifest, ManifestAsset } from './manifest.js';
+import { inTarget } from './paths.js';
 import { inShard, selectIds, type Shard } from './shard.js';
 
 export type PlanStatus = 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited' | 'in-flight' | 'removed';
@@ -63,14 +63,19 @@ export interface PlanOptions {
   prune?: boolean;
 }
 
-/** Hashes of the files the lock records, by lock path; null for a missing file. */
+/** Hashes of the files planning looks at (see filesToHash), by project path; null for a missing file. */
 export type FileHashes = ReadonlyMap<string, FileHash | null>;
 
-/** Every file path a lock records (what planning needs hashed). */
-export const lockedPaths = (lock: Lock): string[] => Object.values(lock.assets).flatMap((entry) => entry.files.map((file) => file.path));
+/** What planning needs hashed: every file the lock records, and every single-file `out` of the manifest. */
+export function filesToHash(manifest: Manifest, lock: Lock): string[] {
+  const locked = Object.values(lock.assets).flatMap((entry) => entry.files.map((file) => file.path));
+  const targets = manifest.assets.flatMap((asset) => (asset.out.type === 'file' ? [asset.out.path] : []));
+  return [...new Set([...locked, ...targets])];
+}
 
-/** Hashes the files the lock records, relative to the project root. */
-export const hashLockedFiles = (root: string, lock: Lock): Promise<Map<string, FileHash | null>> => hashFiles(root, lockedPaths(lock));
+/** Hashes what planning needs, relative to the project root. */
+export const hashProjectFiles = (manifest: Manifest, lock: Lock): Promise<Map<string, FileHash | null>> =>
+  hashFiles(manifest.root, filesToHash(manifest, lock));
 
 export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, options: PlanOptions): Plan {
   const inManifest = new Set(manifest.assets.map((asset) => asset.id));
@@ -119,7 +124,17 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       ...stale,
     ]);
   }
-  if (!entry?.spec) return item('new', 'generate', ['not built yet']);
+  // A file already where a single-file `out` points, which assetgen did not make, is someone's
+  // work: generating over it waits for --force, whatever the reason to generate.
+  const target = asset.out.type === 'file' ? asset.out.path : undefined;
+  const foreign = target && hashes.get(target) && !entry?.files.some((file) => file.path === target) ? target : undefined;
+  const generate = (status: PlanStatus, reasons: string[]): PlanItem =>
+    !foreign
+      ? item(status, 'generate', reasons)
+      : options.force
+        ? item(status, 'generate', [...reasons, `--force: replaces ${foreign}, which assetgen did not make`])
+        : item(status, 'keep', [...reasons, `${foreign} exists and assetgen did not make it: left alone (--force replaces it)`]);
+  if (!entry?.spec) return generate('new', ['not built yet']);
   const specChanged = entry.spec !== spec;
   const edited = files.filter((file) => file.state === 'edited');
   if (edited.length) {
@@ -129,10 +144,10 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       ? item('edited', 'generate', [what, ...also, '--force: regenerated'])
       : item('edited', 'keep', [what, ...also, 'left alone (--force regenerates)']);
   }
-  if (specChanged) return item('changed', 'generate', [describeChange(entry, asset)]);
-  if (!files.every((file) => inTarget(file.path, asset.id, asset.out))) return item('changed', 'generate', ['out changed']);
+  if (specChanged) return generate('changed', [describeChange(entry, asset)]);
+  if (!files.every((file) => inTarget(file.path, asset.id, asset.out))) return generate('changed', ['out changed']);
   const missing = files.filter((file) => file.state === 'missing');
-  if (missing.length) return item('missing', 'generate', [`${missing.map((file) => file.path).join(', ')} missing`]);
+  if (missing.length) return generate('missing', [`${missing.map((file) => file.path).join(', ')} missing`]);
   return item('up-to-date', 'none', []);
 }
 
@@ -164,13 +179,6 @@ function checkFiles(entry: LockEntry | undefined, hashes: FileHashes): FileCheck
     const found = hashes.get(file.path);
     return { path: file.path, state: !found ? 'missing' : found.sha256 === file.sha256 && found.size === file.size ? 'ok' : 'edited' };
   });
-}
-
-/** Whether a recorded file is where `out` now says: the same file (any extension) or a file in the folder. */
-function inTarget(file: string, id: string, out: OutputTarget): boolean {
-  if (out.type === 'folder') return path.posix.dirname(file) === out.dir && path.posix.basename(file).startsWith(id);
-  const stem = (p: string): string => p.slice(0, p.length - path.posix.extname(p).length).toLowerCase();
-  return stem(file) === stem(out.path);
 }
 
 function describeChange(entry: LockEntry, asset: ManifestAsset): string {

@@ -1,10 +1,10 @@
 // Checks manifest text against the manifest's rules, walking the YAML syntax tree so that each
 // problem carries the line and column of the field it concerns. Rules are kept in step with
 // schema/assetgen.schema.json (test/build/schema.test.ts runs both over the same files).
-import path from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
 import type { AssetKind, ManifestAsset, OutputTarget } from './manifest.js';
+import { outputStem, parseOut } from './paths.js';
 
 export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
@@ -17,17 +17,6 @@ const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out'
 const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video' } as const;
 /** Fields that only some kinds take. */
 const ONLY_FOR: Record<string, AssetKind[]> = { agent: ['image', 'video'], set: ['workflow'], duration: ['video'], aspectRatio: ['video'] };
-
-const EXTENSION_KINDS: Record<string, AssetKind[]> = {
-  '.png': ['image'],
-  '.jpg': ['image'],
-  '.jpeg': ['image'],
-  '.webp': ['image'],
-  '.gif': ['image', 'video'],
-  '.mp4': ['video'],
-  '.webm': ['video'],
-  '.mov': ['video'],
-};
 
 type Node_ = Node | null;
 interface Entry {
@@ -129,8 +118,9 @@ export function validateManifest(text: string): { assets: ManifestAsset[]; issue
   const items = isSeq(assetsEntry?.value) ? assetsEntry.value.items : [];
 
   const assets: ManifestAsset[] = [];
+  // Ids and output stems compare without case: they name files, and some disks ignore case.
   const ids = new Map<string, number>();
-  const files = new Map<string, string>();
+  const stems = new Map<string, string>();
   items.forEach((item, index) => {
     const node = walker.resolve(item as Node_);
     const field = `assets[${index}]`;
@@ -138,15 +128,18 @@ export function validateManifest(text: string): { assets: ManifestAsset[]; issue
     // Duplicates are checked on the raw id, so they are reported even when the entry has other issues.
     const idNode = walker.resolve(node.items.find((pair) => isScalar(pair.key) && pair.key.value === 'id')?.value as Node_);
     const rawId = isScalar(idNode) && typeof idNode.value === 'string' ? idNode.value : undefined;
-    const first = rawId === undefined ? undefined : ids.get(rawId);
-    if (first !== undefined) walker.issue(idNode, `${field}.id`, `duplicate id "${rawId}" (also assets[${first}])`);
-    else if (rawId !== undefined) ids.set(rawId, index);
+    const first = rawId === undefined ? undefined : ids.get(rawId.toLowerCase());
+    if (first !== undefined) walker.issue(idNode, `${field}.id`, `duplicate id "${rawId}" (also assets[${first}]; case does not count)`);
+    else if (rawId !== undefined) ids.set(rawId.toLowerCase(), index);
     const asset = readAsset(walker, node, field, { defaultAgent, defaultOut });
     if (!asset) return;
-    if (asset.out.type === 'file') {
-      const other = files.get(asset.out.path.toLowerCase());
-      if (other) walker.issue(node, `${field}.out`, `${asset.out.path} is also the output of "${other}"`);
-      files.set(asset.out.path.toLowerCase(), asset.id);
+    // A workflow's files carry node suffixes; an image or a video is one file with this stem.
+    if (asset.kind !== 'workflow' && first === undefined) {
+      const stem = outputStem(asset.out, asset.id);
+      const other = stems.get(stem);
+      const shown = asset.out.type === 'file' ? asset.out.path : `${stem}.*`;
+      if (other) walker.issue(node, `${field}.out`, `${shown} is also the output of "${other}"`);
+      stems.set(stem, asset.id);
     }
     assets.push(asset);
   });
@@ -237,28 +230,9 @@ function readSet(walker: Walker, entry: Entry | undefined, field: string): Recor
   return set;
 }
 
-/**
- * Reads an `out` value: a folder when it ends in "/", a file when it has a media extension; either
- * way inside the project (relative, no escaping "..").
- */
+/** Reads an `out` value by the rules of ./paths.ts, reporting at the value's position. */
 function outputTarget(walker: Walker, node: Node_, field: string, raw: string, kind: AssetKind | undefined): OutputTarget | undefined {
-  const text = raw.replaceAll('\\', '/');
-  if (/^([A-Za-z]:)?\//.test(text))
-    return void walker.issue(node, field, `${raw} is an absolute path: give a path inside the project (relative to the manifest)`);
-  const normal = path.posix.normalize(text);
-  if (normal === '..' || normal.startsWith('../'))
-    return void walker.issue(node, field, `${raw} is outside the project (the manifest's directory)`);
-  if (text.endsWith('/')) return { type: 'folder', dir: normal.replace(/\/+$/, '') || '.' };
-  const extension = path.posix.extname(normal).toLowerCase();
-  const kinds = EXTENSION_KINDS[extension];
-  if (kind === 'workflow') return void walker.issue(node, field, 'a workflow makes several files: give a folder ending in /');
-  if (!kinds)
-    return void walker.issue(
-      node,
-      field,
-      `end a folder with "/", or give the file a media extension (${Object.keys(EXTENSION_KINDS).join(', ')})`,
-    );
-  if (kind && !kinds.includes(kind))
-    return void walker.issue(node, field, `${extension} is not ${kind === 'image' ? 'an image' : 'a video'} file`);
-  return { type: 'file', path: normal };
+  const result = parseOut(raw, kind);
+  if ('error' in result) return void walker.issue(node, field, result.error);
+  return result.target;
 }

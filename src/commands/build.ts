@@ -9,7 +9,7 @@ import { printTable } from '../cli/table.js';
 import { serviceId } from '../build/hash.js';
 import { lockFileFor, readLock } from '../build/lock.js';
 import { loadManifest, locateManifest, type OutputTarget } from '../build/manifest.js';
-import { hashLockedFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../build/plan.js';
+import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../build/plan.js';
 import { parseShard } from '../build/shard.js';
 import { ENV } from '../config/credentials.js';
 import { sanitizeLine } from '../ui/sanitize.js';
@@ -37,7 +37,7 @@ export async function build(ctx: CommandContext, selectors: string[], options: B
       'No service URL is configured: the plan depends on which service builds the assets.',
       `Pass --base-url <url>, set ${ENV.baseUrl}, run \`assetgen auth login --base-url <url>\`, or plan against --mock.`,
     );
-  const plan = planBuild(manifest, lock, await hashLockedFiles(manifest.root, lock), {
+  const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), {
     service,
     select: selectors,
     shard,

@@ -118,7 +118,7 @@ describe('LockWriter', () => {
     expect(Object.values(lock.assets).some((entry) => entry.job)).toBe(false);
   });
 
-  it('keeps earlier files while a rebuild is in flight; failed drops the job, forget the entry', async () => {
+  it('keeps earlier files while a rebuild is in flight (even of another kind); failed drops the job, forget the entry', async () => {
     const root = tempDir();
     const file = path.join(root, 'assetgen.lock');
     fs.writeFileSync(file, serializeLock(sample()));
@@ -127,6 +127,20 @@ describe('LockWriter', () => {
     expect(readLock(file).assets.torch).toMatchObject({ spec: 's2', files: [{ path: 'fx/torch.gif' }], job: { spec: 'S3' } });
     await writer.failed('torch');
     expect(readLock(file).assets.torch).toEqual(sample().assets.torch);
+    // Turning the asset into an image: the video's record stands until the image is finished.
+    await writer.submitted('torch', { spec: 'S4', kind: 'image', agent: 'icon-forge', idempotencyKey: 'k2' });
+    const submittedAt = readLock(file).assets.torch!.job!.submittedAt;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await writer.submitted('torch', { spec: 'S4', kind: 'image', agent: 'icon-forge', idempotencyKey: 'k2', jobId: 'gen_1' });
+    expect(readLock(file).assets.torch).toMatchObject({
+      kind: 'video',
+      spec: 's2',
+      credits: 180,
+      job: { kind: 'image', agent: 'icon-forge', jobId: 'gen_1', submittedAt },
+    });
+    await writer.finished('torch', { files: [], credits: 2 });
+    expect(readLock(file).assets.torch).toMatchObject({ kind: 'image', agent: 'icon-forge', spec: 'S4', files: [], credits: 2 });
+    expect(readLock(file).assets.torch!.job).toBeUndefined();
     await writer.submitted('fresh', { spec: 'F', kind: 'image', agent: 'x', idempotencyKey: 'k' });
     await writer.failed('fresh');
     expect(readLock(file).assets.fresh).toBeUndefined();

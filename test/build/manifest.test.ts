@@ -71,7 +71,7 @@ describe('parseManifest', () => {
       'assetgen.yaml:1:35: defaults.colour: unknown field (expected one of: agent, out)',
       'assetgen.yaml:3:5: assets[0].prompt: missing prompt: give one of prompt (image), workflow or video',
       'assetgen.yaml:4:5: assets[0].promt: unknown field (expected one of: id, prompt, workflow, video, agent, set, out, duration, aspectRatio)',
-      'assetgen.yaml:5:9: assets[1].id: duplicate id "sword" (also assets[0])',
+      'assetgen.yaml:5:9: assets[1].id: duplicate id "sword" (also assets[0]; case does not count)',
       'assetgen.yaml:7:5: assets[2].prompt: missing prompt: give one of prompt (image), workflow or video',
     ]);
   });
@@ -114,6 +114,18 @@ describe('parseManifest', () => {
     expect(issues('assets:\n  - { id: a, prompt: p, agent: x, out: s.png }\n  - { id: b, prompt: q, agent: x, out: S.png }\n')[0]).toBe(
       'assetgen.yaml:3:5: assets[1].out: S.png is also the output of "a"',
     );
+    expect(issues('assets:\n  - { id: Sword, prompt: p, agent: x }\n  - { id: sword, prompt: q, agent: x }\n')[0]).toContain(
+      'assets[1].id: duplicate id "sword" (also assets[0]; case does not count)',
+    );
+    // An image into assets/ is named sword.<ext>: the same file as an explicit assets/sword.png.
+    expect(
+      issues(
+        'defaults: { agent: x, out: assets }\nassets:\n  - { id: a, prompt: p, out: assets/sword.png }\n  - { id: sword, prompt: q }\n',
+      ),
+    ).toEqual(['assetgen.yaml:4:5: assets[1].out: assets/sword.* is also the output of "a"']);
+    expect(() =>
+      manifestOf('defaults: { agent: x }\nassets:\n  - { id: a, prompt: p, out: a/ }\n  - { id: a2, prompt: p, out: a/ }\n'),
+    ).not.toThrow();
     expect(issues('')).toEqual(['assetgen.yaml:1:1: the manifest must be a mapping with an `assets` list']);
     expect(issues('defaults: {}\n')).toEqual(['assetgen.yaml:1:1: assets: missing: list the assets to make']);
     expect(issues('assets: { a: 1 }\n')).toEqual(['assetgen.yaml:1:9: assets: must be a list']);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { describeFiles, serviceId, specHash } from '../../src/build/hash.js';
 import { LockWriter, readLock, type Lock } from '../../src/build/lock.js';
 import { parseManifest, type Manifest } from '../../src/build/manifest.js';
-import { estimateFor, hashLockedFiles, planBuild, type PlanOptions } from '../../src/build/plan.js';
+import { estimateFor, hashProjectFiles, planBuild, type PlanOptions } from '../../src/build/plan.js';
 import { shardOf } from '../../src/build/shard.js';
 import { EXAMPLE, tempDir, writeFiles } from './helpers.js';
 
@@ -42,7 +42,7 @@ async function build(root: string, manifest: Manifest, writer: LockWriter, id: s
 
 async function plan(root: string, manifest: Manifest, options: Partial<PlanOptions> = {}) {
   const lock = readLock(path.join(root, 'assetgen.lock'));
-  return planBuild(manifest, lock, await hashLockedFiles(root, lock), { service: SERVICE, ...options });
+  return planBuild(manifest, lock, await hashProjectFiles(manifest, lock), { service: SERVICE, ...options });
 }
 
 const summary = (p: Awaited<ReturnType<typeof plan>>) =>
@@ -95,6 +95,20 @@ describe('planBuild', () => {
     expect(summary(await plan(root, manifest, { force: true })).sword).toBe('edited/generate');
   });
 
+  it('never plans to generate over a file assetgen did not make, unless --force', async () => {
+    const { root, manifest } = await project(['torch']);
+    writeFiles(root, { 'assets/icons/sword.png': 'drawn by hand before the manifest existed' });
+    const p = await plan(root, manifest);
+    expect(summary(p)).toMatchObject({ sword: 'new/keep', hero: 'new/generate' });
+    expect(p.items[0]!.reasons.at(-1)).toBe('assets/icons/sword.png exists and assetgen did not make it: left alone (--force replaces it)');
+    expect(p.items[0]!.estimate).toBe(0);
+    expect(summary(await plan(root, manifest, { force: true })).sword).toBe('new/generate');
+    // Moving an output onto someone's file is held back the same way.
+    writeFiles(root, { 'assets/fx/clip.gif': 'a hand-made clip' });
+    const moved = parseManifest(EXAMPLE.replace('out: assets/fx/', 'out: assets/fx/clip.gif'), { file: path.join(root, 'assetgen.yaml') });
+    expect(summary(await plan(root, moved)).torch).toBe('changed/keep');
+  });
+
   it('resumes what was in flight when a build crashed, by job id or by idempotency key', async () => {
     const { root, manifest, writer } = await project(['sword']);
     const hero = manifest.assets[1]!;
@@ -142,7 +156,7 @@ describe('planBuild', () => {
   it('is pure: the same inputs give the same plan, and the inputs are not changed', async () => {
     const { root, manifest } = await project(['sword']);
     const lock: Lock = readLock(path.join(root, 'assetgen.lock'));
-    const hashes = await hashLockedFiles(root, lock);
+    const hashes = await hashProjectFiles(manifest, lock);
     const before = JSON.stringify(lock);
     const a = planBuild(manifest, lock, hashes, { service: SERVICE });
     expect(planBuild(manifest, lock, hashes, { service: SERVICE })).toEqual(a);
