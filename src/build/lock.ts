@@ -1,6 +1,6 @@
 // The lockfile, assetgen.lock: what assetgen made for each asset, next to the manifest and meant to
 // be committed. JSON with a stable key order (a rebuild that changes nothing changes no byte), one
-// entry per asset, written atomically by one LockWriter that applies updates in order.
+// entry per asset, written atomically; during a build, only through one LockWriter (./writer.ts).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -146,95 +146,6 @@ export async function writeLockAtomic(file: string, lock: Lock): Promise<void> {
   } catch (error) {
     await fs.promises.rm(temp, { force: true });
     throw error;
-  }
-}
-
-/** What the build loop knows when it submits an asset (a PlanItem has all of it but the key). */
-export interface Submission {
-  spec: string;
-  kind: AssetKind;
-  agent?: string;
-  workflow?: string;
-  idempotencyKey: string;
-  jobId?: string;
-}
-
-/**
- * The one writer of a lockfile. Each update is applied to the in-memory lock and written in full,
- * in the order the updates were made, even when a build loop issues them concurrently.
- */
-export class LockWriter {
-  readonly file: string;
-  #lock: Lock;
-  #tail: Promise<void> = Promise.resolve();
-
-  constructor(file: string, lock: Lock) {
-    this.file = file;
-    this.#lock = structuredClone(lock);
-  }
-
-  static open(file: string): LockWriter {
-    return new LockWriter(file, readLock(file));
-  }
-
-  /** A copy of the lock as the updates so far leave it (plan again from this after a crash). */
-  get lock(): Lock {
-    return structuredClone(this.#lock);
-  }
-
-  /**
-   * Before waiting on a paid call: its idempotency key (call it before the call, too), then its job
-   * id once the service answers. The files of an earlier finish stay recorded until this one ends.
-   */
-  submitted(id: string, submission: Submission): Promise<void> {
-    return this.#update((lock) => {
-      const { spec, kind, agent, workflow, idempotencyKey, jobId } = submission;
-      const earlier = lock.assets[id]?.job;
-      const submittedAt = earlier?.idempotencyKey === idempotencyKey ? earlier.submittedAt : new Date().toISOString();
-      const job: LockJob = { spec, kind, agent, workflow, idempotencyKey, jobId, submittedAt };
-      lock.assets[id] = { ...(lock.assets[id] ?? { kind, agent, workflow, files: [] }), job };
-    });
-  }
-
-  /** After saving: the files (see hash.ts describeFiles) replace the earlier ones, and the job is done. */
-  finished(id: string, result: { files: LockedFile[]; credits: number | null; finishedAt?: Date }): Promise<void> {
-    return this.#update((lock) => {
-      const job = lock.assets[id]?.job;
-      if (!job) throw new Error(`LockWriter.finished(${id}): no job was submitted for it`);
-      const { spec, kind, agent, workflow } = job;
-      const finishedAt = (result.finishedAt ?? new Date()).toISOString();
-      lock.assets[id] = { kind, agent, workflow, spec, files: result.files, credits: result.credits, finishedAt };
-    });
-  }
-
-  /** The job failed (a video job is refunded): forget it; earlier files stay recorded. */
-  failed(id: string): Promise<void> {
-    return this.#update((lock) => {
-      const entry = lock.assets[id];
-      if (!entry) return;
-      delete entry.job;
-      if (!entry.spec && !entry.files.length) delete lock.assets[id];
-    });
-  }
-
-  /** The asset left the manifest and its files were pruned. */
-  forget(id: string): Promise<void> {
-    return this.#update((lock) => void delete lock.assets[id]);
-  }
-
-  /** Resolves when every update so far is on disk. */
-  async flush(): Promise<void> {
-    await this.#tail;
-  }
-
-  #update(change: (lock: Lock) => void): Promise<void> {
-    const run = this.#tail.then(async () => {
-      change(this.#lock);
-      await writeLockAtomic(this.file, this.#lock);
-    });
-    // A failed write rejects its own caller only; the next update writes the whole lock again.
-    this.#tail = run.catch(() => {});
-    return run;
   }
 }
 

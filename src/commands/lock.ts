@@ -6,9 +6,10 @@ import path from 'node:path';
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
 import { displayPath } from '../cli/save.js';
-import { lockFileFor, parseLock, readLock, serializeLock, writeLockAtomic, type Lock } from '../build/lock.js';
+import { lockFileFor, parseLock, serializeLock, type Lock } from '../build/lock.js';
 import { locateManifest } from '../build/manifest.js';
 import { mergeLocks } from '../build/merge.js';
+import { LockWriter } from '../build/writer.js';
 
 export async function merge(ctx: CommandContext, files: string[], options: { file?: string }): Promise<void> {
   const target = lockFileFor(locateManifest(ctx.cwd, options.file));
@@ -24,15 +25,22 @@ export async function merge(ctx: CommandContext, files: string[], options: { fil
     }
     return { file, resolved, lock: parseLock(text, file) };
   });
-  // The project's lock is the common base, not a shard: listing it as one changes nothing.
-  const base: Lock = readLock(target);
-  const merged = mergeLocks(
-    base,
-    shards.filter((shard) => shard.resolved !== target),
-  );
-  const before = fs.existsSync(target) ? serializeLock(base) : '';
-  const changed = serializeLock(merged) !== before;
-  if (changed) await writeLockAtomic(target, merged);
+  // The project's lock is the common base, not a shard: listing it as one changes nothing. It is
+  // claimed while merging, so a build running here cannot interleave its writes.
+  const writer = LockWriter.open(target);
+  let merged: Lock;
+  let changed: boolean;
+  try {
+    const base = writer.lock;
+    merged = mergeLocks(
+      base,
+      shards.filter((shard) => shard.resolved !== target),
+    );
+    changed = !fs.existsSync(target) || serializeLock(merged) !== serializeLock(base);
+    if (changed) await writer.replace(merged);
+  } finally {
+    await writer.close();
+  }
   const ids = Object.keys(merged.assets);
   ctx.out.result(displayPath(ctx, target));
   ctx.out.document({ lock: target, assets: ids.length, changed, merged: files });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeFiles, serviceId, specHash } from '../../src/build/hash.js';
-import { LockWriter } from '../../src/build/lock.js';
+import { LockWriter } from '../../src/build/writer.js';
 import { parseManifest } from '../../src/build/manifest.js';
 import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
@@ -35,6 +35,7 @@ async function buildSword(credits: number): Promise<void> {
   await writer.submitted('sword', { spec: specHash(sword, serviceId(mock.url)), kind: 'image', agent: sword.agent, idempotencyKey: 'k' });
   writeFiles(home.cwd, { 'assets/icons/sword.png': 'PNG bytes' });
   await writer.finished('sword', { files: await describeFiles(home.cwd, ['assets/icons/sword.png']), credits });
+  await writer.close();
 }
 
 describe('assetgen build --dry-run', () => {

@@ -1,5 +1,6 @@
 // `assetgen init` and `assetgen lock merge` in-process through the real command table.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serializeLock, type Lock, type LockEntry } from '../../src/build/lock.js';
@@ -66,6 +67,7 @@ describe('assetgen lock merge', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('assetgen.lock\n');
     expect(merged().assets).toEqual({ coin: entry('c1'), hero: entry('h2'), sword: entry('s2') });
+    expect(fs.existsSync(path.join(home.cwd, '.assetgen.lock.writer'))).toBe(false);
     const bytes = fs.readFileSync(path.join(home.cwd, 'assetgen.lock'), 'utf8');
     writeFiles(home.cwd, { 'assetgen.lock': lock({ sword: entry('s1'), hero: entry('h1') }) });
     const json = parseJson(await run(['lock', 'merge', 'ci/2/assetgen.lock', 'ci/1/assetgen.lock', '--json']));
@@ -88,6 +90,16 @@ describe('assetgen lock merge', () => {
     expect(result.code).toBe(2);
     expect(jsonError(result).message).toContain('Conflict on asset "sword"');
     expect(fs.readFileSync(path.join(home.cwd, 'assetgen.lock'), 'utf8')).toBe(before);
+  });
+
+  it('waits for no one: a lock being written by a build is exit 2, and left alone', async () => {
+    writeFiles(home.cwd, { '.assetgen.lock.writer': JSON.stringify({ pid: process.pid, host: os.hostname(), since: 'now' }) });
+    const before = fs.readFileSync(path.join(home.cwd, 'assetgen.lock'), 'utf8');
+    const result = await run(['lock', 'merge', 'ci/1/assetgen.lock']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is being written by another assetgen');
+    expect(fs.readFileSync(path.join(home.cwd, 'assetgen.lock'), 'utf8')).toBe(before);
+    expect(fs.existsSync(path.join(home.cwd, '.assetgen.lock.writer'))).toBe(true);
   });
 
   it('refuses a missing or broken lock, and works only where there is a manifest', async () => {

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeFiles, serviceId, specHash } from '../../src/build/hash.js';
-import { LockWriter, readLock, type Lock } from '../../src/build/lock.js';
+import { readLock, type Lock } from '../../src/build/lock.js';
+import { LockWriter } from '../../src/build/writer.js';
 import { parseManifest, type Manifest } from '../../src/build/manifest.js';
 import { estimateFor, hashProjectFiles, planBuild, type PlanOptions } from '../../src/build/plan.js';
 import { shardOf } from '../../src/build/shard.js';
@@ -115,7 +116,8 @@ describe('planBuild', () => {
     const torch = manifest.assets[2]!;
     await writer.submitted('hero', { spec: specHash(hero, SERVICE), kind: 'workflow', workflow: hero.workflow, idempotencyKey: 'k-hero' });
     await writer.submitted('torch', { spec: specHash(torch, SERVICE), kind: 'video', idempotencyKey: 'k-torch', jobId: 'vid_9' });
-    // The process dies here; the next run plans from what is on disk.
+    // The process dies here (a dead process's claim is taken over: writer.test.ts); the next run
+    // plans from what is on disk.
     const p = await plan(root, manifest);
     expect(summary(p)).toEqual({ sword: 'up-to-date/none', hero: 'in-flight/resume', torch: 'in-flight/resume' });
     expect(p.items[1]!.job).toMatchObject({ idempotencyKey: 'k-hero' });
@@ -123,6 +125,7 @@ describe('planBuild', () => {
     expect(p.items[2]!.job).toMatchObject({ jobId: 'vid_9', idempotencyKey: 'k-torch' });
     expect(p.estimate.credits).toBe(0);
     // Finished after the restart: up to date.
+    await writer.close();
     const resumed = LockWriter.open(path.join(root, 'assetgen.lock'));
     writeFiles(root, { 'assets/fx/torch.gif': 'GIF' });
     await resumed.finished('torch', { files: await describeFiles(root, ['assets/fx/torch.gif']), credits: 180 });
