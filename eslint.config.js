@@ -62,6 +62,24 @@ export default tseslint.config(
     },
   },
   {
+    // The build modules (manifest, lock, plan) print nothing: commands render. From the CLI kit they
+    // use only its usage error, so a manifest error exits 2 like any other bad input.
+    files: ['src/build/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/cli/**', '!**/cli/errors.js'], message: 'src/build may use only the usage error of the CLI kit.' },
+            ...cliOnly('The build modules').filter((p) => !p.group[0].includes('cli/')),
+            { group: ['**/mock/**'], message: 'The build modules must not import the mock.' },
+          ],
+          paths: terminalPackages,
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

@@ -191,6 +191,32 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .addOption(new Option('-n, --limit <count>', 'how many to show').default(20).argParser(parsePositiveInt))
     .action(run(async () => (await import('./commands/jobs.js')).jobs as Action));
 
+  // ── build pipelines (assetgen.yaml → assetgen.lock) ─────────────────────────────────────────────────
+  program
+    .command('init')
+    .description('write a commented starter assetgen.yaml (never over an existing one)')
+    .option('-f, --file <path>', 'where to write it (default: ./assetgen.yaml)')
+    .action(run(async () => (await import('./commands/init.js')).init as Action));
+
+  program
+    .command('build')
+    .description('build the assets of assetgen.yaml; for now --dry-run only: the plan and its estimated cost')
+    .argument('[ids...]', 'asset ids or globs such as "icon-*" (default: all)')
+    .option('--dry-run', 'print the plan and the estimated cost; call nothing')
+    .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
+    .option('--shard <k/n>', 'only the k-th of n deterministic parts (by a hash of each id), e.g. 2/4')
+    .option('--force', 'regenerate outputs edited by hand, too')
+    .option('--prune', 'delete the unchanged files of assets gone from the manifest')
+    .action(run(async () => (await import('./commands/build.js')).build as Action));
+
+  const lock = program.command('lock').description('the lockfile, assetgen.lock: what each asset was built from and into');
+  lock
+    .command('merge')
+    .description('join the locks of a sharded build into assetgen.lock (a conflicting asset is an error)')
+    .argument('<files...>', 'lock files written by the shards')
+    .option('-f, --file <path>', 'the manifest whose assetgen.lock receives them (default: the nearest assetgen.yaml)')
+    .action(run(async () => (await import('./commands/lock.js')).merge as Action));
+
   // ── coding agents ────────────────────────────────────────────────────────────────────────────────
   function installOptions(command: Command): Command {
     return command

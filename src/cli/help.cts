@@ -10,6 +10,9 @@ const GROUPS: Record<string, string> = {
   runs: 'Workflows',
   video: 'Video',
   jobs: 'Video',
+  init: 'Build',
+  build: 'Build',
+  lock: 'Build',
   auth: 'Setup',
   install: 'Setup',
   skills: 'Setup',
@@ -58,6 +61,14 @@ export const EXAMPLES: Record<string, string[]> = {
   'video get': ['assetgen video get <id>'],
   'video wait': ['assetgen video wait <id> -o assets/fx/'],
   jobs: ['assetgen jobs', 'assetgen jobs --json -n 5'],
+  // In this order: init writes the manifest the build and lock examples use (test/commands/help.test.ts).
+  init: ['assetgen init', 'assetgen init -f game/assetgen.yaml'],
+  build: ['assetgen build --dry-run', 'assetgen build sword --dry-run --json', 'assetgen build --dry-run --shard 1/2'],
+  lock: ['assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock'],
+  'lock merge': [
+    'assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock',
+    'assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock --json',
+  ],
   skills: ['assetgen skills list', 'assetgen skills install --agent claude-code --scope project --yes'],
   'skills install': [
     'assetgen skills install --agent claude-code --scope project --yes',

@@ -21,6 +21,11 @@ beforeAll(async () => {
   await mock.config({ videoPollAfterMs: 20 });
   home = tempHome();
   fs.mkdirSync(path.join(home.home, '.claude'), { recursive: true }); // a detected coding agent
+  // The shard locks the `lock merge` examples join, as CI artifacts would leave them.
+  for (const shard of ['shard-1', 'shard-2']) {
+    fs.mkdirSync(path.join(home.cwd, shard));
+    fs.writeFileSync(path.join(home.cwd, shard, 'assetgen.lock'), JSON.stringify({ lockfileVersion: 1, assets: {} }));
+  }
   env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, ASSETGEN_SESSION: mock.sessionCookie };
 });
 afterAll(async () => {
@@ -89,7 +94,8 @@ describe('help', () => {
 
   it('groups the commands in the top-level help', async () => {
     const help = await runInProcess(['--help'], { env, cwd: home.cwd });
-    for (const heading of ['Generate:', 'Workflows:', 'Video:', 'Setup:', 'Mock:']) expect(help.stdout).toContain(`\n${heading}\n`);
+    for (const heading of ['Generate:', 'Workflows:', 'Video:', 'Build:', 'Setup:', 'Mock:'])
+      expect(help.stdout).toContain(`\n${heading}\n`);
   });
 
   it('-v, -V, --version and `assetgen version` agree', async () => {

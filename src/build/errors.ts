@@ -1,0 +1,42 @@
+// The build modules' failures. Every one is a usage error (exit 2): the manifest, the lock or the
+// selection is wrong, and nothing has been sent to the service yet.
+import { UsageError } from '../cli/errors.js';
+
+/** Where a problem is: 1-based line and column, as editors and `file:line:col` links count. */
+export interface Position {
+  line: number;
+  col: number;
+}
+
+/** One problem in the manifest: the field it concerns (`assets[1].agent`) and where it is. */
+export interface ManifestIssue extends Position {
+  field: string;
+  message: string;
+}
+
+/** At most this many issues are listed; a file with more has a bigger problem than any one line. */
+const MAX_LISTED = 20;
+
+/**
+ * The manifest is wrong. The message lists every issue as `file:line:col: field: message`, so an
+ * editor or CI log links straight to it, and all of them can be fixed in one go.
+ */
+export class ManifestError extends UsageError {
+  readonly file: string;
+  readonly issues: readonly ManifestIssue[];
+
+  constructor(file: string, issues: readonly ManifestIssue[], hint?: string) {
+    const lines = issues.slice(0, MAX_LISTED).map((issue) => formatIssue(file, issue));
+    if (issues.length > MAX_LISTED) lines.push(`…and ${issues.length - MAX_LISTED} more`);
+    super(lines.join('\n'), hint);
+    this.file = file;
+    this.issues = issues;
+  }
+}
+
+export function formatIssue(file: string, issue: ManifestIssue): string {
+  return `${file}:${issue.line}:${issue.col}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`;
+}
+
+/** The lockfile cannot be read or merged (bad JSON, a foreign version, a merge conflict). */
+export class LockError extends UsageError {}

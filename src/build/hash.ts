@@ -1,0 +1,118 @@
+// Hashes: of files (what the lock records and planning compares), of specs (what decides an
+// asset's output), and the stable JSON both rest on. Key order never changes a hash or a lockfile.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ManifestAsset } from './manifest.js';
+
+export interface FileHash {
+  sha256: string;
+  size: number;
+}
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** JSON with object keys sorted at every level (arrays keep their order); `undefined` is dropped. */
+export function stableStringify(value: unknown, indent?: number): string {
+  return JSON.stringify(sortKeys(value), null, indent);
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== undefined) sorted[key] = sortKeys(item);
+  }
+  return sorted;
+}
+
+/** Bumped when the meaning of a spec changes, so every asset is seen as changed once. */
+const SPEC_VERSION = 1;
+
+/**
+ * Everything that decides what the service makes for an asset: its kind, agent or workflow,
+ * prompt, overrides and the service host. Not `out`: moving an output is not a new asset.
+ * Prompts are trimmed, as a YAML block scalar's trailing newline is not part of the idea.
+ */
+export function assetSpec(asset: ManifestAsset, service: string): Record<string, unknown> {
+  return {
+    v: SPEC_VERSION,
+    service,
+    kind: asset.kind,
+    agent: asset.agent,
+    workflow: asset.workflow,
+    prompt: asset.prompt?.trim(),
+    set: asset.set,
+    duration: asset.duration,
+    aspectRatio: asset.aspectRatio,
+  };
+}
+
+/**
+ * The service part of a spec: the base URL's host (and path prefix, if any), never its scheme,
+ * user or password. `mock` for the bundled in-process mock, whose port changes on every run.
+ */
+export function serviceId(baseUrl: string | undefined, mock = false): string {
+  if (mock) return 'mock';
+  if (!baseUrl) return '';
+  try {
+    const url = new URL(baseUrl);
+    return `${url.host}${url.pathname.replace(/\/+$/, '')}`.toLowerCase();
+  } catch {
+    return baseUrl;
+  }
+}
+
+export function specHash(asset: ManifestAsset, service: string): string {
+  return sha256(stableStringify(assetSpec(asset, service)));
+}
+
+/** The sha256 and size of a file, streamed (videos can be large); null when it is not a readable file. */
+export async function hashFile(file: string): Promise<FileHash | null> {
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    const stat = await fs.promises.stat(file);
+    if (!stat.isFile()) return null;
+    for await (const chunk of fs.createReadStream(file)) {
+      hash.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+  } catch {
+    return null;
+  }
+  return { sha256: hash.digest('hex'), size };
+}
+
+/** A path as the lock writes it: relative to the project root, with forward slashes. */
+export function lockPath(root: string, file: string): string {
+  return path.relative(root, path.resolve(root, file)).split(path.sep).join('/');
+}
+
+/** Hashes each of `paths` (lock paths, relative to `root`), a few at a time; missing ones map to null. */
+export async function hashFiles(root: string, paths: Iterable<string>, concurrency = 8): Promise<Map<string, FileHash | null>> {
+  const queue = [...new Set(paths)];
+  const result = new Map<string, FileHash | null>();
+  const worker = async (): Promise<void> => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      result.set(next, await hashFile(path.join(root, ...next.split('/'))));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+  return result;
+}
+
+/** The lock's record of files the build loop just saved (absolute or root-relative paths). */
+export async function describeFiles(root: string, files: string[]): Promise<{ path: string; sha256: string; size: number }[]> {
+  const described = [];
+  for (const file of files) {
+    const hash = await hashFile(path.resolve(root, file));
+    if (!hash) throw new Error(`${file} was saved but cannot be read back`);
+    described.push({ path: lockPath(root, file), ...hash });
+  }
+  return described;
+}

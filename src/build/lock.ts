@@ -1,0 +1,154 @@
+// The lockfile, assetgen.lock: what assetgen made for each asset, next to the manifest and meant to
+// be committed. JSON with a stable key order (a rebuild that changes nothing changes no byte), one
+// entry per asset, written atomically; during a build, only through one LockWriter (./writer.ts).
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { LockError } from './errors.js';
+import { stableStringify } from './hash.js';
+import type { AssetKind } from './manifest.js';
+import { isProjectPath } from './paths.js';
+
+export const LOCK_FILE = 'assetgen.lock';
+export const LOCK_VERSION = 1;
+
+export interface LockedFile {
+  /** Relative to the project root, forward slashes. */
+  path: string;
+  sha256: string;
+  size: number;
+}
+
+/** A paid call in flight: recorded before waiting, so a crash leaves what is needed to resume. */
+export interface LockJob {
+  /** Spec hash of what was submitted (the manifest may change while it runs), and what makes it. */
+  spec: string;
+  kind: AssetKind;
+  agent?: string;
+  workflow?: string;
+  /** Sent with the paid call: asking again with it returns the same result, not a second charge. */
+  idempotencyKey: string;
+  /** Video job or workflow run id, once the service has answered (images have none). */
+  jobId?: string;
+  submittedAt: string;
+}
+
+export interface LockEntry {
+  /** What made `files` (the job, while one is in flight, says what will replace them). */
+  kind: AssetKind;
+  agent?: string;
+  workflow?: string;
+  /** Spec hash of what `files` were made from; absent until the first finish. */
+  spec?: string;
+  files: LockedFile[];
+  /** Credits charged for the last finish (null: the service did not say). */
+  credits?: number | null;
+  finishedAt?: string;
+  job?: LockJob;
+}
+
+export interface Lock {
+  lockfileVersion: typeof LOCK_VERSION;
+  assets: Record<string, LockEntry>;
+}
+
+const KINDS = ['image', 'workflow', 'video'];
+
+export const emptyLock = (): Lock => ({ lockfileVersion: LOCK_VERSION, assets: {} });
+
+/** The lock that belongs to a manifest: assetgen.lock in the same directory. */
+export const lockFileFor = (manifestFile: string): string => path.join(path.dirname(manifestFile), LOCK_FILE);
+
+/** Reads a lockfile; a missing one is an empty lock. */
+export function readLock(file: string): Lock {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyLock();
+    throw new LockError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  return parseLock(text, file);
+}
+
+/** Parses and checks a lockfile's text; `file` names it in errors. */
+export function parseLock(text: string, file: string): Lock {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    const conflict = /^(<{7}|={7}|>{7})/m.test(text);
+    throw new LockError(
+      `${file} is not valid JSON: ${(error as Error).message}`,
+      conflict
+        ? 'It has merge-conflict markers: take either side, or join shard locks with `assetgen lock merge`; a rebuild fixes the rest.'
+        : 'Restore it from version control, or delete it (every asset is then seen as new).',
+    );
+  }
+  const fail = (where: string, message: string): never => {
+    throw new LockError(`${file}: ${where}: ${message}`);
+  };
+  if (!isObject(data)) return fail('top level', 'must be an object');
+  if (data.lockfileVersion !== LOCK_VERSION)
+    fail('lockfileVersion', `is ${JSON.stringify(data.lockfileVersion)}; this assetgen reads version ${LOCK_VERSION} (upgrade assetgen?)`);
+  if (!isObject(data.assets)) return fail('assets', 'must be an object');
+  for (const [id, entry] of Object.entries(data.assets)) {
+    const where = `assets.${id}`;
+    if (!isObject(entry)) fail(where, 'must be an object');
+    const e = entry as Record<string, unknown>;
+    if (!KINDS.includes(e.kind as string)) fail(`${where}.kind`, 'must be image, workflow or video');
+    for (const key of ['agent', 'workflow', 'spec', 'finishedAt'])
+      if (e[key] !== undefined && typeof e[key] !== 'string') fail(`${where}.${key}`, 'must be a string');
+    if (e.credits !== undefined && e.credits !== null && typeof e.credits !== 'number') fail(`${where}.credits`, 'must be a number');
+    if (!Array.isArray(e.files)) fail(`${where}.files`, 'must be a list');
+    for (const f of e.files as unknown[]) {
+      if (!isObject(f) || typeof f.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.size !== 'number')
+        fail(`${where}.files`, 'each file needs path, sha256 and size');
+      if (!isProjectPath((f as LockedFile).path)) fail(`${where}.files`, `${(f as LockedFile).path} is not a path inside the project`);
+    }
+    if (e.job !== undefined) {
+      const job = e.job;
+      if (
+        !isObject(job) ||
+        typeof job.spec !== 'string' ||
+        !KINDS.includes(job.kind as string) ||
+        typeof job.idempotencyKey !== 'string' ||
+        typeof job.submittedAt !== 'string'
+      )
+        fail(`${where}.job`, 'needs spec, kind, idempotencyKey and submittedAt');
+      if ((job as Record<string, unknown>).jobId !== undefined && typeof (job as Record<string, unknown>).jobId !== 'string')
+        fail(`${where}.job.jobId`, 'must be a string');
+    }
+  }
+  return data as unknown as Lock;
+}
+
+/** The lock as written: keys sorted everywhere, files sorted by path, two-space indent, final newline. */
+export function serializeLock(lock: Lock): string {
+  const assets: Record<string, LockEntry> = {};
+  for (const [id, entry] of Object.entries(lock.assets))
+    assets[id] = { ...entry, files: [...entry.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+  return `${stableStringify({ lockfileVersion: lock.lockfileVersion, assets }, 2)}\n`;
+}
+
+/** Temp file in the same directory, flushed, then renamed: a reader (or a crash) never sees half a lock. */
+export async function writeLockAtomic(file: string, lock: Lock): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const handle = await fs.promises.open(temp, 'wx', 0o644);
+    try {
+      await handle.writeFile(serializeLock(lock), 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(temp, file);
+  } catch (error) {
+    await fs.promises.rm(temp, { force: true });
+    throw error;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

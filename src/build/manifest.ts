@@ -1,0 +1,97 @@
+// The manifest, assetgen.yaml: which assets a project wants and where they go. Found like
+// package.json (from the current directory upward), parsed with `yaml` (JSON is YAML too), and
+// checked in full before anything is sent, every problem named as file:line:col (./validate.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../cli/errors.js';
+import { ManifestError, type Position } from './errors.js';
+import { validateManifest } from './validate.js';
+
+export const MANIFEST_FILE = 'assetgen.yaml';
+
+export type AssetKind = 'image' | 'workflow' | 'video';
+
+/**
+ * Where an asset's outputs go, relative to the project root with forward slashes: one file
+ * (`assets/icons/sword.png`), or a folder (`assets/fx/`) where each file is named after the id.
+ */
+export type OutputTarget = { type: 'file'; path: string } | { type: 'folder'; dir: string };
+
+export interface ManifestAsset {
+  id: string;
+  kind: AssetKind;
+  /** Image and video assets. */
+  prompt?: string;
+  /** Image assets always have one (their own or defaults.agent); a video may leave it to the service. */
+  agent?: string;
+  workflow?: string;
+  /** Workflow node prompt overrides. */
+  set?: Record<string, string>;
+  /** Video options. */
+  duration?: number;
+  aspectRatio?: string;
+  out: OutputTarget;
+  /** Where the asset's entry starts in the manifest, for errors found later. */
+  position: Position;
+}
+
+export interface Manifest {
+  /** Absolute path of the manifest file. */
+  file: string;
+  /** The project root: the manifest's directory. Outputs and the lock live under it. */
+  root: string;
+  assets: ManifestAsset[];
+}
+
+/** The manifest in `start` or the nearest parent directory that has one; null when none does. */
+export function findManifest(start: string): string | null {
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, MANIFEST_FILE);
+    if (fs.statSync(candidate, { throwIfNoEntry: false })?.isFile()) return candidate;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+/** `-f <path>` when given (it must exist), else the nearest assetgen.yaml; a usage error when none. */
+export function locateManifest(cwd: string, file?: string): string {
+  if (file !== undefined) {
+    const resolved = path.resolve(cwd, file);
+    if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`-f ${file}: no such file.`);
+    return resolved;
+  }
+  const found = findManifest(cwd);
+  if (!found)
+    throw new UsageError(
+      `No ${MANIFEST_FILE} in ${cwd} or any directory above it.`,
+      'Run `assetgen init` to create one, or pass -f <path>.',
+    );
+  return found;
+}
+
+/** Reads and checks a manifest; `cwd` only shortens the file name in error messages. */
+export function loadManifest(file: string, cwd = process.cwd()): Manifest {
+  const absolute = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = fs.readFileSync(absolute, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read ${absolute}: ${(error as Error).message}`);
+  }
+  return parseManifest(text, { file: absolute, display: displayName(cwd, absolute) });
+}
+
+/**
+ * Parses manifest text. `file` (absolute) decides the project root; `display` is the name used in
+ * error positions (default: `file`). Throws ManifestError listing every problem.
+ */
+export function parseManifest(text: string, options: { file: string; display?: string }): Manifest {
+  const root = path.dirname(options.file);
+  const result = validateManifest(text);
+  if (result.issues.length) throw new ManifestError(options.display ?? options.file, result.issues);
+  return { file: options.file, root, assets: result.assets };
+}
+
+function displayName(cwd: string, file: string): string {
+  const relative = path.relative(cwd, file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}

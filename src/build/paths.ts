@@ -1,0 +1,57 @@
+// Paths inside the project: the rules for a manifest's `out` and for the paths a lock records.
+// Both are relative to the project root (the manifest's directory), with forward slashes, and
+// never leave it: prune deletes what the lock names, so a path that climbs out is never trusted.
+import path from 'node:path';
+import type { AssetKind, OutputTarget } from './manifest.js';
+
+/** Media extensions and the kinds of asset each may hold (a GIF may be a still or a clip). */
+export const EXTENSION_KINDS: Readonly<Record<string, readonly AssetKind[]>> = {
+  '.png': ['image'],
+  '.jpg': ['image'],
+  '.jpeg': ['image'],
+  '.webp': ['image'],
+  '.gif': ['image', 'video'],
+  '.mp4': ['video'],
+  '.webm': ['video'],
+  '.mov': ['video'],
+};
+
+const isAbsolute = (text: string): boolean => /^([A-Za-z]:)?\//.test(text);
+const climbsOut = (normal: string): boolean => normal === '..' || normal.startsWith('../');
+
+/** A path a lock may record: relative, normalised, forward slashes, inside the project. */
+export function isProjectPath(file: string): boolean {
+  return !!file && !file.includes('\\') && !isAbsolute(file) && path.posix.normalize(file) === file && !climbsOut(file);
+}
+
+/**
+ * Reads an `out` value for an asset of `kind` (undefined: defaults.out): a folder when it ends in
+ * "/", a file when it has a media extension of that kind. Backslashes count as slashes.
+ */
+export function parseOut(raw: string, kind: AssetKind | undefined): { target: OutputTarget } | { error: string } {
+  const text = raw.replaceAll('\\', '/');
+  if (isAbsolute(text)) return { error: `${raw} is an absolute path: give a path inside the project (relative to the manifest)` };
+  const normal = path.posix.normalize(text);
+  if (climbsOut(normal)) return { error: `${raw} is outside the project (the manifest's directory)` };
+  if (text.endsWith('/')) return { target: { type: 'folder', dir: normal.replace(/\/+$/, '') || '.' } };
+  if (kind === 'workflow') return { error: 'a workflow makes several files: give a folder ending in /' };
+  const extension = path.posix.extname(normal).toLowerCase();
+  const kinds = EXTENSION_KINDS[extension];
+  if (!kinds) return { error: `end a folder with "/", or give the file a media extension (${Object.keys(EXTENSION_KINDS).join(', ')})` };
+  if (kind && !kinds.includes(kind)) return { error: `${extension} is not ${kind === 'image' ? 'an image' : 'a video'} file` };
+  return { target: { type: 'file', path: normal } };
+}
+
+/** A path without its extension, lower-cased: two outputs with one stem collide on some disks. */
+export const stemOf = (file: string): string => file.slice(0, file.length - path.posix.extname(file).length).toLowerCase();
+
+/** The stem an asset's single output gets: the file's own, or `<dir>/<id>` in a folder. */
+export function outputStem(target: OutputTarget, id: string): string {
+  return target.type === 'file' ? stemOf(target.path) : path.posix.join(target.dir, id).toLowerCase();
+}
+
+/** Whether a recorded file is where `out` now puts it: the same stem (any extension) or inside the folder. */
+export function inTarget(file: string, id: string, target: OutputTarget): boolean {
+  if (target.type === 'file') return stemOf(file) === stemOf(target.path);
+  return path.posix.dirname(file) === target.dir && path.posix.basename(file).startsWith(id);
+}

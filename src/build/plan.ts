@@ -1,0 +1,204 @@
+// Planning: what a build would do, as a pure function of the manifest, the lock and the hashes of
+// the files the lock records. The build loop plans, acts on each item (recording progress through
+// LockWriter), and after a crash simply plans again from the lock on disk.
+import { VIDEO_JOB_COST } from '../api/endpoints.js';
+import { hashFiles, specHash, type FileHash } from './hash.js';
+import type { Lock, LockEntry, LockJob } from './lock.js';
+import type { AssetKind, Manifest, ManifestAsset } from './manifest.js';
+import { inTarget } from './paths.js';
+import { inShard, selectIds, type Shard } from './shard.js';
+
+export type PlanStatus = 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited' | 'in-flight' | 'removed';
+/** none: nothing to do; generate: a paid call; resume: follow the recorded job; keep: left alone, reported; prune: delete `prunable`. */
+export type PlanAction = 'none' | 'generate' | 'resume' | 'keep' | 'prune';
+
+export interface FileCheck {
+  path: string;
+  /** ok: as assetgen wrote it; edited: changed since (by hand, say); missing: gone. */
+  state: 'ok' | 'edited' | 'missing';
+}
+
+export interface PlanItem {
+  id: string;
+  status: PlanStatus;
+  action: PlanAction;
+  kind: AssetKind;
+  /** The spec hash to submit (the lock's, for a removed asset). */
+  spec: string;
+  agent?: string;
+  workflow?: string;
+  /** The manifest's entry; absent for a removed asset. */
+  asset?: ManifestAsset;
+  /** Why, in a few words each, for people. */
+  reasons: string[];
+  /** The files the lock records, checked against the disk. */
+  files: FileCheck[];
+  /** The paid call in flight, to resume by its id (or its idempotency key when there is no id yet). */
+  job?: LockJob;
+  /** Credits the action would cost: 0 unless it generates; null when unknown. */
+  estimate: number | null;
+  /** For a removed asset: the files prune may delete (recorded by assetgen and unchanged). */
+  prunable: string[];
+}
+
+export interface Plan {
+  service: string;
+  /** In manifest order, then removed assets in id order. */
+  items: PlanItem[];
+  /** The credits the `generate` actions would cost, as far as known; `unknown` lists the rest. */
+  estimate: { credits: number; unknown: string[] };
+  /** Selectors (ids, globs) that matched no asset. */
+  unmatched: string[];
+}
+
+export interface PlanOptions {
+  /** The service host the assets are made on: part of every spec (a staging asset is not a production one). */
+  service: string;
+  /** Ids or globs; empty or absent: all. */
+  select?: readonly string[];
+  shard?: Shard;
+  /** Regenerate outputs edited by hand, too. */
+  force?: boolean;
+  /** Plan to delete the unchanged files of assets gone from the manifest. */
+  prune?: boolean;
+}
+
+/** Hashes of the files planning looks at (see filesToHash), by project path; null for a missing file. */
+export type FileHashes = ReadonlyMap<string, FileHash | null>;
+
+/** What planning needs hashed: every file the lock records, and every single-file `out` of the manifest. */
+export function filesToHash(manifest: Manifest, lock: Lock): string[] {
+  const locked = Object.values(lock.assets).flatMap((entry) => entry.files.map((file) => file.path));
+  const targets = manifest.assets.flatMap((asset) => (asset.out.type === 'file' ? [asset.out.path] : []));
+  return [...new Set([...locked, ...targets])];
+}
+
+/** Hashes what planning needs, relative to the project root. */
+export const hashProjectFiles = (manifest: Manifest, lock: Lock): Promise<Map<string, FileHash | null>> =>
+  hashFiles(manifest.root, filesToHash(manifest, lock));
+
+export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, options: PlanOptions): Plan {
+  const inManifest = new Set(manifest.assets.map((asset) => asset.id));
+  const removedIds = Object.keys(lock.assets)
+    .filter((id) => !inManifest.has(id))
+    .sort();
+  const { selected, unmatched } = selectIds([...inManifest, ...removedIds], options.select ?? []);
+  const wanted = (id: string): boolean => selected.has(id) && inShard(id, options.shard);
+
+  const items: PlanItem[] = [];
+  for (const asset of manifest.assets) if (wanted(asset.id)) items.push(planAsset(asset, lock, hashes, options));
+  for (const id of removedIds) if (wanted(id)) items.push(planRemoved(id, lock.assets[id], hashes, options));
+
+  const estimate = { credits: 0, unknown: [] as string[] };
+  for (const item of items) {
+    if (item.estimate === null) estimate.unknown.push(item.id);
+    else estimate.credits += item.estimate;
+  }
+  return { service: options.service, items, estimate, unmatched };
+}
+
+function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options: PlanOptions): PlanItem {
+  const spec = specHash(asset, options.service);
+  const entry = lock.assets[asset.id];
+  const files = checkFiles(entry, hashes);
+  const item = (status: PlanStatus, action: PlanAction, reasons: string[]): PlanItem => ({
+    id: asset.id,
+    status,
+    action,
+    kind: asset.kind,
+    spec,
+    ...(asset.agent !== undefined ? { agent: asset.agent } : {}),
+    ...(asset.workflow !== undefined ? { workflow: asset.workflow } : {}),
+    asset,
+    reasons,
+    files,
+    ...(entry?.job ? { job: entry.job } : {}),
+    estimate: action === 'generate' ? estimateFor(asset, lock) : 0,
+    prunable: [],
+  });
+
+  if (entry?.job) {
+    const stale = entry.job.spec !== spec ? ['the manifest changed since it was submitted: rebuilt after it finishes'] : [];
+    return item('in-flight', 'resume', [
+      entry.job.jobId ? `in flight as ${entry.job.jobId}` : 'submitted; its answer was not recorded',
+      ...stale,
+    ]);
+  }
+  // A file already where a single-file `out` points, which assetgen did not make, is someone's
+  // work: generating over it waits for --force, whatever the reason to generate.
+  const target = asset.out.type === 'file' ? asset.out.path : undefined;
+  const foreign = target && hashes.get(target) && !entry?.files.some((file) => file.path === target) ? target : undefined;
+  const generate = (status: PlanStatus, reasons: string[]): PlanItem =>
+    !foreign
+      ? item(status, 'generate', reasons)
+      : options.force
+        ? item(status, 'generate', [...reasons, `--force: replaces ${foreign}, which assetgen did not make`])
+        : item(status, 'keep', [...reasons, `${foreign} exists and assetgen did not make it: left alone (--force replaces it)`]);
+  if (!entry?.spec) return generate('new', ['not built yet']);
+  const specChanged = entry.spec !== spec;
+  const edited = files.filter((file) => file.state === 'edited');
+  if (edited.length) {
+    const what = `${edited.map((file) => file.path).join(', ')} edited since assetgen wrote it`;
+    const also = specChanged ? ['the spec changed too'] : [];
+    return options.force
+      ? item('edited', 'generate', [what, ...also, '--force: regenerated'])
+      : item('edited', 'keep', [what, ...also, 'left alone (--force regenerates)']);
+  }
+  if (specChanged) return generate('changed', [describeChange(entry, asset)]);
+  if (!files.every((file) => inTarget(file.path, asset.id, asset.out))) return generate('changed', ['out changed']);
+  const missing = files.filter((file) => file.state === 'missing');
+  if (missing.length) return generate('missing', [`${missing.map((file) => file.path).join(', ')} missing`]);
+  return item('up-to-date', 'none', []);
+}
+
+function planRemoved(id: string, entry: LockEntry, hashes: FileHashes, options: PlanOptions): PlanItem {
+  const files = checkFiles(entry, hashes);
+  const prunable = entry.job ? [] : files.filter((file) => file.state === 'ok').map((file) => file.path);
+  const kept = files.filter((file) => file.state === 'edited').map((file) => `${file.path} (edited)`);
+  const reasons = ['gone from the manifest'];
+  if (entry.job) reasons.push(`a job is in flight${entry.job.jobId ? ` (${entry.job.jobId})` : ''}: prune leaves it`);
+  if (kept.length) reasons.push(`prune keeps ${kept.join(', ')}`);
+  return {
+    id,
+    status: 'removed',
+    action: options.prune && !entry.job ? 'prune' : 'keep',
+    kind: entry.kind,
+    spec: entry.spec ?? entry.job?.spec ?? '',
+    ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
+    ...(entry.workflow !== undefined ? { workflow: entry.workflow } : {}),
+    reasons,
+    files,
+    ...(entry.job ? { job: entry.job } : {}),
+    estimate: 0,
+    prunable,
+  };
+}
+
+function checkFiles(entry: LockEntry | undefined, hashes: FileHashes): FileCheck[] {
+  return (entry?.files ?? []).map((file) => {
+    const found = hashes.get(file.path);
+    return { path: file.path, state: !found ? 'missing' : found.sha256 === file.sha256 && found.size === file.size ? 'ok' : 'edited' };
+  });
+}
+
+function describeChange(entry: LockEntry, asset: ManifestAsset): string {
+  if (entry.kind !== asset.kind) return `now ${asset.kind === 'image' ? 'an image' : `a ${asset.kind}`} (was ${entry.kind})`;
+  if (asset.kind === 'workflow' && entry.workflow !== asset.workflow) return 'workflow changed';
+  if (asset.kind !== 'workflow' && entry.agent !== asset.agent) return 'agent changed';
+  return 'spec changed (prompt, overrides, options or service)';
+}
+
+/**
+ * What generating `asset` should cost: a video job's fixed price; otherwise the last charge the
+ * lock records for the same agent (images) or workflow; null when it records none.
+ */
+export function estimateFor(asset: Pick<ManifestAsset, 'kind' | 'agent' | 'workflow'>, lock: Lock): number | null {
+  if (asset.kind === 'video') return VIDEO_JOB_COST;
+  let last: { at: string; credits: number } | undefined;
+  for (const entry of Object.values(lock.assets)) {
+    const same = entry.kind === asset.kind && (asset.kind === 'workflow' ? entry.workflow === asset.workflow : entry.agent === asset.agent);
+    if (!same || typeof entry.credits !== 'number' || !entry.finishedAt) continue;
+    if (!last || entry.finishedAt > last.at) last = { at: entry.finishedAt, credits: entry.credits };
+  }
+  return last ? last.credits : null;
+}

@@ -1,0 +1,238 @@
+// Checks manifest text against the manifest's rules, walking the YAML syntax tree so that each
+// problem carries the line and column of the field it concerns. Rules are kept in step with
+// schema/assetgen.schema.json (test/build/schema.test.ts runs both over the same files).
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import type { ManifestIssue } from './errors.js';
+import type { AssetKind, ManifestAsset, OutputTarget } from './manifest.js';
+import { outputStem, parseOut } from './paths.js';
+
+export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
+const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
+
+const TOP_FIELDS = ['$schema', 'defaults', 'assets'];
+const DEFAULT_FIELDS = ['agent', 'out'];
+const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio'];
+/** The field that makes an asset of each kind. */
+const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video' } as const;
+/** Fields that only some kinds take. */
+const ONLY_FOR: Record<string, AssetKind[]> = { agent: ['image', 'video'], set: ['workflow'], duration: ['video'], aspectRatio: ['video'] };
+
+type Node_ = Node | null;
+interface Entry {
+  key: Node;
+  value: Node_;
+}
+
+class Walker {
+  readonly issues: ManifestIssue[] = [];
+  readonly #lines = new LineCounter();
+  readonly doc: Document;
+
+  constructor(text: string) {
+    this.doc = parseDocument(text, { lineCounter: this.#lines, prettyErrors: false, uniqueKeys: true });
+    for (const error of this.doc.errors) {
+      // The parser knows no field names; for a repeated key, the key is the field.
+      const key = error.code === 'DUPLICATE_KEY' ? /^[^\s:,{}[\]]+/.exec(text.slice(error.pos[0]))?.[0] : undefined;
+      this.issueAt(error.pos[0], key ?? '', key ? 'appears twice in one mapping' : error.message);
+    }
+  }
+
+  issueAt(offset: number, field: string, message: string): void {
+    const { line, col } = this.#lines.linePos(offset);
+    this.issues.push({ line, col, field, message });
+  }
+
+  positionOf(node: Node_ | undefined): { line: number; col: number } {
+    return this.#lines.linePos(node?.range?.[0] ?? 0);
+  }
+
+  issue(node: Node_ | undefined, field: string, message: string): void {
+    this.issueAt(node?.range?.[0] ?? 0, field, message);
+  }
+
+  resolve(node: Node_ | undefined): Node_ {
+    return isAlias(node) ? ((node.resolve(this.doc) as Node | undefined) ?? null) : (node ?? null);
+  }
+
+  /** The fields of a mapping, with unknown and non-string keys reported. */
+  fields(node: Node, field: string, allowed: string[]): Map<string, Entry> {
+    const entries = new Map<string, Entry>();
+    if (!isMap(node)) return entries;
+    for (const pair of node.items) {
+      const key = this.resolve(pair.key as Node_);
+      const name = isScalar(key) ? key.value : undefined;
+      if (typeof name !== 'string') {
+        this.issue(key ?? node, field, 'field names must be strings');
+      } else if (!allowed.includes(name)) {
+        this.issue(key, join(field, name), `unknown field (expected one of: ${allowed.join(', ')})`);
+      } else entries.set(name, { key: key!, value: this.resolve(pair.value as Node_) });
+    }
+    return entries;
+  }
+
+  string(entry: Entry | undefined, field: string): string | undefined {
+    if (!entry) return undefined;
+    const value = isScalar(entry.value) ? entry.value.value : undefined;
+    if (typeof value === 'string' && value.trim()) return value;
+    if (typeof value === 'string' || value === null || entry.value === null) this.issue(entry.value ?? entry.key, field, 'is empty');
+    else if (isScalar(entry.value))
+      this.issue(entry.value, field, `must be a string (quote it: "${entry.value.source ?? JSON.stringify(value)}")`);
+    else this.issue(entry.value, field, 'must be a string');
+    return undefined;
+  }
+}
+
+const join = (parent: string, name: string): string => (parent ? `${parent}.${name}` : name);
+
+/**
+ * Validates manifest text; returns the assets when there are no issues. (An output can never be the
+ * manifest or the lock: neither has a media extension.)
+ */
+export function validateManifest(text: string): { assets: ManifestAsset[]; issues: ManifestIssue[] } {
+  const walker = new Walker(text);
+  if (walker.issues.length) return { assets: [], issues: walker.issues };
+  const top = walker.resolve(walker.doc.contents);
+  if (!isMap(top)) {
+    walker.issue(top, '', 'the manifest must be a mapping with an `assets` list');
+    return { assets: [], issues: walker.issues };
+  }
+  const fields = walker.fields(top, '', TOP_FIELDS);
+  const defaults = fields.get('defaults');
+  let defaultAgent: string | undefined;
+  let defaultOut: OutputTarget = { type: 'folder', dir: '.' };
+  if (defaults?.value && isMap(defaults.value)) {
+    const entries = walker.fields(defaults.value, 'defaults', DEFAULT_FIELDS);
+    defaultAgent = walker.string(entries.get('agent'), 'defaults.agent');
+    const out = walker.string(entries.get('out'), 'defaults.out');
+    if (out !== undefined) {
+      // defaults.out is always a folder: the trailing slash is optional there.
+      const target = outputTarget(walker, entries.get('out')!.value, 'defaults.out', out.replace(/[\\/]*$/, '/'), undefined);
+      if (target) defaultOut = target;
+    }
+  } else if (defaults) walker.issue(defaults.value ?? defaults.key, 'defaults', 'must be a mapping (agent, out)');
+
+  const assetsEntry = fields.get('assets');
+  if (!assetsEntry) walker.issue(top, 'assets', 'missing: list the assets to make');
+  else if (!isSeq(assetsEntry.value)) walker.issue(assetsEntry.value ?? assetsEntry.key, 'assets', 'must be a list');
+  const items = isSeq(assetsEntry?.value) ? assetsEntry.value.items : [];
+
+  const assets: ManifestAsset[] = [];
+  // Ids and output stems compare without case: they name files, and some disks ignore case.
+  const ids = new Map<string, number>();
+  const stems = new Map<string, string>();
+  items.forEach((item, index) => {
+    const node = walker.resolve(item as Node_);
+    const field = `assets[${index}]`;
+    if (!isMap(node)) return walker.issue(node, field, 'must be a mapping (id, prompt, out, …)');
+    // Duplicates are checked on the raw id, so they are reported even when the entry has other issues.
+    const idNode = walker.resolve(node.items.find((pair) => isScalar(pair.key) && pair.key.value === 'id')?.value as Node_);
+    const rawId = isScalar(idNode) && typeof idNode.value === 'string' ? idNode.value : undefined;
+    const first = rawId === undefined ? undefined : ids.get(rawId.toLowerCase());
+    if (first !== undefined) walker.issue(idNode, `${field}.id`, `duplicate id "${rawId}" (also assets[${first}]; case does not count)`);
+    else if (rawId !== undefined) ids.set(rawId.toLowerCase(), index);
+    const asset = readAsset(walker, node, field, { defaultAgent, defaultOut });
+    if (!asset) return;
+    // A workflow's files carry node suffixes; an image or a video is one file with this stem.
+    if (asset.kind !== 'workflow' && first === undefined) {
+      const stem = outputStem(asset.out, asset.id);
+      const other = stems.get(stem);
+      const shown = asset.out.type === 'file' ? asset.out.path : `${stem}.*`;
+      if (other) walker.issue(node, `${field}.out`, `${shown} is also the output of "${other}"`);
+      stems.set(stem, asset.id);
+    }
+    assets.push(asset);
+  });
+  const issues = walker.issues.sort((a, b) => a.line - b.line || a.col - b.col);
+  return { assets: issues.length ? [] : assets, issues };
+}
+
+function readAsset(
+  walker: Walker,
+  node: Node,
+  field: string,
+  options: { defaultAgent?: string; defaultOut: OutputTarget },
+): ManifestAsset | undefined {
+  const before = walker.issues.length;
+  const entries = walker.fields(node, field, ASSET_FIELDS);
+  const id = walker.string(entries.get('id'), `${field}.id`);
+  if (!entries.has('id')) walker.issue(node, `${field}.id`, 'missing: every asset needs a unique id');
+  else if (id !== undefined && (!ASSET_ID.test(id) || WINDOWS_RESERVED.test(id)))
+    walker.issue(
+      entries.get('id')!.value,
+      `${field}.id`,
+      `"${id}" is not a usable id: letters, digits, . _ - (up to 100), not a reserved file name`,
+    );
+
+  const given = (Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[]).filter((name) => entries.has(name));
+  if (given.length === 0) walker.issue(node, `${field}.prompt`, 'missing prompt: give one of prompt (image), workflow or video');
+  if (given.length > 1)
+    walker.issue(
+      entries.get(given[1])!.key,
+      `${field}.${given[1]}`,
+      `an asset is one of prompt, workflow or video: ${given.join(' and ')} are both given`,
+    );
+  const kindField = given[0];
+  const kind: AssetKind | undefined = kindField && KIND_FIELDS[kindField];
+  const text = kindField ? walker.string(entries.get(kindField), `${field}.${kindField}`) : undefined;
+
+  for (const [name, kinds] of Object.entries(ONLY_FOR)) {
+    if (kind && entries.has(name) && !kinds.includes(kind))
+      walker.issue(entries.get(name)!.key, `${field}.${name}`, `does not apply to ${kind === 'image' ? 'an image' : `a ${kind}`} asset`);
+  }
+  let agent = walker.string(entries.get('agent'), `${field}.agent`);
+  // defaults.agent is an image agent: a video without one is left to the service's default.
+  if (kind === 'image') agent ??= options.defaultAgent;
+  if (kind === 'image' && !agent && !entries.has('agent'))
+    walker.issue(node, `${field}.agent`, 'missing: set agent here or defaults.agent');
+
+  const set = readSet(walker, entries.get('set'), `${field}.set`);
+  const duration = entries.get('duration');
+  const seconds = isScalar(duration?.value) ? duration.value.value : undefined;
+  if (duration && !(typeof seconds === 'number' && seconds > 0 && Number.isFinite(seconds)))
+    walker.issue(duration.value ?? duration.key, `${field}.duration`, 'must be a positive number of seconds');
+  const ratio = walker.string(entries.get('aspectRatio'), `${field}.aspectRatio`);
+  if (ratio !== undefined && !ASPECT_RATIO.test(ratio))
+    walker.issue(entries.get('aspectRatio')!.value, `${field}.aspectRatio`, 'must look like 16:9');
+
+  const outEntry = entries.get('out');
+  const outText = walker.string(outEntry, `${field}.out`);
+  const out = outText === undefined ? options.defaultOut : outputTarget(walker, outEntry!.value, `${field}.out`, outText, kind);
+
+  if (walker.issues.length > before || !id || !kind || !text || !out) return undefined;
+  const { line, col } = walker.positionOf(node);
+  const asset: ManifestAsset = { id, kind, out, position: { line, col } };
+  if (kind === 'workflow') asset.workflow = text;
+  else asset.prompt = text;
+  if (agent) asset.agent = agent;
+  if (set) asset.set = set;
+  if (typeof seconds === 'number') asset.duration = seconds;
+  if (ratio) asset.aspectRatio = ratio;
+  return asset;
+}
+
+function readSet(walker: Walker, entry: Entry | undefined, field: string): Record<string, string> | undefined {
+  if (!entry) return undefined;
+  if (!isMap(entry.value)) {
+    walker.issue(entry.value ?? entry.key, field, 'must be a mapping of node id to prompt');
+    return undefined;
+  }
+  const set: Record<string, string> = {};
+  for (const pair of entry.value.items) {
+    const key = walker.resolve(pair.key as Node_);
+    const node = isScalar(key) ? key.value : undefined;
+    if (typeof node !== 'string' || !node) walker.issue(key ?? entry.value, field, 'node ids must be strings');
+    else {
+      const prompt = walker.string({ key: key!, value: walker.resolve(pair.value as Node_) }, `${field}.${node}`);
+      if (prompt !== undefined) set[node] = prompt;
+    }
+  }
+  return set;
+}
+
+/** Reads an `out` value by the rules of ./paths.ts, reporting at the value's position. */
+function outputTarget(walker: Walker, node: Node_, field: string, raw: string, kind: AssetKind | undefined): OutputTarget | undefined {
+  const result = parseOut(raw, kind);
+  if ('error' in result) return void walker.issue(node, field, result.error);
+  return result.target;
+}

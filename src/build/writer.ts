@@ -1,0 +1,181 @@
+// The one writer of assetgen.lock during a build: updates in order, each written atomically, and a
+// claim file so that two assetgen processes never write one lock at once (the later one would
+// drop the other's records of jobs already paid for).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { LockError } from './errors.js';
+import { readLock, writeLockAtomic, type Lock, type LockedFile, type LockJob } from './lock.js';
+import type { AssetKind } from './manifest.js';
+
+/** What the build loop knows when it submits an asset (a PlanItem has all of it but the key). */
+export interface Submission {
+  spec: string;
+  kind: AssetKind;
+  agent?: string;
+  workflow?: string;
+  idempotencyKey: string;
+  jobId?: string;
+}
+
+/**
+ * The one writer of a lockfile. Each update is applied to the in-memory lock and written in full,
+ * in the order the updates were made, even when a build loop issues them concurrently. While open
+ * it holds a claim beside the lock, so a second assetgen (another terminal, say) cannot overwrite
+ * its records of paid jobs; `close()` gives it up, and a claim left by a dead process is taken over.
+ */
+export class LockWriter {
+  readonly file: string;
+  readonly #claim: string;
+  #lock: Lock;
+  #tail: Promise<void> = Promise.resolve();
+
+  private constructor(file: string, lock: Lock, claimFile: string) {
+    this.file = file;
+    this.#lock = lock;
+    this.#claim = claimFile;
+  }
+
+  /** Claims the lockfile and reads it (a missing one is empty). Throws LockError when another process writes it. */
+  static open(file: string): LockWriter {
+    const claimFile = claim(file);
+    try {
+      return new LockWriter(file, readLock(file), claimFile);
+    } catch (error) {
+      fs.rmSync(claimFile, { force: true });
+      throw error;
+    }
+  }
+
+  /** A copy of the lock as the updates so far leave it (plan again from this after a crash). */
+  get lock(): Lock {
+    return structuredClone(this.#lock);
+  }
+
+  /**
+   * Before waiting on a paid call: its idempotency key (call it before the call, too), then its job
+   * id once the service answers. The files of an earlier finish stay recorded until this one ends.
+   */
+  submitted(id: string, submission: Submission): Promise<void> {
+    return this.#update((lock) => {
+      const { spec, kind, agent, workflow, idempotencyKey, jobId } = submission;
+      const earlier = lock.assets[id]?.job;
+      const submittedAt = earlier?.idempotencyKey === idempotencyKey ? earlier.submittedAt : new Date().toISOString();
+      const job: LockJob = { spec, kind, agent, workflow, idempotencyKey, jobId, submittedAt };
+      lock.assets[id] = { ...(lock.assets[id] ?? { kind, agent, workflow, files: [] }), job };
+    });
+  }
+
+  /** After saving: the files (see hash.ts describeFiles) replace the earlier ones, and the job is done. */
+  finished(id: string, result: { files: LockedFile[]; credits: number | null; finishedAt?: Date }): Promise<void> {
+    return this.#update((lock) => {
+      const job = lock.assets[id]?.job;
+      if (!job) throw new Error(`LockWriter.finished(${id}): no job was submitted for it`);
+      const { spec, kind, agent, workflow } = job;
+      const finishedAt = (result.finishedAt ?? new Date()).toISOString();
+      lock.assets[id] = { kind, agent, workflow, spec, files: result.files, credits: result.credits, finishedAt };
+    });
+  }
+
+  /** The job failed (a video job is refunded): forget it; earlier files stay recorded. */
+  failed(id: string): Promise<void> {
+    return this.#update((lock) => {
+      const entry = lock.assets[id];
+      if (!entry) return;
+      delete entry.job;
+      if (!entry.spec && !entry.files.length) delete lock.assets[id];
+    });
+  }
+
+  /** The asset left the manifest and its files were pruned. */
+  forget(id: string): Promise<void> {
+    return this.#update((lock) => void delete lock.assets[id]);
+  }
+
+  /** Replaces the whole lock (`lock merge`). */
+  replace(lock: Lock): Promise<void> {
+    return this.#update((current) => void Object.assign(current, structuredClone(lock)));
+  }
+
+  /** Resolves when every update so far is on disk. */
+  async flush(): Promise<void> {
+    await this.#tail;
+  }
+
+  /** Waits for the updates so far, then gives up the claim. */
+  async close(): Promise<void> {
+    await this.#tail;
+    fs.rmSync(this.#claim, { force: true });
+  }
+
+  #update(change: (lock: Lock) => void): Promise<void> {
+    const run = this.#tail.then(async () => {
+      change(this.#lock);
+      await writeLockAtomic(this.file, this.#lock);
+    });
+    // A failed write rejects its own caller only; the next update writes the whole lock again.
+    this.#tail = run.catch(() => {});
+    return run;
+  }
+}
+
+/** The claim beside a lock: `.assetgen.lock.writer`, holding who writes it. */
+export const claimFileFor = (lockFile: string): string => path.join(path.dirname(lockFile), `.${path.basename(lockFile)}.writer`);
+
+interface Claim {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+/** A claim too new to have been written in full yet is being written now, not abandoned. */
+const HALF_WRITTEN_MS = 5_000;
+
+function claim(lockFile: string): string {
+  const claimFile = claimFileFor(lockFile);
+  const mine: Claim = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      fs.writeFileSync(claimFile, `${JSON.stringify(mine)}\n`, { flag: 'wx' });
+      return claimFile;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = readClaim(claimFile);
+    if (holder === 'gone') continue;
+    if (holder === 'unreadable' ? !oldEnough(claimFile) : !abandoned(holder)) {
+      const who =
+        holder === 'unreadable' ? 'another assetgen' : `another assetgen (pid ${holder.pid} on ${holder.host}, since ${holder.since})`;
+      throw new LockError(
+        `${lockFile} is being written by ${who}.`,
+        `Wait for it to finish. If that process is gone, delete ${claimFile}.`,
+      );
+    }
+    fs.rmSync(claimFile, { force: true });
+  }
+  throw new LockError(`Could not claim ${lockFile}: other processes keep claiming it.`);
+}
+
+function readClaim(file: string): Claim | 'gone' | 'unreadable' {
+  try {
+    const claim = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Claim>;
+    if (typeof claim.pid === 'number' && typeof claim.host === 'string')
+      return { pid: claim.pid, host: claim.host, since: String(claim.since) };
+    return 'unreadable';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : 'unreadable';
+  }
+}
+
+const oldEnough = (file: string): boolean => Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) > HALF_WRITTEN_MS;
+
+/** Left by a process that has died: only decidable on the same host, and never for this process. */
+function abandoned(claim: Claim): boolean {
+  if (claim.host !== os.hostname() || claim.pid === process.pid) return false;
+  try {
+    process.kill(claim.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}

@@ -1,0 +1,107 @@
+// `assetgen build --dry-run`: the plan of a build and what it would cost, from assetgen.yaml and
+// assetgen.lock, without calling the service. The paid build loop is coming (docs/build.md); until
+// then `build` without --dry-run is a usage error, so nothing is ever half-built.
+import { MissingCredentialsError } from '../client/errors.js';
+import type { CommandContext } from '../cli/context.js';
+import { UsageError } from '../cli/errors.js';
+import { displayPath } from '../cli/save.js';
+import { printTable } from '../cli/table.js';
+import { serviceId } from '../build/hash.js';
+import { lockFileFor, readLock } from '../build/lock.js';
+import { loadManifest, locateManifest, type OutputTarget } from '../build/manifest.js';
+import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../build/plan.js';
+import { parseShard } from '../build/shard.js';
+import { ENV } from '../config/credentials.js';
+import { sanitizeLine } from '../ui/sanitize.js';
+
+export interface BuildOptions {
+  dryRun?: boolean;
+  file?: string;
+  shard?: string;
+  force?: boolean;
+  prune?: boolean;
+}
+
+export async function build(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<void> {
+  if (!options.dryRun)
+    throw new UsageError('Only `assetgen build --dry-run` is available yet: the paid build is coming.', 'See docs/build.md.');
+  const shard = options.shard === undefined ? undefined : parseShard(options.shard);
+  const file = locateManifest(ctx.cwd, options.file);
+  const manifest = loadManifest(file, ctx.cwd);
+  const lockFile = lockFileFor(file);
+  const lock = readLock(lockFile);
+  const service = serviceId(ctx.credentials().baseUrl?.value, ctx.globals.mock);
+  // The service is part of every spec: without one, nothing could be judged up to date.
+  if (!service)
+    throw new MissingCredentialsError(
+      'No service URL is configured: the plan depends on which service builds the assets.',
+      `Pass --base-url <url>, set ${ENV.baseUrl}, run \`assetgen auth login --base-url <url>\`, or plan against --mock.`,
+    );
+  const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), {
+    service,
+    select: selectors,
+    shard,
+    force: options.force,
+    prune: options.prune,
+  });
+  if (plan.unmatched.length)
+    throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
+
+  ctx.out.document({
+    manifest: file,
+    lock: lockFile,
+    service,
+    dryRun: true,
+    ...(shard ? { shard } : {}),
+    items: plan.items.map(itemDocument),
+    counts: counts(plan),
+    estimate: plan.estimate,
+    ...(ctx.globals.mock ? { mock: true } : {}),
+  });
+  if (ctx.out.json) return;
+  if (!plan.items.length) ctx.out.info(shard ? `No asset falls in shard ${shard.index}/${shard.total}.` : 'The manifest lists no assets.');
+  else
+    printTable(
+      ctx,
+      ['ID', 'STATUS', 'ACTION', 'KIND', 'CREDITS', 'OUT', 'WHY'],
+      plan.items.map((item) =>
+        [
+          item.id,
+          item.status,
+          item.action,
+          item.kind,
+          credits(item),
+          item.asset ? outText(item.asset.out) : '',
+          item.reasons.join('; '),
+        ].map(sanitizeLine),
+      ),
+    );
+  ctx.out.info(summary(plan));
+}
+
+function itemDocument(item: PlanItem): Record<string, unknown> {
+  const { asset, ...rest } = item;
+  return { ...rest, ...(asset ? { out: outText(asset.out) } : {}) };
+}
+
+const outText = (out: OutputTarget): string => (out.type === 'file' ? out.path : `${out.dir === '.' ? '.' : out.dir}/`);
+const credits = (item: PlanItem): string => (item.action !== 'generate' ? '' : item.estimate === null ? '?' : String(item.estimate));
+
+function counts(plan: Plan): Partial<Record<PlanStatus, number>> {
+  const result: Partial<Record<PlanStatus, number>> = {};
+  for (const item of plan.items) result[item.status] = (result[item.status] ?? 0) + 1;
+  return result;
+}
+
+function summary(plan: Plan): string {
+  const count = (action: string): number => plan.items.filter((item) => item.action === action).length;
+  const parts = [`${count('generate')} to generate`, `${count('resume')} to resume`];
+  if (count('prune')) parts.push(`${count('prune')} to prune`);
+  if (count('keep')) parts.push(`${count('keep')} left alone`);
+  parts.push(`${count('none')} up to date`);
+  const { credits: known, unknown } = plan.estimate;
+  const cost = unknown.length
+    ? `${known ? `${known} credits + ` : ''}unknown for ${unknown.join(', ')} (no charge recorded yet for their agent or workflow)`
+    : `${known} credits`;
+  return `Dry run, nothing sent: ${parts.join(', ')}. Estimated cost: ${sanitizeLine(cost)}.`;
+}

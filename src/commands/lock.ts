@@ -1,0 +1,50 @@
+// `assetgen lock merge <files…>`: joins the locks of a sharded build into the project's
+// assetgen.lock (next to the manifest). Deterministic: the same locks in any order give the same
+// bytes; two shards that recorded different results for one asset are a conflict naming it.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CommandContext } from '../cli/context.js';
+import { UsageError } from '../cli/errors.js';
+import { displayPath } from '../cli/save.js';
+import { lockFileFor, parseLock, serializeLock, type Lock } from '../build/lock.js';
+import { locateManifest } from '../build/manifest.js';
+import { mergeLocks } from '../build/merge.js';
+import { LockWriter } from '../build/writer.js';
+
+export async function merge(ctx: CommandContext, files: string[], options: { file?: string }): Promise<void> {
+  const target = lockFileFor(locateManifest(ctx.cwd, options.file));
+  const shards = files.map((file) => {
+    const resolved = path.resolve(ctx.cwd, file);
+    let text: string;
+    try {
+      text = fs.readFileSync(resolved, 'utf8');
+    } catch (error) {
+      throw new UsageError(
+        `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      );
+    }
+    return { file, resolved, lock: parseLock(text, file) };
+  });
+  // The project's lock is the common base, not a shard: listing it as one changes nothing. It is
+  // claimed while merging, so a build running here cannot interleave its writes.
+  const writer = LockWriter.open(target);
+  let merged: Lock;
+  let changed: boolean;
+  try {
+    const base = writer.lock;
+    merged = mergeLocks(
+      base,
+      shards.filter((shard) => shard.resolved !== target),
+    );
+    changed = !fs.existsSync(target) || serializeLock(merged) !== serializeLock(base);
+    if (changed) await writer.replace(merged);
+  } finally {
+    await writer.close();
+  }
+  const ids = Object.keys(merged.assets);
+  ctx.out.result(displayPath(ctx, target));
+  ctx.out.document({ lock: target, assets: ids.length, changed, merged: files });
+  ctx.out.info(
+    `${changed ? 'Wrote' : 'Unchanged:'} ${displayPath(ctx, target)} (${ids.length} asset${ids.length === 1 ? '' : 's'} from ${files.length} lock${files.length === 1 ? '' : 's'}).`,
+  );
+}

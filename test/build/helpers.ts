@@ -1,0 +1,43 @@
+// Shared by the build tests: temp project directories and manifests parsed from text.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import { parseManifest, type Manifest } from '../../src/build/manifest.js';
+
+export const EXAMPLE = fs.readFileSync(new URL('./fixtures/example.yaml', import.meta.url), 'utf8');
+export const STARTER = fs.readFileSync(new URL('../../templates/assetgen.yaml', import.meta.url), 'utf8');
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh directory removed after the test. */
+export function tempDir(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-build-')));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Writes files (path → content) under `root`, creating folders. */
+export function writeFiles(root: string, files: Record<string, string | Buffer>): void {
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), content);
+  }
+}
+
+export function manifestOf(text: string, root = '/project'): Manifest {
+  return parseManifest(text, { file: path.join(root, 'assetgen.yaml'), display: 'assetgen.yaml' });
+}
+
+/** The message of what `fn` throws (fails the test when it does not throw). */
+export function thrown(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error, none was thrown');
+}

@@ -1,0 +1,82 @@
+// The lockfile: stable bytes, and strict reading (paths inside the project only).
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LockError } from '../../src/build/errors.js';
+import { emptyLock, lockFileFor, parseLock, readLock, serializeLock, type Lock } from '../../src/build/lock.js';
+import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
+import { tempDir, thrown } from './helpers.js';
+
+const SHA = 'a'.repeat(64);
+const sample = (): Lock => ({
+  lockfileVersion: 1,
+  assets: {
+    torch: {
+      kind: 'video',
+      spec: 's2',
+      files: [{ size: 3, sha256: SHA, path: 'fx/torch.gif' }],
+      credits: 180,
+      finishedAt: '2026-01-02T00:00:00.000Z',
+    },
+    hero: {
+      workflow: 'wf_sprite_sheet',
+      kind: 'workflow',
+      files: [
+        { path: 'sprites/hero-walk.png', sha256: SHA, size: 1 },
+        { path: 'sprites/hero-idle.png', sha256: SHA, size: 1 },
+      ],
+      spec: 's1',
+    },
+  },
+});
+
+describe('serializeLock', () => {
+  it('sorts keys and files, so equal locks are equal bytes', () => {
+    const text = serializeLock(sample());
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(Object.keys((JSON.parse(text) as Lock).assets)).toEqual(['hero', 'torch']);
+    expect(text.indexOf('hero-idle')).toBeLessThan(text.indexOf('hero-walk'));
+    expect(text.indexOf('"files"')).toBeLessThan(text.indexOf('"kind"'));
+    const reverse = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? [...value].reverse().map(reverse)
+        : value && typeof value === 'object'
+          ? Object.fromEntries(
+              Object.entries(value)
+                .reverse()
+                .map(([k, v]) => [k, reverse(v)]),
+            )
+          : value;
+    const reordered = JSON.stringify(reverse(sample()));
+    expect(reordered).not.toBe(JSON.stringify(sample()));
+    expect(serializeLock(parseLock(reordered, 'x'))).toBe(text);
+  });
+});
+
+describe('reading a lock', () => {
+  it('a missing lock is empty; a present one round-trips', () => {
+    const root = tempDir();
+    const file = lockFileFor(path.join(root, 'assetgen.yaml'));
+    expect(file).toBe(path.join(root, 'assetgen.lock'));
+    expect(readLock(file)).toEqual(emptyLock());
+    fs.writeFileSync(file, serializeLock(sample()));
+    expect(readLock(file)).toEqual(JSON.parse(serializeLock(sample())));
+  });
+
+  it('refuses what it cannot trust, as a usage error naming the place', () => {
+    const bad = (value: unknown): string => thrown(() => parseLock(JSON.stringify(value), 'assetgen.lock')).message;
+    expect(bad({ lockfileVersion: 2, assets: {} })).toContain('lockfileVersion: is 2');
+    expect(bad({ lockfileVersion: 1, assets: { a: { kind: 'sound', files: [] } } })).toBe(
+      'assetgen.lock: assets.a.kind: must be image, workflow or video',
+    );
+    for (const escape of ['../outside.png', '/etc/passwd', 'a/../../b.png', 'C:/x.png', 'a\\b.png', ''])
+      expect(bad({ lockfileVersion: 1, assets: { a: { kind: 'image', files: [{ path: escape, sha256: SHA, size: 1 }] } } })).toContain(
+        'is not a path inside the project',
+      );
+    expect(bad({ lockfileVersion: 1, assets: { a: { kind: 'image', files: [], job: { spec: 's' } } } })).toContain('assets.a.job');
+    const error = thrown(() => parseLock('{"lockfileVersion": 1,\n<<<<<<< HEAD\n', 'assetgen.lock')) as LockError;
+    expect(error).toBeInstanceOf(LockError);
+    expect(exitCodeFor(error)).toBe(EXIT.usage);
+    expect(error.hint).toContain('merge-conflict markers');
+  });
+});

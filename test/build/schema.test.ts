@@ -1,0 +1,65 @@
+// schema/assetgen.schema.json (for editors, through yaml-language-server) accepts the starter and
+// the documented manifests, and rejects the mistakes assetgen itself rejects.
+import fs from 'node:fs';
+import { Ajv } from 'ajv';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { EXAMPLE, manifestOf, STARTER, thrown } from './helpers.js';
+
+const schema = JSON.parse(fs.readFileSync(new URL('../../schema/assetgen.schema.json', import.meta.url), 'utf8')) as object;
+// Strict, except that `required` inside oneOf/if names properties declared by the parent (the usual idiom).
+const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
+const validate = ajv.compile(schema);
+const docs = fs.readFileSync(new URL('../../docs/build.md', import.meta.url), 'utf8');
+/** Every ```yaml block in docs/build.md that is a manifest (has `assets:`). */
+const documented = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).filter((text) => /^assets:/m.test(text));
+
+const schemaAccepts = (text: string): boolean => validate(parse(text));
+
+describe('the JSON Schema', () => {
+  it('ships in the package', () => {
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      files: string[];
+      dependencies: Record<string, string>;
+    };
+    expect(pkg.files).toContain('schema');
+    expect(pkg.dependencies.yaml).toBeDefined();
+  });
+
+  it('accepts the starter, the example of the issue and every manifest in docs/build.md', () => {
+    expect(documented.length).toBeGreaterThan(0);
+    for (const text of [STARTER, EXAMPLE, ...documented]) {
+      expect(schemaAccepts(text), `${JSON.stringify(validate.errors)}\n${text}`).toBe(true);
+      expect(() => manifestOf(text)).not.toThrow();
+    }
+  });
+
+  it('the starter and docs point editors at the shipped schema', () => {
+    const line = '# yaml-language-server: $schema=./node_modules/assetgen/schema/assetgen.schema.json';
+    expect(STARTER.split('\n')[0]).toBe(line);
+    expect(docs).toContain(line);
+  });
+
+  it('rejects what assetgen rejects', () => {
+    const bad = [
+      'assets:\n  - { id: a, promt: p }\n', // unknown field
+      'assets:\n  - { id: a, agent: x }\n', // missing prompt
+      'assets:\n  - { id: a, prompt: p, agent: x, video: v }\n', // two kinds
+      'assets:\n  - { id: a, workflow: wf, agent: x }\n', // agent on a workflow
+      'assets:\n  - { id: a, workflow: wf, out: a.png }\n', // a workflow into one file
+      'assets:\n  - { id: a, prompt: p, agent: x, set: { n: q } }\n', // set on an image
+      'assets:\n  - { id: a, video: v, duration: 0 }\n', // bad duration
+      'assets:\n  - { id: a, video: v, aspectRatio: wide }\n', // bad ratio
+      'assets:\n  - { id: ../a, prompt: p, agent: x }\n', // bad id
+      'assets:\n  - { id: a, prompt: p, agent: x, out: ../up/ }\n', // outside the project
+      'assets:\n  - { id: a, prompt: p, agent: x, out: /abs/ }\n', // absolute
+      'assets:\n  - { id: a, prompt: "  ", agent: x }\n', // blank prompt
+      'defaults: { agent: x, colour: red }\nassets: []\n', // unknown default
+      'defaults: { agent: x }\n', // no assets
+    ];
+    for (const text of bad) {
+      expect(schemaAccepts(text), text).toBe(false);
+      expect(thrown(() => manifestOf(text)).message, text).toMatch(/^assetgen\.yaml:\d+:\d+: /);
+    }
+  });
+});

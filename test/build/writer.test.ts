@@ -1,0 +1,167 @@
+// The one writer of assetgen.lock: updates applied in order and written atomically, so a crash
+// leaves a lock to plan from; and a claim that keeps a second process from writing at once.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LockError } from '../../src/build/errors.js';
+import { describeFiles } from '../../src/build/hash.js';
+import { readLock, serializeLock, type Lock } from '../../src/build/lock.js';
+import { claimFileFor, LockWriter } from '../../src/build/writer.js';
+import { tempDir, thrown, writeFiles } from './helpers.js';
+
+const SHA = 'a'.repeat(64);
+const sample = (): Lock => ({
+  lockfileVersion: 1,
+  assets: {
+    torch: {
+      kind: 'video',
+      spec: 's2',
+      files: [{ size: 3, sha256: SHA, path: 'fx/torch.gif' }],
+      credits: 180,
+      finishedAt: '2026-01-02T00:00:00.000Z',
+    },
+    hero: { workflow: 'wf_sprite_sheet', kind: 'workflow', files: [{ path: 'sprites/hero-idle.png', sha256: SHA, size: 1 }], spec: 's1' },
+  },
+});
+
+const open: LockWriter[] = [];
+/** Opens a writer closed after the test. */
+function writerFor(file: string): LockWriter {
+  const writer = LockWriter.open(file);
+  open.push(writer);
+  return writer;
+}
+afterEach(async () => {
+  for (const writer of open.splice(0)) await writer.close();
+});
+
+describe('LockWriter', () => {
+  it('records submitted → finished, writing atomically with nothing left behind', async () => {
+    const root = tempDir();
+    writeFiles(root, { 'fx/torch.gif': 'GIF89a' });
+    const file = path.join(root, 'assetgen.lock');
+    const writer = writerFor(file);
+    await writer.submitted('torch', { spec: 'S', kind: 'video', idempotencyKey: 'key-1' });
+    expect(readLock(file).assets.torch!.job).toMatchObject({ spec: 'S', idempotencyKey: 'key-1' });
+    await writer.submitted('torch', { spec: 'S', kind: 'video', idempotencyKey: 'key-1', jobId: 'vid_1' });
+    expect(readLock(file).assets.torch!.job!.jobId).toBe('vid_1');
+    const files = await describeFiles(root, [path.join(root, 'fx/torch.gif')]);
+    expect(files).toEqual([{ path: 'fx/torch.gif', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), size: 6 }]);
+    await writer.finished('torch', { files, credits: 180, finishedAt: new Date('2026-03-04T05:06:07Z') });
+    expect(readLock(file).assets.torch).toEqual({ kind: 'video', spec: 'S', files, credits: 180, finishedAt: '2026-03-04T05:06:07.000Z' });
+    expect(fs.readdirSync(root).sort()).toEqual(['.assetgen.lock.writer', 'assetgen.lock', 'fx']);
+    expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(writer.lock));
+    await writer.close();
+  });
+
+  it('applies concurrent updates in the order they were made', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'assetgen.lock');
+    const writer = writerFor(file);
+    const ids = Array.from({ length: 30 }, (_, i) => `a${i}`);
+    await Promise.all(
+      ids.flatMap((id) => [
+        writer.submitted(id, { spec: id, kind: 'image', agent: 'x', idempotencyKey: `k-${id}` }),
+        writer.finished(id, { files: [], credits: 1 }),
+      ]),
+    );
+    const lock = readLock(file);
+    expect(Object.keys(lock.assets).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(lock.assets[id]).toMatchObject({ spec: id, credits: 1 });
+    expect(Object.values(lock.assets).some((entry) => entry.job)).toBe(false);
+  });
+
+  it('keeps earlier files while a rebuild is in flight (even of another kind); failed drops the job, forget the entry', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'assetgen.lock');
+    fs.writeFileSync(file, serializeLock(sample()));
+    const writer = writerFor(file);
+    await writer.submitted('torch', { spec: 'S3', kind: 'video', idempotencyKey: 'k' });
+    expect(readLock(file).assets.torch).toMatchObject({ spec: 's2', files: [{ path: 'fx/torch.gif' }], job: { spec: 'S3' } });
+    await writer.failed('torch');
+    expect(readLock(file).assets.torch).toEqual(sample().assets.torch);
+    // Turning the asset into an image: the video's record stands until the image is finished.
+    await writer.submitted('torch', { spec: 'S4', kind: 'image', agent: 'icon-forge', idempotencyKey: 'k2' });
+    const submittedAt = readLock(file).assets.torch!.job!.submittedAt;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await writer.submitted('torch', { spec: 'S4', kind: 'image', agent: 'icon-forge', idempotencyKey: 'k2', jobId: 'gen_1' });
+    expect(readLock(file).assets.torch).toMatchObject({
+      kind: 'video',
+      spec: 's2',
+      credits: 180,
+      job: { kind: 'image', agent: 'icon-forge', jobId: 'gen_1', submittedAt },
+    });
+    await writer.finished('torch', { files: [], credits: 2 });
+    expect(readLock(file).assets.torch).toMatchObject({ kind: 'image', agent: 'icon-forge', spec: 'S4', files: [], credits: 2 });
+    expect(readLock(file).assets.torch!.job).toBeUndefined();
+    await writer.submitted('fresh', { spec: 'F', kind: 'image', agent: 'x', idempotencyKey: 'k' });
+    await writer.failed('fresh');
+    expect(readLock(file).assets.fresh).toBeUndefined();
+    await writer.forget('hero');
+    expect(Object.keys(readLock(file).assets)).toEqual(['torch']);
+  });
+
+  it('refuses to finish what was never submitted, and later updates still land', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'assetgen.lock');
+    const writer = writerFor(file);
+    await expect(writer.finished('ghost', { files: [], credits: 0 })).rejects.toThrow('no job was submitted');
+    await writer.submitted('real', { spec: 'R', kind: 'image', agent: 'x', idempotencyKey: 'k' });
+    await writer.flush();
+    expect(Object.keys(readLock(file).assets)).toEqual(['real']);
+  });
+
+  it('replace() writes a whole lock (lock merge)', async () => {
+    const file = path.join(tempDir(), 'assetgen.lock');
+    const writer = writerFor(file);
+    await writer.replace(sample());
+    expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(sample()));
+  });
+});
+
+describe('the writer claim', () => {
+  it('keeps a second writer out while the first is open, and is gone after close()', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'assetgen.lock');
+    const first = LockWriter.open(file);
+    const error = thrown(() => LockWriter.open(file)) as LockError;
+    expect(error).toBeInstanceOf(LockError);
+    expect(error.message).toBe(
+      `${file} is being written by another assetgen (pid ${process.pid} on ${os.hostname()}, since ${JSON.parse(fs.readFileSync(claimFileFor(file), 'utf8')).since}).`,
+    );
+    expect(error.hint).toContain(claimFileFor(file));
+    await first.submitted('a', { spec: 'A', kind: 'video', idempotencyKey: 'k' });
+    await first.close();
+    expect(fs.existsSync(claimFileFor(file))).toBe(false);
+    const second = writerFor(file);
+    expect(second.lock.assets.a!.job!.spec).toBe('A');
+  });
+
+  it('takes over the claim of a process that died (a crash mid-build)', () => {
+    const file = path.join(tempDir(), 'assetgen.lock');
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    fs.writeFileSync(claimFileFor(file), JSON.stringify({ pid: dead, host: os.hostname(), since: '2026-01-01T00:00:00Z' }));
+    writerFor(file);
+    expect(JSON.parse(fs.readFileSync(claimFileFor(file), 'utf8'))).toMatchObject({ pid: process.pid });
+  });
+
+  it('leaves alone a claim from another host, and a fresh claim still being written', () => {
+    const file = path.join(tempDir(), 'assetgen.lock');
+    fs.writeFileSync(claimFileFor(file), JSON.stringify({ pid: 1, host: 'build-agent-7', since: 'x' }));
+    expect(thrown(() => LockWriter.open(file)).message).toContain('(pid 1 on build-agent-7, since x)');
+    fs.writeFileSync(claimFileFor(file), '');
+    expect(thrown(() => LockWriter.open(file)).message).toBe(`${file} is being written by another assetgen.`);
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(claimFileFor(file), old, old);
+    writerFor(file);
+  });
+
+  it('gives the claim back when the lock cannot be read', () => {
+    const file = path.join(tempDir(), 'assetgen.lock');
+    fs.writeFileSync(file, '{ not json');
+    expect(thrown(() => LockWriter.open(file))).toBeInstanceOf(LockError);
+    expect(fs.existsSync(claimFileFor(file))).toBe(false);
+  });
+});
