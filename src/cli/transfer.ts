@@ -2,6 +2,7 @@
 // line updated in place on a terminal; on a pipe only with --verbose (as calm plain lines).
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
+import { paceMemory } from './memory.js';
 
 /** A transfer shorter than this shows nothing. */
 const QUIET_START_MS = 500;
@@ -16,8 +17,9 @@ export interface TransferProgress {
 }
 
 export function transferProgress(ctx: CommandContext, label: string, now: () => number = Date.now): TransferProgress {
+  const pace = paceMemory();
   const shown = ctx.out.animate || (ctx.globals.verbose && !ctx.out.quiet);
-  if (!shown || ctx.out.json) return { onProgress() {}, stop() {} };
+  if (!shown || ctx.out.json) return { onProgress: (bytes) => pace(bytes), stop() {} };
   const started = now();
   const every = ctx.out.animate ? REDRAW_MS : PLAIN_LINE_MS;
   let progress: Promise<Progress> | undefined;
@@ -25,6 +27,7 @@ export function transferProgress(ctx: CommandContext, label: string, now: () => 
   let stopped = false;
   return {
     onProgress(bytes, total) {
+      pace(bytes);
       const at = now();
       if (stopped || at - started < QUIET_START_MS || at - lastDraw < every) return;
       lastDraw = at;

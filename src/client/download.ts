@@ -124,16 +124,29 @@ export async function download(
           callback(null, chunk);
         },
       });
-    const stages = (): NodeJS.ReadWriteStream[] => [
-      counter(),
-      ...(decoder ? [decoder()] : []),
-      new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          written += chunk.length;
-          callback(null, chunk);
-        },
-      }),
-    ];
+    const stages = (): NodeJS.ReadWriteStream[] =>
+      decoder
+        ? [
+            counter(),
+            decoder(),
+            new Transform({
+              transform(chunk: Buffer, _encoding, callback) {
+                written += chunk.length;
+                callback(null, chunk);
+              },
+            }),
+          ]
+        : // Not encoded: what arrives is what is saved, one counting stage for both.
+          [
+            new Transform({
+              transform(chunk: Buffer, _encoding, callback) {
+                received += chunk.length;
+                written = received;
+                onProgress?.(received, total);
+                callback(null, chunk);
+              },
+            }),
+          ];
     const temp = file ? `${file}.part-${randomBytes(6).toString('hex')}` : undefined;
     try {
       if (temp) {
