@@ -47,6 +47,27 @@ interface MockService {
 interface SharedState {
   cleanups: (() => Promise<void>)[];
   mock?: Promise<MockService>;
+  journal?: JobJournal;
+}
+
+/** Where a job being followed stands: one call per poll (a run's node, a video's state). */
+export interface JobProgress {
+  kind: 'run' | 'video';
+  id: string;
+  state: string;
+  /** Nodes done (run) or a fraction 0..1 (video), when known. */
+  progress?: number;
+  /** Nodes in all (run) or 1 (video), when known. */
+  total?: number;
+  message: string;
+}
+
+/** What a call inside a long-lived command (the MCP server) changes of its parent context. */
+export interface CallInit {
+  io: IO;
+  signal: AbortSignal;
+  globals?: Partial<GlobalOptions>;
+  onJobProgress?: (update: JobProgress) => void;
 }
 
 /** What a command needs to talk to the service. */
@@ -65,7 +86,8 @@ export class CommandContext {
   readonly #init: ContextInit;
   /** Shared with derived contexts: one in-process mock and one cleanup list per command run. */
   readonly #shared: SharedState;
-  #journal?: JobJournal;
+  /** Told of every poll of a job being followed (the MCP server turns them into notifications). */
+  readonly onJobProgress?: (update: JobProgress) => void;
 
   /** A context whose output styles suit its terminal (chalk is loaded only when colours are on). */
   static async create(init: ContextInit): Promise<CommandContext> {
@@ -76,9 +98,15 @@ export class CommandContext {
     return new CommandContext(init, style);
   }
 
-  private constructor(init: ContextInit, style: Style, shared: SharedState = { cleanups: [] }) {
+  private constructor(
+    init: ContextInit,
+    style: Style,
+    shared: SharedState = { cleanups: [] },
+    onJobProgress?: (update: JobProgress) => void,
+  ) {
     this.#init = init;
     this.#shared = shared;
+    this.onJobProgress = onJobProgress;
     this.globals = init.globals;
     this.io = init.io;
     this.env = init.env;
@@ -101,10 +129,21 @@ export class CommandContext {
     return new CommandContext({ ...this.#init, globals: { ...this.globals, ...globals } }, this.out.style, this.#shared);
   }
 
+  /**
+   * One call of a long-lived command (a tool call of `assetgen mcp`): its own IO, signal, credit
+   * tally and clients (closed by its own cleanup), sharing this context's mock and journal. Start
+   * the mock (mockService) on this context first, so it outlives the calls.
+   */
+  forCall(call: CallInit): CommandContext {
+    const init = { ...this.#init, io: call.io, signal: call.signal, globals: { ...this.globals, ...call.globals } };
+    const shared: SharedState = { cleanups: [], mock: this.#shared.mock, journal: this.journal };
+    return new CommandContext(init, this.out.style, shared, call.onJobProgress);
+  }
+
   get journal(): JobJournal {
     // Jobs on the in-process mock end with this process: nothing to resume later, so not on disk.
-    this.#journal ??= new JobJournal(this.env, { memoryOnly: this.globals.mock });
-    return this.#journal;
+    this.#shared.journal ??= new JobJournal(this.env, { memoryOnly: this.globals.mock });
+    return this.#shared.journal;
   }
 
   credentials(): ResolvedCredentials {

@@ -59,6 +59,14 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, tar
       initial,
       onProgress: (update) => {
         ctx.credits.add(update.credits);
+        ctx.onJobProgress?.({
+          kind: 'run',
+          id: target.id,
+          state: update.state,
+          progress: update.completedNodes,
+          total: update.totalNodes,
+          message: `Run ${target.id}: ${describeRunProgress(update)}`,
+        });
         // The final state gets its own line below.
         if (update.state !== 'succeeded' && update.state !== 'failed') progress.update(`Run ${target.id}: ${describeRunProgress(update)}`);
       },
@@ -88,6 +96,14 @@ export async function followVideo(
       onProgress: (update) => {
         ctx.credits.add(update.credits);
         const pct = typeof update.progress === 'number' ? ` ${Math.round(update.progress * 100)}%` : '';
+        ctx.onJobProgress?.({
+          kind: 'video',
+          id: target.id,
+          state: update.state,
+          progress: update.state === 'succeeded' ? 1 : update.progress,
+          total: 1,
+          message: `Video job ${target.id}: ${update.state}${pct}`,
+        });
         if (update.state !== 'succeeded' && update.state !== 'failed') progress.update(`Video job ${target.id}: ${update.state}${pct}`);
       },
     });
