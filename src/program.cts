@@ -193,7 +193,8 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       .option('--project-dir <dir>', 'project root for project scope (default: current directory)')
       .option('-y, --yes', 'no confirmation prompt')
       .option('--dry-run', 'print the plan, write nothing')
-      .option('-f, --force', 'replace files you edited (and files not written by assetgen)');
+      .option('-f, --force', 'replace files you edited (and files not written by assetgen)')
+      .option('--mcp', "also register the MCP server (`assetgen mcp`) in each agent's MCP configuration");
   }
   const skills = program.command('skills').description('the assetgen skill for coding agents: install, update, list, uninstall');
   installOptions(skills.command('install').description('install the skill where your coding agents look')).action(

@@ -12,6 +12,14 @@ export function renderFor(ctx: CommandContext): RenderedFile[] {
   return renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: ctx.credentials().baseUrl?.value });
 }
 
+/** More to write beside the skill files (the MCP server entries of `install --mcp`). */
+export interface ExtraPlan {
+  show(): void;
+  changes: boolean;
+  apply(): void;
+  describe: Record<string, unknown>;
+}
+
 export async function carryOut(
   ctx: CommandContext,
   plan: PlannedFile[],
@@ -22,11 +30,20 @@ export async function carryOut(
     upToDate: string;
     /** What else to do once the plan is accepted (never on a dry run, a "no" or Ctrl-C). */
     accepted?: () => void;
+    extra?: ExtraPlan;
   },
 ): Promise<void> {
   showPlan(ctx, plan);
-  const document = { ...summary, dryRun: Boolean(options.dryRun), targets: describeTargets(plan), files: describePlan(plan) };
-  if (!planChangesSomething(plan)) {
+  const extra = options.extra;
+  extra?.show();
+  const document = {
+    ...summary,
+    dryRun: Boolean(options.dryRun),
+    targets: describeTargets(plan),
+    files: describePlan(plan),
+    ...extra?.describe,
+  };
+  if (!planChangesSomething(plan) && !extra?.changes) {
     ctx.out.info(options.upToDate);
     if (!options.dryRun) options.accepted?.();
     reportKept(ctx, plan);
@@ -39,11 +56,12 @@ export async function carryOut(
     return;
   }
   // Only a plan that writes files asks; recording one more agent for an existing copy does not.
-  if (options.confirm && plan.some((item) => item.writeTo)) {
+  if (options.confirm && (plan.some((item) => item.writeTo) || extra?.changes)) {
     await confirmOrCancel(ctx, 'Write these files?', { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was written.' });
   }
   options.accepted?.();
   applyPlan(plan, ctx.env, packageVersion());
+  extra?.apply();
   reportApplied(ctx, plan);
   ctx.out.document({ ...document, changed: true });
 }
