@@ -53,3 +53,23 @@ it('assetgen mcp --mock: only protocol messages on stdout, a saved image, exit 0
   expect(fs.readFileSync(`${home.cwd}/coin.png`).subarray(1, 4).toString('latin1')).toBe('PNG');
   expect(result.stderr).toContain('Using the bundled mock service');
 });
+
+it('without credentials: tool errors that say how to log in (exit code 4 as in --json), and local tools still work', async () => {
+  const { startMcp } = await import('../support/mcp.js');
+  const session = await startMcp({ env: home.env, cwd: home.cwd });
+  try {
+    const refused = await session.call('list_workflows');
+    expect(refused.result.isError).toBe(true);
+    expect(refused.json.error).toMatchObject({
+      code: 'missing_credentials',
+      exitCode: 4,
+      hint: expect.stringContaining('assetgen auth login'),
+    });
+    const jobs = await session.call('list_jobs');
+    expect(jobs.result.isError).toBeFalsy();
+    expect(jobs.json.jobs).toEqual([]);
+    expect(session.stderr()).toContain('assetgen MCP server');
+  } finally {
+    await session.close();
+  }
+});

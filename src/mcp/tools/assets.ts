@@ -69,7 +69,7 @@ export function registerAssetTools(server: McpServer, scope: ServerScope): void 
 }
 
 /** The saved image as MCP image content, or a note when it is too large to send inline. */
-function imageContent(file: string): ({ type: 'image'; data: string; mimeType: string } | { type: 'text'; text: string })[] {
+export function imageContent(file: string): ({ type: 'image'; data: string; mimeType: string } | { type: 'text'; text: string })[] {
   const mimeType = IMAGE_TYPES[path.extname(file).toLowerCase()];
   if (!mimeType) return [{ type: 'text', text: `Saved ${file} (not an image type that can be shown inline).` }];
   const size = fs.statSync(file).size;
