@@ -47,7 +47,6 @@ interface MockService {
 interface SharedState {
   cleanups: (() => Promise<void>)[];
   mock?: Promise<MockService>;
-  journal?: JobJournal;
 }
 
 /** Where a job being followed stands: one call per poll (a run's node, a video's state). */
@@ -88,6 +87,7 @@ export class CommandContext {
   readonly #shared: SharedState;
   /** Told of every poll of a job being followed (the MCP server turns them into notifications). */
   readonly onJobProgress?: (update: JobProgress) => void;
+  #journal?: JobJournal;
 
   /** A context whose output styles suit its terminal (chalk is loaded only when colours are on). */
   static async create(init: ContextInit): Promise<CommandContext> {
@@ -102,11 +102,12 @@ export class CommandContext {
     init: ContextInit,
     style: Style,
     shared: SharedState = { cleanups: [] },
-    onJobProgress?: (update: JobProgress) => void,
+    call: { onJobProgress?: (update: JobProgress) => void; journal?: JobJournal } = {},
   ) {
     this.#init = init;
     this.#shared = shared;
-    this.onJobProgress = onJobProgress;
+    this.onJobProgress = call.onJobProgress;
+    this.#journal = call.journal;
     this.globals = init.globals;
     this.io = init.io;
     this.env = init.env;
@@ -136,14 +137,14 @@ export class CommandContext {
    */
   forCall(call: CallInit): CommandContext {
     const init = { ...this.#init, io: call.io, signal: call.signal, globals: { ...this.globals, ...call.globals } };
-    const shared: SharedState = { cleanups: [], mock: this.#shared.mock, journal: this.journal };
-    return new CommandContext(init, this.out.style, shared, call.onJobProgress);
+    const shared: SharedState = { cleanups: [], mock: this.#shared.mock };
+    return new CommandContext(init, this.out.style, shared, { onJobProgress: call.onJobProgress, journal: this.journal });
   }
 
   get journal(): JobJournal {
     // Jobs on the in-process mock end with this process: nothing to resume later, so not on disk.
-    this.#shared.journal ??= new JobJournal(this.env, { memoryOnly: this.globals.mock });
-    return this.#shared.journal;
+    this.#journal ??= new JobJournal(this.env, { memoryOnly: this.globals.mock });
+    return this.#journal;
   }
 
   credentials(): ResolvedCredentials {

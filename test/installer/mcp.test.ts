@@ -102,6 +102,7 @@ describe('install --mcp', () => {
         expect(parseJson(first).mcp).toEqual([expect.objectContaining({ agents: [id], path: file, action: 'add' })]);
         const again = await run(install);
         expect(parseJson(again).changed).toBe(false);
+        expect(parseJson(await run(['skills', 'list'])).mcp).toEqual([{ path: file, format: expected.format, agents: [id], scope }]);
         expect((await run(uninstall)).code).toBe(0);
         expect(fs.existsSync(file)).toBe(false);
 
