@@ -5,7 +5,7 @@ import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tempHome } from '../support/cli.js';
+import { jsonError, runInProcess, tempHome } from '../support/cli.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 
@@ -214,6 +214,10 @@ describe('assetgen mcp', () => {
     const unknown = await mcp.call('get_video', { id: 'vid_nope' });
     expect(unknown.result.isError).toBe(true);
     expect(unknown.json.error.status).toBe(404);
+    // The same error object as `--json` prints for the same failure.
+    const cli = jsonError(await runInProcess(['video', 'get', 'vid_nope', '--json'], { env, cwd: home.cwd }));
+    const pick = ({ code, message, hint, exitCode, status }: Record<string, unknown>) => ({ code, message, hint, exitCode, status });
+    expect(pick(unknown.json.error)).toEqual(pick(cli));
     const empty = await mcp.call('generate_image', { prompt: ' ', agent: 'x' });
     expect(empty.result.isError).toBe(true);
     expect(empty.json.error).toMatchObject({ code: 'usage', message: 'The prompt is empty.' });
