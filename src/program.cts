@@ -226,7 +226,8 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       .option('--project-dir <dir>', 'project root for project scope (default: current directory)')
       .option('-y, --yes', 'no confirmation prompt')
       .option('--dry-run', 'print the plan, write nothing')
-      .option('-f, --force', 'replace files you edited (and files not written by assetgen)');
+      .option('-f, --force', 'replace files you edited (and files not written by assetgen)')
+      .option('--mcp', "also register the MCP server (`assetgen mcp`) in each agent's MCP configuration");
   }
   const skills = program.command('skills').description('the assetgen skill for coding agents: install, update, list, uninstall');
   installOptions(skills.command('install').description('install the skill where your coding agents look')).action(
@@ -256,6 +257,28 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
   installOptions(program.command('install').description('same as `assetgen skills install`')).action(
     run(async () => (await import('./commands/skills.js')).install as Action),
   );
+
+  // ── MCP ──────────────────────────────────────────────────────────────────────────────────────────
+  program
+    .command('mcp')
+    .description('run an MCP server on stdio: assetgen as tools for MCP clients (Claude Code, Cursor, VS Code, …)')
+    .option('--allow-outside', "let tools save outside the server's working directory")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Stdout carries MCP messages only; logs go to stderr. Credentials come from `assetgen auth login` or',
+        'ASSETGEN_BASE_URL / ASSETGEN_API_KEY / ASSETGEN_SESSION — never put the key in a client config.',
+        '',
+        'Add it to an MCP client by hand (any client: command "assetgen", args ["mcp"]):',
+        '  claude mcp add assetgen -- assetgen mcp                      Claude Code',
+        '  {"mcpServers": {"assetgen": {"command": "assetgen", "args": ["mcp"]}}}   .mcp.json, .cursor/mcp.json',
+        '  {"servers": {"assetgen": {"type": "stdio", "command": "assetgen", "args": ["mcp"]}}}   .vscode/mcp.json',
+        '  [mcp_servers.assetgen] command = "assetgen" args = ["mcp"]    ~/.codex/config.toml',
+        'Or let the installer do it: assetgen install --mcp. Try it: npx @modelcontextprotocol/inspector assetgen mcp --mock',
+      ].join('\n'),
+    )
+    .action(run(async () => (await import('./commands/mcp.js')).mcp as Action));
 
   // ── offline ──────────────────────────────────────────────────────────────────────────────────────
   program

@@ -51,6 +51,26 @@ interface SharedState {
   mock?: Promise<MockService>;
 }
 
+/** Where a job being followed stands: one call per poll (a run's node, a video's state). */
+export interface JobProgress {
+  kind: 'run' | 'video';
+  id: string;
+  state: string;
+  /** Nodes done (run) or a fraction 0..1 (video), when known. */
+  progress?: number;
+  /** Nodes in all (run) or 1 (video), when known. */
+  total?: number;
+  message: string;
+}
+
+/** What a call inside a long-lived command (the MCP server) changes of its parent context. */
+export interface CallInit {
+  io: IO;
+  signal: AbortSignal;
+  globals?: Partial<GlobalOptions>;
+  onJobProgress?: (update: JobProgress) => void;
+}
+
 /** What a command needs to talk to the service. */
 export type CredentialNeed = 'any' | 'session';
 
@@ -67,6 +87,8 @@ export class CommandContext {
   readonly #init: ContextInit;
   /** Shared with derived contexts: one in-process mock and one cleanup list per command run. */
   readonly #shared: SharedState;
+  /** Told of every poll of a job being followed (the MCP server turns them into notifications). */
+  readonly onJobProgress?: (update: JobProgress) => void;
   #journal?: JobJournal;
 
   /** A context whose output styles suit its terminal (chalk is loaded only when colours are on). */
@@ -78,9 +100,16 @@ export class CommandContext {
     return new CommandContext(init, style);
   }
 
-  private constructor(init: ContextInit, style: Style, shared: SharedState = { cleanups: [] }) {
+  private constructor(
+    init: ContextInit,
+    style: Style,
+    shared: SharedState = { cleanups: [] },
+    call: { onJobProgress?: (update: JobProgress) => void; journal?: JobJournal } = {},
+  ) {
     this.#init = init;
     this.#shared = shared;
+    this.onJobProgress = call.onJobProgress;
+    this.#journal = call.journal;
     this.globals = init.globals;
     this.io = init.io;
     this.env = init.env;
@@ -101,6 +130,17 @@ export class CommandContext {
   /** The same run with some global options changed (the demo uses it to drive other commands). */
   derive(globals: Partial<GlobalOptions>): CommandContext {
     return new CommandContext({ ...this.#init, globals: { ...this.globals, ...globals } }, this.out.style, this.#shared);
+  }
+
+  /**
+   * One call of a long-lived command (a tool call of `assetgen mcp`): its own IO, signal, credit
+   * tally and clients (closed by its own cleanup), sharing this context's mock and journal. Start
+   * the mock (mockService) on this context first, so it outlives the calls.
+   */
+  forCall(call: CallInit): CommandContext {
+    const init = { ...this.#init, io: call.io, signal: call.signal, globals: { ...this.globals, ...call.globals } };
+    const shared: SharedState = { cleanups: [], mock: this.#shared.mock };
+    return new CommandContext(init, this.out.style, shared, { onJobProgress: call.onJobProgress, journal: this.journal });
   }
 
   get journal(): JobJournal {

@@ -83,11 +83,7 @@ export async function execute(
   } catch (error) {
     // An aborted operation may throw anything (an AbortError from the socket, say); the signal's
     // reason (AbortedError or TimeoutError) says what really happened.
-    const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
-    const replaceWithReason =
-      reason instanceof AssetgenError &&
-      (!(error instanceof AssetgenError) || (error instanceof AbortedError && !(reason instanceof AbortedError)));
-    const effective = replaceWithReason ? reason : error;
+    const effective = effectiveError(error, controller.signal);
     report(effective, ctx, rawOptions, runtime.io.stderr);
     return exitCodeFor(effective);
   } finally {
@@ -97,6 +93,25 @@ export async function execute(
     runtime.interrupt?.removeEventListener('abort', onSigint);
     await ctx?.cleanup();
   }
+}
+
+/**
+ * What really happened: an aborted operation may throw anything (an AbortError from the socket,
+ * say); the signal's reason (AbortedError or TimeoutError) says what it was.
+ */
+export function effectiveError(error: unknown, signal: AbortSignal): unknown {
+  const reason: unknown = signal.aborted ? signal.reason : undefined;
+  const replaceWithReason =
+    reason instanceof AssetgenError &&
+    (!(error instanceof AssetgenError) || (error instanceof AbortedError && !(reason instanceof AbortedError)));
+  return replaceWithReason ? reason : error;
+}
+
+/** The `error` object of a `--json` failure (and of an MCP tool error), with `credits` once any were spent. */
+export function errorDocument(error: unknown, ctx: CommandContext | undefined): Record<string, unknown> {
+  const credits = ctx?.credits.report;
+  const spent = credits && (credits.charged || credits.refunded || credits.balance !== null);
+  return { ...describe(error, exitCodeFor(error)), ...(spent ? { credits } : {}) };
 }
 
 function toGlobals(raw: Record<string, unknown>): GlobalOptions {
@@ -117,13 +132,10 @@ function toGlobals(raw: Record<string, unknown>): GlobalOptions {
 function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Record<string, unknown>, stderr: NodeJS.WritableStream): void {
   const json = ctx?.globals.json ?? rawOptions.json === true;
   const verbose = ctx?.globals.verbose ?? rawOptions.verbose === true;
-  const exitCode = exitCodeFor(error);
   const write = (text: string): void => void stderr.write(`${text}\n`);
   if (json) {
     // Agents and scripts read this: one JSON line on stderr; stdout stays empty on failure.
-    const credits = ctx?.credits.report;
-    const spent = credits && (credits.charged || credits.refunded || credits.balance !== null);
-    write(terminalSafeJson({ error: { ...describe(error, exitCode), ...(spent ? { credits } : {}) } }));
+    write(terminalSafeJson({ error: errorDocument(error, ctx) }));
     return;
   }
   const style = ctx?.out.style;

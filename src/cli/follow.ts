@@ -58,6 +58,14 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, tar
       signal: ctx.signal,
       initial,
       onProgress: (update) => {
+        ctx.onJobProgress?.({
+          kind: 'run',
+          id: target.id,
+          state: update.state,
+          progress: update.completedNodes,
+          total: update.totalNodes,
+          message: `Run ${target.id}: ${describeRunProgress(update)}`,
+        });
         // The final state gets its own line below.
         if (update.state !== 'succeeded' && update.state !== 'failed') progress.update(`Run ${target.id}: ${describeRunProgress(update)}`);
       },
@@ -86,6 +94,14 @@ export async function followVideo(
       intervalMs: target.intervalMs,
       onProgress: (update) => {
         const pct = typeof update.progress === 'number' ? ` ${Math.round(update.progress * 100)}%` : '';
+        ctx.onJobProgress?.({
+          kind: 'video',
+          id: target.id,
+          state: update.state,
+          progress: update.state === 'succeeded' ? 1 : update.progress,
+          total: 1,
+          message: `Video job ${target.id}: ${update.state}${pct}`,
+        });
         if (update.state !== 'succeeded' && update.state !== 'failed') progress.update(`Video job ${target.id}: ${update.state}${pct}`);
       },
     });

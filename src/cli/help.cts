@@ -18,6 +18,7 @@ const GROUPS: Record<string, string> = {
   skills: 'Setup',
   completion: 'Setup',
   version: 'Setup',
+  mcp: 'Setup',
   demo: 'Mock',
   mock: 'Mock',
 };
@@ -78,6 +79,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'skills list': ['assetgen skills list', 'assetgen skills list --json'],
   'skills update': ['assetgen skills update --dry-run', 'assetgen skills update --yes'],
   install: ['assetgen install --agent claude-code --scope project --yes', 'assetgen install --all-detected --dry-run'],
+  mcp: ['assetgen mcp', 'assetgen mcp --mock', 'assetgen mcp --allow-outside --base-url https://assets.example.com'],
   demo: ['assetgen demo', 'assetgen demo -d tour/ --force'],
   version: ['assetgen version', 'assetgen version --json'],
   completion: [

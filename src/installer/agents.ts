@@ -15,6 +15,26 @@ export interface UserPath {
   path: string;
 }
 
+/**
+ * How an agent's MCP configuration file spells a stdio server (docs/mcp.md, "Registration"):
+ * - mcpServers: `{"mcpServers": {"assetgen": {"command", "args"}}}` (Cursor, Gemini CLI, Kiro, …);
+ * - mcpServersStdio: the same with `"type": "stdio"` (Claude Code);
+ * - vscodeServers: `{"servers": {"assetgen": {"type": "stdio", "command", "args"}}}` (VS Code);
+ * - opencode: `{"mcp": {"assetgen": {"type": "local", "command": [...], "enabled": true}}}`;
+ * - codexToml: a `[mcp_servers.assetgen]` table with `command` and `args` (Codex).
+ */
+export type McpFormat = 'mcpServers' | 'mcpServersStdio' | 'vscodeServers' | 'opencode' | 'codexToml';
+
+/** Where an agent reads MCP servers: a file per scope (absent: the installer cannot write that scope). */
+export interface McpPlace {
+  format: McpFormat;
+  /** Relative to the project root. */
+  project?: string;
+  user?: UserPath;
+  /** Where the format was looked up. */
+  source: string;
+}
+
 export interface AgentRecord {
   id: string;
   name: string;
@@ -30,6 +50,8 @@ export interface AgentRecord {
    * it would list twice.
    */
   alsoReads: { project: string[]; user: UserPath[] };
+  /** Its MCP configuration, for `assetgen install --mcp`; null: not written by the installer (add by hand). */
+  mcp: McpPlace | null;
 }
 
 const none = { project: [], user: [] };
@@ -42,6 +64,12 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'claudeHome', path: 'skills' },
     detect: { root: 'claudeHome', path: '' },
     alsoReads: none,
+    mcp: {
+      format: 'mcpServersStdio',
+      project: '.mcp.json',
+      user: { root: 'home', path: '.claude.json' },
+      source: 'https://www.mintlify.com/jackdog668/claude-code/integrations/mcp-servers',
+    },
   },
   {
     id: 'codex',
@@ -50,6 +78,12 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'codexHome', path: 'skills' },
     detect: { root: 'codexHome', path: '' },
     alsoReads: { project: [], user: [{ root: 'home', path: '.agents/skills' }] },
+    mcp: {
+      format: 'codexToml',
+      project: '.codex/config.toml',
+      user: { root: 'codexHome', path: 'config.toml' },
+      source: 'https://www.mcpbundles.com/guides/codex',
+    },
   },
   {
     id: 'cursor',
@@ -58,6 +92,12 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.cursor/skills' },
     detect: { root: 'home', path: '.cursor' },
     alsoReads: { project: ['.cursor/skills', '.claude/skills'], user: [] },
+    mcp: {
+      format: 'mcpServers',
+      project: '.cursor/mcp.json',
+      user: { root: 'home', path: '.cursor/mcp.json' },
+      source: 'https://www.developersdigest.tech/mcp-servers/clients/cursor',
+    },
   },
   {
     id: 'github-copilot',
@@ -66,6 +106,11 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.copilot/skills' },
     detect: { root: 'home', path: '.copilot' },
     alsoReads: { project: ['.agents/skills', '.claude/skills'], user: [{ root: 'home', path: '.agents/skills' }] },
+    mcp: {
+      format: 'vscodeServers',
+      project: '.vscode/mcp.json',
+      source: 'https://code.visualstudio.com/docs/copilot/reference/mcp-configuration',
+    },
   },
   {
     id: 'gemini-cli',
@@ -74,6 +119,12 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.gemini/skills' },
     detect: { root: 'home', path: '.gemini' },
     alsoReads: { project: ['.agents/skills'], user: [{ root: 'home', path: '.agents/skills' }] },
+    mcp: {
+      format: 'mcpServers',
+      project: '.gemini/settings.json',
+      user: { root: 'home', path: '.gemini/settings.json' },
+      source: 'https://www.geminicli.com/docs/tools/mcp-server',
+    },
   },
   {
     id: 'opencode',
@@ -82,6 +133,12 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'xdgConfig', path: 'opencode/skills' },
     detect: { root: 'xdgConfig', path: 'opencode' },
     alsoReads: { project: ['.agents/skills', '.claude/skills'], user: [{ root: 'home', path: '.agents/skills' }] },
+    mcp: {
+      format: 'opencode',
+      project: 'opencode.json',
+      user: { root: 'xdgConfig', path: 'opencode/opencode.json' },
+      source: 'https://opencode.ai/docs/zh-cn/mcp-servers',
+    },
   },
   {
     id: 'windsurf',
@@ -90,6 +147,11 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.codeium/windsurf/skills' },
     detect: { root: 'home', path: '.codeium/windsurf' },
     alsoReads: none,
+    mcp: {
+      format: 'mcpServers',
+      user: { root: 'home', path: '.codeium/windsurf/mcp_config.json' },
+      source: 'https://raw.githubusercontent.com/confluentinc/mcp-confluent/master/docs/configuring-windsurf.md',
+    },
   },
   {
     id: 'goose',
@@ -98,6 +160,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'xdgConfig', path: 'goose/skills' },
     detect: { root: 'xdgConfig', path: 'goose' },
     alsoReads: { project: ['.agents/skills', '.claude/skills'], user: [{ root: 'xdgConfig', path: 'agents/skills' }] },
+    mcp: null,
   },
   {
     id: 'amp',
@@ -106,6 +169,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'xdgConfig', path: 'agents/skills' },
     detect: { root: 'xdgConfig', path: 'amp' },
     alsoReads: none,
+    mcp: null,
   },
   {
     id: 'cline',
@@ -114,6 +178,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.cline/skills' },
     detect: { root: 'home', path: '.cline' },
     alsoReads: { project: ['.clinerules/skills', '.claude/skills'], user: [] },
+    mcp: null,
   },
   {
     id: 'roo',
@@ -122,6 +187,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.roo/skills' },
     detect: { root: 'home', path: '.roo' },
     alsoReads: none,
+    mcp: { format: 'mcpServers', project: '.roo/mcp.json', source: 'https://docs.roocode.com/features/mcp/using-mcp-in-roo' },
   },
   {
     id: 'kiro',
@@ -130,6 +196,12 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.kiro/skills' },
     detect: { root: 'home', path: '.kiro' },
     alsoReads: none,
+    mcp: {
+      format: 'mcpServers',
+      project: '.kiro/settings/mcp.json',
+      user: { root: 'home', path: '.kiro/settings/mcp.json' },
+      source: 'https://kiro.dev/docs/mcp/configuration',
+    },
   },
   {
     id: 'continue',
@@ -138,6 +210,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.continue/skills' },
     detect: { root: 'home', path: '.continue' },
     alsoReads: none,
+    mcp: null,
   },
   {
     id: 'zed',
@@ -146,6 +219,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.agents/skills' },
     detect: { root: 'xdgConfig', path: 'zed' },
     alsoReads: none,
+    mcp: null,
   },
   {
     id: 'universal',
@@ -154,6 +228,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     userDir: { root: 'home', path: '.agents/skills' },
     detect: null,
     alsoReads: none,
+    mcp: null,
   },
 ];
 

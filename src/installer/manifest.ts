@@ -8,6 +8,7 @@ import { configDir, type Env } from '../config/paths.js';
 import type { Scope } from './agents.js';
 import { InstallerError } from './errors.js';
 import { writeFileAtomic } from './files.js';
+import type { WrittenEntry } from './mcp-config.js';
 
 export interface ManifestFile {
   /** Absolute path of the file. */
@@ -27,11 +28,23 @@ export interface ManifestFile {
   pending?: boolean;
 }
 
+/** An `assetgen` MCP server entry the installer added to an agent's MCP configuration file. */
+export interface ManifestMcpEntry extends WrittenEntry {
+  /** Absolute path of the configuration file. */
+  path: string;
+  agents: string[];
+  scope: Scope;
+  projectDir?: string;
+  version: string;
+}
+
 export interface Manifest {
   version: 1;
   files: ManifestFile[];
   /** Directories the installer created, so uninstall can remove them once empty. */
   createdDirs: string[];
+  /** MCP server entries (`install --mcp`); absent in manifests written before it existed. */
+  mcp?: ManifestMcpEntry[];
 }
 
 export const MANIFEST_FILE = 'skills-manifest.json';
@@ -68,7 +81,12 @@ export function readManifest(env: Env): Manifest {
       hint: 'Fix or remove it; without it, assetgen no longer knows which skill files it wrote.',
     });
   }
-  return { version: 1, files: parsed.files, createdDirs: parsed.createdDirs };
+  return {
+    version: 1,
+    files: parsed.files,
+    createdDirs: parsed.createdDirs,
+    ...(Array.isArray(parsed.mcp) && parsed.mcp.length ? { mcp: parsed.mcp } : {}),
+  };
 }
 
 export function writeManifest(env: Env, manifest: Manifest): void {

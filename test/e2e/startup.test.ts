@@ -13,6 +13,8 @@ import { startMock, type MockHandle } from '../support/mock.js';
 const recorder = fileURLToPath(new URL('../fixtures/record-imports.cjs', import.meta.url));
 const SDK = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 const CLI_ONLY = ['ora', '@inquirer', 'msw', 'chalk', 'conf'];
+/** Loaded by `assetgen mcp` only. */
+const MCP_ONLY = ['@modelcontextprotocol', 'zod', 'ajv'];
 
 /** Every module file a `node <args>` process loads (recorded by a --require hook). */
 async function importsOf(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
@@ -60,13 +62,21 @@ describe('start-up', () => {
       ASSETGEN_API_KEY: mock.apiKey,
     });
     expect(imports.some((url) => url.includes('/dist/commands/generate.js'))).toBe(true);
-    expect(packages(imports, CLI_ONLY)).toEqual([]);
+    expect(packages(imports, [...CLI_ONLY, ...MCP_ONLY])).toEqual([]);
+  });
+
+  it('only `assetgen mcp` loads the MCP SDK', async () => {
+    // stdin is /dev/null: the server starts, sees the end of its input and exits 0.
+    const imports = await importsOf([BIN, 'mcp'], { ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey });
+    expect(packages(imports, ['@modelcontextprotocol'])).not.toEqual([]);
+    expect(imports.some((url) => url.includes('/dist/mcp/server.js'))).toBe(true);
+    expect(packages(imports, ['msw', 'ora', '@inquirer'])).toEqual([]);
   });
 
   it("import('assetgen') loads none of the CLI's packages", async () => {
     const imports = await importsOf(['-e', `import(${JSON.stringify(SDK)}).then((m) => { if (!m.createClient) process.exit(3); })`]);
     expect(imports.some((url) => url.includes('/dist/client/client.js'))).toBe(true);
-    expect(packages(imports, [...CLI_ONLY, 'commander'])).toEqual([]);
-    expect(imports.filter((url) => /\/dist\/(cli|config|ui|commands|installer)\//.test(url))).toEqual([]);
+    expect(packages(imports, [...CLI_ONLY, ...MCP_ONLY, 'commander'])).toEqual([]);
+    expect(imports.filter((url) => /\/dist\/(cli|config|ui|commands|installer|mcp)\//.test(url))).toEqual([]);
   });
 });

@@ -38,6 +38,27 @@ async function installedCursor(expect: ExpectStatic, t: ReturnType<typeof setup>
 }
 
 describe.concurrent('assetgen install on a terminal', () => {
+  it('offers registering the MCP server as an extra choice, and writes .mcp.json without the key', async (context) => {
+    const { expect } = context;
+    const { home, spawn } = setup(context);
+    fs.mkdirSync(path.join(home.home, '.claude'));
+    const session = spawn(['install'], { ASSETGEN_API_KEY: KEY, ASSETGEN_BASE_URL: 'https://assets.example.com' });
+    await session.waitFor('which coding agents');
+    expect(session.screen()).toContain('Also register the assetgen MCP server');
+    session.write('\x1b[A'); // up from the first choice wraps to the last: the MCP server
+    session.write(KEYS.space);
+    session.write(KEYS.enter);
+    await session.waitFor('project or for your user');
+    session.write(KEYS.enter);
+    await session.waitFor('Write these files?');
+    expect(session.screen()).toContain(`add        ${path.join(home.cwd, '.mcp.json')} (Claude Code)`);
+    session.write(KEYS.enter);
+    expect(await session.exit).toBe(0);
+    const config = fs.readFileSync(path.join(home.cwd, '.mcp.json'), 'utf8');
+    expect(JSON.parse(config)).toEqual({ mcpServers: { assetgen: { type: 'stdio', command: 'assetgen', args: ['mcp'] } } });
+    expect(config).not.toContain(KEY);
+  });
+
   it('preselects detected agents, asks scope and key, shows the plan, and installs on confirm', async (context) => {
     const { expect } = context;
     const { home, credentials, spawn } = setup(context);

@@ -12,6 +12,7 @@ import { planInstall } from '../../installer/install.js';
 import { readManifest } from '../../installer/manifest.js';
 import { installedDirs, resolveTargets } from '../../installer/targets.js';
 import { agentsByIds, knownAgents, parseScope, projectRoot } from './options.js';
+import { mcpInstallPlan } from './mcp.js';
 import { carryOut, renderFor } from './plan.js';
 
 export interface InstallOptions {
@@ -22,13 +23,21 @@ export interface InstallOptions {
   yes?: boolean;
   dryRun?: boolean;
   force?: boolean;
+  /** Also register the MCP server (`assetgen mcp`) in each agent's MCP configuration. */
+  mcp?: boolean;
 }
+
+/** The extra choice of the interactive agent list: register the MCP server too. */
+const MCP_CHOICE = 'mcp';
 
 export async function install(ctx: CommandContext, options: InstallOptions): Promise<void> {
   const flagScope = parseScope(options.scope);
   if (flagScope === 'user' && options.projectDir) throw new UsageError('--project-dir applies to --scope project only.');
   const projectDir = projectRoot(ctx, options.projectDir);
-  const agents = await chooseAgents(ctx, options);
+  const chosen = await chooseAgents(ctx, options);
+  const agents = chosen.filter((choice): choice is AgentRecord => choice !== MCP_CHOICE);
+  const mcp = Boolean(options.mcp) || chosen.includes(MCP_CHOICE);
+  if (!agents.length) throw new UsageError('Choose at least one coding agent.');
   const scope = flagScope ?? (ctx.interactive && !options.yes ? await askScope(ctx, projectDir) : 'project');
 
   const skipAsking = Boolean(options.dryRun || options.yes) || !ctx.interactive;
@@ -61,11 +70,12 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
             ctx.out.info(`Stored the ${credentials.join(' and the ')} in ${store.path}.`);
           }
         : undefined,
+      extra: mcp ? mcpInstallPlan(ctx, agents, scope, projectDir, Boolean(options.force)) : undefined,
     },
   );
 }
 
-async function chooseAgents(ctx: CommandContext, options: InstallOptions): Promise<AgentRecord[]> {
+async function chooseAgents(ctx: CommandContext, options: InstallOptions): Promise<(AgentRecord | typeof MCP_CHOICE)[]> {
   const detected = detectAgents(ctx.env);
   if (options.agent.length || options.allDetected) {
     const agents = [...new Set([...agentsByIds(options.agent), ...(options.allDetected ? detected : [])])];
@@ -80,14 +90,17 @@ async function chooseAgents(ctx: CommandContext, options: InstallOptions): Promi
       `Pass --agent <id> (repeatable) or --all-detected, and --scope project|user. Known agents: ${knownAgents()}.`,
     );
   }
-  return checkbox(
+  return checkbox<AgentRecord | typeof MCP_CHOICE>(
     ctx,
     'Install the assetgen skill for which coding agents?',
-    CODING_AGENTS.map((agent) => ({
-      name: `${agent.name}${detected.includes(agent) ? ' (detected)' : ''}`,
-      value: agent,
-      checked: detected.includes(agent),
-    })),
+    [
+      ...CODING_AGENTS.map((agent) => ({
+        name: `${agent.name}${detected.includes(agent) ? ' (detected)' : ''}`,
+        value: agent,
+        checked: detected.includes(agent),
+      })),
+      { name: 'Also register the assetgen MCP server with them (assetgen mcp)', value: MCP_CHOICE, checked: Boolean(options.mcp) },
+    ],
     { required: true, untouched: 'changed' },
   );
 }

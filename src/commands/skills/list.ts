@@ -12,6 +12,7 @@ export async function list(ctx: CommandContext): Promise<void> {
   const files = fileStatuses(manifest);
   ctx.out.document({
     installed: files,
+    mcp: (manifest.mcp ?? []).map(({ path, format, agents, scope }) => ({ path, format, agents, scope })),
     detected,
     manifest: manifestPath(ctx.env),
     agents: CODING_AGENTS.map(({ id, name, projectDir }) => ({ id, name, projectDir, detected: detected.includes(id) })),
@@ -28,5 +29,7 @@ export async function list(ctx: CommandContext): Promise<void> {
     ]);
     printTable(ctx, ['STATE', 'SCOPE', 'VERSION', 'AGENTS', 'PATH'], rows);
   }
+  for (const entry of manifest.mcp ?? [])
+    ctx.out.info(`MCP server registered for ${entry.agents.join(',')} (${entry.scope} scope) in ${entry.path}.`);
   ctx.out.info(`Detected agents: ${detected.length ? detected.join(', ') : 'none'}. Manifest: ${manifestPath(ctx.env)}.`);
 }

@@ -12,6 +12,14 @@ export function renderFor(ctx: CommandContext, baseUrl?: string): RenderedFile[]
   return renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: baseUrl ?? ctx.credentials().baseUrl?.value });
 }
 
+/** More to write beside the skill files (the MCP server entries of `install --mcp`). */
+export interface ExtraPlan {
+  show(): void;
+  changes: boolean;
+  apply(): void;
+  describe: Record<string, unknown>;
+}
+
 export async function carryOut(
   ctx: CommandContext,
   plan: PlannedFile[],
@@ -24,13 +32,21 @@ export async function carryOut(
     alsoStores?: { where: string; what: string[] };
     /** What else to do once the plan is accepted (never on a dry run, a "no" or Ctrl-C). */
     accepted?: () => void;
+    extra?: ExtraPlan;
   },
 ): Promise<void> {
   showPlan(ctx, plan);
-  const { alsoStores } = options;
+  const { alsoStores, extra } = options;
+  extra?.show();
   if (alsoStores) ctx.out.info(`Also stores in ${alsoStores.where}: ${alsoStores.what.join(', ')}.`);
-  const document = { ...summary, dryRun: Boolean(options.dryRun), targets: describeTargets(plan), files: describePlan(plan) };
-  if (!planChangesSomething(plan) && !alsoStores) {
+  const document = {
+    ...summary,
+    dryRun: Boolean(options.dryRun),
+    targets: describeTargets(plan),
+    files: describePlan(plan),
+    ...extra?.describe,
+  };
+  if (!planChangesSomething(plan) && !extra?.changes && !alsoStores) {
     ctx.out.info(options.upToDate);
     if (!options.dryRun) options.accepted?.();
     reportKept(ctx, plan);
@@ -43,12 +59,14 @@ export async function carryOut(
     return;
   }
   // Only a plan that writes files (or credentials) asks; recording one more agent for an existing copy does not.
-  if (options.confirm && (plan.some((item) => item.writeTo) || alsoStores)) {
-    const question = plan.some((item) => item.writeTo) ? 'Write these files?' : 'Store these settings?';
+  const writesFiles = plan.some((item) => item.writeTo) || Boolean(extra?.changes);
+  if (options.confirm && (writesFiles || alsoStores)) {
+    const question = writesFiles ? 'Write these files?' : 'Store these settings?';
     await confirmOrCancel(ctx, question, { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was written.' });
   }
   options.accepted?.();
   applyPlan(plan, ctx.env, packageVersion());
+  extra?.apply();
   reportApplied(ctx, plan);
   ctx.out.document({ ...document, changed: true });
 }

@@ -5,7 +5,9 @@ import type { CommandContext } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
 import { readManifest } from '../../installer/manifest.js';
+import { planMcpRemoval } from '../../installer/mcp-register.js';
 import { applyUninstall, planUninstall } from '../../installer/uninstall.js';
+import { applyMcpRemovals, describeMcpRemovals, showMcpRemovals } from './mcp.js';
 import { agentsByIds, parseScope } from './options.js';
 import { describeRemovals, reportRemoved, showRemovals } from './view.js';
 
@@ -23,24 +25,34 @@ export async function uninstall(ctx: CommandContext, options: UninstallOptions):
   const scope = parseScope(options.scope);
   if (scope === 'user' && options.projectDir) throw new UsageError('--project-dir applies to project scope only.');
   const projectDir = options.projectDir ? path.resolve(ctx.cwd, options.projectDir) : undefined;
-  const removals = planUninstall(readManifest(ctx.env), Boolean(options.force), { agentIds: options.agent, scope, projectDir });
-  if (!removals.length) {
+  const manifest = readManifest(ctx.env);
+  const filter = { agentIds: options.agent, scope, projectDir };
+  const removals = planUninstall(manifest, Boolean(options.force), filter);
+  const mcpRemovals = planMcpRemoval(manifest, Boolean(options.force), filter);
+  if (!removals.length && !mcpRemovals.length) {
     ctx.out.info('Nothing to remove: the installer has no files recorded for that.');
     ctx.out.document({ action: 'uninstall', dryRun: Boolean(options.dryRun), changed: false, files: [] });
     return;
   }
   showRemovals(ctx, removals);
-  const document = { action: 'uninstall', dryRun: Boolean(options.dryRun), files: describeRemovals(removals) };
+  showMcpRemovals(ctx, mcpRemovals);
+  const document = {
+    action: 'uninstall',
+    dryRun: Boolean(options.dryRun),
+    files: describeRemovals(removals),
+    ...(mcpRemovals.length ? { mcp: describeMcpRemovals(mcpRemovals) } : {}),
+  };
   if (options.dryRun) {
     ctx.out.info('Dry run: nothing was removed.');
     ctx.out.document({ ...document, changed: false });
     return;
   }
   // Dropping an agent from a shared copy or forgetting a gone file deletes nothing: no question.
-  if (ctx.interactive && !options.yes && removals.some((r) => r.action === 'remove')) {
+  if (ctx.interactive && !options.yes && [...removals, ...mcpRemovals].some((r) => r.action === 'remove')) {
     await confirmOrCancel(ctx, 'Remove these files?', { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was removed.' });
   }
   applyUninstall(removals, ctx.env);
+  applyMcpRemovals(ctx, mcpRemovals);
   reportRemoved(ctx, removals);
   ctx.out.document({ ...document, changed: true });
 }

@@ -98,7 +98,7 @@ export function reportApplied(ctx: CommandContext, plan: PlannedFile[]): void {
   if (written.length) ctx.out.info(`Wrote ${plural(written.length, 'file')} for ${names}.`);
   else {
     const added = [...new Set(plan.flatMap((item) => item.addsAgents))].map((id) => findAgent(id)?.name ?? id);
-    ctx.out.info(`Already installed; now recorded for ${added.join(', ')} too. Nothing was written.`);
+    if (added.length) ctx.out.info(`Already installed; now recorded for ${added.join(', ')} too. Nothing was written.`);
   }
   const removed = plan.filter((item) => item.removes);
   if (removed.length) ctx.out.info(`Removed ${plural(removed.length, 'obsolete .new file')}.`);

@@ -1,0 +1,207 @@
+// The text of an agent's MCP configuration with the assetgen server added or removed, leaving every
+// other byte as it was: JSON (with comments, where the agent allows them) is edited in place with
+// jsonc-parser's modify/applyEdits; TOML gets one table appended, checked with a real parser
+// (smol-toml), and loses exactly that text again. Pure functions: no disk.
+import { applyEdits, findNodeAtLocation, modify, parse, parseTree, type ParseError } from 'jsonc-parser';
+import { parse as parseToml } from 'smol-toml';
+import type { McpFormat } from './agents.js';
+
+export const SERVER_NAME = 'assetgen';
+const COMMAND = 'assetgen';
+const ARGS = ['mcp'];
+
+type JsonFormat = Exclude<McpFormat, 'codexToml'>;
+
+const PARENT: Record<JsonFormat, string> = {
+  mcpServers: 'mcpServers',
+  mcpServersStdio: 'mcpServers',
+  vscodeServers: 'servers',
+  opencode: 'mcp',
+};
+
+/** The entry as the format spells it: the command only, never a key or other secret. */
+export function entryValue(format: JsonFormat): Record<string, unknown> {
+  switch (format) {
+    case 'mcpServers':
+      return { command: COMMAND, args: ARGS };
+    case 'mcpServersStdio':
+    case 'vscodeServers':
+      return { type: 'stdio', command: COMMAND, args: ARGS };
+    case 'opencode':
+      return { type: 'local', command: [COMMAND, ...ARGS], enabled: true };
+  }
+}
+
+const TOML_TABLE = `[mcp_servers.${SERVER_NAME}]\ncommand = "${COMMAND}"\nargs = [${ARGS.map((arg) => `"${arg}"`).join(', ')}]\n`;
+
+/** What adding gives: the new text, and the one contiguous chunk inserted (removing it gives the old text back). */
+export type AddResult =
+  | { status: 'add'; text: string; value: string; inserted: string; createdParent: boolean }
+  | { status: 'unchanged'; value: string }
+  | { status: 'conflict'; reason: string };
+
+export type RemoveResult = { status: 'remove'; text: string | null } | { status: 'missing' } | { status: 'edited' };
+
+/** What the manifest keeps of an entry we wrote. */
+export interface WrittenEntry {
+  format: McpFormat;
+  /** The entry as JSON (TOML: the table), to tell whether it was edited since. */
+  value: string;
+  /** The exact text inserted into the file. */
+  inserted: string;
+  createdParent: boolean;
+  createdFile: boolean;
+}
+
+export function addServer(existing: string | null, format: McpFormat, force = false): AddResult {
+  return format === 'codexToml' ? addToml(existing) : addJson(existing, format, force);
+}
+
+export function removeServer(text: string, entry: WrittenEntry, force = false): RemoveResult {
+  return entry.format === 'codexToml' ? removeToml(text, entry) : removeJson(text, entry, force);
+}
+
+function parseJson(text: string): { value: unknown; errors: ParseError[] } {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  return { value, errors };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const eolOf = (text: string): string => (text.includes('\r\n') ? '\r\n' : '\n');
+
+/** The whitespace a line starts with, for the line holding `offset`. */
+function indentAt(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart, offset))?.[0] ?? '';
+}
+
+/** `value` pretty-printed to sit at `indent`, one level being `unit`. */
+function pretty(value: unknown, indent: string, unit: string, eol: string): string {
+  return JSON.stringify(value, null, unit).split('\n').join(`${eol}${indent}`);
+}
+
+function addJson(existing: string | null, format: JsonFormat, force: boolean): AddResult {
+  const value = entryValue(format);
+  const canonical = JSON.stringify(value);
+  const parent = PARENT[format];
+  if (existing === null || existing.trim() === '') {
+    const text = `${JSON.stringify({ [parent]: { [SERVER_NAME]: value } }, null, 2)}\n`;
+    return { status: 'add', text, value: canonical, inserted: text, createdParent: true };
+  }
+  const { value: root, errors } = parseJson(existing);
+  const tree = parseTree(existing, [], { allowTrailingComma: true });
+  if (errors.length || !isObject(root) || !tree) return { status: 'conflict', reason: 'it is not a JSON object assetgen can read' };
+  const servers = root[parent];
+  if (servers !== undefined && !isObject(servers)) return { status: 'conflict', reason: `its "${parent}" is not an object` };
+  const current = servers?.[SERVER_NAME];
+  if (current !== undefined) {
+    if (JSON.stringify(current) === canonical) return { status: 'unchanged', value: canonical };
+    if (!force)
+      return { status: 'conflict', reason: `it already has an "${SERVER_NAME}" entry assetgen did not write (--force replaces it)` };
+    // --force: replace someone else's entry in place (jsonc-parser); nothing to give back later.
+    const edits = modify(existing, [parent, SERVER_NAME], value, {
+      formattingOptions: { insertSpaces: true, tabSize: 2, eol: eolOf(existing) },
+    });
+    return { status: 'add', text: applyEdits(existing, edits), value: canonical, inserted: '', createdParent: false };
+  }
+  const eol = eolOf(existing);
+  const unit = /\n([ \t]+)\S/.exec(existing)?.[1] ?? '  ';
+  const object = servers === undefined ? tree : findNodeAtLocation(tree, [parent]);
+  if (!object || object.type !== 'object') return { status: 'conflict', reason: 'assetgen cannot find where to add its entry' };
+  const entry = servers === undefined ? { [parent]: { [SERVER_NAME]: value } } : { [SERVER_NAME]: value };
+  const [key, inner] = Object.entries(entry)[0];
+  const last = object.children?.at(-1);
+  let at: number;
+  let inserted: string;
+  if (last) {
+    // After the last member, at its indentation: `,\n  "key": …` — one chunk, every other byte kept.
+    const indent = indentAt(existing, last.offset);
+    at = last.offset + last.length;
+    inserted = `,${eol}${indent}${JSON.stringify(key)}: ${pretty(inner, indent, unit, eol)}`;
+  } else {
+    // An empty object: inside its braces.
+    const outer = object.parent ? indentAt(existing, object.parent.offset) : '';
+    const indent = outer + unit;
+    at = object.offset + 1;
+    inserted = `${eol}${indent}${JSON.stringify(key)}: ${pretty(inner, indent, unit, eol)}${eol}${outer}`;
+  }
+  const text = existing.slice(0, at) + inserted + existing.slice(at);
+  if (JSON.stringify((parseJson(text).value as Record<string, Record<string, unknown>>)[parent]?.[SERVER_NAME]) !== canonical) {
+    return { status: 'conflict', reason: 'adding the entry would not give valid JSON' };
+  }
+  return { status: 'add', text, value: canonical, inserted, createdParent: servers === undefined };
+}
+
+function removeJson(text: string, entry: WrittenEntry, force: boolean): RemoveResult {
+  const parent = PARENT[entry.format as JsonFormat];
+  const { value: root, errors } = parseJson(text);
+  if (errors.length || !isObject(root)) return { status: 'edited' };
+  const servers = root[parent];
+  if (!isObject(servers) || servers[SERVER_NAME] === undefined) return { status: 'missing' };
+  if (JSON.stringify(servers[SERVER_NAME]) !== entry.value && !force) return { status: 'edited' };
+  if (entry.createdFile && text === entry.inserted) return { status: 'remove', text: null };
+  // The chunk we inserted, cut out again: the file is as it was before, byte for byte.
+  const at = entry.inserted ? text.lastIndexOf(entry.inserted) : -1;
+  if (at >= 0) {
+    const next = text.slice(0, at) + text.slice(at + entry.inserted.length);
+    const rest = parseJson(next);
+    const left = isObject(rest.value) ? rest.value[parent] : undefined;
+    if (!rest.errors.length && !(isObject(left) && SERVER_NAME in left)) return { status: 'remove', text: next };
+  }
+  // Moved or reformatted since: remove the member itself (and the parent we added, if now empty).
+  const dropParent = entry.createdParent && Object.keys(servers).length === 1;
+  const edits = modify(text, dropParent ? [parent] : [parent, SERVER_NAME], undefined, {});
+  return { status: 'remove', text: applyEdits(text, edits) };
+}
+
+function tomlEntry(text: string): unknown {
+  const root = parseToml(text) as Record<string, unknown>;
+  const servers = root.mcp_servers;
+  return isObject(servers) ? servers[SERVER_NAME] : undefined;
+}
+
+function addToml(existing: string | null): AddResult {
+  const text = existing ?? '';
+  let current: unknown;
+  try {
+    current = tomlEntry(text);
+  } catch (error) {
+    return { status: 'conflict', reason: `it is not valid TOML (${(error as Error).message.split('\n')[0]})` };
+  }
+  if (current !== undefined) {
+    const same = isObject(current) && current.command === COMMAND && JSON.stringify(current.args) === JSON.stringify(ARGS);
+    return same
+      ? { status: 'unchanged', value: TOML_TABLE }
+      : { status: 'conflict', reason: `it already has an [mcp_servers.${SERVER_NAME}] table assetgen did not write` };
+  }
+  // A table appended at the end: every byte before it stays as it was.
+  const separator = text === '' ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+  const inserted = `${separator}${TOML_TABLE}`;
+  const next = text + inserted;
+  if (JSON.stringify(tomlEntry(next)) !== JSON.stringify({ command: COMMAND, args: ARGS })) {
+    return {
+      status: 'conflict',
+      reason: 'appending a table would not give the entry assetgen means (an open array of tables at the end?)',
+    };
+  }
+  return { status: 'add', text: next, value: TOML_TABLE, inserted, createdParent: true };
+}
+
+function removeToml(text: string, entry: WrittenEntry): RemoveResult {
+  const at = text.lastIndexOf(entry.inserted);
+  if (at >= 0) {
+    const next = text.slice(0, at) + text.slice(at + entry.inserted.length);
+    return { status: 'remove', text: entry.createdFile && next.trim() === '' ? null : next };
+  }
+  let current: unknown;
+  try {
+    current = tomlEntry(text);
+  } catch {
+    return { status: 'edited' };
+  }
+  if (current === undefined) return { status: 'missing' };
+  // Edited in place: assetgen no longer knows which bytes are its own; it stays (even with --force).
+  return { status: 'edited' };
+}

@@ -1,0 +1,136 @@
+// One tool call of `assetgen mcp`: a context of its own (captured stdout, its own credit tally,
+// signal and clients) derived from the server's, the command's `--json` document as the result,
+// and anything thrown as a tool error with the same code/message/hint as a `--json` error.
+import { Readable, Writable } from 'node:stream';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { AbortedError, TimeoutError } from '../client/errors.js';
+import type { CommandContext, JobProgress } from '../cli/context.js';
+import { effectiveError, errorDocument } from '../cli/execute.js';
+import { jobOf } from '../cli/resume.js';
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What every tool handler gets from the server. */
+export interface ServerScope {
+  /** The server's own context (its mock and journal are shared with every call). */
+  ctx: CommandContext;
+  /** Output paths may leave the working directory only when the server was started with --allow-outside. */
+  allowOutside: boolean;
+  /** Aborted when the server shuts down: calls in flight end with it. */
+  closing: AbortSignal;
+}
+
+export interface CallOptions {
+  /** Stop waiting after this long and answer with the job and how to resume it (waiting tools). */
+  waitBudgetMs?: number;
+}
+
+/** What a tool body returns: a document to answer with (else the command's captured --json document), and extra content. */
+export interface CallOutcome {
+  document?: Record<string, unknown>;
+  content?: CallToolResult['content'];
+}
+
+/**
+ * Runs `body` in a fresh per-call context and turns the outcome into a tool result. Never throws:
+ * every failure is a tool result with isError (the server keeps serving).
+ */
+export async function runCall(
+  scope: ServerScope,
+  extra: Extra,
+  body: (ctx: CommandContext, document: () => Record<string, unknown>) => Promise<CallOutcome | void>,
+  options: CallOptions = {},
+): Promise<CallToolResult> {
+  const controller = new AbortController();
+  const budget = options.waitBudgetMs !== undefined ? new TimeoutError(`Still running after ${options.waitBudgetMs / 1000}s.`) : undefined;
+  const abort = (reason: unknown) => () => controller.abort(reason);
+  const onCancel = abort(new AbortedError('The MCP client cancelled the call.'));
+  const onClose = abort(new AbortedError('The MCP server is shutting down.'));
+  if (extra.signal.aborted) onCancel();
+  extra.signal.addEventListener('abort', onCancel, { once: true });
+  scope.closing.addEventListener('abort', onClose, { once: true });
+  const timer = budget ? setTimeout(abort(budget), options.waitBudgetMs) : undefined;
+  const stdout: Buffer[] = [];
+  const ctx = scope.ctx.forCall({
+    io: {
+      stdin: Readable.from([]),
+      stdout: new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          stdout.push(Buffer.from(chunk));
+          done();
+        },
+      }),
+      stderr: scope.ctx.io.stderr,
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+    },
+    signal: controller.signal,
+    globals: { json: true, input: false },
+    onJobProgress: progressNotifier(extra),
+  });
+  try {
+    const captured = (): Record<string, unknown> => parseDocument(Buffer.concat(stdout).toString('utf8'));
+    const outcome = (await body(ctx, captured)) ?? {};
+    const document = outcome.document ?? captured();
+    return { content: [jsonText(document), ...(outcome.content ?? [])] };
+  } catch (error) {
+    const effective = effectiveError(error, controller.signal);
+    const job = jobOf(effective);
+    if (budget && effective === budget && job) return stillRunning(ctx, job, options.waitBudgetMs ?? 0);
+    return { isError: true, content: [jsonText({ error: errorDocument(effective, ctx) })] };
+  } finally {
+    clearTimeout(timer);
+    extra.signal.removeEventListener('abort', onCancel);
+    scope.closing.removeEventListener('abort', onClose);
+    await ctx.cleanup();
+  }
+}
+
+/** A wait that would outlast the client's patience: the job goes on, and this says how to pick it up. */
+function stillRunning(ctx: CommandContext, job: NonNullable<ReturnType<typeof jobOf>>, budgetMs: number): CallToolResult {
+  const tool = job.kind === 'video' ? 'wait_video' : 'wait_run';
+  const document = {
+    job,
+    state: 'running',
+    message: `The ${job.kind === 'video' ? 'video job' : 'run'} ${job.id} is still running after ${Math.round(budgetMs / 1000)}s; it is paid for and goes on.`,
+    resume: { tool, arguments: { id: job.id } },
+    hint: `Call ${tool} with {"id": "${job.id}"} to go on waiting (no new charge), or run: ${job.resume ?? ''}`,
+    credits: ctx.credits.report,
+    ...(ctx.globals.mock ? { mock: true } : {}),
+  };
+  return { content: [jsonText(document)] };
+}
+
+function parseDocument(text: string): Record<string, unknown> {
+  if (!text.trim()) return {};
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+export const jsonText = (value: unknown): { type: 'text'; text: string } => ({ type: 'text', text: JSON.stringify(value, null, 2) });
+
+/**
+ * MCP progress notifications for the job a call follows, when the client asked for them (a
+ * progressToken). Progress must grow with each notification: a run reports nodes done (a poll that
+ * does not advance is not reported), a video job the number of polls so far.
+ */
+function progressNotifier(extra: Extra): ((update: JobProgress) => void) | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let last = 0;
+  let polls = 0;
+  return (update) => {
+    polls += 1;
+    const value = update.kind === 'run' ? (update.progress ?? polls) : polls;
+    if (value <= last) return;
+    last = value;
+    const total = update.kind === 'run' ? update.total : undefined;
+    void extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), message: update.message },
+      })
+      .catch(() => {});
+  };
+}

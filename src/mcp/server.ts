@@ -1,0 +1,64 @@
+// `assetgen mcp`: an MCP server on stdio (the official SDK). Every tool is a thin adapter over the
+// same commands, kit and client as the CLI: one context per call (see call.ts), derived from the
+// command's own context, so credentials, --base-url and --mock resolve exactly as for any command.
+// Stdout carries protocol messages only; logs go to stderr.
+import fs from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { CommandContext } from '../cli/context.js';
+import type { ServerScope } from './call.js';
+import { registerAssetTools } from './tools/assets.js';
+import { registerJobTools } from './tools/jobs.js';
+import { registerVideoTools } from './tools/video.js';
+import { registerWorkflowTools } from './tools/workflows.js';
+
+export interface ServeOptions {
+  allowOutside: boolean;
+}
+
+const INSTRUCTIONS = `assetgen makes game assets (images, videos) with an AI generation service, paid in credits, and saves them under the working directory.
+generate_image for one image; list_workflows then run_workflow for multi-node workflows; create_video costs 180 credits and needs confirm_credits: 180.
+Waiting tools answer with the job id and a resume hint instead of blocking too long; list_jobs shows unfinished paid work.`;
+
+export function createServer(scope: ServerScope, version: string): McpServer {
+  const server = new McpServer(
+    { name: 'assetgen', title: 'assetgen', version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  registerAssetTools(server, scope);
+  registerWorkflowTools(server, scope);
+  registerVideoTools(server, scope);
+  registerJobTools(server, scope);
+  return server;
+}
+
+/** Serves until the client closes stdin (or Ctrl-C); calls in flight are aborted then. */
+export async function serve(ctx: CommandContext, options: ServeOptions): Promise<void> {
+  // Started before any call, so one mock serves (and outlives) every call.
+  if (ctx.globals.mock) await ctx.mockService();
+  const closing = new AbortController();
+  const server = createServer({ ctx, allowOutside: options.allowOutside, closing: closing.signal }, packageVersion());
+  const transport = new StdioServerTransport(ctx.io.stdin as Readable, ctx.io.stdout as Writable);
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+  });
+  const close = (): void => {
+    closing.abort();
+    void server.close();
+  };
+  ctx.io.stdin.once('end', close);
+  ctx.io.stdin.once('close', close);
+  ctx.signal.addEventListener('abort', close, { once: true });
+  await server.connect(transport);
+  ctx.out.info(
+    `assetgen MCP server ${packageVersion()} on stdio (working directory ${ctx.cwd}${options.allowOutside ? ', --allow-outside' : ''}).`,
+  );
+  await closed;
+  ctx.signal.removeEventListener('abort', close);
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,85 @@
+// generate_image and list_agents: the `generate` and `agents` commands, answered as tool results.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod';
+import { agents } from '../../commands/agents.js';
+import { generate } from '../../commands/generate.js';
+import { runCall, type ServerScope } from '../call.js';
+import { confineOutput } from '../paths.js';
+import { idempotencyKey, overwrite, PAID, READ_ONLY } from './common.js';
+
+/** Images up to this size come back inline (base64); larger ones are only saved, with a note. */
+export const IMAGE_INLINE_CAP = 1024 * 1024;
+
+const IMAGE_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+};
+
+export function registerAssetTools(server: McpServer, scope: ServerScope): void {
+  server.registerTool(
+    'generate_image',
+    {
+      title: 'Generate an image',
+      description:
+        'Generates one image from a prompt with an image agent (see list_agents), saves it under the working directory and returns the saved path, the image, the generation id and the credits spent. Costs credits.',
+      inputSchema: {
+        prompt: z.string().describe('What to make, e.g. "rusty sword icon, 32x32 pixel art".'),
+        agent: z.string().describe('Image agent id, e.g. sprite-artist (see list_agents).'),
+        output: z
+          .string()
+          .optional()
+          .describe(
+            'File, or folder (trailing slash or existing) to save into, relative to the working directory; default: the working directory.',
+          ),
+        overwrite,
+        idempotency_key: idempotencyKey,
+      },
+      annotations: { ...PAID, title: 'Generate an image' },
+    },
+    (args, extra) =>
+      runCall(scope, extra, async (ctx, captured) => {
+        const output = confineOutput(args.output, ctx.cwd, scope.allowOutside);
+        await generate(ctx, args.prompt, { agent: args.agent, output, force: args.overwrite, idempotencyKey: args.idempotency_key });
+        const document = captured();
+        const saved = Array.isArray(document.saved) ? (document.saved as string[]) : [];
+        const file = saved[0];
+        const result = { path: file, generationId: document.id, agentId: document.agentId ?? args.agent, ...document };
+        return { document: result, content: file ? imageContent(file) : [] };
+      }),
+  );
+
+  server.registerTool(
+    'list_agents',
+    {
+      title: 'List agents',
+      description: 'Lists the agents that generate assets (id, kind image|video, name, description). Needs a session cookie.',
+      inputSchema: {},
+      annotations: { ...READ_ONLY, title: 'List agents' },
+    },
+    (_args, extra) =>
+      runCall(scope, extra, async (ctx) => {
+        await agents(ctx);
+      }),
+  );
+}
+
+/** The saved image as MCP image content, or a note when it is too large to send inline. */
+export function imageContent(file: string): ({ type: 'image'; data: string; mimeType: string } | { type: 'text'; text: string })[] {
+  const mimeType = IMAGE_TYPES[path.extname(file).toLowerCase()];
+  if (!mimeType) return [{ type: 'text', text: `Saved ${file} (not an image type that can be shown inline).` }];
+  const size = fs.statSync(file).size;
+  if (size > IMAGE_INLINE_CAP) {
+    return [
+      {
+        type: 'text',
+        text: `The image is ${size} bytes, over the ${IMAGE_INLINE_CAP}-byte inline cap: it is not included; open ${file} instead.`,
+      },
+    ];
+  }
+  return [{ type: 'image', data: fs.readFileSync(file).toString('base64'), mimeType }];
+}

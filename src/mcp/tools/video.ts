@@ -1,0 +1,127 @@
+// create_video, get_video, wait_video: the `video` commands as tools. A video job costs 180 credits
+// at submission, so create_video needs the cost confirmed — `confirm_credits: 180` in the call, or
+// the person accepting an elicitation that shows the cost — and without either charges nothing.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod';
+import { VIDEO_JOB_COST } from '../../api/endpoints.js';
+import { CancelledError, UsageError } from '../../cli/errors.js';
+import { create, get, wait } from '../../commands/video.js';
+import { runCall, type Extra, type ServerScope } from '../call.js';
+import { confineOutput } from '../paths.js';
+import { FOLLOW, idempotencyKey, maxWaitSeconds, overwrite, PAID, READ_ONLY, waitBudget } from './common.js';
+
+const output = z
+  .string()
+  .optional()
+  .describe(
+    'File, or folder (trailing slash or existing) for the video, relative to the working directory; default: the working directory.',
+  );
+
+export function registerVideoTools(server: McpServer, scope: ServerScope): void {
+  server.registerTool(
+    'create_video',
+    {
+      title: 'Create a video (180 credits)',
+      description: `Submits a video job. It costs ${VIDEO_JOB_COST} credits, charged at submission and refunded by the service if the job fails. Pass confirm_credits: ${VIDEO_JOB_COST} to confirm the charge (or accept the confirmation your client shows, if it supports elicitation); without a confirmation nothing is charged. Returns the job id; follow it with wait_video (or pass wait: true).`,
+      inputSchema: {
+        prompt: z.string().describe('What the video shows, e.g. "torch flickering on a dungeon wall".'),
+        agent: z.string().optional().describe('Video agent id (default: the service default; see list_agents).'),
+        duration_seconds: z.number().positive().optional().describe('Length in seconds.'),
+        aspect_ratio: z.string().optional().describe('e.g. 16:9, 1:1, 9:16.'),
+        confirm_credits: z.number().optional().describe(`Must be ${VIDEO_JOB_COST}: confirms the ${VIDEO_JOB_COST}-credit charge.`),
+        wait: z.boolean().optional().describe('Also wait for the job and save the video (default false: return the job id at once).'),
+        output,
+        overwrite,
+        idempotency_key: idempotencyKey,
+        max_wait_seconds: maxWaitSeconds,
+      },
+      annotations: { ...PAID, title: 'Create a video (180 credits)' },
+    },
+    (args, extra) =>
+      runCall(
+        scope,
+        extra,
+        async (ctx, captured) => {
+          const target = confineOutput(args.output, ctx.cwd, scope.allowOutside);
+          await confirmCharge(server, extra, args.confirm_credits);
+          await create(ctx, args.prompt, {
+            agent: args.agent,
+            duration: args.duration_seconds,
+            aspectRatio: args.aspect_ratio,
+            yes: true,
+            wait: args.wait === true,
+            output: target,
+            force: args.overwrite,
+            idempotencyKey: args.idempotency_key,
+          });
+          const document = captured();
+          const job = document.job as { id?: string } | undefined;
+          if (args.wait || !job?.id) return { document };
+          return {
+            document: { ...document, next: `Call wait_video with {"id": "${job.id}"} to follow it and save the video (no new charge).` },
+          };
+        },
+        args.wait ? { waitBudgetMs: waitBudget(args.max_wait_seconds) } : {},
+      ),
+  );
+
+  server.registerTool(
+    'get_video',
+    {
+      title: 'Poll a video job',
+      description: 'Polls a video job once: its state, progress, the video URL once done, and whether a failed job was refunded.',
+      inputSchema: { id: z.string().describe('Video job id (vid_…).') },
+      annotations: { ...READ_ONLY, title: 'Poll a video job' },
+    },
+    (args, extra) => runCall(scope, extra, (ctx) => get(ctx, args.id)),
+  );
+
+  server.registerTool(
+    'wait_video',
+    {
+      title: 'Wait for a video job',
+      description:
+        'Follows a video job (progress notifications on every poll) and saves the video. A failed job is an error that reports the refund. A job that outlasts max_wait_seconds is returned with its id and how to resume (call wait_video again).',
+      inputSchema: { id: z.string().describe('Video job id (vid_…).'), output, overwrite, max_wait_seconds: maxWaitSeconds },
+      annotations: { ...FOLLOW, title: 'Wait for a video job' },
+    },
+    (args, extra) =>
+      runCall(
+        scope,
+        extra,
+        async (ctx) => {
+          const target = confineOutput(args.output, ctx.cwd, scope.allowOutside);
+          await wait(ctx, args.id, { output: target, force: args.overwrite });
+        },
+        { waitBudgetMs: waitBudget(args.max_wait_seconds) },
+      ),
+  );
+}
+
+/** The charge is confirmed by `confirm_credits`, or by the person through an elicitation; else nothing is sent. */
+async function confirmCharge(server: McpServer, extra: Extra, confirmCredits: number | undefined): Promise<void> {
+  const how = `Call create_video again with "confirm_credits": ${VIDEO_JOB_COST} to confirm the charge. Nothing was charged.`;
+  if (confirmCredits === VIDEO_JOB_COST) return;
+  if (confirmCredits !== undefined) {
+    throw new UsageError(
+      `A video job costs ${VIDEO_JOB_COST} credits, not ${confirmCredits}: confirm_credits must be ${VIDEO_JOB_COST}.`,
+      how,
+    );
+  }
+  if (server.server.getClientCapabilities()?.elicitation) {
+    const answer = await server.server.elicitInput(
+      {
+        message: `A video job costs ${VIDEO_JOB_COST} credits, charged now (refunded automatically if the job fails). Submit it?`,
+        requestedSchema: {
+          type: 'object',
+          properties: { confirm: { type: 'boolean', title: `Spend ${VIDEO_JOB_COST} credits`, default: false } },
+          required: ['confirm'],
+        },
+      },
+      { signal: extra.signal },
+    );
+    if (answer.action === 'accept' && answer.content?.confirm === true) return;
+    throw new CancelledError(`Not confirmed: no video job was submitted and nothing was charged. (${VIDEO_JOB_COST} credits.)`);
+  }
+  throw new UsageError(`A video job costs ${VIDEO_JOB_COST} credits: confirm the charge first.`, how);
+}

@@ -1,0 +1,115 @@
+// list_workflows, run_workflow, get_run, wait_run: the `workflows` and `runs` commands as tools.
+// A run advances one node per poll: run_workflow and wait_run send one progress notification per node.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod';
+import { reportDocument } from '../../cli/report.js';
+import { UsageError } from '../../cli/errors.js';
+import { get as getRun, wait as waitRun } from '../../commands/runs.js';
+import { runWorkflow } from '../../commands/workflows.js';
+import { runCall, type ServerScope } from '../call.js';
+import { confineOutput } from '../paths.js';
+import { FOLLOW, idempotencyKey, maxWaitSeconds, overwrite, PAID, READ_ONLY, waitBudget } from './common.js';
+
+const outputDir = z
+  .string()
+  .optional()
+  .describe("Folder for the run's outputs, relative to the working directory; default: the working directory.");
+
+export function registerWorkflowTools(server: McpServer, scope: ServerScope): void {
+  server.registerTool(
+    'list_workflows',
+    {
+      title: 'List workflows',
+      description: 'Lists the saved workflows: id, name, description, node count, and the nodes whose prompt run_workflow can override.',
+      inputSchema: {},
+      annotations: { ...READ_ONLY, title: 'List workflows' },
+    },
+    (_args, extra) =>
+      runCall(scope, extra, async (ctx, captured) => {
+        const client = await ctx.client();
+        const workflows = await client.listWorkflows({ signal: ctx.signal });
+        reportDocument(ctx, {
+          workflows: workflows.map((workflow) => ({
+            id: workflow.id,
+            name: workflow.name,
+            description: workflow.description,
+            nodes: workflow.nodes.length,
+            overridableNodes: workflow.nodes
+              .filter((node) => node.overridable)
+              .map((node) => ({ id: node.id, label: node.label, defaultPrompt: node.prompt })),
+          })),
+        });
+        return { document: captured() };
+      }),
+  );
+
+  server.registerTool(
+    'run_workflow',
+    {
+      title: 'Run a workflow',
+      description:
+        'Starts a saved workflow (costs credits), follows it node by node (one progress notification per node) and saves its outputs. A run that outlasts max_wait_seconds is returned with its id and how to resume it (wait_run).',
+      inputSchema: {
+        id: z.string().describe('Workflow id (see list_workflows).'),
+        overrides: z.record(z.string(), z.string()).optional().describe('New prompts for overridable nodes: {"<node id>": "<prompt>"}.'),
+        output_dir: outputDir,
+        overwrite,
+        idempotency_key: idempotencyKey,
+        max_wait_seconds: maxWaitSeconds,
+      },
+      annotations: { ...PAID, title: 'Run a workflow' },
+    },
+    (args, extra) =>
+      runCall(
+        scope,
+        extra,
+        async (ctx) => {
+          const output = folder(confineOutput(args.output_dir, ctx.cwd, scope.allowOutside, 'output_dir'));
+          const set = Object.entries(args.overrides ?? {}).map(([node, prompt]) => {
+            if (node.includes('=')) throw new UsageError(`Invalid override node "${node}": a node id has no "=".`);
+            return `${node}=${prompt}`;
+          });
+          await runWorkflow(ctx, args.id, { set, wait: true, output, force: args.overwrite, idempotencyKey: args.idempotency_key });
+        },
+        { waitBudgetMs: waitBudget(args.max_wait_seconds) },
+      ),
+  );
+
+  server.registerTool(
+    'get_run',
+    {
+      title: 'Poll a run',
+      description:
+        'Polls a workflow run once and returns its state. On this service each poll advances the run by one node (and a poll with an API key costs a credit), so it is not marked read-only.',
+      inputSchema: { id: z.string().describe('Run id (run_…).') },
+      annotations: { ...FOLLOW, title: 'Poll a run' },
+    },
+    (args, extra) => runCall(scope, extra, (ctx) => getRun(ctx, args.id)),
+  );
+
+  server.registerTool(
+    'wait_run',
+    {
+      title: 'Wait for a run',
+      description:
+        'Follows a workflow run to its end (one progress notification per node) and saves its outputs; a run that outlasts max_wait_seconds is returned with how to resume.',
+      inputSchema: { id: z.string().describe('Run id (run_…).'), output_dir: outputDir, overwrite, max_wait_seconds: maxWaitSeconds },
+      annotations: { ...FOLLOW, title: 'Wait for a run' },
+    },
+    (args, extra) =>
+      runCall(
+        scope,
+        extra,
+        async (ctx) => {
+          const output = folder(confineOutput(args.output_dir, ctx.cwd, scope.allowOutside, 'output_dir'));
+          await waitRun(ctx, args.id, { output, force: args.overwrite });
+        },
+        { waitBudgetMs: waitBudget(args.max_wait_seconds) },
+      ),
+  );
+}
+
+/** A run saves into a folder: `assets` and `assets/` mean the same here. */
+function folder(output: string | undefined): string | undefined {
+  return output === undefined || /[\\/]$/.test(output) ? output : `${output}/`;
+}

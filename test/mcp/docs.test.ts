@@ -1,0 +1,39 @@
+// docs/mcp.md stays true to the server: every tool and every argument it takes is documented, and
+// the README and `assetgen mcp --help` point to it.
+import fs from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runInProcess, tempHome } from '../support/cli.js';
+import { startMcp, type McpSession } from '../support/mcp.js';
+
+let home: ReturnType<typeof tempHome>;
+let mcp: McpSession;
+beforeAll(async () => {
+  home = tempHome();
+  mcp = await startMcp({ env: home.env, cwd: home.cwd, args: ['--mock'] });
+});
+afterAll(async () => {
+  await mcp.close();
+  home.remove();
+});
+
+it('docs/mcp.md names every tool with its arguments and annotations kind', async () => {
+  const doc = fs.readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8');
+  const { tools } = await mcp.client.listTools();
+  for (const tool of tools) {
+    const row = doc.split('\n').find((line) => line.startsWith(`| \`${tool.name}\` |`));
+    expect(row, tool.name).toBeDefined();
+    for (const argument of Object.keys(tool.inputSchema.properties ?? {}))
+      expect(row, `${tool.name} ${argument}`).toContain(`\`${argument}\``);
+    for (const argument of tool.inputSchema.required ?? []) expect(row, `${tool.name} ${argument}`).toContain(`**\`${argument}\`**`);
+  }
+  const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  expect(readme).toContain('## Use from an MCP client');
+  for (const tool of tools) expect(readme).toContain(`\`${tool.name}\``);
+});
+
+it('assetgen mcp --help shows how to add it to a client', async () => {
+  const help = await runInProcess(['mcp', '--help'], { env: home.env, cwd: home.cwd });
+  expect(help.stdout).toContain('"mcpServers"');
+  expect(help.stdout).toContain('[mcp_servers.assetgen]');
+  expect(help.stdout).toContain('$ assetgen mcp --mock');
+});

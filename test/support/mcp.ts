@@ -1,0 +1,67 @@
+// `assetgen mcp` driven the way an MCP client drives it: the SDK's stdio client spawning the real
+// binary (node bin/assetgen.js mcp …) with a temp HOME and working directory.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult, ClientCapabilities, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { BIN } from './cli.js';
+
+export interface McpSession {
+  client: Client;
+  /** What the server wrote on stderr so far. */
+  stderr(): string;
+  /** Calls a tool; resolves with the result and the progress notifications it got. */
+  call(name: string, args?: Record<string, unknown>, options?: { timeoutMs?: number }): Promise<ToolOutcome>;
+  close(): Promise<void>;
+}
+
+export interface ToolOutcome {
+  result: CallToolResult;
+  /** The first text content parsed as JSON (the document, or {error}). */
+  json: Record<string, any>;
+  progress: Progress[];
+}
+
+export async function startMcp(options: {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  args?: string[];
+  capabilities?: ClientCapabilities;
+  setup?: (client: Client) => void;
+}): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...(options.args ?? [])],
+    env: options.env as Record<string, string>,
+    cwd: options.cwd,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'assetgen-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  options.setup?.(client);
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    async call(name, args = {}, callOptions = {}) {
+      const progress: Progress[] = [];
+      const result = (await client.callTool({ name, arguments: args }, undefined, {
+        onprogress: (update) => progress.push(update),
+        timeout: callOptions.timeoutMs ?? 20_000,
+      })) as CallToolResult;
+      const first = result.content.find((item) => item.type === 'text');
+      const json = first && first.type === 'text' ? parse(first.text) : {};
+      return { result, json, progress };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Our results are JSON; the SDK's own errors (a schema mismatch) are plain text: `{text}`. */
+function parse(text: string): Record<string, any> {
+  try {
+    return JSON.parse(text) as Record<string, any>;
+  } catch {
+    return { text };
+  }
+}
