@@ -242,6 +242,43 @@ describe('credits in --json equal the ledger difference', () => {
   }
 });
 
+describe('credits in --json equal the ledger difference: commands that follow an earlier step, the session ones, a refund', () => {
+  const expectCredits = async (args: string[], code = 0) => {
+    const before = await balance();
+    const result = await cli(args);
+    expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(code);
+    const credits = (code === 0 ? parseJson(result).credits : jsonError(result).credits) as {
+      charged: number;
+      refunded: number;
+      balance: number;
+    };
+    const after = await balance();
+    expect(credits.charged - credits.refunded, args.join(' ')).toBe(before - after);
+    expect(credits.balance, args.join(' ')).toBe(after);
+    return credits;
+  };
+
+  it('runs wait and video wait', async () => {
+    const run = parseJson(await cli(['workflows', 'run', 'wf_sprite_sheet', '--no-wait', '--json']));
+    const job = parseJson(await cli(['video', 'create', 'torch', '--yes', '--no-wait', '--json']));
+    expect((await expectCredits(['runs', 'wait', run.id as string, '--json'])).charged).toBeGreaterThan(0);
+    expect((await expectCredits(['video', 'wait', job.id as string, '--interval', '20ms', '--json'])).charged).toBeGreaterThan(0);
+  });
+
+  it('agents, generate with a session and generate --stream (session calls)', async () => {
+    env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_SESSION: mock.sessionCookie };
+    await expectCredits(['agents', '--json']);
+    expect((await expectCredits(['generate', 'crate', '--agent', 'sprite-artist', '--json'])).charged).toBe(PRICES.generation);
+    expect((await expectCredits(['generate', 'crate', '--agent', 'sprite-artist', '--stream', '--json'])).charged).toBe(PRICES.generation);
+  });
+
+  it('a failed video: charged, refunded, and the balance back (exit 6)', async () => {
+    await mock.config({ videoOutcome: 'fail' });
+    const credits = await expectCredits(['video', 'create', 'torch', '--yes', '--interval', '20ms', '--json'], 6);
+    expect(credits.refunded).toBe(PRICES.video);
+  });
+});
+
 // Every paid command × every way its wait can end after paying: the job id and the exact command
 // that resumes it into the same folder, and that command, run as printed, finishes with no second
 // charge for the submission.
