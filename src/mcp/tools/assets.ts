@@ -6,6 +6,9 @@ import * as z from 'zod';
 import { agents } from '../../commands/agents.js';
 import { generate } from '../../commands/generate.js';
 import { runCall, type ServerScope } from '../call.js';
+import { decodeGifFirstFrame } from '../../ui/preview/gif.js';
+import { downscale, sniff } from '../../ui/preview/image.js';
+import { decodePng, encodePng } from '../../ui/preview/png.js';
 import { confineOutput } from '../paths.js';
 import { idempotencyKey, overwrite, PAID, READ_ONLY } from './common.js';
 
@@ -73,13 +76,34 @@ export function imageContent(file: string): ({ type: 'image'; data: string; mime
   const mimeType = IMAGE_TYPES[path.extname(file).toLowerCase()];
   if (!mimeType) return [{ type: 'text', text: `Saved ${file} (not an image type that can be shown inline).` }];
   const size = fs.statSync(file).size;
-  if (size > IMAGE_INLINE_CAP) {
+  if (size <= IMAGE_INLINE_CAP) return [{ type: 'image', data: fs.readFileSync(file).toString('base64'), mimeType }];
+  const smaller = downscaled(file);
+  if (smaller) {
     return [
-      {
-        type: 'text',
-        text: `The image is ${size} bytes, over the ${IMAGE_INLINE_CAP}-byte inline cap: it is not included; open ${file} instead.`,
-      },
+      { type: 'image', data: smaller.png.toString('base64'), mimeType: 'image/png' },
+      { type: 'text', text: `Shown downscaled to ${smaller.width}×${smaller.height} (the saved file, ${file}, is ${size} bytes).` },
     ];
   }
-  return [{ type: 'image', data: fs.readFileSync(file).toString('base64'), mimeType }];
+  return [
+    {
+      type: 'text',
+      text: `The image is ${size} bytes, over the ${IMAGE_INLINE_CAP}-byte inline cap, and could not be downscaled: open ${file} instead.`,
+    },
+  ];
+}
+
+/** Longest side of an image sent inline in place of a large one. */
+export const INLINE_MAX_SIDE = 768;
+
+/** A PNG (or a GIF's first frame) shrunk to fit INLINE_MAX_SIDE, re-encoded as PNG; undefined when that fails or is still too large. */
+function downscaled(file: string): { png: Buffer; width: number; height: number } | undefined {
+  try {
+    const bytes = fs.readFileSync(file);
+    const pixels = sniff(bytes) === 'png' ? decodePng(bytes) : decodeGifFirstFrame(bytes);
+    const small = downscale(pixels, INLINE_MAX_SIDE, INLINE_MAX_SIDE);
+    const png = encodePng(small);
+    return png.length <= IMAGE_INLINE_CAP ? { png, width: small.width, height: small.height } : undefined;
+  } catch {
+    return undefined; // not a PNG/GIF we can decode (JPEG, WebP, damaged): the note says so
+  }
 }
