@@ -200,9 +200,13 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
 
   program
     .command('build')
-    .description('build the assets of assetgen.yaml; for now --dry-run only: the plan and its estimated cost')
+    .description('build what assetgen.yaml lists and assetgen.lock says is new or changed (resuming paid jobs)')
     .argument('[ids...]', 'asset ids or globs such as "icon-*" (default: all)')
     .option('--dry-run', 'print the plan and the estimated cost; call nothing')
+    .addOption(new Option('-j, --concurrency <n>', 'assets built at once').default(4).argParser(parsePositiveInt))
+    .addOption(new Option('--max-credits <n>', 'never submit work that could take the build past n credits (exit 8)').argParser(parseCount))
+    .option('--fail-fast', 'stop submitting after the first failure')
+    .option('-y, --yes', 'confirm the videos in the plan (180 credits each; required without a terminal)')
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
     .option('--shard <k/n>', 'only the k-th of n deterministic parts (by a hash of each id), e.g. 2/4')
     .option('--force', 'regenerate outputs edited by hand, too')

@@ -17,3 +17,10 @@ export class CancelledError extends AssetgenError {
     super(message, { code: 'cancelled' });
   }
 }
+
+/** A build stopped submitting at --max-credits: what was skipped is listed. Exit 8. */
+export class CreditCapError extends AssetgenError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'credit_cap', hint });
+  }
+}

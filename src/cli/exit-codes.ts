@@ -10,7 +10,7 @@ import {
   MissingCredentialsError,
   TimeoutError,
 } from '../client/errors.js';
-import { CancelledError, UsageError } from './errors.js';
+import { CancelledError, CreditCapError, UsageError } from './errors.js';
 
 export const EXIT = {
   ok: 0,
@@ -20,6 +20,8 @@ export const EXIT = {
   insufficientCredits: 5,
   jobFailed: 6,
   timeout: 7,
+  /** `assetgen build --max-credits`: stopped submitting at the cap (what ran finished). */
+  creditCap: 8,
   interrupted: 130,
   /** stdout or stderr was closed by its reader (`| head`); set by the entry, as SIGPIPE would. */
   brokenPipe: 141,
@@ -34,6 +36,7 @@ export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof InsufficientCreditsError) return EXIT.insufficientCredits;
   if (error instanceof JobFailedError || error instanceof GenerationFailedError) return EXIT.jobFailed;
   if (error instanceof TimeoutError) return EXIT.timeout;
+  if (error instanceof CreditCapError) return EXIT.creditCap;
   if (error instanceof AbortedError) return EXIT.interrupted;
   return EXIT.error;
 }

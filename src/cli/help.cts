@@ -64,7 +64,12 @@ export const EXAMPLES: Record<string, string[]> = {
   jobs: ['assetgen jobs', 'assetgen jobs --json -n 5'],
   // In this order: init writes the manifest the build and lock examples use (test/commands/help.test.ts).
   init: ['assetgen init', 'assetgen init -f game/assetgen.yaml'],
-  build: ['assetgen build --dry-run', 'assetgen build sword --dry-run --json', 'assetgen build --dry-run --shard 1/2'],
+  build: [
+    'assetgen build --dry-run',
+    'assetgen build sword --dry-run --json',
+    'assetgen build --dry-run --shard 1/2',
+    'assetgen build sword --max-credits 50',
+  ],
   lock: ['assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock'],
   'lock merge': [
     'assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock',

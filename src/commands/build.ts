@@ -1,16 +1,17 @@
-// `assetgen build --dry-run`: the plan of a build and what it would cost, from assetgen.yaml and
-// assetgen.lock, without calling the service. The paid build loop is coming (docs/build.md); until
-// then `build` without --dry-run is a usage error, so nothing is ever half-built.
+// `assetgen build`: the plan of a build from assetgen.yaml and assetgen.lock, then (without
+// --dry-run) its paid actions through build-run.ts, the lock written before every wait.
 import { MissingCredentialsError } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
 import { displayPath } from '../cli/save.js';
 import { printTable } from '../cli/table.js';
 import { serviceId } from '../build/hash.js';
-import { lockFileFor, readLock } from '../build/lock.js';
-import { loadManifest, locateManifest, type OutputTarget } from '../build/manifest.js';
+import { lockFileFor, readLock, type Lock } from '../build/lock.js';
+import { LockWriter } from '../build/writer.js';
+import { runBuild } from './build-report.js';
+import { loadManifest, locateManifest, type Manifest, type OutputTarget } from '../build/manifest.js';
 import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../build/plan.js';
-import { parseShard } from '../build/shard.js';
+import { parseShard, type Shard } from '../build/shard.js';
 import { ENV } from '../config/credentials.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
@@ -20,16 +21,35 @@ export interface BuildOptions {
   shard?: string;
   force?: boolean;
   prune?: boolean;
+  concurrency: number;
+  maxCredits?: number;
+  failFast?: boolean;
+  yes?: boolean;
 }
 
 export async function build(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<void> {
-  if (!options.dryRun)
-    throw new UsageError('Only `assetgen build --dry-run` is available yet: the paid build is coming.', 'See docs/build.md.');
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
   const file = locateManifest(ctx.cwd, options.file);
   const manifest = loadManifest(file, ctx.cwd);
   const lockFile = lockFileFor(file);
-  const lock = readLock(lockFile);
+  // The paid build holds the lock's one writer from planning to the end: no other process can
+  // record (or lose) jobs in it meanwhile.
+  const writer = options.dryRun ? undefined : LockWriter.open(lockFile);
+  try {
+    const lock = writer ? writer.lock : readLock(lockFile);
+    await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard });
+  } finally {
+    await writer?.close();
+  }
+}
+
+async function planAndRun(
+  ctx: CommandContext,
+  selectors: string[],
+  options: BuildOptions,
+  found: { file: string; lockFile: string; lock: Lock; writer?: LockWriter; manifest: Manifest; shard?: Shard },
+): Promise<void> {
+  const { file, lockFile, lock, writer, manifest, shard } = found;
   const service = serviceId(ctx.credentials().baseUrl?.value, ctx.globals.mock);
   // The service is part of every spec: without one, nothing could be judged up to date.
   if (!service)
@@ -46,6 +66,7 @@ export async function build(ctx: CommandContext, selectors: string[], options: B
   });
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
+  if (writer) return runBuild(ctx, plan, manifest.root, writer, options, { file, lockFile, service });
 
   ctx.out.document({
     manifest: file,

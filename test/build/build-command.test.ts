@@ -104,10 +104,10 @@ describe('assetgen build --dry-run', () => {
     expect((await mock.state()).ledger).toEqual(before.ledger);
   });
 
-  it('refuses what it cannot plan: no --dry-run, an unmatched selector, a bad shard, no service', async () => {
+  it('refuses what it cannot plan: videos unconfirmed, an unmatched selector, a bad shard, no service', async () => {
     const paid = await run(['build']);
     expect(paid.code).toBe(2);
-    expect(paid.stderr).toContain('Only `assetgen build --dry-run` is available yet');
+    expect(paid.stderr).toContain('pass --yes to confirm');
     const typo = await run(['build', 'swrod', '--dry-run']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('No asset matches "swrod" in assetgen.yaml.');

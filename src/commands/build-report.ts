@@ -1,0 +1,123 @@
+// `assetgen build` without --dry-run: confirm a plan with videos, run it (build-run.ts), then one
+// summary on stderr and one --json document with every asset's outcome and the totals.
+import { AbortedError, AssetgenError, withHint } from '../client/errors.js';
+import type { CommandContext } from '../cli/context.js';
+import { CreditCapError, UsageError } from '../cli/errors.js';
+import { confirmOrCancel } from '../cli/prompt.js';
+import { reportDocument } from '../cli/report.js';
+import { shellQuote } from '../cli/resume.js';
+import type { Plan } from '../build/plan.js';
+import type { LockWriter } from '../build/writer.js';
+import { VIDEO_JOB_COST } from '../api/endpoints.js';
+import { runPlan, type ItemResult } from './build-run.js';
+
+interface BuildFlags {
+  concurrency: number;
+  maxCredits?: number;
+  failFast?: boolean;
+  yes?: boolean;
+  file?: string;
+  shard?: string;
+}
+
+export async function runBuild(
+  ctx: CommandContext,
+  plan: Plan,
+  root: string,
+  writer: LockWriter,
+  flags: BuildFlags,
+  where: { file: string; lockFile: string; service: string },
+): Promise<void> {
+  await confirmVideos(ctx, plan, flags);
+  const results = await runPlan(ctx, plan.items, root, writer, {
+    concurrency: flags.concurrency,
+    maxCredits: flags.maxCredits,
+    failFast: flags.failFast,
+    resumeCommand: (id) => resumeCommand(ctx, id, flags),
+  });
+  const byId = new Map(results.map((result) => [result.id, result]));
+  const items = plan.items.map((item) => {
+    const result = byId.get(item.id);
+    const outcome = result?.outcome ?? (item.action === 'keep' ? 'kept' : 'unchanged');
+    return {
+      id: item.id,
+      status: item.status,
+      outcome,
+      files: result?.files ?? item.files.map((file) => file.path),
+      credits: result?.credits ?? 0,
+      ...(result?.reason ? { reason: result.reason } : {}),
+      ...(result?.resume ? { resume: result.resume } : {}),
+      ...(item.reasons.length ? { why: item.reasons } : {}),
+    };
+  });
+  const count = (outcome: string): number => items.filter((item) => item.outcome === outcome).length;
+  const totals = {
+    assets: items.length,
+    built: count('built'),
+    resumed: count('resumed'),
+    unchanged: count('unchanged'),
+    kept: count('kept'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    pruned: count('pruned'),
+    credits: results.reduce((sum, result) => sum + result.credits, 0),
+  };
+  ctx.out.info(
+    `Built ${totals.built}, resumed ${totals.resumed}, unchanged ${totals.unchanged}` +
+      `${totals.kept ? `, kept ${totals.kept} edited by hand` : ''}${totals.failed ? `, failed ${totals.failed}` : ''}` +
+      `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${totals.credits} credits.`,
+  );
+  reportDocument(ctx, { manifest: where.file, lock: where.lockFile, service: where.service, items, totals });
+  throwForOutcome(ctx, results, flags);
+}
+
+/** A plan with videos spends 180 credits each: it needs --yes, or a yes on a terminal. */
+async function confirmVideos(ctx: CommandContext, plan: Plan, flags: BuildFlags): Promise<void> {
+  const videos = plan.items.filter((item) => item.action === 'generate' && item.kind === 'video');
+  if (!videos.length || flags.yes) return;
+  const cost = `${videos.length} video job${videos.length === 1 ? '' : 's'} (${videos.length * VIDEO_JOB_COST} credits, refunded if a job fails): ${videos.map((item) => item.id).join(', ')}`;
+  if (!ctx.interactive)
+    throw new UsageError(`This build submits ${cost}: pass --yes to confirm.`, 'Run with --dry-run to see the whole plan first.');
+  await confirmOrCancel(ctx, `This build submits ${cost}. Go ahead?`, {
+    default: false,
+    untouched: 'charged',
+    cancelled: 'Cancelled: nothing was charged.',
+  });
+}
+
+function resumeCommand(ctx: CommandContext, id: string, flags: BuildFlags): string {
+  const words = ['assetgen', 'build', id];
+  if (flags.file) words.push('-f', flags.file);
+  if (ctx.globals.baseUrl) words.push('--base-url', ctx.globals.baseUrl);
+  if (ctx.globals.mock) words.push('--mock');
+  return words.map(shellQuote).join(' ');
+}
+
+function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: BuildFlags): void {
+  const failed = results.filter((result) => result.outcome === 'failed');
+  const capped = results.filter((result) => result.outcome === 'skipped' && result.reason?.startsWith('would pass --max-credits'));
+  if (ctx.signal.aborted) {
+    throw withHint(
+      new AbortedError(),
+      'Paid jobs are recorded in assetgen.lock: run the same `assetgen build` again to resume them, with no second charge.',
+    );
+  }
+  if (failed.length) {
+    const resumable = failed.filter((result) => result.resume);
+    throw new AssetgenError(
+      `${failed.length} asset${failed.length === 1 ? '' : 's'} failed: ${failed.map((result) => result.id).join(', ')}.`,
+      {
+        code: 'build_failed',
+        hint: resumable.length
+          ? 'Paid work is recorded in assetgen.lock: run `assetgen build` again to resume it (no second charge); the others are tried afresh.'
+          : 'Run `assetgen build` again to try them afresh.',
+      },
+    );
+  }
+  if (capped.length) {
+    throw new CreditCapError(
+      `Stopped at --max-credits ${flags.maxCredits}: ${capped.length} asset${capped.length === 1 ? '' : 's'} not started (${capped.map((result) => result.id).join(', ')}).`,
+      'Raise --max-credits, or build them later: what was built is recorded and will not be paid for again.',
+    );
+  }
+}

@@ -1,0 +1,204 @@
+// The paid part of `assetgen build`: the plan's generate and resume actions through a bounded pool,
+// each asset on the same client and kit as the single commands (idempotency keys, follow, save),
+// the lock updated before every wait so a crash or Ctrl-C never loses a paid job.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { AbortedError, AssetgenError, JobFailedError } from '../client/errors.js';
+import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
+import type { CommandContext } from '../cli/context.js';
+import { followRun, followVideo, targetFor } from '../cli/follow.js';
+import { paidCall } from '../cli/idempotency.js';
+import { saveOutputs, type OutputFile } from '../cli/save.js';
+import { describeFiles } from '../build/hash.js';
+import type { ManifestAsset } from '../build/manifest.js';
+import type { PlanItem } from '../build/plan.js';
+import type { LockWriter } from '../build/writer.js';
+import { sanitizeLine } from '../ui/sanitize.js';
+
+export type Outcome = 'built' | 'resumed' | 'failed' | 'skipped' | 'pruned';
+
+export interface ItemResult {
+  id: string;
+  outcome: Outcome;
+  files: string[];
+  credits: number;
+  /** Why it failed or was skipped. */
+  reason?: string;
+  /** For paid work left unfinished: how to pick it up. */
+  resume?: string;
+}
+
+export interface RunOptions {
+  concurrency: number;
+  maxCredits?: number;
+  failFast?: boolean;
+  /** `assetgen build <id>` as this build was invoked (flags that decide where results go). */
+  resumeCommand: (id: string) => string;
+}
+
+/** Runs the paid actions of a plan; never throws for one asset's failure (it is in the results). */
+export async function runPlan(
+  ctx: CommandContext,
+  items: PlanItem[],
+  root: string,
+  writer: LockWriter,
+  options: RunOptions,
+): Promise<ItemResult[]> {
+  const queue = items.filter((item) => item.action === 'generate' || item.action === 'resume');
+  const results: ItemResult[] = [];
+  let spent = 0;
+  let reserved = 0;
+  let stop = false;
+  const worker = async (): Promise<void> => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      // A resume pays nothing new; a generate may not take the build past the cap (a video counts
+      // its 180 up front; an unknown cost counts as the largest charge seen so far).
+      const cost = item.action === 'resume' ? 0 : (item.estimate ?? Math.max(0, ...results.map((r) => r.credits)));
+      if (stop || ctx.signal.aborted) {
+        results.push(skipped(item, ctx.signal.aborted ? 'interrupted before it started' : 'not started after an earlier failure'));
+        continue;
+      }
+      if (options.maxCredits !== undefined && spent + reserved + cost > options.maxCredits) {
+        results.push(skipped(item, `would pass --max-credits ${options.maxCredits} (${spent + reserved} spent or reserved, ${cost} more)`));
+        continue;
+      }
+      reserved += cost;
+      const result = await buildOne(ctx, item, root, writer, options);
+      reserved -= cost;
+      spent += result.credits;
+      results.push(result);
+      report(ctx, result);
+      if (result.outcome === 'failed' && options.failFast) stop = true;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  // --prune: only the files the lock says assetgen made and that nobody changed (the plan checked).
+  for (const item of items.filter((entry) => entry.action === 'prune')) {
+    for (const file of item.prunable) fs.rmSync(path.join(root, file), { force: true });
+    await writer.forget(item.id);
+    results.push({ id: item.id, outcome: 'pruned', files: item.prunable, credits: 0 });
+    report(ctx, results.at(-1)!);
+  }
+  return results;
+}
+
+const skipped = (item: PlanItem, reason: string): ItemResult => ({ id: item.id, outcome: 'skipped', files: [], credits: 0, reason });
+
+function report(ctx: CommandContext, result: ItemResult): void {
+  const mark = result.outcome === 'failed' ? '✗' : '✓';
+  const what = result.outcome === 'failed' ? `failed: ${result.reason ?? ''}` : `${result.outcome} ${result.files.join(', ')}`;
+  ctx.out.info(`${mark} ${sanitizeLine(result.id)}  ${sanitizeLine(what)}${result.credits ? `  (${result.credits} credits)` : ''}`);
+}
+
+/** One asset: submit (or resume), wait, save, record. Its own quiet context, so pools do not interleave spinners. */
+async function buildOne(ctx: CommandContext, item: PlanItem, root: string, writer: LockWriter, options: RunOptions): Promise<ItemResult> {
+  const quiet = ctx.forCall({
+    io: { ...ctx.io, stdout: discard(), stdoutIsTTY: false, stderrIsTTY: false },
+    signal: ctx.signal,
+    globals: { quiet: true, json: false },
+  });
+  const asset = item.asset!;
+  try {
+    const client = await quiet.client();
+    const saved = await produce(quiet, client, item, asset, root, writer);
+    const files = await describeFiles(root, saved);
+    const credits = quiet.credits.report.charged;
+    await writer.finished(item.id, { files, credits });
+    ctx.credits.add({ charged: credits, remaining: quiet.credits.report.balance ?? undefined });
+    return { id: item.id, outcome: item.action === 'resume' ? 'resumed' : 'built', files: files.map((f) => f.path), credits };
+  } catch (error) {
+    const { charged, refunded } = quiet.credits.report;
+    ctx.credits.add({ charged });
+    if (refunded) ctx.credits.refund(refunded);
+    if (error instanceof JobFailedError) {
+      // The service gave up (and refunds a video): nothing to resume; the next build tries again.
+      await writer.failed(item.id);
+      return { id: item.id, outcome: 'failed', files: [], credits: charged - refunded, reason: error.message };
+    }
+    if (error instanceof AbortedError || ctx.signal.aborted) {
+      return {
+        id: item.id,
+        outcome: 'skipped',
+        files: [],
+        credits: charged,
+        reason: 'interrupted',
+        resume: options.resumeCommand(item.id),
+      };
+    }
+    const reason = error instanceof AssetgenError ? error.message : String(error);
+    // Whatever was paid is in the lock (job id or idempotency key): building again resumes it.
+    return { id: item.id, outcome: 'failed', files: [], credits: charged, reason, resume: options.resumeCommand(item.id) };
+  } finally {
+    await quiet.cleanup();
+  }
+}
+
+async function produce(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  item: PlanItem,
+  asset: ManifestAsset,
+  root: string,
+  writer: LockWriter,
+): Promise<string[]> {
+  const { signal } = ctx;
+  const key = item.job?.idempotencyKey ?? randomUUID();
+  const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key };
+  const output = outputOption(asset, root);
+  const save = (files: OutputFile[]) => saveOutputs(ctx, client, files, { output, force: true });
+  // Recorded before the paid call: a crash between paying and answering leaves the key to ask again with.
+  if (!item.job?.jobId) await writer.submitted(item.id, submission);
+
+  if (asset.kind === 'image') {
+    const generation = await paidCall(ctx, key, (idempotencyKey) =>
+      client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, { signal, idempotencyKey }),
+    );
+    const file = { url: generation.assetUrl, stem: asset.id, contentType: generation.contentType, fallbackExtension: '.png' };
+    return save([{ ...file, bytes: generation.assetBytes }]);
+  }
+
+  if (asset.kind === 'workflow') {
+    let jobId = item.job?.jobId;
+    let initial: Run | undefined;
+    if (!jobId) {
+      initial = await paidCall(ctx, key, (idempotencyKey) => client.runWorkflow(asset.workflow!, asset.set, { signal, idempotencyKey }));
+      jobId = initial.id;
+      await writer.submitted(item.id, { ...submission, jobId });
+    }
+    const run = await followRun(ctx, client, targetFor(ctx, 'run', jobId, { output }), initial);
+    return save(
+      run.outputs.flatMap((out, index) =>
+        out.url
+          ? [{ url: out.url, stem: `${asset.id}-${out.nodeId ?? index + 1}`, contentType: out.contentType, fallbackExtension: '.png' }]
+          : [],
+      ),
+    );
+  }
+
+  let jobId = item.job?.jobId;
+  let initial: VideoJob | undefined;
+  if (!jobId) {
+    initial = await paidCall(ctx, key, (idempotencyKey) =>
+      client.createVideo(
+        { prompt: asset.prompt!, agentId: asset.agent, durationSeconds: asset.duration, aspectRatio: asset.aspectRatio },
+        { signal, idempotencyKey },
+      ),
+    );
+    jobId = initial.id;
+    await writer.submitted(item.id, { ...submission, jobId });
+  }
+  const job = await followVideo(ctx, client, targetFor(ctx, 'video', jobId, { output }), initial);
+  if (!job.assetUrl) throw new AssetgenError(`Video job ${jobId} finished without a video URL.`, { code: 'unexpected_response' });
+  return save([{ url: job.assetUrl, stem: asset.id, contentType: job.contentType, fallbackExtension: '.mp4' }]);
+}
+
+/** `-o` as the single commands take it (absolute: the manifest's paths are relative to its folder): a file, or a folder with a trailing slash. */
+function outputOption(asset: ManifestAsset, root: string): string {
+  return asset.out.type === 'file' ? path.join(root, asset.out.path) : `${path.join(root, asset.out.dir)}${path.sep}`;
+}
+
+function discard(): Writable {
+  return new Writable({ write: (_chunk, _encoding, done) => done() });
+}

@@ -1,0 +1,155 @@
+// `assetgen build` for real, in-process against the real mock over loopback: everything built and
+// charged once, a second build paying nothing, one changed prompt rebuilding one asset, a hand edit
+// kept, the credit cap, videos confirmed, faults survived, and an interrupted build resumed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hashFile } from '../../src/build/hash.js';
+import { readLock } from '../../src/build/lock.js';
+import { PRICES, WORKFLOWS } from '../../src/mock/index.js';
+import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
+import { writeFiles } from './helpers.js';
+
+const MANIFEST = `defaults: { agent: sprite-artist, out: assets/ }
+assets:
+  - id: sword
+    prompt: rusty sword icon
+    agent: icon-forge
+    out: assets/icons/sword.png
+  - id: shield
+    prompt: wooden shield
+  - id: potion
+    prompt: red potion
+  - id: hero
+    workflow: wf_sprite_sheet
+    set: { character: a dwarf miner }
+    out: assets/sprites/hero/
+  - id: torch
+    video: torch flickering on a wall
+    out: assets/fx/
+`;
+const RUN_COST = PRICES.runPerNode * WORKFLOWS.find((workflow) => workflow.id === 'wf_sprite_sheet')!.nodes.length;
+
+let mock: MockHandle;
+let home: ReturnType<typeof tempHome>;
+beforeAll(async () => {
+  mock = await startMock({ credits: 100_000 });
+});
+afterAll(() => mock.close());
+beforeEach(async () => {
+  await mock.reset();
+  await mock.config({ credits: 100_000, videoPollAfterMs: 20, videoSteps: 2, faults: { rate: 0 } });
+  home = tempHome();
+  writeFiles(home.cwd, { 'assetgen.yaml': MANIFEST });
+});
+afterEach(() => home.remove());
+
+const build = (args: string[] = [], interrupt?: AbortSignal) =>
+  runInProcess(['build', ...args], {
+    env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey },
+    cwd: home.cwd,
+    interrupt,
+  });
+const ledger = async () => (await mock.state()).ledger as { amount: number; reason: string }[];
+const charges = async () => (await ledger()).filter((entry) => entry.amount < 0 && !entry.reason.startsWith('poll'));
+
+describe('assetgen build', () => {
+  it('builds every asset once, records them in the lock, and a second build pays nothing', async () => {
+    const first = await build(['--yes', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const document = parseJson(first);
+    expect(document.totals).toMatchObject({ assets: 5, built: 5, failed: 0 });
+    const paid = await charges();
+    expect(paid.map((entry) => -entry.amount).sort((a, b) => a - b)).toEqual([10, 10, 10, RUN_COST, 180].sort((a, b) => a - b));
+    expect(document.credits.charged - document.credits.refunded).toBe(100_000 - ((await mock.state()).credits as number));
+    const lock = readLock(path.join(home.cwd, 'assetgen.lock'));
+    for (const entry of Object.values(lock.assets)) {
+      expect(entry.job).toBeUndefined();
+      for (const file of entry.files) expect((await hashFile(path.join(home.cwd, file.path)))?.sha256).toBe(file.sha256);
+    }
+    expect(lock.assets.sword!.files.map((file) => file.path)).toEqual(['assets/icons/sword.png']);
+    expect(lock.assets.torch!.files[0]!.path).toMatch(/^assets\/fx\/torch\.gif$/);
+
+    const again = await build(['--yes', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(parseJson(again).totals).toMatchObject({ built: 0, unchanged: 5 });
+    expect(await charges()).toHaveLength(paid.length);
+  });
+
+  it('rebuilds exactly the asset whose prompt changed, and keeps an output edited by hand', async () => {
+    expect((await build(['--yes'])).code).toBe(0);
+    const before = (await charges()).length;
+    fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), MANIFEST.replace('wooden shield', 'iron shield'));
+    fs.appendFileSync(path.join(home.cwd, 'assets', 'icons', 'sword.png'), 'edited');
+    const result = await build(['--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const outcomes = Object.fromEntries((parseJson(result).items as { id: string; outcome: string }[]).map((i) => [i.id, i.outcome]));
+    expect(outcomes).toEqual({ sword: 'kept', shield: 'built', potion: 'unchanged', hero: 'unchanged', torch: 'unchanged' });
+    expect(await charges()).toHaveLength(before + 1);
+    expect(fs.readFileSync(path.join(home.cwd, 'assets', 'icons', 'sword.png'), 'utf8')).toContain('edited');
+  });
+
+  it('--prune deletes the unchanged files of an asset gone from the manifest, and forgets it', async () => {
+    expect((await build(['--yes'])).code).toBe(0);
+    fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), MANIFEST.replace(/ {2}- id: potion\n {4}prompt: red potion\n/, ''));
+    const kept = await build(['--json']);
+    expect((parseJson(kept).items as { id: string; status: string }[]).find((item) => item.id === 'potion')?.status).toBe('removed');
+    expect(fs.existsSync(path.join(home.cwd, 'assets', 'potion.png'))).toBe(true);
+    const pruned = await build(['--prune', '--json']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(parseJson(pruned).totals).toMatchObject({ pruned: 1 });
+    expect(fs.existsSync(path.join(home.cwd, 'assets', 'potion.png'))).toBe(false);
+    expect(readLock(path.join(home.cwd, 'assetgen.lock')).assets.potion).toBeUndefined();
+  });
+
+  it('a plan with a video needs --yes without a terminal, and charges nothing without it', async () => {
+    const result = await build(['--json']);
+    expect(result.code).toBe(2);
+    expect(jsonError(result).message).toMatch(/1 video job \(180 credits/);
+    expect(await ledger()).toEqual([]);
+  });
+
+  it('--max-credits never submits past the cap: exit 8, the rest listed, the ledger within the cap', async () => {
+    const result = await build(['--yes', '--max-credits', '100', '--concurrency', '1', '--json']);
+    expect(result.code, result.stderr).toBe(8);
+    const items = parseJson(result).items as { id: string; outcome: string; reason?: string }[];
+    expect(items.find((item) => item.id === 'torch')).toMatchObject({
+      outcome: 'skipped',
+      reason: expect.stringMatching(/max-credits 100/),
+    });
+    const spent = -(await ledger()).reduce((sum, entry) => sum + entry.amount, 0);
+    expect(spent).toBeLessThanOrEqual(100);
+    expect(jsonError(result)).toMatchObject({ code: 'credit_cap', exitCode: 8 });
+  });
+
+  it('with faults injected, builds again until done: every asset built and charged exactly once', async () => {
+    await mock.config({ faults: { rate: 0.3, kinds: ['500', '503', 'reset', 'truncate'] }, seed: 'build-faults' });
+    let last = await build(['--yes', '--concurrency', '2']);
+    for (let attempt = 0; attempt < 8 && last.code !== 0; attempt++) last = await build(['--yes', '--concurrency', '2']);
+    expect(last.code, last.stderr).toBe(0);
+    await mock.config({ faults: { rate: 0 } });
+    const lock = readLock(path.join(home.cwd, 'assetgen.lock'));
+    expect(Object.keys(lock.assets).sort()).toEqual(['hero', 'potion', 'shield', 'sword', 'torch']);
+    const paid = (await charges()).map((entry) => entry.reason);
+    expect(paid.filter((reason) => reason.startsWith('generate '))).toHaveLength(3);
+    expect(paid.filter((reason) => reason.startsWith('run '))).toHaveLength(1);
+    expect(paid.filter((reason) => reason.startsWith('video '))).toHaveLength(1);
+  });
+
+  it('Ctrl-C during the waits: exit 130, paid jobs in the lock; the next build resumes them with no second charge', async () => {
+    await mock.config({ videoSteps: 6, videoPollAfterMs: 150 });
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 400);
+    const interrupted = await build(['--yes', '--json'], controller.signal);
+    clearTimeout(timer);
+    expect(interrupted.code, interrupted.stderr).toBe(130);
+    expect(readLock(path.join(home.cwd, 'assetgen.lock')).assets.torch?.job?.jobId).toMatch(/^vid_/);
+    await mock.config({ videoSteps: 1, videoPollAfterMs: 20 });
+    const resumed = await build(['--yes', '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((parseJson(resumed).items as { id: string; outcome: string }[]).find((item) => item.id === 'torch')!.outcome).toBe('resumed');
+    expect((await charges()).filter((entry) => entry.reason.startsWith('video '))).toHaveLength(1);
+    expect(fs.readdirSync(path.join(home.cwd, 'assets', 'fx'))).toEqual(['torch.gif']);
+  });
+});
