@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CommandContext } from '../cli/context.js';
 import type { ServerScope } from './call.js';
 import { registerAssetTools } from './tools/assets.js';
+import { registerBuildTools } from './tools/build.js';
 import { registerJobTools } from './tools/jobs.js';
 import { registerVideoTools } from './tools/video.js';
 import { registerWorkflowTools } from './tools/workflows.js';
@@ -30,6 +31,7 @@ export function createServer(scope: ServerScope, version: string): McpServer {
   registerWorkflowTools(server, scope);
   registerVideoTools(server, scope);
   registerJobTools(server, scope);
+  registerBuildTools(server, scope);
   return server;
 }
 

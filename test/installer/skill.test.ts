@@ -129,6 +129,11 @@ describe('every command the skill teaches', () => {
     // Ids for the placeholders, made the way an agent would.
     ids.runId = JSON.parse((await run(['workflows', 'run', 'wf_tileset', '--no-wait', '--json'])).stdout).id;
     ids.videoId = JSON.parse((await run(['video', 'create', 'loop', '--yes', '--no-wait', '--json'])).stdout).id;
+    // The project's manifest, with the asset an agent would have added to it.
+    fs.writeFileSync(
+      path.join(home.cwd, 'assetgen.yaml'),
+      'assets:\n  - id: crate\n    prompt: a wooden crate\n    agent: sprite-artist\n    out: assets/crate.png\n',
+    );
     const fill: [RegExp, string][] = [
       [/<node>=<prompt>/g, 'theme="frozen cavern"'],
       [/"<prompt>"/g, '"a wooden crate, 32x32 pixel art"'],
@@ -138,6 +143,7 @@ describe('every command the skill teaches', () => {
       [/<runId>/g, ids.runId],
       [/<videoId>/g, ids.videoId],
       [/<id>/g, ids.videoId],
+      [/<assetId>/g, 'crate'],
     ];
     for (const example of examples) {
       let line = example;
@@ -158,7 +164,7 @@ describe('every command the skill teaches', () => {
       // `auth status` reports the local setup, not the service: with none it exits 4 (next test).
       const examples = skillFiles()
         .flatMap(commandsIn)
-        .filter((line) => !/<(runId|videoId|id)>/.test(line) && !line.startsWith('assetgen auth status'));
+        .filter((line) => !/<(runId|videoId|id|assetId)>/.test(line) && !line.startsWith('assetgen auth status'));
       expect(examples.length).toBeGreaterThanOrEqual(10);
       // Independent of each other, so four at a time (most of each is the mock's pacing), each in a
       // folder of its own so that no two save into the same place.

@@ -72,6 +72,7 @@ describe('assetgen mcp', () => {
         'run_workflow',
         'wait_run',
         'wait_video',
+        'build',
       ].sort(),
     );
     expect(byName.generate_image!.inputSchema.required).toEqual(['prompt', 'agent']);
@@ -86,7 +87,7 @@ describe('assetgen mcp', () => {
     expect(byName.run_workflow!.inputSchema.properties).toHaveProperty('overrides');
     for (const name of ['list_agents', 'list_workflows', 'get_video', 'list_jobs'])
       expect(byName[name]!.annotations?.readOnlyHint, name).toBe(true);
-    for (const name of ['generate_image', 'run_workflow', 'create_video']) {
+    for (const name of ['generate_image', 'run_workflow', 'create_video', 'build']) {
       expect(byName[name]!.annotations, name).toMatchObject({
         readOnlyHint: false,
         destructiveHint: false,
@@ -235,6 +236,31 @@ describe('assetgen mcp', () => {
       expect(outcome.json.error.code).toBe('usage');
     }
     expect(await charges()).toEqual([]);
+  });
+
+  it('build: the plan with dry_run (nothing charged), then the build (each asset charged once), then nothing to do', async () => {
+    fs.writeFileSync(
+      path.join(home.cwd, 'assetgen.yaml'),
+      'assets:\n  - id: crate\n    prompt: a wooden crate\n    agent: sprite-artist\n    out: built/crate.png\n',
+    );
+    try {
+      const call = async (args: Record<string, unknown>) => {
+        const result = await mcp.client.callTool({ name: 'build', arguments: args });
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+        return JSON.parse((result.content as { type: string; text: string }[]).find((c) => c.type === 'text')!.text) as Record<string, any>;
+      };
+      const plan = await call({ dry_run: true });
+      expect(plan.items).toMatchObject([{ id: 'crate', action: 'generate' }]);
+      expect(await charges()).toEqual([]);
+      const built = await call({});
+      expect(built.totals).toMatchObject({ built: 1 });
+      expect(fs.existsSync(path.join(home.cwd, 'built', 'crate.png'))).toBe(true);
+      expect((await charges()).filter((amount) => amount === -10)).toHaveLength(1);
+      expect((await call({})).totals).toMatchObject({ built: 0, unchanged: 1 });
+    } finally {
+      fs.rmSync(path.join(home.cwd, 'assetgen.yaml'), { force: true });
+      fs.rmSync(path.join(home.cwd, 'assetgen.lock'), { force: true });
+    }
   });
 
   it('answers 20 concurrent tool calls', async () => {

@@ -1,0 +1,35 @@
+// build: `assetgen build` over the project's assetgen.yaml, as a tool — the plan (dry run) or the
+// per-asset outcome, on the same command, lock and kit as the terminal's.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod';
+import { build } from '../../commands/build.js';
+import { runCall, type ServerScope } from '../call.js';
+import { PAID } from './common.js';
+
+export function registerBuildTools(server: McpServer, scope: ServerScope): void {
+  server.registerTool(
+    'build',
+    {
+      title: 'Build the project manifest',
+      description:
+        "Build the assets listed in the project's assetgen.yaml that are new or changed (assetgen.lock records what was built; up-to-date assets cost nothing, paid work interrupted earlier is resumed). Use dry_run first to see the plan and its cost. A plan with videos (180 credits each) needs confirm_videos: true, only when the user asked for them.",
+      inputSchema: {
+        ids: z.array(z.string().min(1)).optional().describe('Asset ids or globs (default: every asset).'),
+        dry_run: z.boolean().optional().describe('Only the plan and its estimated cost; nothing is sent.'),
+        max_credits: z.number().int().min(0).optional().describe('Never submit work that could take the build past this many credits.'),
+        confirm_videos: z.boolean().optional().describe('Confirm the video jobs in the plan (180 credits each).'),
+      },
+      annotations: { ...PAID, title: 'Build the project manifest' },
+    },
+    (args, extra) =>
+      runCall(scope, extra, async (ctx, captured) => {
+        await build(ctx, args.ids ?? [], {
+          dryRun: args.dry_run,
+          maxCredits: args.max_credits,
+          yes: args.confirm_videos,
+          concurrency: 4,
+        });
+        return { document: captured() };
+      }),
+  );
+}
