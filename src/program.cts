@@ -206,6 +206,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .addOption(new Option('-j, --concurrency <n>', 'assets built at once').default(4).argParser(parsePositiveInt))
     .addOption(new Option('--max-credits <n>', 'never submit work that could take the build past n credits (exit 8)').argParser(parseCount))
     .option('--fail-fast', 'stop submitting after the first failure')
+    .option('--lock-out <file>', "write this shard's lock there (join them with `assetgen lock merge`)")
     .option('-y, --yes', 'confirm the videos in the plan (180 credits each; required without a terminal)')
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
     .option('--shard <k/n>', 'only the k-th of n deterministic parts (by a hash of each id), e.g. 2/4')

@@ -18,6 +18,7 @@ interface BuildFlags {
   yes?: boolean;
   file?: string;
   shard?: string;
+  lockOut?: string;
 }
 
 export async function runBuild(
@@ -88,6 +89,7 @@ async function confirmVideos(ctx: CommandContext, plan: Plan, flags: BuildFlags)
 function resumeCommand(ctx: CommandContext, id: string, flags: BuildFlags): string {
   const words = ['assetgen', 'build', id];
   if (flags.file) words.push('-f', flags.file);
+  if (flags.lockOut) words.push('--lock-out', flags.lockOut);
   if (ctx.globals.baseUrl) words.push('--base-url', ctx.globals.baseUrl);
   if (ctx.globals.mock) words.push('--mock');
   return words.map(shellQuote).join(' ');

@@ -1,5 +1,7 @@
 // `assetgen build`: the plan of a build from assetgen.yaml and assetgen.lock, then (without
 // --dry-run) its paid actions through build-run.ts, the lock written before every wait.
+import fs from 'node:fs';
+import path from 'node:path';
 import { MissingCredentialsError } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
@@ -25,6 +27,8 @@ export interface BuildOptions {
   maxCredits?: number;
   failFast?: boolean;
   yes?: boolean;
+  /** A shard's own lock file (merged later with `assetgen lock merge`). */
+  lockOut?: string;
 }
 
 export async function build(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<void> {
@@ -34,13 +38,27 @@ export async function build(ctx: CommandContext, selectors: string[], options: B
   const lockFile = lockFileFor(file);
   // The paid build holds the lock's one writer from planning to the end: no other process can
   // record (or lose) jobs in it meanwhile.
-  const writer = options.dryRun ? undefined : LockWriter.open(lockFile);
+  const writer = options.dryRun ? undefined : await openWriter(ctx, lockFile, options.lockOut);
   try {
     const lock = writer ? writer.lock : readLock(lockFile);
     await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard });
   } finally {
     await writer?.close();
   }
+}
+
+/**
+ * The lock this build writes: the project's, or with --lock-out a shard's own file (several shards
+ * on one machine, or one per CI job), which starts as a copy of the project's lock — unless it is
+ * there already from an interrupted run of the same shard, whose paid jobs it holds.
+ */
+async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string | undefined): Promise<LockWriter> {
+  if (!lockOut) return LockWriter.open(lockFile);
+  const target = path.resolve(ctx.cwd, lockOut);
+  const fresh = !fs.existsSync(target);
+  const writer = LockWriter.open(target);
+  if (fresh) await writer.replace(readLock(lockFile));
+  return writer;
 }
 
 async function planAndRun(
@@ -66,7 +84,7 @@ async function planAndRun(
   });
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
-  if (writer) return runBuild(ctx, plan, manifest.root, writer, options, { file, lockFile, service });
+  if (writer) return runBuild(ctx, plan, manifest.root, writer, options, { file, lockFile: writer.file, service });
 
   ctx.out.document({
     manifest: file,
