@@ -6,17 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { LockError } from './errors.js';
 import { readLock, writeLockAtomic, type Lock, type LockedFile, type LockJob } from './lock.js';
-import type { AssetKind } from './manifest.js';
 
-/** What the build loop knows when it submits an asset (a PlanItem has all of it but the key). */
-export interface Submission {
-  spec: string;
-  kind: AssetKind;
-  agent?: string;
-  workflow?: string;
-  idempotencyKey: string;
-  jobId?: string;
-}
+/** What the build loop knows when it submits an asset: the lock's job record, less the time it stamps. */
+export type Submission = Omit<LockJob, 'submittedAt'>;
 
 /**
  * The one writer of a lockfile. Each update is applied to the in-memory lock and written in full,
