@@ -1,0 +1,64 @@
+// docs/ci.md stays true: its workflows are valid YAML, and the assetgen commands they run work as
+// written (shard 1 of 4 and the merge, against the real mock, with the manifest of the example).
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runInProcess, tempHome } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
+import { EXAMPLE, writeFiles } from './helpers.js';
+
+const DOC = fs.readFileSync(new URL('../../docs/ci.md', import.meta.url), 'utf8');
+const blocks = [...DOC.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => parse(match[1]!) as Record<string, any>);
+
+let mock: MockHandle;
+beforeAll(async () => {
+  mock = await startMock({ credits: 10_000 });
+  await mock.config({ videoPollAfterMs: 20 });
+});
+afterAll(() => mock.close());
+
+/** The assetgen command lines of a workflow's steps or scripts, as argument lists. */
+function assetgenCommands(text: string): string[][] {
+  return text
+    .split('\n')
+    .filter((line) => line.includes('assetgen '))
+    .map((line) =>
+      line
+        .slice(line.indexOf('assetgen ') + 'assetgen '.length)
+        .split('>')[0]!
+        .trim()
+        .split(/\s+/),
+    );
+}
+
+it('has a GitHub Actions matrix of four shards and a GitLab parallel job, both valid YAML', () => {
+  expect(blocks).toHaveLength(2);
+  const [github, gitlab] = blocks;
+  expect(github!.jobs.build.strategy.matrix.shard).toEqual([1, 2, 3, 4]);
+  expect(github!.jobs.merge.needs).toBe('build');
+  expect(gitlab!['build-assets'].parallel).toBe(4);
+});
+
+it('runs the GitHub workflow commands as written: shard 1/4 with its own lock, then the merge', async () => {
+  const home = tempHome();
+  try {
+    writeFiles(home.cwd, { 'assetgen.yaml': EXAMPLE });
+    const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
+    const steps = (blocks[0]!.jobs.build.steps as { run?: string }[]).map((step) => step.run ?? '').join('\n');
+    const [shard] = assetgenCommands(steps.replace(/\\\n\s*/g, ' ').replaceAll('${{ matrix.shard }}', '1'));
+    expect(shard).toContain('--lock-out');
+    const built = await runInProcess(shard!, { env, cwd: home.cwd });
+    expect(built.code, built.stderr).toBe(0);
+    expect(fs.existsSync(path.join(home.cwd, 'shard-1.lock'))).toBe(true);
+    // The other shards' locks, as their jobs would have uploaded them (here: copies of shard 1's).
+    for (const k of [2, 3, 4]) fs.copyFileSync(path.join(home.cwd, 'shard-1.lock'), path.join(home.cwd, `shard-${k}.lock`));
+    const merge = (blocks[0]!.jobs.merge.steps as { run?: string }[]).map((step) => step.run ?? '').join('\n');
+    const [merged] = assetgenCommands(merge);
+    const result = await runInProcess(merged!, { env, cwd: home.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fs.existsSync(path.join(home.cwd, 'assetgen.lock'))).toBe(true);
+  } finally {
+    home.remove();
+  }
+});
