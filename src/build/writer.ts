@@ -20,7 +20,8 @@ export class LockWriter {
   readonly file: string;
   readonly #claim: string;
   #lock: Lock;
-  #tail: Promise<void> = Promise.resolve();
+  #pending: { change: (lock: Lock) => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  #writing = false;
 
   private constructor(file: string, lock: Lock, claimFile: string) {
     this.file = file;
@@ -91,23 +92,49 @@ export class LockWriter {
 
   /** Resolves when every update so far is on disk. */
   async flush(): Promise<void> {
-    await this.#tail;
+    await this.#update(() => {}).catch(() => {});
   }
 
   /** Waits for the updates so far, then gives up the claim. */
   async close(): Promise<void> {
-    await this.#tail;
+    if (this.#writing || this.#pending.length) await this.flush();
     fs.rmSync(this.#claim, { force: true });
   }
 
+  /**
+   * Applies a change and resolves once the lock holding it is on disk. Changes that arrive while a
+   * write is under way are applied together and written once (group commit): a 1,000-asset build
+   * makes ~2,000 updates, and writing the whole lock for each was most of its time.
+   */
   #update(change: (lock: Lock) => void): Promise<void> {
-    const run = this.#tail.then(async () => {
-      change(this.#lock);
-      await writeLockAtomic(this.file, this.#lock);
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push({ change, resolve, reject });
+      if (!this.#writing) void this.#drain();
     });
-    // A failed write rejects its own caller only; the next update writes the whole lock again.
-    this.#tail = run.catch(() => {});
-    return run;
+  }
+
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    while (this.#pending.length) {
+      const batch = this.#pending.splice(0);
+      const applied = batch.filter((update) => {
+        try {
+          update.change(this.#lock);
+          return true;
+        } catch (error) {
+          update.reject(error);
+          return false;
+        }
+      });
+      try {
+        await writeLockAtomic(this.file, this.#lock);
+        for (const update of applied) update.resolve();
+      } catch (error) {
+        // A failed write rejects its own callers only; the next write has the whole lock again.
+        for (const update of applied) update.reject(error);
+      }
+    }
+    this.#writing = false;
   }
 }
 

@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// `assetgen build` at scale, both against `assetgen mock` in its own process:
+// - 1,000 image assets at concurrency 16, against a minimal script making the same HTTP calls
+//   (POST /api/v1/generate, then GET the file, 16 at a time) — goal ≥ 0.7× its rate;
+// - planning 10,000 up-to-date assets (`assetgen build --dry-run`: manifest, lock, hashing every
+//   recorded file) — goal ≤ 2 s.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runAlone } from './table.mjs';
+
+const BIN = fileURLToPath(new URL('../bin/assetgen.js', import.meta.url));
+const ASSETS = Number(process.env.BENCH_BUILD_ASSETS ?? 1000);
+const PLANNED = Number(process.env.BENCH_PLAN_ASSETS ?? 10_000);
+
+function startMock() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'mock', '--json', '--credits', '100000000'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let text = '';
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      if (text.includes('\n')) resolve({ ...JSON.parse(text.split('\n')[0]), stop: () => child.kill() });
+    });
+    child.once('exit', (code) => reject(new Error(`mock exited ${code}`)));
+  });
+}
+
+/** The same calls as the build, from the simplest client there is: fetch, 16 at a time. */
+async function minimalScript(mock, count) {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const response = await fetch(`${mock.url}/api/v1/generate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${mock.apiKey}`, 'content-type': 'application/json', 'idempotency-key': `k-${i}-${Date.now()}` },
+        body: JSON.stringify({ agentId: 'sprite-artist', prompt: `icon number ${i} (script)` }),
+      });
+      const record = await response.json();
+      const file = await fetch(record.output.url);
+      fs.writeFileSync(path.join(os.tmpdir(), `bench-script-${process.pid}.png`), Buffer.from(await file.arrayBuffer()));
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return performance.now() - start;
+}
+
+function manifest(count, tag) {
+  const lines = ['defaults: { agent: sprite-artist, out: assets/ }', 'assets:'];
+  for (let i = 0; i < count; i++) lines.push(`  - id: icon-${i}`, `    prompt: icon number ${i} ${tag}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function timed(args, env, cwd) {
+  const start = performance.now();
+  const result = spawnSync(process.execPath, [BIN, ...args], { env, cwd, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  if (result.status !== 0) throw new Error(`assetgen ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return performance.now() - start;
+}
+
+export async function run() {
+  const mock = await startMock();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-bench-build-'));
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    ASSETGEN_CONFIG_DIR: path.join(dir, '.config'),
+    ASSETGEN_BASE_URL: mock.url,
+    ASSETGEN_API_KEY: mock.apiKey,
+  };
+  try {
+    const project = path.join(dir, 'project');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'assetgen.yaml'), manifest(ASSETS, 'build'));
+    const buildMs = timed(['build', '-j', '16', '-q'], env, project);
+    const scriptMs = await minimalScript(mock, ASSETS);
+
+    // Planning: PLANNED assets already built (built once here, at the mock's pace), then timed.
+    const planned = path.join(dir, 'planned');
+    fs.mkdirSync(planned);
+    fs.writeFileSync(path.join(planned, 'assetgen.yaml'), manifest(PLANNED, 'plan'));
+    timed(['build', '-j', '16', '-q'], env, planned);
+    const planMs = Math.min(...[0, 1, 2].map(() => timed(['build', '--dry-run', '--json'], env, planned)));
+
+    const rate = (ms) => ASSETS / (ms / 1000);
+    return [
+      {
+        figure: `\`assetgen build -j 16\`: ${ASSETS.toLocaleString('en')} image assets`,
+        measured: `${rate(buildMs).toFixed(0)} assets/s`,
+        baseline: `minimal fetch script, same calls, 16 at a time: ${rate(scriptMs).toFixed(0)} assets/s`,
+        ratio: scriptMs / buildMs,
+        goal: '≥ 0.7×',
+        met: scriptMs / buildMs >= 0.7,
+      },
+      {
+        figure: `planning ${PLANNED.toLocaleString('en')} up-to-date assets (\`build --dry-run\`, best of 3)`,
+        measured: `${(planMs / 1000).toFixed(2)} s`,
+        baseline: 'the goal, 2 s',
+        ratio: planMs / 2000,
+        goal: '≤ 1× (2 s)',
+        met: planMs <= 2000,
+      },
+    ];
+  } finally {
+    mock.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await runAlone(import.meta, run);
