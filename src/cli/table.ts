@@ -14,22 +14,31 @@ export function printTable(ctx: CommandContext, header: string[], rows: string[]
     return;
   }
   const columns = (ctx.io.stdout as { columns?: number }).columns;
-  for (const line of alignColumns([header.map((h) => ctx.out.style.bold(h)), ...rows], columns)) ctx.out.result(line);
+  // Bold after measuring and cutting: a cut through a colour escape would leave the terminal bold.
+  const bold = (cell: string, row: number): string => (row === 0 ? ctx.out.style.bold(cell) : cell);
+  for (const line of alignColumns([header, ...rows], columns, bold)) ctx.out.result(line);
 }
 
 const GAP = '  ';
 
-export function alignColumns(rows: string[][], terminalColumns?: number): string[] {
+export function alignColumns(
+  rows: string[][],
+  terminalColumns?: number,
+  decorate: (cell: string, row: number) => string = (cell) => cell,
+): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, stringWidth(cell))));
-  return rows.map((row) => {
+  return rows.map((row, rowIndex) => {
     const cells = row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i] - stringWidth(cell))));
     const last = cells.length - 1;
     if (terminalColumns && last >= 0) {
       const used = cells.slice(0, last).reduce((sum, cell) => sum + stringWidth(cell) + GAP.length, 0);
       cells[last] = truncateToWidth(cells[last], Math.max(1, terminalColumns - used));
     }
-    return cells.join(GAP).trimEnd();
+    return cells
+      .map((cell) => decorate(cell, rowIndex))
+      .join(GAP)
+      .trimEnd();
   });
 }
 

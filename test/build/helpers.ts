@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
+import type { Lock } from '../../src/build/lock.js';
 import { parseManifest, type Manifest } from '../../src/build/manifest.js';
 
 export const EXAMPLE = fs.readFileSync(new URL('./fixtures/example.yaml', import.meta.url), 'utf8');
@@ -41,3 +42,27 @@ export function thrown(fn: () => unknown): Error {
   }
   throw new Error('expected an error, none was thrown');
 }
+
+/** A lock with a finished video and a two-file workflow, as the lock and writer tests use it. */
+export const SHA = 'a'.repeat(64);
+export const sampleLock = (): Lock => ({
+  lockfileVersion: 1,
+  assets: {
+    torch: {
+      kind: 'video',
+      spec: 's2',
+      files: [{ size: 3, sha256: SHA, path: 'fx/torch.gif' }],
+      credits: 180,
+      finishedAt: '2026-01-02T00:00:00.000Z',
+    },
+    hero: {
+      workflow: 'wf_sprite_sheet',
+      kind: 'workflow',
+      files: [
+        { path: 'sprites/hero-walk.png', sha256: SHA, size: 1 },
+        { path: 'sprites/hero-idle.png', sha256: SHA, size: 1 },
+      ],
+      spec: 's1',
+    },
+  },
+});

@@ -5,30 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { LockError } from '../../src/build/errors.js';
 import { emptyLock, lockFileFor, parseLock, readLock, serializeLock, type Lock } from '../../src/build/lock.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
-import { tempDir, thrown } from './helpers.js';
-
-const SHA = 'a'.repeat(64);
-const sample = (): Lock => ({
-  lockfileVersion: 1,
-  assets: {
-    torch: {
-      kind: 'video',
-      spec: 's2',
-      files: [{ size: 3, sha256: SHA, path: 'fx/torch.gif' }],
-      credits: 180,
-      finishedAt: '2026-01-02T00:00:00.000Z',
-    },
-    hero: {
-      workflow: 'wf_sprite_sheet',
-      kind: 'workflow',
-      files: [
-        { path: 'sprites/hero-walk.png', sha256: SHA, size: 1 },
-        { path: 'sprites/hero-idle.png', sha256: SHA, size: 1 },
-      ],
-      spec: 's1',
-    },
-  },
-});
+import { SHA, sampleLock as sample, tempDir, thrown } from './helpers.js';
 
 describe('serializeLock', () => {
   it('sorts keys and files, so equal locks are equal bytes', () => {

@@ -7,24 +7,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LockError } from '../../src/build/errors.js';
 import { describeFiles } from '../../src/build/hash.js';
-import { readLock, serializeLock, type Lock } from '../../src/build/lock.js';
+import { readLock, serializeLock } from '../../src/build/lock.js';
 import { claimFileFor, LockWriter } from '../../src/build/writer.js';
-import { tempDir, thrown, writeFiles } from './helpers.js';
-
-const SHA = 'a'.repeat(64);
-const sample = (): Lock => ({
-  lockfileVersion: 1,
-  assets: {
-    torch: {
-      kind: 'video',
-      spec: 's2',
-      files: [{ size: 3, sha256: SHA, path: 'fx/torch.gif' }],
-      credits: 180,
-      finishedAt: '2026-01-02T00:00:00.000Z',
-    },
-    hero: { workflow: 'wf_sprite_sheet', kind: 'workflow', files: [{ path: 'sprites/hero-idle.png', sha256: SHA, size: 1 }], spec: 's1' },
-  },
-});
+import { sampleLock as sample, tempDir, thrown, writeFiles } from './helpers.js';
 
 const open: LockWriter[] = [];
 /** Opens a writer closed after the test. */

@@ -35,3 +35,18 @@ describe('tables', () => {
     expect(truncateToWidth('fits', 10)).toBe('fits');
   });
 });
+
+describe('a styled header', () => {
+  it('is styled after it is cut, so a cut never leaves a colour escape open', () => {
+    const bold = (cell: string, row: number) => (row === 0 ? `\u001b[1m${cell}\u001b[22m` : cell);
+    const [header] = alignColumns(
+      [
+        ['ID', 'DESCRIPTION'],
+        ['a', 'x'],
+      ],
+      10,
+      bold,
+    );
+    expect(header).toBe('\u001b[1mID\u001b[22m  \u001b[1mDESCR…\u001b[22m');
+  });
+});
