@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `assetgen build` at scale, both against `assetgen mock` in its own process:
 // - 1,000 image assets at concurrency 16, against a minimal script making the same HTTP calls
-//   (POST /api/v1/generate, then GET the file, 16 at a time) — goal ≥ 0.7× its rate;
+//   (POST /api/v1/generate, then GET the file into its own file, 16 at a time) — goal ≥ 0.7× its rate;
 // - planning 10,000 up-to-date assets (`assetgen build --dry-run`: manifest, lock, hashing every
 //   recorded file) — goal ≤ 2 s.
 import { spawn, spawnSync } from 'node:child_process';
@@ -27,8 +27,14 @@ function startMock() {
   });
 }
 
-/** The same calls as the build, from the simplest client there is: fetch, 16 at a time. */
-async function minimalScript(mock, count) {
+/**
+ * The same calls as the build, from the simplest client there is: fetch, 16 at a time, each asset
+ * saved to its own file as a build must (overwriting one file would skip creating 1,000 files,
+ * which costs this machine's filesystem ~0.3 ms each; `BENCH_SCRIPT_ONE_FILE=1` measures that way).
+ */
+async function minimalScript(mock, count, dir) {
+  const oneFile = Boolean(process.env.BENCH_SCRIPT_ONE_FILE);
+  fs.mkdirSync(dir, { recursive: true });
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
@@ -39,7 +45,7 @@ async function minimalScript(mock, count) {
       });
       const record = await response.json();
       const file = await fetch(record.output.url);
-      fs.writeFileSync(path.join(os.tmpdir(), `bench-script-${process.pid}.png`), Buffer.from(await file.arrayBuffer()));
+      fs.writeFileSync(path.join(dir, oneFile ? 'icon.png' : `icon-${i}.png`), Buffer.from(await file.arrayBuffer()));
     }
   };
   const start = performance.now();
@@ -71,11 +77,16 @@ export async function run() {
     ASSETGEN_API_KEY: mock.apiKey,
   };
   try {
-    const project = path.join(dir, 'project');
-    fs.mkdirSync(project);
-    fs.writeFileSync(path.join(project, 'assetgen.yaml'), manifest(ASSETS, 'build'));
-    const buildMs = timed(['build', '-j', '16', '-q'], env, project);
-    const scriptMs = await minimalScript(mock, ASSETS);
+    // Build and script in turns, best of three each: this 2-core machine is shared and noisy.
+    let buildMs = Infinity;
+    let scriptMs = Infinity;
+    for (const round of [1, 2, 3]) {
+      const project = path.join(dir, `project-${round}`);
+      fs.mkdirSync(project);
+      fs.writeFileSync(path.join(project, 'assetgen.yaml'), manifest(ASSETS, `build ${round}`));
+      buildMs = Math.min(buildMs, timed(['build', '-j', '16', '-q'], env, project));
+      scriptMs = Math.min(scriptMs, await minimalScript(mock, ASSETS, path.join(dir, `script-${round}`)));
+    }
 
     // Planning: PLANNED assets already built (built once here, at the mock's pace), then timed.
     const planned = path.join(dir, 'planned');
@@ -87,9 +98,9 @@ export async function run() {
     const rate = (ms) => ASSETS / (ms / 1000);
     return [
       {
-        figure: `\`assetgen build -j 16\`: ${ASSETS.toLocaleString('en')} image assets`,
+        figure: `\`assetgen build -j 16\`: ${ASSETS.toLocaleString('en')} image assets (best of 3)`,
         measured: `${rate(buildMs).toFixed(0)} assets/s`,
-        baseline: `minimal fetch script, same calls, 16 at a time: ${rate(scriptMs).toFixed(0)} assets/s`,
+        baseline: `minimal fetch script, same calls and files, 16 at a time (best of 3): ${rate(scriptMs).toFixed(0)} assets/s`,
         ratio: scriptMs / buildMs,
         goal: '≥ 0.7×',
         met: scriptMs / buildMs >= 0.7,

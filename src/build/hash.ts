@@ -106,11 +106,19 @@ export async function hashFiles(root: string, paths: Iterable<string>, concurren
   return result;
 }
 
-/** The lock's record of files the build loop just saved (absolute or root-relative paths). */
-export async function describeFiles(root: string, files: string[]): Promise<{ path: string; sha256: string; size: number }[]> {
+/**
+ * The lock's record of files the build loop just saved (absolute or root-relative paths); `known`
+ * holds hashes taken while saving (by absolute path), and only the others are read back.
+ */
+export async function describeFiles(
+  root: string,
+  files: string[],
+  known: ReadonlyMap<string, FileHash> = new Map(),
+): Promise<{ path: string; sha256: string; size: number }[]> {
   const described = [];
   for (const file of files) {
-    const hash = await hashFile(path.resolve(root, file));
+    const absolute = path.resolve(root, file);
+    const hash = known.get(absolute) ?? (await hashFile(absolute));
     if (!hash) throw new Error(`${file} was saved but cannot be read back`);
     described.push({ path: lockPath(root, file), ...hash });
   }

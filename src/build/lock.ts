@@ -123,21 +123,37 @@ export function parseLock(text: string, file: string): Lock {
   return data as unknown as Lock;
 }
 
-/** The lock as written: keys sorted everywhere, files sorted by path, two-space indent, final newline. */
-export function serializeLock(lock: Lock): string {
-  const assets: Record<string, LockEntry> = {};
-  for (const [id, entry] of Object.entries(lock.assets))
-    assets[id] = { ...entry, files: [...entry.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
-  return `${stableStringify({ lockfileVersion: lock.lockfileVersion, assets }, 2)}\n`;
+/**
+ * The lock as written: keys sorted everywhere, files sorted by path, two-space indent, final newline.
+ * `entryTexts` keeps each entry's text between writes (the writer drops the ones it changes): a
+ * build writes the lock thousands of times, and re-sorting every entry each time was most of it.
+ */
+export function serializeLock(lock: Lock, entryTexts?: Map<string, string>): string {
+  const ids = Object.keys(lock.assets).sort();
+  const version = JSON.stringify(lock.lockfileVersion);
+  if (!ids.length) return `{\n  "assets": {},\n  "lockfileVersion": ${version}\n}\n`;
+  const entries = ids.map((id) => `    ${JSON.stringify(id)}: ${entryText(id, lock.assets[id], entryTexts)}`);
+  return `{\n  "assets": {\n${entries.join(',\n')}\n  },\n  "lockfileVersion": ${version}\n}\n`;
+}
+
+/** One entry as it reads at its depth in the lock (JSON strings hold no raw newline, so indenting is safe). */
+function entryText(id: string, entry: LockEntry, cache: Map<string, string> | undefined): string {
+  let text = cache?.get(id);
+  if (text === undefined) {
+    const files = [...entry.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    text = stableStringify({ ...entry, files }, 2).replaceAll('\n', '\n    ');
+    cache?.set(id, text);
+  }
+  return text;
 }
 
 /** Temp file in the same directory, flushed, then renamed: a reader (or a crash) never sees half a lock. */
-export async function writeLockAtomic(file: string, lock: Lock): Promise<void> {
+export async function writeLockAtomic(file: string, lock: Lock, entryTexts?: Map<string, string>): Promise<void> {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const handle = await fs.promises.open(temp, 'wx', 0o644);
     try {
-      await handle.writeFile(serializeLock(lock), 'utf8');
+      await handle.writeFile(serializeLock(lock, entryTexts), 'utf8');
       await handle.sync();
     } finally {
       await handle.close();

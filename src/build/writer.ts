@@ -20,7 +20,9 @@ export class LockWriter {
   readonly file: string;
   readonly #claim: string;
   #lock: Lock;
-  #pending: { change: (lock: Lock) => void; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  #pending: { change: (lock: Lock) => void; changes: string[] | 'all'; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  /** Each entry's text as last written (see serializeLock); an update drops the ones it changes. */
+  readonly #entryTexts = new Map<string, string>();
   #writing = false;
 
   private constructor(file: string, lock: Lock, claimFile: string) {
@@ -50,7 +52,7 @@ export class LockWriter {
    * id once the service answers. The files of an earlier finish stay recorded until this one ends.
    */
   submitted(id: string, submission: Submission): Promise<void> {
-    return this.#update((lock) => {
+    return this.#update([id], (lock) => {
       const { spec, kind, agent, workflow, idempotencyKey, jobId } = submission;
       const earlier = lock.assets[id]?.job;
       const submittedAt = earlier?.idempotencyKey === idempotencyKey ? earlier.submittedAt : new Date().toISOString();
@@ -61,7 +63,7 @@ export class LockWriter {
 
   /** After saving: the files (see hash.ts describeFiles) replace the earlier ones, and the job is done. */
   finished(id: string, result: { files: LockedFile[]; credits: number | null; finishedAt?: Date }): Promise<void> {
-    return this.#update((lock) => {
+    return this.#update([id], (lock) => {
       const job = lock.assets[id]?.job;
       if (!job) throw new Error(`LockWriter.finished(${id}): no job was submitted for it`);
       const { spec, kind, agent, workflow } = job;
@@ -72,7 +74,7 @@ export class LockWriter {
 
   /** The job failed (a video job is refunded): forget it; earlier files stay recorded. */
   failed(id: string): Promise<void> {
-    return this.#update((lock) => {
+    return this.#update([id], (lock) => {
       const entry = lock.assets[id];
       if (!entry) return;
       delete entry.job;
@@ -82,17 +84,17 @@ export class LockWriter {
 
   /** The asset left the manifest and its files were pruned. */
   forget(id: string): Promise<void> {
-    return this.#update((lock) => void delete lock.assets[id]);
+    return this.#update([id], (lock) => void delete lock.assets[id]);
   }
 
   /** Replaces the whole lock (`lock merge`). */
   replace(lock: Lock): Promise<void> {
-    return this.#update((current) => void Object.assign(current, structuredClone(lock)));
+    return this.#update('all', (current) => void Object.assign(current, structuredClone(lock)));
   }
 
   /** Resolves when every update so far is on disk. */
   async flush(): Promise<void> {
-    await this.#update(() => {}).catch(() => {});
+    await this.#update([], () => {}).catch(() => {});
   }
 
   /** Waits for the updates so far, then gives up the claim. */
@@ -104,11 +106,12 @@ export class LockWriter {
   /**
    * Applies a change and resolves once the lock holding it is on disk. Changes that arrive while a
    * write is under way are applied together and written once (group commit): a 1,000-asset build
-   * makes ~2,000 updates, and writing the whole lock for each was most of its time.
+   * makes ~2,000 updates, and writing the whole lock for each was most of its time. `changes`
+   * names the entries the change touches (their cached text is dropped), or 'all'.
    */
-  #update(change: (lock: Lock) => void): Promise<void> {
+  #update(changes: string[] | 'all', change: (lock: Lock) => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ change, resolve, reject });
+      this.#pending.push({ change, changes, resolve, reject });
       if (!this.#writing) void this.#drain();
     });
   }
@@ -118,6 +121,8 @@ export class LockWriter {
     while (this.#pending.length) {
       const batch = this.#pending.splice(0);
       const applied = batch.filter((update) => {
+        if (update.changes === 'all') this.#entryTexts.clear();
+        else for (const id of update.changes) this.#entryTexts.delete(id);
         try {
           update.change(this.#lock);
           return true;
@@ -127,7 +132,7 @@ export class LockWriter {
         }
       });
       try {
-        await writeLockAtomic(this.file, this.#lock);
+        await writeLockAtomic(this.file, this.#lock, this.#entryTexts);
         for (const update of applied) update.resolve();
       } catch (error) {
         // A failed write rejects its own callers only; the next write has the whole lock again.

@@ -1,5 +1,6 @@
 // What every command receives: parsed global options, the output channels, a cancellation signal,
 // and lazily created service access. Commands stay thin: parse → client → render.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AssetgenClient, Credits } from '../client/types.js';
 import { MissingCredentialsError } from '../client/errors.js';
 import { redactUrl } from '../client/redact.js';
@@ -70,6 +71,12 @@ export interface CallInit {
   globals?: Partial<GlobalOptions>;
   onJobProgress?: (update: JobProgress) => void;
 }
+
+/**
+ * The tally of the call a charge belongs to, when one client serves several calls at once: a
+ * build's assets share one client (one connection pool) and each still reports what it cost.
+ */
+const spendingCall = new AsyncLocalStorage<CreditTally>();
 
 /** What a command needs to talk to the service. */
 export type CredentialNeed = 'any' | 'session';
@@ -143,6 +150,14 @@ export class CommandContext {
     return new CommandContext(init, this.out.style, shared, { onJobProgress: call.onJobProgress, journal: this.journal });
   }
 
+  /**
+   * Runs `work` (this call's part, on a client of the context it was derived from) so that what
+   * that client charges meanwhile is counted in this context's `credits` as well as the parent's.
+   */
+  spendOn<T>(work: () => Promise<T>): Promise<T> {
+    return spendingCall.run(this.credits, work);
+  }
+
   get journal(): JobJournal {
     // Jobs on the in-process mock end with this process: nothing to resume later, so not on disk.
     this.#journal ??= new JobJournal(this.env, { memoryOnly: this.globals.mock });
@@ -192,7 +207,11 @@ export class CommandContext {
         ...credentials,
         allowInsecureHttp: this.globals.allowInsecureHttp,
         // Every answer's charge and balance, summed in one place for `credits` in --json.
-        onCredits: (credits: Credits) => this.credits.add(credits),
+        onCredits: (credits: Credits) => {
+          this.credits.add(credits);
+          const call = spendingCall.getStore();
+          if (call !== this.credits) call?.add(credits);
+        },
         ...(this.globals.verbose ? this.#traceHooks() : {}),
       }),
     );

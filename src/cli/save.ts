@@ -102,6 +102,13 @@ export function checkOutputTarget(
   if (!force) throw fileExists(resolved);
 }
 
+/** A file saved to disk, hashed as it was written (for a caller that records it, like a build's lock). */
+export interface SavedFile {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
 /** One file to fetch: where it is, and how to name it when `-o` names a folder. */
 export interface OutputFile {
   url: string;
@@ -122,7 +129,7 @@ export async function saveOutputs(
   ctx: CommandContext,
   client: AssetgenClient,
   files: OutputFile[],
-  options: { output?: string; force?: boolean },
+  options: { output?: string; force?: boolean; onSaved?: (file: SavedFile) => void },
 ): Promise<string[]> {
   const saved: string[] = [];
   for (const file of files) {
@@ -132,7 +139,7 @@ export async function saveOutputs(
       files.length > 1 || options.output === undefined
         ? path.join(path.resolve(ctx.cwd, options.output ?? '.'), name)
         : matchExtension(ctx, resolveOutputPath(options.output, ctx.cwd, name), extension);
-    saved.push(await saveOne(ctx, client, file, target, Boolean(options.force)));
+    saved.push(await saveOne(ctx, client, file, target, Boolean(options.force), options.onSaved));
   }
   return saved;
 }
@@ -150,7 +157,14 @@ function matchExtension(ctx: CommandContext, target: string, extension: string):
   return corrected;
 }
 
-async function saveOne(ctx: CommandContext, client: AssetgenClient, file: OutputFile, target: string, force: boolean): Promise<string> {
+async function saveOne(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  file: OutputFile,
+  target: string,
+  force: boolean,
+  onSaved?: (file: SavedFile) => void,
+): Promise<string> {
   const { url } = file;
   const progress = transferProgress(ctx, target === '-' ? 'to stdout' : path.basename(target));
   const options = { signal: ctx.signal, expectedBytes: file.bytes, onProgress: progress.onProgress };
@@ -160,8 +174,10 @@ async function saveOne(ctx: CommandContext, client: AssetgenClient, file: Output
       return '-';
     }
     if (!force && fs.existsSync(target)) throw fileExists(target);
-    const result = await client.download(url, target, { ...options, force });
-    return result.path ?? target;
+    const result = await client.download(url, target, { ...options, force, sha256: Boolean(onSaved) });
+    const saved = result.path ?? target;
+    if (onSaved && result.sha256) onSaved({ path: saved, size: result.bytes, sha256: result.sha256 });
+    return saved;
   } catch (error) {
     if (error instanceof AssetgenError && !(error instanceof AbortedError)) {
       withHint(error, `The asset is paid for and still available at ${redactUrl(url)}`);

@@ -1,7 +1,7 @@
 // Downloads stream to disk through a temp file in the destination's directory, renamed at the end,
 // so a reader never sees half a file and a failed download leaves nothing behind. Credentials go
 // only to the service's own origin, and only when it asks for them.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -77,7 +77,7 @@ export async function download(
   dest: string | NodeJS.WritableStream,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
-  const { signal, force = false, onProgress, expectedBytes } = options;
+  const { signal, force = false, onProgress, expectedBytes, sha256 = false } = options;
   let url: string;
   try {
     url = new URL(rawUrl, http.settings.baseUrl).href;
@@ -91,7 +91,7 @@ export async function download(
   if (file && !force && fileExists(file)) throw refuseOverwrite(file);
   if (file) {
     try {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
+      await fs.promises.mkdir(path.dirname(file), { recursive: true });
     } catch (error) {
       throw new OutputFileError(
         `Cannot create the folder of ${file}: ${(error as Error).message}`,
@@ -114,6 +114,7 @@ export async function download(
     }
     written = 0;
     let received = 0;
+    const hash: Hash | undefined = sha256 ? createHash('sha256') : undefined;
     // Bytes as they arrive (checked against Content-Length), then as they are saved (checked
     // against the size the service announced), with a decoder between when the body is encoded.
     const counter = (): Transform =>
@@ -132,6 +133,7 @@ export async function download(
             new Transform({
               transform(chunk: Buffer, _encoding, callback) {
                 written += chunk.length;
+                hash?.update(chunk);
                 callback(null, chunk);
               },
             }),
@@ -142,6 +144,7 @@ export async function download(
               transform(chunk: Buffer, _encoding, callback) {
                 received += chunk.length;
                 written = received;
+                hash?.update(chunk);
                 onProgress?.(received, total);
                 callback(null, chunk);
               },
@@ -150,10 +153,12 @@ export async function download(
     const temp = file ? `${file}.part-${randomBytes(6).toString('hex')}` : undefined;
     try {
       if (temp) {
-        // Opened here, synchronously: a stream's own open is asynchronous and, when the body fails
-        // first, could still create the temp file after the cleanup below has removed it. Writes
-        // of up to 1 MiB at a time: far fewer syscalls than one per 64 KiB socket read.
-        const sink = fs.createWriteStream(temp, { fd: fs.openSync(temp, 'wx', 0o644), highWaterMark: 1 << 20 });
+        // Opened before the pipeline starts: a stream's own open runs alongside it and, when the
+        // body fails first, could still create the temp file after the cleanup below has removed
+        // it. Not openSync: a build saves many files at once, and each open blocked all of them.
+        // Writes of up to 1 MiB at a time: far fewer syscalls than one per 64 KiB socket read.
+        const handle = await fs.promises.open(temp, 'wx', 0o644);
+        const sink = fs.createWriteStream(temp, { fd: handle, highWaterMark: 1 << 20 });
         try {
           await pipeline([response.body, ...stages(), sink], { signal });
         } finally {
@@ -174,10 +179,11 @@ export async function download(
       }
       if (file && temp) {
         if (!force && fileExists(file)) throw refuseOverwrite(file);
-        fs.renameSync(temp, file);
+        // Not renameSync: a build saves many files at once, and a rename can take a millisecond.
+        await fs.promises.rename(temp, file);
       }
     } catch (error) {
-      if (temp) fs.rmSync(temp, { force: true });
+      if (temp) await fs.promises.rm(temp, { force: true });
       if (signal?.aborted) throw abortError(signal);
       if (error instanceof OutputFileError || error instanceof UnexpectedResponseError) throw error;
       if (isLocalFileError(error)) {
@@ -194,6 +200,7 @@ export async function download(
     const result: DownloadResult = { bytes: written };
     if (file) result.path = file;
     if (contentType) result.contentType = contentType;
+    if (hash) result.sha256 = hash.digest('hex');
     return result;
   });
 }

@@ -199,6 +199,8 @@ export interface DownloadOptions extends SignalOptions {
   /** The size the service announced for the asset: a body of another size is not saved. */
   expectedBytes?: number;
   onProgress?: (bytes: number, total?: number) => void;
+  /** Also hash what is saved (`sha256` in the result): cheaper than reading the file back. */
+  sha256?: boolean;
 }
 
 export interface DownloadResult {
@@ -206,6 +208,8 @@ export interface DownloadResult {
   path?: string;
   bytes: number;
   contentType?: string;
+  /** Hex sha256 of the bytes saved, when asked for with `sha256: true`. */
+  sha256?: string;
 }
 
 export interface AssetgenClient {

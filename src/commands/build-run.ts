@@ -11,7 +11,7 @@ import type { CommandContext } from '../cli/context.js';
 import { followRun, followVideo, targetFor } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../cli/save.js';
-import { describeFiles } from '../build/hash.js';
+import { describeFiles, type FileHash } from '../build/hash.js';
 import type { ManifestAsset } from '../build/manifest.js';
 import type { PlanItem } from '../build/plan.js';
 import type { LockWriter } from '../build/writer.js';
@@ -47,10 +47,14 @@ export async function runPlan(
   options: RunOptions,
 ): Promise<ItemResult[]> {
   const queue = items.filter((item) => item.action === 'generate' || item.action === 'resume');
+  // One client for the whole build: its connections are reused from asset to asset (each asset's
+  // own spending is still counted, see CommandContext.spendOn). Missing credentials end the build here.
+  const client = queue.length ? await ctx.client() : undefined;
   const results: ItemResult[] = [];
   let spent = 0;
   let reserved = 0;
   let stop = false;
+  const recording: Promise<void>[] = [];
   const worker = async (): Promise<void> => {
     for (let item = queue.shift(); item; item = queue.shift()) {
       // A resume pays nothing new; a generate may not take the build past the cap (a video counts
@@ -65,15 +69,23 @@ export async function runPlan(
         continue;
       }
       reserved += cost;
-      const result = await buildOne(ctx, item, root, writer, options);
-      reserved -= cost;
-      spent += result.credits;
-      results.push(result);
-      report(ctx, result);
-      if (result.outcome === 'failed' && options.failFast) stop = true;
+      let saved!: () => void;
+      const filesSaved = new Promise<void>((resolve) => (saved = resolve));
+      const done = buildOne(ctx, client!, item, root, writer, options, saved).then((result) => {
+        reserved -= cost;
+        spent += result.credits;
+        results.push(result);
+        report(ctx, result);
+        if (result.outcome === 'failed' && options.failFast) stop = true;
+      });
+      recording.push(done);
+      // On to the next asset once this one's files are saved: its lock update is written while
+      // the next one is submitted (often in the same write), instead of on every asset's path.
+      await Promise.race([filesSaved, done]);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  await Promise.all(recording);
   // --prune: only the files the lock says assetgen made and that nobody changed (the plan checked).
   for (const item of items.filter((entry) => entry.action === 'prune')) {
     for (const file of item.prunable) fs.rmSync(path.join(root, file), { force: true });
@@ -93,24 +105,36 @@ function report(ctx: CommandContext, result: ItemResult): void {
 }
 
 /** One asset: submit (or resume), wait, save, record. Its own quiet context, so pools do not interleave spinners. */
-async function buildOne(ctx: CommandContext, item: PlanItem, root: string, writer: LockWriter, options: RunOptions): Promise<ItemResult> {
+async function buildOne(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  item: PlanItem,
+  root: string,
+  writer: LockWriter,
+  options: RunOptions,
+  /** Called once the asset's files are saved and described, before the lock records them. */
+  saved: () => void,
+): Promise<ItemResult> {
   const quiet = ctx.forCall({
     io: { ...ctx.io, stdout: discard(), stdoutIsTTY: false, stderrIsTTY: false },
-    signal: ctx.signal,
+    // Its own signal (aborted with the build's): each request listens to it while in flight, and
+    // sixteen assets listening to one signal would pass node's listener warning threshold.
+    signal: AbortSignal.any([ctx.signal]),
     globals: { quiet: true, json: false },
   });
   const asset = item.asset!;
   try {
-    const client = await quiet.client();
-    const saved = await produce(quiet, client, item, asset, root, writer);
-    const files = await describeFiles(root, saved);
+    const hashes = new Map<string, FileHash>();
+    const paths = await quiet.spendOn(() => produce(quiet, client, item, asset, root, writer, hashes));
+    const files = await describeFiles(root, paths, hashes);
     const credits = quiet.credits.report.charged;
+    saved();
     await writer.finished(item.id, { files, credits });
-    ctx.credits.add({ charged: credits, remaining: quiet.credits.report.balance ?? undefined });
     return { id: item.id, outcome: item.action === 'resume' ? 'resumed' : 'built', files: files.map((f) => f.path), credits };
   } catch (error) {
+    // What was charged is in the build's tally already (the shared client reports to it); a
+    // refund is known only to the asset's context.
     const { charged, refunded } = quiet.credits.report;
-    ctx.credits.add({ charged });
     if (refunded) ctx.credits.refund(refunded);
     if (error instanceof JobFailedError) {
       // The service gave up (and refunds a video): nothing to resume; the next build tries again.
@@ -142,12 +166,19 @@ async function produce(
   asset: ManifestAsset,
   root: string,
   writer: LockWriter,
+  /** Filled with each saved file's hash, taken while it was written. */
+  hashes: Map<string, FileHash>,
 ): Promise<string[]> {
   const { signal } = ctx;
   const key = item.job?.idempotencyKey ?? randomUUID();
   const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key };
   const output = outputOption(asset, root);
-  const save = (files: OutputFile[]) => saveOutputs(ctx, client, files, { output, force: true });
+  const save = (files: OutputFile[]) =>
+    saveOutputs(ctx, client, files, {
+      output,
+      force: true,
+      onSaved: (saved) => hashes.set(path.resolve(saved.path), { sha256: saved.sha256, size: saved.size }),
+    });
   // Recorded before the paid call: a crash between paying and answering leaves the key to ask again with.
   if (!item.job?.jobId) await writer.submitted(item.id, submission);
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { hashFile } from '../../src/build/hash.js';
 import { readLock } from '../../src/build/lock.js';
 import { PRICES, WORKFLOWS } from '../../src/mock/index.js';
-import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
+import { jsonError, parseJson, runCli, runInProcess, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 import { writeFiles } from './helpers.js';
 
@@ -63,7 +63,15 @@ describe('assetgen build', () => {
     const paid = await charges();
     expect(paid.map((entry) => -entry.amount).sort((a, b) => a - b)).toEqual([10, 10, 10, RUN_COST, 180].sort((a, b) => a - b));
     expect(document.credits.charged - document.credits.refunded).toBe(100_000 - ((await mock.state()).credits as number));
+    // One client serves every asset, and each asset's own spending (its call and its polls) is
+    // still told apart: the per-asset figures add up to the ledger, and the images cost theirs.
+    const perAsset = Object.fromEntries((document.items as { id: string; credits: number }[]).map((item) => [item.id, item.credits]));
+    expect(Object.values(perAsset).reduce((sum, credits) => sum + credits, 0)).toBe(document.credits.charged);
+    expect([perAsset.sword, perAsset.shield, perAsset.potion]).toEqual([10, 10, 10]);
+    expect(perAsset.hero).toBeGreaterThanOrEqual(RUN_COST);
+    expect(perAsset.torch).toBeGreaterThanOrEqual(180);
     const lock = readLock(path.join(home.cwd, 'assetgen.lock'));
+    for (const [id, entry] of Object.entries(lock.assets)) expect(entry.credits).toBe(perAsset[id]);
     for (const entry of Object.values(lock.assets)) {
       expect(entry.job).toBeUndefined();
       for (const file of entry.files) expect((await hashFile(path.join(home.cwd, file.path)))?.sha256).toBe(file.sha256);
@@ -75,6 +83,21 @@ describe('assetgen build', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(parseJson(again).totals).toMatchObject({ built: 0, unchanged: 5 });
     expect(await charges()).toHaveLength(paid.length);
+  });
+
+  it('a real process at -j 16: every asset once, and no warning from node on stderr (sixteen requests in flight)', async () => {
+    const ids = Array.from({ length: 24 }, (_, i) => `icon-${i}`);
+    writeFiles(home.cwd, {
+      'assetgen.yaml': `defaults: { agent: sprite-artist, out: assets/ }\nassets:\n${ids.map((id) => `  - { id: ${id}, prompt: ${id} }`).join('\n')}\n`,
+    });
+    const result = await runCli(['build', '-j', '16', '--json'], {
+      env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey },
+      cwd: home.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toMatch(/Warning|\(node:\d+\)/);
+    expect(parseJson(result).totals).toMatchObject({ assets: 24, built: 24 });
+    expect(await charges()).toHaveLength(24);
   });
 
   it('rebuilds exactly the asset whose prompt changed, and keeps an output edited by hand', async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { LockError } from '../../src/build/errors.js';
 import { emptyLock, lockFileFor, parseLock, readLock, serializeLock, type Lock } from '../../src/build/lock.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
+import { stableStringify } from '../../src/build/hash.js';
 import { SHA, sampleLock as sample, tempDir, thrown } from './helpers.js';
 
 describe('serializeLock', () => {
@@ -27,6 +28,27 @@ describe('serializeLock', () => {
     const reordered = JSON.stringify(reverse(sample()));
     expect(reordered).not.toBe(JSON.stringify(sample()));
     expect(serializeLock(parseLock(reordered, 'x'))).toBe(text);
+  });
+
+  it('writes entry by entry exactly what stable JSON of the whole lock is, cached or not', () => {
+    const whole = (lock: Lock): string => {
+      const assets = Object.fromEntries(
+        Object.entries(lock.assets).map(([id, entry]) => [
+          id,
+          { ...entry, files: [...entry.files].sort((a, b) => a.path.localeCompare(b.path)) },
+        ]),
+      );
+      return `${stableStringify({ ...lock, assets }, 2)}\n`;
+    };
+    const odd = sample();
+    odd.assets['quote"and\\back'] = { ...odd.assets.hero!, agent: 'line\nbreak é 🗡' };
+    for (const lock of [emptyLock(), sample(), odd]) {
+      const cache = new Map<string, string>();
+      expect(serializeLock(lock)).toBe(whole(lock));
+      expect(serializeLock(lock, cache)).toBe(whole(lock));
+      expect(serializeLock(lock, cache)).toBe(whole(lock));
+      expect(cache.size).toBe(Object.keys(lock.assets).length);
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import { LockError } from '../../src/build/errors.js';
 import { describeFiles } from '../../src/build/hash.js';
 import { readLock, serializeLock } from '../../src/build/lock.js';
 import { claimFileFor, LockWriter } from '../../src/build/writer.js';
-import { sampleLock as sample, tempDir, thrown, writeFiles } from './helpers.js';
+import { SHA, sampleLock as sample, tempDir, thrown, writeFiles } from './helpers.js';
 
 const open: LockWriter[] = [];
 /** Opens a writer closed after the test. */
@@ -86,6 +86,24 @@ describe('LockWriter', () => {
     expect(readLock(file).assets.fresh).toBeUndefined();
     await writer.forget('hero');
     expect(Object.keys(readLock(file).assets)).toEqual(['torch']);
+  });
+
+  it('writes, after any mix of updates, the same bytes as serialising the lock afresh', async () => {
+    const file = path.join(tempDir(), 'assetgen.lock');
+    fs.writeFileSync(file, serializeLock(sample()));
+    const writer = writerFor(file);
+    const onDisk = (): string => fs.readFileSync(file, 'utf8');
+    await writer.submitted('torch', { spec: 'S3', kind: 'video', idempotencyKey: 'k' });
+    expect(onDisk()).toBe(serializeLock(writer.lock));
+    await Promise.all([writer.failed('torch'), writer.submitted('new', { spec: 'N', kind: 'image', agent: 'x', idempotencyKey: 'n' })]);
+    expect(onDisk()).toBe(serializeLock(writer.lock));
+    await writer.finished('new', { files: [{ path: 'b.png', sha256: SHA, size: 1 }], credits: 3 });
+    expect(onDisk()).toBe(serializeLock(writer.lock));
+    await writer.forget('hero');
+    expect(onDisk()).toBe(serializeLock(writer.lock));
+    await writer.replace(sample());
+    expect(onDisk()).toBe(serializeLock(sample()));
+    await writer.close();
   });
 
   it('refuses to finish what was never submitted, and later updates still land', async () => {

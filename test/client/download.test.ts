@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError, ConnectionError, createClient, NotFoundError, OutputFileError, type AssetgenClient } from '../../src/index.js';
 import { FAST, KEY, startServer, type TestServer } from '../support/http.js';
@@ -131,6 +133,27 @@ describe('download', () => {
     expect(fs.readFileSync(file).equals(PNG)).toBe(true);
     expect(server.requests).toHaveLength(2);
     expect(leftovers()).toEqual([]);
+  });
+
+  it('hashes what it saves when asked (sha256: true): the last attempt only, after decoding', async () => {
+    const sha = createHash('sha256').update(PNG).digest('hex');
+    const server = await serve((_req, res, _s, i) => {
+      if (i === 0) {
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length });
+        res.write(PNG.subarray(0, 1000));
+        return void setImmediate(() => res.socket?.destroy());
+      }
+      if (i === 1) return sendPng(res);
+      const gzipped = gzipSync(PNG);
+      res.writeHead(200, { 'content-type': 'image/png', 'content-encoding': 'gzip', 'content-length': gzipped.length });
+      res.end(gzipped);
+    });
+    client = createClient({ baseUrl: server.url, ...FAST });
+    const retried = await client.download('/a.png', path.join(dir, 'a.png'), { sha256: true });
+    expect(retried).toMatchObject({ bytes: PNG.length, sha256: sha });
+    const decoded = await client.download('/b.png', path.join(dir, 'b.png'), { sha256: true });
+    expect(decoded).toMatchObject({ bytes: PNG.length, sha256: sha });
+    expect(server.requests).toHaveLength(3);
   });
 
   it('fails cleanly when the body keeps breaking', async () => {
