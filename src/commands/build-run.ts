@@ -16,6 +16,7 @@ import type { ManifestAsset } from '../build/manifest.js';
 import type { PlanItem } from '../build/plan.js';
 import type { LockWriter } from '../build/writer.js';
 import { sanitizeLine } from '../ui/sanitize.js';
+import { startBoard } from '../cli/board.js';
 
 export type Outcome = 'built' | 'resumed' | 'failed' | 'skipped' | 'pruned';
 
@@ -51,6 +52,9 @@ export async function runPlan(
   // own spending is still counted, see CommandContext.spendOn). Missing credentials end the build here.
   const client = queue.length ? await ctx.client() : undefined;
   const results: ItemResult[] = [];
+  const started = Date.now();
+  const total = queue.length;
+  const board = startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
   let spent = 0;
   let reserved = 0;
   let stop = false;
@@ -71,37 +75,67 @@ export async function runPlan(
       reserved += cost;
       let saved!: () => void;
       const filesSaved = new Promise<void>((resolve) => (saved = resolve));
-      const done = buildOne(ctx, client!, item, root, writer, options, saved).then((result) => {
-        reserved -= cost;
-        spent += result.credits;
-        results.push(result);
-        report(ctx, result);
-        if (result.outcome === 'failed' && options.failFast) stop = true;
-      });
+      board.set(item.id, startingStatus(item));
+      const done = buildOne(ctx, client!, item, root, writer, options, { saved, status: (text) => board.set(item.id, text) }).then(
+        (result) => {
+          reserved -= cost;
+          spent += result.credits;
+          results.push(result);
+          board.finish(item.id, resultLine(result));
+          if (result.outcome === 'failed' && options.failFast) stop = true;
+        },
+      );
       recording.push(done);
       // On to the next asset once this one's files are saved: its lock update is written while
       // the next one is submitted (often in the same write), instead of on every asset's path.
       await Promise.race([filesSaved, done]);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  await Promise.all(recording);
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+    await Promise.all(recording);
+  } finally {
+    board.stop();
+  }
   // --prune: only the files the lock says assetgen made and that nobody changed (the plan checked).
   for (const item of items.filter((entry) => entry.action === 'prune')) {
     for (const file of item.prunable) fs.rmSync(path.join(root, file), { force: true });
     await writer.forget(item.id);
     results.push({ id: item.id, outcome: 'pruned', files: item.prunable, credits: 0 });
-    report(ctx, results.at(-1)!);
+    ctx.out.info(resultLine(results.at(-1)!));
   }
   return results;
 }
 
 const skipped = (item: PlanItem, reason: string): ItemResult => ({ id: item.id, outcome: 'skipped', files: [], credits: 0, reason });
 
-function report(ctx: CommandContext, result: ItemResult): void {
-  const mark = result.outcome === 'failed' ? '✗' : '✓';
-  const what = result.outcome === 'failed' ? `failed: ${result.reason ?? ''}` : `${result.outcome} ${result.files.join(', ')}`;
-  ctx.out.info(`${mark} ${sanitizeLine(result.id)}  ${sanitizeLine(what)}${result.credits ? `  (${result.credits} credits)` : ''}`);
+function startingStatus(item: PlanItem): string {
+  if (item.action === 'resume') return `resuming ${item.job?.jobId ?? 'its paid call'}`;
+  const what =
+    item.kind === 'image'
+      ? `generating with ${item.agent}`
+      : item.kind === 'workflow'
+        ? `starting ${item.workflow}`
+        : 'submitting a video job';
+  return sanitizeLine(what);
+}
+
+/** The line a finished asset leaves on stderr. */
+function resultLine(result: ItemResult): string {
+  const mark = result.outcome === 'failed' ? '✗' : result.outcome === 'skipped' ? '-' : '✓';
+  const what =
+    result.outcome === 'failed' || result.outcome === 'skipped'
+      ? `${result.outcome}: ${result.reason ?? ''}`
+      : `${result.outcome} ${result.files.join(', ')}`;
+  return `${mark} ${sanitizeLine(result.id)}  ${sanitizeLine(what)}${result.credits ? `  (${result.credits} credits)` : ''}`;
+}
+
+/** The board's totals: done/total, failures, credits spent, time so far. */
+function footer(results: ItemResult[], total: number, credits: number, started: number): string {
+  const failed = results.filter((result) => result.outcome === 'failed').length;
+  const seconds = Math.floor((Date.now() - started) / 1000);
+  const elapsed = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  return `${results.length}/${total} done${failed ? ` · ${failed} failed` : ''} · ${credits} credits · ${elapsed}`;
 }
 
 /** One asset: submit (or resume), wait, save, record. Its own quiet context, so pools do not interleave spinners. */
@@ -112,10 +146,15 @@ async function buildOne(
   root: string,
   writer: LockWriter,
   options: RunOptions,
-  /** Called once the asset's files are saved and described, before the lock records them. */
-  saved: () => void,
+  progress: {
+    /** Called once the asset's files are saved and described, before the lock records them. */
+    saved: () => void;
+    /** What the asset is doing now, for the live board. */
+    status: (text: string) => void;
+  },
 ): Promise<ItemResult> {
   const quiet = ctx.forCall({
+    onJobProgress: (update) => progress.status(sanitizeLine(update.message)),
     io: { ...ctx.io, stdout: discard(), stdoutIsTTY: false, stderrIsTTY: false },
     // Its own signal (aborted with the build's): each request listens to it while in flight, and
     // sixteen assets listening to one signal would pass node's listener warning threshold.
@@ -125,10 +164,10 @@ async function buildOne(
   const asset = item.asset!;
   try {
     const hashes = new Map<string, FileHash>();
-    const paths = await quiet.spendOn(() => produce(quiet, client, item, asset, root, writer, hashes));
+    const paths = await quiet.spendOn(() => produce(quiet, client, item, asset, root, writer, hashes, progress.status));
     const files = await describeFiles(root, paths, hashes);
     const credits = quiet.credits.report.charged;
-    saved();
+    progress.saved();
     await writer.finished(item.id, { files, credits });
     return { id: item.id, outcome: item.action === 'resume' ? 'resumed' : 'built', files: files.map((f) => f.path), credits };
   } catch (error) {
@@ -168,17 +207,20 @@ async function produce(
   writer: LockWriter,
   /** Filled with each saved file's hash, taken while it was written. */
   hashes: Map<string, FileHash>,
+  status: (text: string) => void,
 ): Promise<string[]> {
   const { signal } = ctx;
   const key = item.job?.idempotencyKey ?? randomUUID();
   const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key };
   const output = outputOption(asset, root);
-  const save = (files: OutputFile[]) =>
-    saveOutputs(ctx, client, files, {
+  const save = (files: OutputFile[]): Promise<string[]> => {
+    status(files.length === 1 ? 'saving' : `saving ${files.length} files`);
+    return saveOutputs(ctx, client, files, {
       output,
       force: true,
       onSaved: (saved) => hashes.set(path.resolve(saved.path), { sha256: saved.sha256, size: saved.size }),
     });
+  };
   // Recorded before the paid call: a crash between paying and answering leaves the key to ask again with.
   if (!item.job?.jobId) await writer.submitted(item.id, submission);
 

@@ -15,10 +15,10 @@ export interface PtySession {
 
 export const KEYS = { enter: '\r', ctrlC: '\x03', escape: '\x1b', down: '\x1b[B', space: ' ' } as const;
 
-/** Spawns `assetgen <args>` on a 140×40 terminal; killed after 25 s so a hang fails the test. */
-export function spawnPty(args: string[], options: { env: NodeJS.ProcessEnv; cwd: string }): PtySession {
+/** Spawns `assetgen <args>` on a 140×40 terminal (or `cols` wide); killed after 25 s so a hang fails the test. */
+export function spawnPty(args: string[], options: { env: NodeJS.ProcessEnv; cwd: string; cols?: number }): PtySession {
   const child = pty.spawn(process.execPath, [BIN, ...args], {
-    cols: 140,
+    cols: options.cols ?? 140,
     rows: 40,
     cwd: options.cwd,
     env: options.env as Record<string, string>,
@@ -47,4 +47,33 @@ export function spawnPty(args: string[], options: { env: NodeJS.ProcessEnv; cwd:
     },
     exit,
   };
+}
+
+/**
+ * What a terminal shows after `output`, for output that draws whole lines from column 0 (the
+ * build's live board): text, CR, LF, "cursor up n" and "erase down"; colours are dropped.
+ * Returns the screen's rows at the end, and every row that was erased (a live line drawn over).
+ */
+export function replayLines(output: string): { screen: string[]; erased: string[] } {
+  const screen: string[] = [];
+  const erased: string[] = [];
+  let row = 0;
+  let atLineStart = true;
+  /* eslint-disable no-control-regex -- escape sequences are what this reads */
+  const tokens = output.replace(/\x1b\[[0-9;]*m/g, '').match(/\x1b\[(\d*)([AJ])|\x1b\[\??[0-9;]*[a-zA-Z]|\r|\n|[^\x1b\r\n]+/g) ?? [];
+  for (const token of tokens) {
+    const move = /^\x1b\[(\d*)([AJ])$/.exec(token);
+    /* eslint-enable no-control-regex */
+    if (move?.[2] === 'A') row = Math.max(0, row - Number(move[1] || 1));
+    else if (move?.[2] === 'J') erased.push(...screen.splice(row));
+    else if (token === '\r' || token === '\n') {
+      if (token === '\n') row += 1;
+      atLineStart = true;
+    } else if (!token.startsWith('\x1b')) {
+      while (screen.length <= row) screen.push('');
+      screen[row] = atLineStart ? token : screen[row] + token;
+      atLineStart = false;
+    }
+  }
+  return { screen: screen.filter((line, index) => line !== '' || index < screen.length - 1), erased };
 }
