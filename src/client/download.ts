@@ -71,6 +71,9 @@ async function openAsset(
   }
 }
 
+/** Bodies up to this size (by Content-Length, not encoded) are saved without streams. */
+const WHOLE_BODY_MAX_BYTES = 1 << 20;
+
 export async function download(
   http: HttpClient,
   rawUrl: string,
@@ -152,7 +155,20 @@ export async function download(
           ];
     const temp = file ? `${file}.part-${randomBytes(6).toString('hex')}` : undefined;
     try {
-      if (temp) {
+      if (temp && !decoder && total !== undefined && total <= WHOLE_BODY_MAX_BYTES) {
+        // A small file (a build saves thousands) is read whole and written in one call: three
+        // streams and a file stream's open/close machinery per file cost more than the file.
+        const chunks: Buffer[] = [];
+        for await (const chunk of response.body) {
+          chunks.push(chunk as Buffer);
+          received += (chunk as Buffer).length;
+          onProgress?.(received, total);
+        }
+        const data = Buffer.concat(chunks);
+        written = data.length;
+        hash?.update(data);
+        if (received === total) await fs.promises.writeFile(temp, data, { flag: 'wx', mode: 0o644 });
+      } else if (temp) {
         // Opened before the pipeline starts: a stream's own open runs alongside it and, when the
         // body fails first, could still create the temp file after the cleanup below has removed
         // it. Not openSync: a build saves many files at once, and each open blocked all of them.

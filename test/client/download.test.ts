@@ -156,6 +156,31 @@ describe('download', () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it('saves small bodies whole and large or unsized ones streamed, the same bytes and hash either way', async () => {
+    const large = Buffer.concat([PNG, Buffer.alloc(3 << 20, 9)]);
+    const server = await serve((req, res) => {
+      if (req.url === '/large.png') {
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': large.length });
+        return void res.end(large);
+      }
+      // No Content-Length: chunked, so the size is known only at the end.
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.write(PNG.subarray(0, 1000));
+      setImmediate(() => res.end(PNG.subarray(1000)));
+    });
+    client = createClient({ baseUrl: server.url });
+    for (const [name, body] of [
+      ['large.png', large],
+      ['chunked.png', PNG],
+    ] as const) {
+      const file = path.join(dir, name);
+      const result = await client.download(`/${name}`, file, { sha256: true });
+      expect(result).toMatchObject({ bytes: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+      expect(fs.readFileSync(file).equals(body)).toBe(true);
+    }
+    expect(leftovers()).toEqual([]);
+  });
+
   it('fails cleanly when the body keeps breaking', async () => {
     const server = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length });
