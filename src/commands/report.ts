@@ -28,6 +28,8 @@ const FROM = {
   build: { source: 'after assetgen build', credits: 'charged by this build' },
 } as const;
 
+const NO_SERVICE = 'No service is configured, so specs were not compared: an asset whose files are intact shows as unchanged.';
+
 /** `assetgen report`: the gallery of what the lock records, judged against the manifest and the files. */
 export async function report(ctx: CommandContext, options: ReportOptions): Promise<void> {
   const file = locateManifest(ctx.cwd, options.file);
@@ -44,8 +46,6 @@ export async function report(ctx: CommandContext, options: ReportOptions): Promi
   ctx.out.result(target);
   ctx.out.info(summary(ctx, target, written.totals, FROM.lock.credits));
 }
-
-export const NO_SERVICE = 'No service is configured, so specs were not compared: an asset whose files are intact shows as unchanged.';
 
 /** `build --dry-run --report`: the same page from the plan the dry run printed; returns its path. */
 export async function writePlanReport(
