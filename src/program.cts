@@ -4,7 +4,7 @@
 // streams (test/support/cli.ts). CommonJS, like the entry, for a fast start.
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { attachExamples } from './cli/help.cjs';
-import { parseBaseUrl, parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from './cli/values.cjs';
+import { parseBaseUrl, parseCount, parseDuration, parseHtmlPath, parsePort, parsePositiveInt, parseSeconds } from './cli/values.cjs';
 import { PREVIEW_MODES } from './ui/preview/modes.cjs';
 
 export { commandPath, EXAMPLES } from './cli/help.cjs';
@@ -212,7 +212,15 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('--shard <k/n>', 'only the k-th of n deterministic parts (by a hash of each id), e.g. 2/4')
     .option('--force', 'regenerate outputs edited by hand, too')
     .option('--prune', 'delete the unchanged files of assets gone from the manifest')
+    .option('--report <file.html>', 'also write a self-contained HTML gallery of the results (with --dry-run: of the plan)', parseHtmlPath)
     .action(run(async () => (await import('./commands/build.js')).build as Action));
+
+  program
+    .command('report')
+    .description('write the HTML gallery of the assets from assetgen.yaml and assetgen.lock alone (no network, no credentials)')
+    .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
+    .option('-o, --output <file.html>', 'where to write it (default: assetgen-report.html next to the manifest)', parseHtmlPath)
+    .action(run(async () => (await import('./commands/report.js')).report as Action));
 
   const lock = program.command('lock').description('the lockfile, assetgen.lock: what each asset was built from and into');
   lock

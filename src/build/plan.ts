@@ -61,6 +61,11 @@ export interface PlanOptions {
   force?: boolean;
   /** Plan to delete the unchanged files of assets gone from the manifest. */
   prune?: boolean;
+  /**
+   * false when the service is not known (`assetgen report` with none configured): specs cannot be
+   * compared, so an asset is judged by its files alone. Never for a build.
+   */
+  compareSpecs?: boolean;
 }
 
 /** Hashes of the files planning looks at (see filesToHash), by project path; null for a missing file. */
@@ -118,7 +123,10 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   });
 
   if (entry?.job) {
-    const stale = entry.job.spec !== spec ? ['the manifest changed since it was submitted: rebuilt after it finishes'] : [];
+    const stale =
+      options.compareSpecs !== false && entry.job.spec !== spec
+        ? ['the manifest changed since it was submitted: rebuilt after it finishes']
+        : [];
     return item('in-flight', 'resume', [
       entry.job.jobId ? `in flight as ${entry.job.jobId}` : 'submitted; its answer was not recorded',
       ...stale,
@@ -135,7 +143,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
         ? item(status, 'generate', [...reasons, `--force: replaces ${foreign}, which assetgen did not make`])
         : item(status, 'keep', [...reasons, `${foreign} exists and assetgen did not make it: left alone (--force replaces it)`]);
   if (!entry?.spec) return generate('new', ['not built yet']);
-  const specChanged = entry.spec !== spec;
+  const specChanged = options.compareSpecs !== false && entry.spec !== spec;
   const edited = files.filter((file) => file.state === 'edited');
   if (edited.length) {
     const what = `${edited.map((file) => file.path).join(', ')} edited since assetgen wrote it`;

@@ -12,6 +12,7 @@ const GROUPS: Record<string, string> = {
   jobs: 'Video',
   init: 'Build',
   build: 'Build',
+  report: 'Build',
   lock: 'Build',
   auth: 'Setup',
   install: 'Setup',
@@ -69,7 +70,10 @@ export const EXAMPLES: Record<string, string[]> = {
     'assetgen build sword --dry-run --json',
     'assetgen build --dry-run --shard 1/2',
     'assetgen build sword --max-credits 50',
+    'assetgen build sword --report build/report.html',
+    'assetgen build --dry-run --report plan.html',
   ],
+  report: ['assetgen report', 'assetgen report --output site/assets.html --json'],
   lock: ['assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock'],
   'lock merge': [
     'assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock',

@@ -61,3 +61,9 @@ export function parseSeconds(text: string): number {
   if (!/^\s*\d+(\.\d+)?\s*$/.test(text) || !(value > 0)) throw new InvalidArgumentError('Use a positive number of seconds, e.g. 4.');
   return value;
 }
+
+/** The file of an HTML report (`--report`, `report -o`): it must end in .html or .htm, so a slip never overwrites the lock or an asset. */
+export function parseHtmlPath(text: string): string {
+  if (!/\.html?$/i.test(text.trim()) || /[\\/]$/.test(text)) throw new InvalidArgumentError('Name an .html file, e.g. report.html.');
+  return text.trim();
+}

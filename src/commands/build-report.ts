@@ -10,6 +10,7 @@ import type { Plan } from '../build/plan.js';
 import type { LockWriter } from '../build/writer.js';
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import { runPlan, type ItemResult } from './build-run.js';
+import { settleGallery, writeBuildReport } from './report.js';
 
 interface BuildFlags {
   concurrency: number;
@@ -19,6 +20,7 @@ interface BuildFlags {
   file?: string;
   shard?: string;
   lockOut?: string;
+  report?: string;
 }
 
 export async function runBuild(
@@ -68,8 +70,10 @@ export async function runBuild(
       `${totals.kept ? `, kept ${totals.kept} edited by hand` : ''}${totals.failed ? `, failed ${totals.failed}` : ''}` +
       `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${totals.credits} credits.`,
   );
-  reportDocument(ctx, { manifest: where.file, lock: where.lockFile, service: where.service, items, totals });
-  throwForOutcome(ctx, results, flags);
+  // The gallery is written whatever the outcome; its own failure never hides the build's (report.ts).
+  const gallery = flags.report ? await writeBuildReport(ctx, flags.report, { plan, items, lock: writer.lock, ...where }) : undefined;
+  reportDocument(ctx, { manifest: where.file, lock: where.lockFile, service: where.service, items, totals, ...gallery?.document });
+  settleGallery(ctx, gallery, () => throwForOutcome(ctx, results, flags));
 }
 
 /** A plan with videos spends 180 credits each: it needs --yes, or a yes on a terminal. */

@@ -11,6 +11,7 @@ import { serviceId } from '../build/hash.js';
 import { lockFileFor, readLock, type Lock } from '../build/lock.js';
 import { LockWriter } from '../build/writer.js';
 import { runBuild } from './build-report.js';
+import { writePlanReport } from './report.js';
 import { loadManifest, locateManifest, type Manifest, type OutputTarget } from '../build/manifest.js';
 import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../build/plan.js';
 import { parseShard, type Shard } from '../build/shard.js';
@@ -29,6 +30,8 @@ export interface BuildOptions {
   yes?: boolean;
   /** A shard's own lock file (merged later with `assetgen lock merge`). */
   lockOut?: string;
+  /** The HTML gallery to write (report.ts), relative to the cwd. */
+  report?: string;
 }
 
 export async function build(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<void> {
@@ -86,12 +89,14 @@ async function planAndRun(
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
   if (writer) return runBuild(ctx, plan, manifest.root, writer, options, { file, lockFile: writer.file, service });
 
+  const report = options.report ? await writePlanReport(ctx, options.report, plan, { file, lock }) : undefined;
   ctx.out.document({
     manifest: file,
     lock: lockFile,
     service,
     dryRun: true,
     ...(shard ? { shard } : {}),
+    ...(report ? { report } : {}),
     items: plan.items.map(itemDocument),
     counts: counts(plan),
     estimate: plan.estimate,

@@ -85,6 +85,16 @@ describe('planBuild', () => {
     );
   });
 
+  it('without specs to compare (no service known), judges by the files alone', async () => {
+    const { root } = await project(['sword', 'hero', 'torch']);
+    const edited = EXAMPLE.replace('rusty sword icon', 'shiny sword icon').replace('assets/fx/', 'assets/video/');
+    const manifest = parseManifest(edited, { file: path.join(root, 'assetgen.yaml') });
+    fs.rmSync(path.join(root, 'assets/sprites/hero/hero-walk.png'));
+    const blind = await plan(root, manifest, { service: '', compareSpecs: false });
+    expect(summary(blind)).toEqual({ sword: 'up-to-date/none', hero: 'missing/generate', torch: 'changed/generate' });
+    expect(summary(await plan(root, manifest)).sword).toBe('changed/generate');
+  });
+
   it('leaves hand-edited outputs alone (regenerated only with force) and regenerates missing ones', async () => {
     const { root, manifest } = await project(['sword', 'hero', 'torch']);
     fs.writeFileSync(path.join(root, 'assets/icons/sword.png'), 'touched up by hand');

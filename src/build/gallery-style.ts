@@ -1,0 +1,74 @@
+// The gallery's stylesheet (inline: the page loads nothing): a responsive grid of cards, status
+// badges in colour and words, light and dark from prefers-color-scheme. Pixel art stays crisp.
+export const GALLERY_STYLE = `
+:root {
+  --bg: #f4f5f7; --card: #ffffff; --fg: #1c1e21; --muted: #5f6670; --line: #d9dde3; --code: #eef0f3;
+  --check-a: #e9ebee; --check-b: #f7f8f9;
+  --new: #1a7f37; --new-bg: #dcf5e3; --unchanged: #4b5563; --unchanged-bg: #e5e7eb;
+  --failed: #b42318; --failed-bg: #fde3e1; --skipped: #9a6700; --skipped-bg: #fff1c2;
+  color-scheme: light dark;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0f1115; --card: #181b21; --fg: #e6e8eb; --muted: #9aa3ad; --line: #2b3038; --code: #22262d;
+    --check-a: #20242b; --check-b: #2a2f37;
+    --new: #4ade80; --new-bg: #12351f; --unchanged: #c3c8cf; --unchanged-bg: #2b3038;
+    --failed: #f87171; --failed-bg: #3d1715; --skipped: #facc15; --skipped-bg: #3a2f0a;
+  }
+}
+* { box-sizing: border-box; }
+body { margin: 0; padding: 24px; background: var(--bg); color: var(--fg);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+code { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--code);
+  padding: 1px 4px; border-radius: 4px; overflow-wrap: anywhere; }
+.top { max-width: 1400px; margin: 0 auto 20px; }
+h1 { font-size: 22px; margin: 0 0 8px; }
+h1 .count { font-weight: 400; color: var(--muted); font-size: 16px; margin-left: 6px; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0 0 12px; color: var(--muted); }
+.facts dd { margin: 0; }
+.totals { display: flex; flex-wrap: wrap; gap: 8px; list-style: none; padding: 0; margin: 0 0 8px; }
+.chip { padding: 4px 10px; border-radius: 999px; background: var(--card); border: 1px solid var(--line); }
+.chip .n { font-weight: 700; }
+.chip.zero { opacity: .55; }
+.chip.s-new { color: var(--new); background: var(--new-bg); border-color: transparent; }
+.chip.s-failed { color: var(--failed); background: var(--failed-bg); border-color: transparent; }
+.chip.s-skipped { color: var(--skipped); background: var(--skipped-bg); border-color: transparent; }
+.note { margin: 4px 0; color: var(--muted); }
+.grid { max-width: 1400px; margin: 0 auto; display: grid; gap: 16px; grid-template-columns: repeat(auto-fill, minmax(250px, 1fr)); }
+.empty { text-align: center; color: var(--muted); }
+.card { background: var(--card); border: 1px solid var(--line); border-top: 4px solid var(--unchanged);
+  border-radius: 10px; overflow: hidden; display: flex; flex-direction: column; }
+.card.s-new { border-top-color: var(--new); }
+.card.s-failed { border-top-color: var(--failed); }
+.card.s-skipped { border-top-color: var(--skipped); }
+.media { display: grid; gap: 2px; background: var(--line); }
+.media.multi { grid-template-columns: repeat(auto-fit, minmax(110px, 1fr)); }
+figure { margin: 0; background: var(--card); display: flex; flex-direction: column; }
+figure img, figure video, .placeholder { width: 100%; aspect-ratio: 1; object-fit: contain; display: block;
+  background: repeating-conic-gradient(var(--check-a) 0 25%, var(--check-b) 0 50%) 0 0 / 16px 16px; }
+figure img { image-rendering: pixelated; }
+figure video { background: #000; }
+.placeholder { display: flex; align-items: center; justify-content: center; padding: 12px; text-align: center;
+  color: var(--muted); border: 2px dashed var(--line); background: var(--code); font-style: italic; }
+figcaption { padding: 4px 8px; font-size: 11px; color: var(--muted); }
+figcaption code { background: none; padding: 0; }
+.body { padding: 10px 12px 12px; display: flex; flex-direction: column; gap: 6px; }
+.title { display: flex; align-items: center; justify-content: space-between; gap: 8px; }
+h2 { font-size: 15px; margin: 0; overflow-wrap: anywhere; }
+.badge { font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; padding: 2px 8px;
+  border-radius: 999px; white-space: nowrap; color: var(--unchanged); background: var(--unchanged-bg); }
+.badge.s-new { color: var(--new); background: var(--new-bg); }
+.badge.s-failed { color: var(--failed); background: var(--failed-bg); }
+.badge.s-skipped { color: var(--skipped); background: var(--skipped-bg); }
+.badge::before { content: "● "; }
+.badge.s-failed::before { content: "✕ "; }
+.badge.s-skipped::before { content: "◌ "; }
+.prompt { margin: 0; overflow-wrap: anywhere; }
+.set { margin: 0; padding-left: 18px; overflow-wrap: anywhere; }
+.meta { display: grid; grid-template-columns: max-content 1fr; gap: 0 10px; margin: 0; color: var(--muted); font-size: 12px; }
+.meta dd { margin: 0; overflow-wrap: anywhere; }
+.reason { margin: 0; padding: 6px 8px; border-radius: 6px; background: var(--code); font-size: 12px; overflow-wrap: anywhere; }
+.s-failed .reason { background: var(--failed-bg); }
+.s-skipped .reason { background: var(--skipped-bg); }
+.resume { margin: 0; font-size: 12px; color: var(--muted); }
+`;

@@ -1,0 +1,207 @@
+// The build gallery: one self-contained HTML contact sheet of a project's assets, rendered from a
+// plain model (./report.ts builds it from a build's outcomes or from the lock). Pure: no terminal,
+// no files. Everything in the model came from the manifest, the lock or the service, so all text is
+// escaped, and the only URLs in the page are data: URIs made here from the bytes, with a content
+// type from a short allow-list decided by the bytes themselves. No scripts, and a CSP that allows none.
+import { GALLERY_STYLE } from './gallery-style.js';
+
+export type GalleryStatus = 'new' | 'unchanged' | 'failed' | 'skipped';
+export const GALLERY_STATUSES: readonly GalleryStatus[] = ['new', 'unchanged', 'failed', 'skipped'];
+
+export interface GalleryFile {
+  /** Relative to the project root. */
+  path: string;
+  /** The file's bytes; null when there are none to show (`problem` says why: missing, too large). */
+  bytes: Uint8Array | null;
+  problem?: string;
+}
+
+export interface GalleryAsset {
+  id: string;
+  kind: 'image' | 'workflow' | 'video';
+  prompt?: string;
+  workflow?: string;
+  set?: Record<string, string>;
+  agent?: string;
+  status: GalleryStatus;
+  /** Credits charged for what the card shows; null when none are known. */
+  credits: number | null;
+  /** When they were charged, e.g. "this build", "when built". */
+  creditsWhen?: string;
+  /** Why it failed or was skipped, or a note (edited by hand). */
+  reason?: string;
+  /** The command that picks up paid work left unfinished. */
+  resume?: string;
+  files: GalleryFile[];
+}
+
+export interface Gallery {
+  /** The manifest as the reader should recognise it (a path). */
+  manifest: string;
+  /** When the gallery was made (ISO 8601). */
+  generatedAt: string;
+  /** Where the statuses come from, e.g. "after assetgen build". */
+  source: string;
+  service?: string;
+  /** Lines for the header: what is not shown, what was not compared. */
+  notes: string[];
+  assets: GalleryAsset[];
+  /** The credits total and what it counts, e.g. "charged by this build". */
+  credits: { total: number; label: string };
+}
+
+export interface GalleryTotals {
+  assets: number;
+  new: number;
+  unchanged: number;
+  failed: number;
+  skipped: number;
+  credits: number;
+}
+
+export function galleryTotals(gallery: Gallery): GalleryTotals {
+  const count = (status: GalleryStatus): number => gallery.assets.filter((asset) => asset.status === status).length;
+  return {
+    assets: gallery.assets.length,
+    new: count('new'),
+    unchanged: count('unchanged'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    credits: gallery.credits.total,
+  };
+}
+
+/** The page's policy: no scripts, no fetches, nothing but inline styles and data: images and media. */
+export const GALLERY_CSP = "default-src 'none'; img-src data:; media-src data:; style-src 'unsafe-inline'";
+
+/** The content types the gallery embeds: the rest are shown as a placeholder, never as a URL. */
+export type MediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'video/mp4' | 'video/webm';
+
+const ascii = (bytes: Uint8Array, start: number, end: number): string => String.fromCharCode(...bytes.subarray(start, end));
+const startsWith = (bytes: Uint8Array, prefix: number[]): boolean => prefix.every((byte, i) => bytes[i] === byte);
+
+/**
+ * The media type of a file, from its first bytes (the extension only tells WebM from other
+ * Matroska files); undefined for anything that is not one of the allowed types.
+ */
+export function sniffMedia(bytes: Uint8Array, path: string): MediaType | undefined {
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (['GIF87a', 'GIF89a'].includes(ascii(bytes, 0, 6))) return 'image/gif';
+  if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WEBP') return 'image/webp';
+  // ISO base media (mp4): a box `ftyp` first; QuickTime's brand `qt  ` is not something browsers play.
+  if (ascii(bytes, 4, 8) === 'ftyp' && ascii(bytes, 8, 12) !== 'qt  ') return 'video/mp4';
+  if (startsWith(bytes, [0x1a, 0x45, 0xdf, 0xa3]) && (/\.webm$/i.test(path) || ascii(bytes, 0, 64).includes('webm'))) return 'video/webm';
+  return undefined;
+}
+
+/** Text for an HTML text node or a quoted attribute: markup characters escaped, control characters dropped. */
+export function escapeHtml(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- control characters are dropped on purpose
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&#39;')
+  );
+}
+const h = escapeHtml;
+
+export function renderGallery(gallery: Gallery): string {
+  const totals = galleryTotals(gallery);
+  const title = `assetgen gallery — ${gallery.manifest}`;
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${h(GALLERY_CSP)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light dark">',
+    '<meta name="generator" content="assetgen">',
+    `<title>${h(title)}</title>`,
+    `<style>${GALLERY_STYLE}</style>`,
+    '</head>',
+    '<body>',
+    renderHeader(gallery, totals),
+    gallery.assets.length
+      ? `<main class="grid">\n${gallery.assets.map(renderCard).join('\n')}\n</main>`
+      : '<main class="empty"><p>No assets to show.</p></main>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+function renderHeader(gallery: Gallery, totals: GalleryTotals): string {
+  const chips = GALLERY_STATUSES.map(
+    (status) => `<li class="chip s-${status}${totals[status] ? '' : ' zero'}"><span class="n">${totals[status]}</span> ${status}</li>`,
+  );
+  const facts = [
+    `<dt>manifest</dt><dd><code>${h(gallery.manifest)}</code></dd>`,
+    `<dt>made</dt><dd><time datetime="${h(gallery.generatedAt)}">${h(readableTime(gallery.generatedAt))}</time> ${h(gallery.source)}</dd>`,
+    ...(gallery.service ? [`<dt>service</dt><dd><code>${h(gallery.service)}</code></dd>`] : []),
+  ];
+  return [
+    '<header class="top">',
+    `<h1>assetgen gallery <span class="count">${totals.assets} asset${totals.assets === 1 ? '' : 's'}</span></h1>`,
+    `<dl class="facts">${facts.join('')}</dl>`,
+    `<ul class="totals">${chips.join('')}<li class="chip credits"><span class="n">${totals.credits}</span> credits ${h(gallery.credits.label)}</li></ul>`,
+    ...gallery.notes.map((note) => `<p class="note">${h(note)}</p>`),
+    '</header>',
+  ].join('\n');
+}
+
+function renderCard(asset: GalleryAsset): string {
+  const meta: string[] = [`<dt>kind</dt><dd>${h(asset.kind)}</dd>`];
+  if (asset.workflow !== undefined) meta.push(`<dt>workflow</dt><dd><code>${h(asset.workflow)}</code></dd>`);
+  if (asset.kind !== 'workflow') meta.push(`<dt>agent</dt><dd>${asset.agent !== undefined ? h(asset.agent) : 'service default'}</dd>`);
+  const credits = asset.credits === null ? '—' : `${asset.credits}${asset.creditsWhen ? ` <small>${h(asset.creditsWhen)}</small>` : ''}`;
+  meta.push(`<dt>credits</dt><dd>${credits}</dd>`);
+  const set = Object.entries(asset.set ?? {}).map(([node, prompt]) => `<li><code>${h(node)}</code> ${h(prompt)}</li>`);
+  return [
+    `<article class="card s-${asset.status}" data-id="${h(asset.id)}" data-status="${asset.status}">`,
+    `<div class="media${asset.files.length > 1 ? ' multi' : ''}">${asset.files.length ? asset.files.map(renderFile).join('') : placeholder('no file yet')}</div>`,
+    '<div class="body">',
+    `<div class="title"><h2>${h(asset.id)}</h2><span class="badge s-${asset.status}">${asset.status}</span></div>`,
+    asset.prompt !== undefined ? `<p class="prompt">${h(asset.prompt)}</p>` : '',
+    set.length ? `<ul class="set">${set.join('')}</ul>` : '',
+    `<dl class="meta">${meta.join('')}</dl>`,
+    asset.reason ? `<p class="reason">${h(asset.reason)}</p>` : '',
+    asset.resume ? `<p class="resume">resume: <code>${h(asset.resume)}</code></p>` : '',
+    '</div>',
+    '</article>',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+function renderFile(file: GalleryFile): string {
+  const caption = (type?: string): string =>
+    `<figcaption><code>${h(file.path)}</code>${type ? ` <small>${type} · ${size(file.bytes!.length)}</small>` : ''}</figcaption>`;
+  if (!file.bytes) return `<figure>${placeholder(file.problem ?? 'missing')}${caption()}</figure>`;
+  const type = sniffMedia(file.bytes, file.path);
+  if (!type) return `<figure>${placeholder('not an image or video the gallery shows')}${caption()}</figure>`;
+  const uri = `data:${type};base64,${Buffer.from(file.bytes).toString('base64')}`;
+  const media = type.startsWith('video/')
+    ? `<video controls muted loop playsinline preload="metadata" src="${uri}"></video>`
+    : `<img src="${uri}" alt="${h(file.path)}">`;
+  return `<figure>${media}${caption(type)}</figure>`;
+}
+
+const placeholder = (text: string): string => `<div class="placeholder" role="img" aria-label="${h(text)}"><span>${h(text)}</span></div>`;
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** `2026-11-23 09:12 UTC` from an ISO time; the text as given when it is not one. */
+function readableTime(iso: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
+  return match ? `${match[1]} ${match[2]} UTC` : iso;
+}

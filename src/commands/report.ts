@@ -1,0 +1,148 @@
+// The build gallery: `assetgen report` from the manifest and the lock alone (no network, no
+// credentials), and the `--report <file.html>` of `assetgen build` (after a build, or from the plan
+// with --dry-run). The cards come from src/build/report.ts, the page from src/build/gallery.ts.
+import path from 'node:path';
+import { AssetgenError } from '../client/errors.js';
+import type { CommandContext } from '../cli/context.js';
+import { displayPath } from '../cli/save.js';
+import { GALLERY_STATUSES, galleryTotals, renderGallery, type Gallery, type GalleryTotals } from '../build/gallery.js';
+import { serviceId } from '../build/hash.js';
+import { lockFileFor, readLock, type Lock } from '../build/lock.js';
+import { loadManifest, locateManifest } from '../build/manifest.js';
+import { hashProjectFiles, planBuild, type Plan } from '../build/plan.js';
+import { cardsFromBuild, cardsFromPlan, loadCards, writeReportFile, type BuildOutcome, type Card } from '../build/report.js';
+import { sanitizeLine } from '../ui/sanitize.js';
+
+/** Where `assetgen report` writes without -o: next to the manifest. */
+export const DEFAULT_REPORT = 'assetgen-report.html';
+
+export interface ReportOptions {
+  file?: string;
+  output?: string;
+}
+
+/** What a gallery is made from: its header line, and what its credits total counts. */
+const FROM = {
+  lock: { source: 'from assetgen.lock', credits: 'recorded in the lock' },
+  dryRun: { source: 'from the plan of a dry run', credits: 'recorded in the lock' },
+  build: { source: 'after assetgen build', credits: 'charged by this build' },
+} as const;
+
+const NO_SERVICE = 'No service is configured, so specs were not compared: an asset whose files are intact shows as unchanged.';
+
+/** `assetgen report`: the gallery of what the lock records, judged against the manifest and the files. */
+export async function report(ctx: CommandContext, options: ReportOptions): Promise<void> {
+  const file = locateManifest(ctx.cwd, options.file);
+  const manifest = loadManifest(file, ctx.cwd);
+  const lock = readLock(lockFileFor(file));
+  // The service is part of every spec. Without one configured, the report still shows the lock and
+  // the files, but cannot tell whether a spec changed since the build: it says so in the header.
+  const service = serviceId(ctx.credentials().baseUrl?.value, ctx.globals.mock);
+  const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), { service, compareSpecs: service !== '' });
+  const target = options.output ? path.resolve(ctx.cwd, options.output) : path.join(manifest.root, DEFAULT_REPORT);
+  const notes = service ? [] : [NO_SERVICE];
+  const written = await writeGallery(ctx, target, 'lock', { file, service, notes, ...cardsFromPlan(plan, lock) });
+  ctx.out.document({ manifest: file, lock: lockFileFor(file), service: service || null, report: target, ...written });
+  ctx.out.result(target);
+  ctx.out.info(summary(ctx, target, written.totals, FROM.lock.credits));
+}
+
+/** `build --dry-run --report`: the same page from the plan the dry run printed; returns its path. */
+export async function writePlanReport(
+  ctx: CommandContext,
+  target: string,
+  plan: Plan,
+  where: { file: string; lock: Lock },
+): Promise<string> {
+  const absolute = path.resolve(ctx.cwd, target);
+  const { cards, gone } = cardsFromPlan(plan, where.lock);
+  const { totals } = await writeGallery(ctx, absolute, 'dryRun', { file: where.file, service: plan.service, cards, gone });
+  ctx.out.info(summary(ctx, absolute, totals, FROM.dryRun.credits));
+  return absolute;
+}
+
+/** What writing a build's gallery left: the `report` (or `reportError`) of the --json document, and the error to raise. */
+export interface BuildGallery {
+  document: { report: string } | { reportError: string };
+  error?: AssetgenError;
+}
+
+/**
+ * `build --report`: the gallery of this build's outcomes, written whatever they were. A failure to
+ * write it is not thrown here: the build's own outcome is reported first (see `settleGallery`).
+ */
+export async function writeBuildReport(
+  ctx: CommandContext,
+  target: string,
+  build: { plan: Plan; items: BuildOutcome[]; lock: Lock; file: string; service: string },
+): Promise<BuildGallery> {
+  const absolute = path.resolve(ctx.cwd, target);
+  try {
+    const { cards, gone } = cardsFromBuild(build.plan, build.items, build.lock);
+    const { totals } = await writeGallery(ctx, absolute, 'build', { file: build.file, service: build.service, cards, gone });
+    ctx.out.info(summary(ctx, absolute, totals, FROM.build.credits));
+    return { document: { report: absolute } };
+  } catch (error) {
+    const failure = asReportFailure(ctx, absolute, error);
+    const hint = 'The build is recorded in assetgen.lock: `assetgen report -o <file.html>` writes the report again.';
+    return { document: { reportError: failure.message }, error: new AssetgenError(failure.message, { code: failure.code, hint }) };
+  }
+}
+
+/**
+ * Ends a build that wrote (or tried to write) its gallery: the build's own failure keeps its exit
+ * code, with the report's error printed before it; otherwise the report's error fails the build (exit 1).
+ */
+export function settleGallery(ctx: CommandContext, gallery: BuildGallery | undefined, throwForBuild: () => void): void {
+  try {
+    throwForBuild();
+  } catch (error) {
+    if (gallery?.error && !ctx.out.json) ctx.out.error(`Error: ${sanitizeLine(gallery.error.message)}`);
+    throw error;
+  }
+  if (gallery?.error) throw gallery.error;
+}
+
+async function writeGallery(
+  ctx: CommandContext,
+  target: string,
+  from: keyof typeof FROM,
+  input: { file: string; service: string; notes?: string[]; cards: Card[]; gone: number },
+): Promise<{ items: Record<string, unknown>[]; totals: GalleryTotals }> {
+  const { cards, gone } = input;
+  // A build counts what it charged; a report from the lock, what the lock says each asset cost.
+  const counted = from === 'build' ? cards.filter((card) => card.creditsWhen === 'this build') : cards;
+  const gallery: Gallery = {
+    manifest: displayPath(ctx, input.file),
+    generatedAt: new Date().toISOString(),
+    source: FROM[from].source,
+    ...(input.service ? { service: input.service } : {}),
+    notes: [
+      ...(input.notes ?? []),
+      ...(gone ? [`${gone} asset${gone === 1 ? '' : 's'} gone from the manifest (pruned, or left in the lock) not shown.`] : []),
+    ],
+    assets: await loadCards(path.dirname(input.file), cards),
+    credits: { total: counted.reduce((sum, card) => sum + (card.credits ?? 0), 0), label: FROM[from].credits },
+  };
+  await writeReportFile(target, renderGallery(gallery)).catch((error: unknown) => {
+    throw asReportFailure(ctx, target, error);
+  });
+  const items = gallery.assets.map(({ files, ...card }) => ({
+    ...card,
+    files: files.map((f) => ({ path: f.path, ...(f.bytes ? {} : { problem: f.problem ?? 'missing' }) })),
+  }));
+  return { items, totals: galleryTotals(gallery) };
+}
+
+/** A page that cannot be written (a folder in the way, no permission, a full disk): exit 1, `report_failed`. */
+function asReportFailure(ctx: CommandContext, target: string, error: unknown): AssetgenError {
+  if (error instanceof AssetgenError) return error;
+  const message = `Could not write the report ${displayPath(ctx, target)}: ${error instanceof Error ? error.message : String(error)}`;
+  return new AssetgenError(message, { code: 'report_failed' });
+}
+
+function summary(ctx: CommandContext, target: string, totals: GalleryTotals, creditsLabel: string): string {
+  const parts = GALLERY_STATUSES.filter((status) => totals[status]).map((status) => `${totals[status]} ${status}`);
+  const assets = `${totals.assets} asset${totals.assets === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+  return sanitizeLine(`Report: ${displayPath(ctx, target)} (${assets}; ${totals.credits} credits ${creditsLabel}).`);
+}

@@ -1,0 +1,188 @@
+// The gallery from the real CLI (in-process) against the real mock: `build --report` after a build
+// (new, then unchanged; failed; skipped at the cap), `assetgen report` from the lock alone (with and
+// without a service), `build --dry-run --report`, and a report that cannot be written never hiding
+// the build's own outcome.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readLock } from '../../src/build/lock.js';
+import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
+import { writeFiles } from './helpers.js';
+
+const GALLERY_MANIFEST = fs.readFileSync(new URL('./fixtures/gallery.yaml', import.meta.url), 'utf8');
+
+let mock: MockHandle;
+let home: ReturnType<typeof tempHome>;
+beforeAll(async () => {
+  mock = await startMock({ credits: 100_000 });
+});
+afterAll(() => mock.close());
+beforeEach(async () => {
+  await mock.reset();
+  await mock.config({ credits: 100_000, videoPollAfterMs: 20, videoSteps: 1, faults: { rate: 0 } });
+  home = tempHome();
+  writeFiles(home.cwd, { 'assetgen.yaml': GALLERY_MANIFEST });
+});
+afterEach(() => home.remove());
+
+const onMock = () => ({ ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey });
+const run = (args: string[], env: NodeJS.ProcessEnv = onMock()) => runInProcess(args, { env, cwd: home.cwd });
+
+interface Card {
+  id: string;
+  status: string;
+  html: string;
+}
+/** The cards of a gallery file, in order. */
+function cards(file: string): Card[] {
+  const html = fs.readFileSync(path.resolve(home.cwd, file), 'utf8');
+  return [...html.matchAll(/<article class="card s-(\w+)" data-id="([^"]*)" data-status="\w+">([^]*?)<\/article>/g)].map((m) => ({
+    status: m[1]!,
+    id: m[2]!,
+    html: m[3]!,
+  }));
+}
+const statuses = (file: string) => Object.fromEntries(cards(file).map((card) => [card.id, card.status]));
+const card = (file: string, id: string) => cards(file).find((c) => c.id === id)!;
+
+describe('assetgen build --report', () => {
+  it('writes the gallery after a build (every asset new, its files embedded), and a second build says unchanged', async () => {
+    const first = await run(['build', '--mock', '--yes', '--report', 'out/r.html', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const report = path.join(home.cwd, 'out', 'r.html');
+    expect(parseJson(first).report).toBe(report);
+    expect(first.stderr).toContain('Report: out/r.html (4 assets: 4 new; 215 credits charged by this build).');
+    expect(statuses(report)).toEqual({ sword: 'new', shield: 'new', hero: 'new', torch: 'new' });
+    const lock = readLock(path.join(home.cwd, 'assetgen.lock'));
+    const files = Object.values(lock.assets).flatMap((entry) => entry.files);
+    const html = fs.readFileSync(report, 'utf8');
+    expect(html.match(/<img src="data:image\/(png|gif);base64,/g)).toHaveLength(files.length);
+    expect(card(report, 'torch').html).toContain('<img src="data:image/gif;base64,');
+    expect(card(report, 'hero').html).toContain('<dt>workflow</dt><dd><code>wf_sprite_sheet</code></dd>');
+    expect(card(report, 'sword').html).toContain('<p class="prompt">rusty sword icon</p>');
+    expect(card(report, 'sword').html).toContain('<dt>credits</dt><dd>10 <small>this build</small></dd>');
+
+    const again = await run(['build', '--mock', '--report', 'out/r.html']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(statuses(report)).toEqual({ sword: 'unchanged', shield: 'unchanged', hero: 'unchanged', torch: 'unchanged' });
+    expect(card(report, 'torch').html).toContain('<dt>credits</dt><dd>180 <small>when built</small></dd>');
+    expect(fs.readFileSync(report, 'utf8')).toContain('<span class="n">0</span> credits charged by this build');
+  });
+
+  it('shows a failed asset as failed, and the rest as built, with exit 1 as without --report', async () => {
+    await mock.config({ videoOutcome: 'fail' });
+    const result = await run(['build', '--yes', '--report', 'r.html', '--json']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(parseJson(result).report).toBe(path.join(home.cwd, 'r.html'));
+    expect(jsonError(result)).toMatchObject({ code: 'build_failed' });
+    expect(statuses('r.html')).toEqual({ sword: 'new', shield: 'new', hero: 'new', torch: 'failed' });
+    expect(card('r.html', 'torch').html).toMatch(/<p class="reason">[^<]*fail/i);
+    expect(card('r.html', 'torch').html).toContain('<span>no file yet</span>');
+  });
+
+  it('shows what --max-credits held back as skipped, with its reason, and still exits 8', async () => {
+    const result = await run(['build', '--yes', '--max-credits', '25', '-j', '1', '--report', 'r.html']);
+    expect(result.code, result.stderr).toBe(8);
+    expect(statuses('r.html')).toEqual({ sword: 'new', shield: 'new', hero: 'skipped', torch: 'skipped' });
+    expect(card('r.html', 'torch').html).toMatch(/<p class="reason">would pass --max-credits 25/);
+    expect(result.stderr.indexOf('Report: r.html')).toBeLessThan(result.stderr.indexOf('Error: Stopped at --max-credits 25'));
+  });
+
+  it('a report that cannot be written fails after the build (exit 1), never hiding its outcome or its lock', async () => {
+    writeFiles(home.cwd, { blocked: 'a file where the report wants a folder' });
+    const ok = await run(['build', 'sword', '--report', 'blocked/r.html', '--json']);
+    expect(ok.code).toBe(1);
+    const document = parseJson(ok);
+    expect(document.totals).toMatchObject({ built: 1 });
+    expect(document.reportError).toMatch(/^Could not write the report blocked\/r\.html: /);
+    expect(jsonError(ok)).toMatchObject({ code: 'report_failed', exitCode: 1 });
+    expect(readLock(path.join(home.cwd, 'assetgen.lock')).assets.sword?.files).toHaveLength(1);
+
+    // The build's own failure keeps its exit code; the report's error is printed before it.
+    const capped = await run(['build', '--yes', '--max-credits', '0', '--report', 'blocked/r.html']);
+    expect(capped.code).toBe(8);
+    expect(capped.stderr).toMatch(/Error: Could not write the report blocked\/r\.html: [^\n]+\nError: Stopped at --max-credits 0/);
+  });
+
+  it('refuses a report path that is not an .html file before anything is charged (exit 2)', async () => {
+    for (const args of [
+      ['build', '--yes', '--report', 'assetgen.lock'],
+      ['report', '-o', 'notes.txt'],
+    ]) {
+      const result = await run(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain('Name an .html file');
+    }
+    expect((await mock.state()).ledger).toEqual([]);
+  });
+});
+
+describe('assetgen report', () => {
+  it('writes the gallery from the manifest and the lock alone: no call, no credentials', async () => {
+    expect((await run(['build', '--yes'])).code).toBe(0);
+    const before = await mock.state();
+    const result = await run(['report', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const document = parseJson(result);
+    const report = path.join(home.cwd, 'assetgen-report.html');
+    const recorded = Object.values(readLock(path.join(home.cwd, 'assetgen.lock')).assets).reduce((sum, e) => sum + (e.credits ?? 0), 0);
+    expect(document).toMatchObject({
+      report,
+      service: mock.url.replace(/^http:\/\//, ''),
+      totals: { assets: 4, unchanged: 4, credits: recorded },
+    });
+    expect(document.items.map((item: { id: string; status: string }) => `${item.id}:${item.status}`)).toEqual([
+      'sword:unchanged',
+      'shield:unchanged',
+      'hero:unchanged',
+      'torch:unchanged',
+    ]);
+    expect(statuses(report)).toEqual({ sword: 'unchanged', shield: 'unchanged', hero: 'unchanged', torch: 'unchanged' });
+    expect((await mock.state()).ledger).toEqual(before.ledger);
+
+    // What a build would do next, from the plan: a changed prompt, a file gone, an edit by hand.
+    fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), GALLERY_MANIFEST.replace('wooden shield', 'iron shield'));
+    fs.rmSync(path.join(home.cwd, 'assets', 'fx', 'torch.gif'));
+    fs.appendFileSync(path.join(home.cwd, 'assets', 'icons', 'sword.png'), 'retouched');
+    const later = await run(['report', '-o', 'site/g.html']);
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.stdout.trim()).toBe(path.join(home.cwd, 'site', 'g.html'));
+    expect(statuses('site/g.html')).toEqual({ sword: 'unchanged', shield: 'skipped', hero: 'unchanged', torch: 'skipped' });
+    expect(card('site/g.html', 'sword').html).toContain('edited by hand since assetgen wrote it');
+    expect(card('site/g.html', 'shield').html).toMatch(
+      /spec changed [^<]*: the next build makes it again — shown: the output of an earlier build/,
+    );
+    expect(card('site/g.html', 'torch').html).toContain('aria-label="missing"');
+  });
+
+  it('without a service judges by the files alone and says so; gone assets are counted, not shown', async () => {
+    expect((await run(['build', '--yes'])).code).toBe(0);
+    fs.writeFileSync(
+      path.join(home.cwd, 'assetgen.yaml'),
+      GALLERY_MANIFEST.replace('wooden shield', 'iron shield').replace(/ {2}- id: hero\n(?: {4}.*\n)+/, ''),
+    );
+    const result = await run(['report', '--json'], home.env);
+    expect(result.code, result.stderr).toBe(0);
+    const document = parseJson(result);
+    expect(document.service).toBeNull();
+    expect(document.totals).toMatchObject({ assets: 3, unchanged: 3 });
+    const html = fs.readFileSync(document.report as string, 'utf8');
+    expect(html).toContain('No service is configured, so specs were not compared');
+    expect(html).toContain('1 asset gone from the manifest (pruned, or left in the lock) not shown.');
+    // With the service, the changed prompt shows.
+    expect(statuses(parseJson(await run(['report', '--json'])).report as string).shield).toBe('skipped');
+  });
+
+  it('build --dry-run --report writes the plan as a gallery; a project with nothing built shows every asset not built yet', async () => {
+    const result = await run(['build', '--dry-run', '--report', 'plan.html', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson(result).report).toBe(path.join(home.cwd, 'plan.html'));
+    expect(statuses('plan.html')).toEqual({ sword: 'skipped', shield: 'skipped', hero: 'skipped', torch: 'skipped' });
+    expect(card('plan.html', 'hero').html).toContain('<p class="reason">not built yet</p>');
+    expect(fs.readFileSync(path.join(home.cwd, 'plan.html'), 'utf8')).not.toContain('<img');
+    expect((await mock.state()).ledger).toEqual([]);
+    const none = await runInProcess(['report'], { env: home.env, cwd: home.home });
+    expect(none.code).toBe(2);
+  });
+});
