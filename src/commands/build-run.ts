@@ -57,13 +57,15 @@ export async function runPlan(
   const board = startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
   let spent = 0;
   let reserved = 0;
+  /** An asset of unknown cost counts as the largest charge seen so far in this build. */
+  let largestCharge = 0;
   let stop = false;
   const recording: Promise<void>[] = [];
   const worker = async (): Promise<void> => {
     for (let item = queue.shift(); item; item = queue.shift()) {
       // A resume pays nothing new; a generate may not take the build past the cap (a video counts
       // its 180 up front; an unknown cost counts as the largest charge seen so far).
-      const cost = item.action === 'resume' ? 0 : (item.estimate ?? Math.max(0, ...results.map((r) => r.credits)));
+      const cost = item.action === 'resume' ? 0 : (item.estimate ?? largestCharge);
       if (stop || ctx.signal.aborted) {
         results.push(skipped(item, ctx.signal.aborted ? 'interrupted before it started' : 'not started after an earlier failure'));
         continue;
@@ -73,22 +75,36 @@ export async function runPlan(
         continue;
       }
       reserved += cost;
-      let saved!: () => void;
-      const filesSaved = new Promise<void>((resolve) => (saved = resolve));
+      // What the asset cost counts once it is known: when its files are saved (its lock record
+      // is still being written then), or when it ends without them.
+      let counted = false;
+      const count = (credits: number): void => {
+        if (counted) return;
+        counted = true;
+        reserved -= cost;
+        spent += credits;
+        largestCharge = Math.max(largestCharge, credits);
+      };
+      let filesSaved!: () => void;
+      const saved = new Promise<void>((resolve) => (filesSaved = resolve));
       board.set(item.id, startingStatus(item));
-      const done = buildOne(ctx, client!, item, root, writer, options, { saved, status: (text) => board.set(item.id, text) }).then(
-        (result) => {
-          reserved -= cost;
-          spent += result.credits;
-          results.push(result);
-          board.finish(item.id, resultLine(result));
-          if (result.outcome === 'failed' && options.failFast) stop = true;
+      const progress = {
+        saved: (credits: number) => {
+          count(credits);
+          filesSaved();
         },
-      );
+        status: (text: string) => board.set(item.id, text),
+      };
+      const done = buildOne(ctx, client!, item, root, writer, options, progress).then((result) => {
+        count(result.credits);
+        results.push(result);
+        board.finish(item.id, resultLine(result));
+        if (result.outcome === 'failed' && options.failFast) stop = true;
+      });
       recording.push(done);
       // On to the next asset once this one's files are saved: its lock update is written while
       // the next one is submitted (often in the same write), instead of on every asset's path.
-      await Promise.race([filesSaved, done]);
+      await Promise.race([saved, done]);
     }
   };
   try {
@@ -147,8 +163,8 @@ async function buildOne(
   writer: LockWriter,
   options: RunOptions,
   progress: {
-    /** Called once the asset's files are saved and described, before the lock records them. */
-    saved: () => void;
+    /** Called once the asset's files are saved and described (with what it cost), before the lock records them. */
+    saved: (credits: number) => void;
     /** What the asset is doing now, for the live board. */
     status: (text: string) => void;
   },
@@ -167,7 +183,7 @@ async function buildOne(
     const paths = await quiet.spendOn(() => produce(quiet, client, item, asset, root, writer, hashes, progress.status));
     const files = await describeFiles(root, paths, hashes);
     const credits = quiet.credits.report.charged;
-    progress.saved();
+    progress.saved(credits);
     await writer.finished(item.id, { files, credits });
     return { id: item.id, outcome: item.action === 'resume' ? 'resumed' : 'built', files: files.map((f) => f.path), credits };
   } catch (error) {

@@ -146,6 +146,21 @@ describe('assetgen build', () => {
     expect(jsonError(result)).toMatchObject({ code: 'credit_cap', exitCode: 8 });
   });
 
+  it('--max-credits with costs not known up front: an asset counts as the largest charge seen, even while the last one is being recorded', async () => {
+    // Two images (10 each) leave 5 under a cap of 25; the workflow's cost is unknown (no charge
+    // recorded for it), so it counts as 10 and is held back — whatever stage the images are in.
+    const result = await build(['sword', 'shield', 'hero', '--max-credits', '25', '-j', '1', '--json']);
+    expect(result.code, result.stderr).toBe(8);
+    expect((parseJson(result).items as { id: string; outcome: string }[]).map((item) => [item.id, item.outcome])).toEqual(
+      expect.arrayContaining([
+        ['sword', 'built'],
+        ['shield', 'built'],
+        ['hero', 'skipped'],
+      ]),
+    );
+    expect(-(await ledger()).reduce((sum, entry) => sum + entry.amount, 0)).toBe(20);
+  });
+
   it('with faults injected, builds again until done: every asset built and charged exactly once', async () => {
     await mock.config({ faults: { rate: 0.3, kinds: ['500', '503', 'reset', 'truncate'] }, seed: 'build-faults' });
     let last = await build(['--yes', '--concurrency', '2']);
