@@ -1,9 +1,10 @@
-// The one format of every benchmark figure: rows `{ figure, measured, baseline, ratio, goal, met }`.
+// The one format of every benchmark figure: rows `{ figure, measured, baseline, ratio, goal, met }`
+// (`met` undefined for a reference row, which has no goal).
 export function formatTable(rows) {
   const lines = ['| figure | measured | baseline (same run) | ratio | goal | met |', '|---|---|---|---|---|---|'];
   for (const row of rows) {
     lines.push(
-      `| ${row.figure} | ${row.measured} | ${row.baseline} | ${row.ratio.toFixed(2)}× | ${row.goal} | ${row.met ? 'yes' : '**no**'} |`,
+      `| ${row.figure} | ${row.measured} | ${row.baseline} | ${row.ratio.toFixed(2)}× | ${row.goal} | ${row.met === undefined ? '—' : row.met ? 'yes' : '**no**'} |`,
     );
   }
   return lines.join('\n');
