@@ -2,46 +2,37 @@
 // mock that must see no paid call; manifest errors exit 2 before anything is sent.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeFiles, serviceId, specHash } from '../../src/build/hash.js';
 import { LockWriter } from '../../src/build/writer.js';
 import { parseManifest } from '../../src/build/manifest.js';
-import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { jsonError, parseJson } from '../support/cli.js';
+import { useMockProject } from '../support/project.js';
 import { EXAMPLE, writeFiles } from './helpers.js';
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  mock = await startMock({ credits: 1000 });
-});
-afterAll(() => mock.close());
-beforeEach(() => {
-  home = tempHome();
-  env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
-  writeFiles(home.cwd, { 'assetgen.yaml': EXAMPLE });
-});
-afterEach(() => home.remove());
-
-const run = (args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
-  runInProcess(args, { env: options.env ?? env, cwd: options.cwd ?? home.cwd });
+const project = useMockProject({ mock: { credits: 1000 }, files: { 'assetgen.yaml': EXAMPLE } });
+const { run } = project;
 
 /** Builds `sword` as the build loop would record it (on this mock's service). */
 async function buildSword(credits: number): Promise<void> {
-  const manifest = parseManifest(EXAMPLE, { file: path.join(home.cwd, 'assetgen.yaml') });
+  const manifest = parseManifest(EXAMPLE, { file: path.join(project.cwd, 'assetgen.yaml') });
   const sword = manifest.assets[0]!;
-  const writer = LockWriter.open(path.join(home.cwd, 'assetgen.lock'));
-  await writer.submitted('sword', { spec: specHash(sword, serviceId(mock.url)), kind: 'image', agent: sword.agent, idempotencyKey: 'k' });
-  writeFiles(home.cwd, { 'assets/icons/sword.png': 'PNG bytes' });
-  await writer.finished('sword', { files: await describeFiles(home.cwd, ['assets/icons/sword.png']), credits });
+  const writer = LockWriter.open(path.join(project.cwd, 'assetgen.lock'));
+  await writer.submitted('sword', {
+    spec: specHash(sword, serviceId(project.mock.url)),
+    kind: 'image',
+    agent: sword.agent,
+    idempotencyKey: 'k',
+  });
+  writeFiles(project.cwd, { 'assets/icons/sword.png': 'PNG bytes' });
+  await writer.finished('sword', { files: await describeFiles(project.cwd, ['assets/icons/sword.png']), credits });
   await writer.close();
 }
 
 describe('assetgen build --dry-run', () => {
   it('prints the plan and the estimate, and calls nothing', async () => {
     await buildSword(4);
-    const before = await mock.state();
+    const before = await project.mock.state();
     const result = await run(['build', '--dry-run']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([
@@ -52,18 +43,18 @@ describe('assetgen build --dry-run', () => {
     expect(result.stderr).toContain(
       'Dry run, nothing sent: 2 to generate, 0 to resume, 1 up to date. Estimated cost: 180 credits + unknown for hero',
     );
-    const after = await mock.state();
+    const after = await project.mock.state();
     expect(after.credits).toBe(before.credits);
     expect(after.ledger).toEqual(before.ledger);
   });
 
   it('--json: one document with items, counts and the estimate; edits are kept unless --force', async () => {
     await buildSword(4);
-    fs.writeFileSync(path.join(home.cwd, 'assets/icons/sword.png'), 'retouched');
+    fs.writeFileSync(path.join(project.cwd, 'assets/icons/sword.png'), 'retouched');
     const doc = parseJson(await run(['build', '--dry-run', '--json']));
     expect(doc).toMatchObject({
       dryRun: true,
-      service: serviceId(mock.url),
+      service: serviceId(project.mock.url),
       counts: { edited: 1, new: 2 },
       estimate: { credits: 180, unknown: ['hero'] },
     });
@@ -81,27 +72,29 @@ describe('assetgen build --dry-run', () => {
   });
 
   it('selects by ids and globs and by shard, from a subdirectory, with -f', async () => {
-    writeFiles(home.cwd, { 'src/.keep': '' });
-    const some = parseJson(await run(['build', 't*', 'sword', '--dry-run', '--json'], { cwd: path.join(home.cwd, 'src') }));
+    writeFiles(project.cwd, { 'src/.keep': '' });
+    const some = parseJson(await run(['build', 't*', 'sword', '--dry-run', '--json'], { cwd: path.join(project.cwd, 'src') }));
     expect(some.items.map((item: { id: string }) => item.id)).toEqual(['sword', 'torch']);
     const shards = await Promise.all(
       ['1/2', '2/2'].map(async (shard) => parseJson(await run(['build', '--dry-run', '--json', '--shard', shard]))),
     );
     expect(shards.flatMap((doc) => doc.items.map((item: { id: string }) => item.id)).sort()).toEqual(['hero', 'sword', 'torch']);
-    const elsewhere = await run(['build', '--dry-run', '--json', '-f', path.join(home.cwd, 'assetgen.yaml')], { cwd: home.home });
+    const elsewhere = await run(['build', '--dry-run', '--json', '-f', path.join(project.cwd, 'assetgen.yaml')], {
+      cwd: project.home.home,
+    });
     expect(parseJson(elsewhere).items).toHaveLength(3);
   });
 
   it('a manifest error is exit 2 with file:line:col, before any call', async () => {
-    writeFiles(home.cwd, { 'assetgen.yaml': EXAMPLE.replace('    agent: icon-forge', '    agnt: icon-forge') });
-    const before = await mock.state();
+    writeFiles(project.cwd, { 'assetgen.yaml': EXAMPLE.replace('    agent: icon-forge', '    agnt: icon-forge') });
+    const before = await project.mock.state();
     const result = await run(['build', '--dry-run']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Error: assetgen.yaml:6:5: assets[0].agnt: unknown field');
     const json = jsonError(await run(['build', '--dry-run', '--json']));
     expect(json).toMatchObject({ code: 'usage', exitCode: 2 });
     expect(json.message).toMatch(/^assetgen\.yaml:6:5: /);
-    expect((await mock.state()).ledger).toEqual(before.ledger);
+    expect((await project.mock.state()).ledger).toEqual(before.ledger);
   });
 
   it('refuses what it cannot plan: videos unconfirmed, an unmatched selector, a bad shard, no service', async () => {
@@ -112,11 +105,11 @@ describe('assetgen build --dry-run', () => {
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('No asset matches "swrod" in assetgen.yaml.');
     expect((await run(['build', '--dry-run', '--shard', '3/2'])).code).toBe(2);
-    const noService = await run(['build', '--dry-run'], { env: home.env });
+    const noService = await run(['build', '--dry-run'], { env: project.home.env });
     expect(noService.code).toBe(4);
     expect(noService.stderr).toContain('No service URL is configured');
-    expect((await run(['build', '--dry-run', '--mock', '--json'], { env: home.env })).code).toBe(0);
-    const none = await run(['build', '--dry-run'], { cwd: home.home });
+    expect((await run(['build', '--dry-run', '--mock', '--json'], { env: project.home.env })).code).toBe(0);
+    const none = await run(['build', '--dry-run'], { cwd: project.home.home });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('assetgen init');
   });

@@ -3,12 +3,12 @@
 // kept, the credit cap, videos confirmed, faults survived, and an interrupted build resumed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashFile } from '../../src/build/hash.js';
 import { readLock } from '../../src/build/lock.js';
 import { PRICES, WORKFLOWS } from '../../src/mock/index.js';
-import { jsonError, parseJson, runCli, runInProcess, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { jsonError, parseJson, runCli } from '../support/cli.js';
+import { useMockProject } from '../support/project.js';
 import { writeFiles } from './helpers.js';
 
 const MANIFEST = `defaults: { agent: sprite-artist, out: assets/ }
@@ -31,27 +31,13 @@ assets:
 `;
 const RUN_COST = PRICES.runPerNode * WORKFLOWS.find((workflow) => workflow.id === 'wf_sprite_sheet')!.nodes.length;
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
-beforeAll(async () => {
-  mock = await startMock({ credits: 100_000 });
+const project = useMockProject({
+  mock: { credits: 100_000 },
+  config: { credits: 100_000, videoPollAfterMs: 20, videoSteps: 2, faults: { rate: 0 } },
+  files: { 'assetgen.yaml': MANIFEST },
 });
-afterAll(() => mock.close());
-beforeEach(async () => {
-  await mock.reset();
-  await mock.config({ credits: 100_000, videoPollAfterMs: 20, videoSteps: 2, faults: { rate: 0 } });
-  home = tempHome();
-  writeFiles(home.cwd, { 'assetgen.yaml': MANIFEST });
-});
-afterEach(() => home.remove());
-
-const build = (args: string[] = [], interrupt?: AbortSignal) =>
-  runInProcess(['build', ...args], {
-    env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey },
-    cwd: home.cwd,
-    interrupt,
-  });
-const ledger = async () => (await mock.state()).ledger as { amount: number; reason: string }[];
+const build = (args: string[] = [], interrupt?: AbortSignal) => project.run(['build', ...args], { interrupt });
+const { ledger } = project;
 const charges = async () => (await ledger()).filter((entry) => entry.amount < 0 && !entry.reason.startsWith('poll'));
 
 describe('assetgen build', () => {
@@ -62,7 +48,7 @@ describe('assetgen build', () => {
     expect(document.totals).toMatchObject({ assets: 5, built: 5, failed: 0 });
     const paid = await charges();
     expect(paid.map((entry) => -entry.amount).sort((a, b) => a - b)).toEqual([10, 10, 10, RUN_COST, 180].sort((a, b) => a - b));
-    expect(document.credits.charged - document.credits.refunded).toBe(100_000 - ((await mock.state()).credits as number));
+    expect(document.credits.charged - document.credits.refunded).toBe(100_000 - ((await project.mock.state()).credits as number));
     // One client serves every asset, and each asset's own spending (its call and its polls) is
     // still told apart: the per-asset figures add up to the ledger, and the images cost theirs.
     const perAsset = Object.fromEntries((document.items as { id: string; credits: number }[]).map((item) => [item.id, item.credits]));
@@ -70,11 +56,11 @@ describe('assetgen build', () => {
     expect([perAsset.sword, perAsset.shield, perAsset.potion]).toEqual([10, 10, 10]);
     expect(perAsset.hero).toBeGreaterThanOrEqual(RUN_COST);
     expect(perAsset.torch).toBeGreaterThanOrEqual(180);
-    const lock = readLock(path.join(home.cwd, 'assetgen.lock'));
+    const lock = readLock(path.join(project.cwd, 'assetgen.lock'));
     for (const [id, entry] of Object.entries(lock.assets)) expect(entry.credits).toBe(perAsset[id]);
     for (const entry of Object.values(lock.assets)) {
       expect(entry.job).toBeUndefined();
-      for (const file of entry.files) expect((await hashFile(path.join(home.cwd, file.path)))?.sha256).toBe(file.sha256);
+      for (const file of entry.files) expect((await hashFile(path.join(project.cwd, file.path)))?.sha256).toBe(file.sha256);
     }
     expect(lock.assets.sword!.files.map((file) => file.path)).toEqual(['assets/icons/sword.png']);
     expect(lock.assets.torch!.files[0]!.path).toMatch(/^assets\/fx\/torch\.gif$/);
@@ -87,13 +73,10 @@ describe('assetgen build', () => {
 
   it('a real process at -j 16: every asset once, and no warning from node on stderr (sixteen requests in flight)', async () => {
     const ids = Array.from({ length: 24 }, (_, i) => `icon-${i}`);
-    writeFiles(home.cwd, {
+    writeFiles(project.cwd, {
       'assetgen.yaml': `defaults: { agent: sprite-artist, out: assets/ }\nassets:\n${ids.map((id) => `  - { id: ${id}, prompt: ${id} }`).join('\n')}\n`,
     });
-    const result = await runCli(['build', '-j', '16', '--json'], {
-      env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey },
-      cwd: home.cwd,
-    });
+    const result = await runCli(['build', '-j', '16', '--json'], { env: project.env(), cwd: project.cwd });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toMatch(/Warning|\(node:\d+\)/);
     expect(parseJson(result).totals).toMatchObject({ assets: 24, built: 24 });
@@ -103,27 +86,27 @@ describe('assetgen build', () => {
   it('rebuilds exactly the asset whose prompt changed, and keeps an output edited by hand', async () => {
     expect((await build(['--yes'])).code).toBe(0);
     const before = (await charges()).length;
-    fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), MANIFEST.replace('wooden shield', 'iron shield'));
-    fs.appendFileSync(path.join(home.cwd, 'assets', 'icons', 'sword.png'), 'edited');
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), MANIFEST.replace('wooden shield', 'iron shield'));
+    fs.appendFileSync(path.join(project.cwd, 'assets', 'icons', 'sword.png'), 'edited');
     const result = await build(['--json']);
     expect(result.code, result.stderr).toBe(0);
     const outcomes = Object.fromEntries((parseJson(result).items as { id: string; outcome: string }[]).map((i) => [i.id, i.outcome]));
     expect(outcomes).toEqual({ sword: 'kept', shield: 'built', potion: 'unchanged', hero: 'unchanged', torch: 'unchanged' });
     expect(await charges()).toHaveLength(before + 1);
-    expect(fs.readFileSync(path.join(home.cwd, 'assets', 'icons', 'sword.png'), 'utf8')).toContain('edited');
+    expect(fs.readFileSync(path.join(project.cwd, 'assets', 'icons', 'sword.png'), 'utf8')).toContain('edited');
   });
 
   it('--prune deletes the unchanged files of an asset gone from the manifest, and forgets it', async () => {
     expect((await build(['--yes'])).code).toBe(0);
-    fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), MANIFEST.replace(/ {2}- id: potion\n {4}prompt: red potion\n/, ''));
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), MANIFEST.replace(/ {2}- id: potion\n {4}prompt: red potion\n/, ''));
     const kept = await build(['--json']);
     expect((parseJson(kept).items as { id: string; status: string }[]).find((item) => item.id === 'potion')?.status).toBe('removed');
-    expect(fs.existsSync(path.join(home.cwd, 'assets', 'potion.png'))).toBe(true);
+    expect(fs.existsSync(path.join(project.cwd, 'assets', 'potion.png'))).toBe(true);
     const pruned = await build(['--prune', '--json']);
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(parseJson(pruned).totals).toMatchObject({ pruned: 1 });
-    expect(fs.existsSync(path.join(home.cwd, 'assets', 'potion.png'))).toBe(false);
-    expect(readLock(path.join(home.cwd, 'assetgen.lock')).assets.potion).toBeUndefined();
+    expect(fs.existsSync(path.join(project.cwd, 'assets', 'potion.png'))).toBe(false);
+    expect(readLock(path.join(project.cwd, 'assetgen.lock')).assets.potion).toBeUndefined();
   });
 
   it('a plan with a video needs --yes without a terminal, and charges nothing without it', async () => {
@@ -162,12 +145,12 @@ describe('assetgen build', () => {
   });
 
   it('with faults injected, builds again until done: every asset built and charged exactly once', async () => {
-    await mock.config({ faults: { rate: 0.3, kinds: ['500', '503', 'reset', 'truncate'] }, seed: 'build-faults' });
+    await project.mock.config({ faults: { rate: 0.3, kinds: ['500', '503', 'reset', 'truncate'] }, seed: 'build-faults' });
     let last = await build(['--yes', '--concurrency', '2']);
     for (let attempt = 0; attempt < 8 && last.code !== 0; attempt++) last = await build(['--yes', '--concurrency', '2']);
     expect(last.code, last.stderr).toBe(0);
-    await mock.config({ faults: { rate: 0 } });
-    const lock = readLock(path.join(home.cwd, 'assetgen.lock'));
+    await project.mock.config({ faults: { rate: 0 } });
+    const lock = readLock(path.join(project.cwd, 'assetgen.lock'));
     expect(Object.keys(lock.assets).sort()).toEqual(['hero', 'potion', 'shield', 'sword', 'torch']);
     const paid = (await charges()).map((entry) => entry.reason);
     expect(paid.filter((reason) => reason.startsWith('generate '))).toHaveLength(3);
@@ -176,18 +159,18 @@ describe('assetgen build', () => {
   });
 
   it('Ctrl-C during the waits: exit 130, paid jobs in the lock; the next build resumes them with no second charge', async () => {
-    await mock.config({ videoSteps: 6, videoPollAfterMs: 150 });
+    await project.mock.config({ videoSteps: 6, videoPollAfterMs: 150 });
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), 400);
     const interrupted = await build(['--yes', '--json'], controller.signal);
     clearTimeout(timer);
     expect(interrupted.code, interrupted.stderr).toBe(130);
-    expect(readLock(path.join(home.cwd, 'assetgen.lock')).assets.torch?.job?.jobId).toMatch(/^vid_/);
-    await mock.config({ videoSteps: 1, videoPollAfterMs: 20 });
+    expect(readLock(path.join(project.cwd, 'assetgen.lock')).assets.torch?.job?.jobId).toMatch(/^vid_/);
+    await project.mock.config({ videoSteps: 1, videoPollAfterMs: 20 });
     const resumed = await build(['--yes', '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect((parseJson(resumed).items as { id: string; outcome: string }[]).find((item) => item.id === 'torch')!.outcome).toBe('resumed');
     expect((await charges()).filter((entry) => entry.reason.startsWith('video '))).toHaveLength(1);
-    expect(fs.readdirSync(path.join(home.cwd, 'assets', 'fx'))).toEqual(['torch.gif']);
+    expect(fs.readdirSync(path.join(project.cwd, 'assets', 'fx'))).toEqual(['torch.gif']);
   });
 });

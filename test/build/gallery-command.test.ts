@@ -4,30 +4,20 @@
 // the build's own outcome.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readLock } from '../../src/build/lock.js';
-import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { jsonError, parseJson } from '../support/cli.js';
+import { useMockProject } from '../support/project.js';
 import { writeFiles } from './helpers.js';
 
 const GALLERY_MANIFEST = fs.readFileSync(new URL('./fixtures/gallery.yaml', import.meta.url), 'utf8');
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
-beforeAll(async () => {
-  mock = await startMock({ credits: 100_000 });
+const project = useMockProject({
+  mock: { credits: 100_000 },
+  config: { credits: 100_000, videoPollAfterMs: 20, videoSteps: 1, faults: { rate: 0 } },
+  files: { 'assetgen.yaml': GALLERY_MANIFEST },
 });
-afterAll(() => mock.close());
-beforeEach(async () => {
-  await mock.reset();
-  await mock.config({ credits: 100_000, videoPollAfterMs: 20, videoSteps: 1, faults: { rate: 0 } });
-  home = tempHome();
-  writeFiles(home.cwd, { 'assetgen.yaml': GALLERY_MANIFEST });
-});
-afterEach(() => home.remove());
-
-const onMock = () => ({ ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey });
-const run = (args: string[], env: NodeJS.ProcessEnv = onMock()) => runInProcess(args, { env, cwd: home.cwd });
+const { run } = project;
 
 interface Card {
   id: string;
@@ -36,7 +26,7 @@ interface Card {
 }
 /** The cards of a gallery file, in order. */
 function cards(file: string): Card[] {
-  const html = fs.readFileSync(path.resolve(home.cwd, file), 'utf8');
+  const html = fs.readFileSync(path.resolve(project.cwd, file), 'utf8');
   return [...html.matchAll(/<article class="card s-(\w+)" data-id="([^"]*)" data-status="\w+">([^]*?)<\/article>/g)].map((m) => ({
     status: m[1]!,
     id: m[2]!,
@@ -50,11 +40,11 @@ describe('assetgen build --report', () => {
   it('writes the gallery after a build (every asset new, its files embedded), and a second build says unchanged', async () => {
     const first = await run(['build', '--mock', '--yes', '--report', 'out/r.html', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    const report = path.join(home.cwd, 'out', 'r.html');
+    const report = path.join(project.cwd, 'out', 'r.html');
     expect(parseJson(first).report).toBe(report);
     expect(first.stderr).toContain('Report: out/r.html (4 assets: 4 new; 215 credits charged by this build).');
     expect(statuses(report)).toEqual({ sword: 'new', shield: 'new', hero: 'new', torch: 'new' });
-    const lock = readLock(path.join(home.cwd, 'assetgen.lock'));
+    const lock = readLock(path.join(project.cwd, 'assetgen.lock'));
     const files = Object.values(lock.assets).flatMap((entry) => entry.files);
     const html = fs.readFileSync(report, 'utf8');
     expect(html.match(/<img src="data:image\/(png|gif);base64,/g)).toHaveLength(files.length);
@@ -71,10 +61,10 @@ describe('assetgen build --report', () => {
   });
 
   it('shows a failed asset as failed, and the rest as built, with exit 1 as without --report', async () => {
-    await mock.config({ videoOutcome: 'fail' });
+    await project.mock.config({ videoOutcome: 'fail' });
     const result = await run(['build', '--yes', '--report', 'r.html', '--json']);
     expect(result.code, result.stderr).toBe(1);
-    expect(parseJson(result).report).toBe(path.join(home.cwd, 'r.html'));
+    expect(parseJson(result).report).toBe(path.join(project.cwd, 'r.html'));
     expect(jsonError(result)).toMatchObject({ code: 'build_failed' });
     expect(statuses('r.html')).toEqual({ sword: 'new', shield: 'new', hero: 'new', torch: 'failed' });
     expect(card('r.html', 'torch').html).toMatch(/<p class="reason">[^<]*fail/i);
@@ -90,14 +80,14 @@ describe('assetgen build --report', () => {
   });
 
   it('a report that cannot be written fails after the build (exit 1), never hiding its outcome or its lock', async () => {
-    writeFiles(home.cwd, { blocked: 'a file where the report wants a folder' });
+    writeFiles(project.cwd, { blocked: 'a file where the report wants a folder' });
     const ok = await run(['build', 'sword', '--report', 'blocked/r.html', '--json']);
     expect(ok.code).toBe(1);
     const document = parseJson(ok);
     expect(document.totals).toMatchObject({ built: 1 });
     expect(document.reportError).toMatch(/^Could not write the report blocked\/r\.html: /);
     expect(jsonError(ok)).toMatchObject({ code: 'report_failed', exitCode: 1 });
-    expect(readLock(path.join(home.cwd, 'assetgen.lock')).assets.sword?.files).toHaveLength(1);
+    expect(readLock(path.join(project.cwd, 'assetgen.lock')).assets.sword?.files).toHaveLength(1);
 
     // The build's own failure keeps its exit code; the report's error is printed before it.
     const capped = await run(['build', '--yes', '--max-credits', '0', '--report', 'blocked/r.html']);
@@ -114,22 +104,22 @@ describe('assetgen build --report', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('Name an .html file');
     }
-    expect((await mock.state()).ledger).toEqual([]);
+    expect((await project.mock.state()).ledger).toEqual([]);
   });
 });
 
 describe('assetgen report', () => {
   it('writes the gallery from the manifest and the lock alone: no call, no credentials', async () => {
     expect((await run(['build', '--yes'])).code).toBe(0);
-    const before = await mock.state();
+    const before = await project.mock.state();
     const result = await run(['report', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const document = parseJson(result);
-    const report = path.join(home.cwd, 'assetgen-report.html');
-    const recorded = Object.values(readLock(path.join(home.cwd, 'assetgen.lock')).assets).reduce((sum, e) => sum + (e.credits ?? 0), 0);
+    const report = path.join(project.cwd, 'assetgen-report.html');
+    const recorded = Object.values(readLock(path.join(project.cwd, 'assetgen.lock')).assets).reduce((sum, e) => sum + (e.credits ?? 0), 0);
     expect(document).toMatchObject({
       report,
-      service: mock.url.replace(/^http:\/\//, ''),
+      service: project.mock.url.replace(/^http:\/\//, ''),
       totals: { assets: 4, unchanged: 4, credits: recorded },
     });
     expect(document.items.map((item: { id: string; status: string }) => `${item.id}:${item.status}`)).toEqual([
@@ -139,15 +129,15 @@ describe('assetgen report', () => {
       'torch:unchanged',
     ]);
     expect(statuses(report)).toEqual({ sword: 'unchanged', shield: 'unchanged', hero: 'unchanged', torch: 'unchanged' });
-    expect((await mock.state()).ledger).toEqual(before.ledger);
+    expect((await project.mock.state()).ledger).toEqual(before.ledger);
 
     // What a build would do next, from the plan: a changed prompt, a file gone, an edit by hand.
-    fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), GALLERY_MANIFEST.replace('wooden shield', 'iron shield'));
-    fs.rmSync(path.join(home.cwd, 'assets', 'fx', 'torch.gif'));
-    fs.appendFileSync(path.join(home.cwd, 'assets', 'icons', 'sword.png'), 'retouched');
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), GALLERY_MANIFEST.replace('wooden shield', 'iron shield'));
+    fs.rmSync(path.join(project.cwd, 'assets', 'fx', 'torch.gif'));
+    fs.appendFileSync(path.join(project.cwd, 'assets', 'icons', 'sword.png'), 'retouched');
     const later = await run(['report', '-o', 'site/g.html']);
     expect(later.code, later.stderr).toBe(0);
-    expect(later.stdout.trim()).toBe(path.join(home.cwd, 'site', 'g.html'));
+    expect(later.stdout.trim()).toBe(path.join(project.cwd, 'site', 'g.html'));
     expect(statuses('site/g.html')).toEqual({ sword: 'unchanged', shield: 'skipped', hero: 'unchanged', torch: 'skipped' });
     expect(card('site/g.html', 'sword').html).toContain('edited by hand since assetgen wrote it');
     expect(card('site/g.html', 'shield').html).toMatch(
@@ -159,10 +149,10 @@ describe('assetgen report', () => {
   it('without a service judges by the files alone and says so; gone assets are counted, not shown', async () => {
     expect((await run(['build', '--yes'])).code).toBe(0);
     fs.writeFileSync(
-      path.join(home.cwd, 'assetgen.yaml'),
+      path.join(project.cwd, 'assetgen.yaml'),
       GALLERY_MANIFEST.replace('wooden shield', 'iron shield').replace(/ {2}- id: hero\n(?: {4}.*\n)+/, ''),
     );
-    const result = await run(['report', '--json'], home.env);
+    const result = await run(['report', '--json'], { env: project.home.env });
     expect(result.code, result.stderr).toBe(0);
     const document = parseJson(result);
     expect(document.service).toBeNull();
@@ -177,12 +167,12 @@ describe('assetgen report', () => {
   it('build --dry-run --report writes the plan as a gallery; a project with nothing built shows every asset not built yet', async () => {
     const result = await run(['build', '--dry-run', '--report', 'plan.html', '--json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(parseJson(result).report).toBe(path.join(home.cwd, 'plan.html'));
+    expect(parseJson(result).report).toBe(path.join(project.cwd, 'plan.html'));
     expect(statuses('plan.html')).toEqual({ sword: 'skipped', shield: 'skipped', hero: 'skipped', torch: 'skipped' });
     expect(card('plan.html', 'hero').html).toContain('<p class="reason">not built yet</p>');
-    expect(fs.readFileSync(path.join(home.cwd, 'plan.html'), 'utf8')).not.toContain('<img');
-    expect((await mock.state()).ledger).toEqual([]);
-    const none = await runInProcess(['report'], { env: home.env, cwd: home.home });
+    expect(fs.readFileSync(path.join(project.cwd, 'plan.html'), 'utf8')).not.toContain('<img');
+    expect((await project.mock.state()).ledger).toEqual([]);
+    const none = await run(['report'], { env: project.home.env, cwd: project.home.home });
     expect(none.code).toBe(2);
   });
 });

@@ -1,10 +1,10 @@
 // What a person sees while `assetgen build` runs on a terminal: a live line per running asset and a
 // footer of totals, redrawn in place and cut to the terminal's width, leaving only one line per
 // finished asset and the summary; piped, plain lines; with -q, nothing but errors.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import stringWidth from 'string-width';
-import { runCli, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { runCli } from '../support/cli.js';
+import { useMockProject } from '../support/project.js';
 import { replayLines, spawnPty } from '../support/pty.js';
 import { writeFiles } from './helpers.js';
 
@@ -16,26 +16,16 @@ assets:
 `;
 const COLUMNS = 50;
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  mock = await startMock({ credits: 100_000 });
+// Every answer takes 300 ms: the board (redrawn every 100 ms) is seen with assets running.
+const project = useMockProject({
+  mock: { credits: 100_000 },
+  config: { latencyMs: 300, faults: { rate: 0 } },
+  files: { 'assetgen.yaml': MANIFEST },
 });
-afterAll(() => mock.close());
-beforeEach(async () => {
-  await mock.reset();
-  // Every answer takes 300 ms: the board (redrawn every 100 ms) is seen with assets running.
-  await mock.config({ latencyMs: 300, faults: { rate: 0 } });
-  home = tempHome();
-  env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
-  writeFiles(home.cwd, { 'assetgen.yaml': MANIFEST });
-});
-afterEach(() => home.remove());
 
 describe('assetgen build on a terminal', () => {
   it('shows a live line per running asset and the totals, then leaves one line per asset', async () => {
-    const session = spawnPty(['build'], { env, cwd: home.cwd, cols: COLUMNS });
+    const session = spawnPty(['build'], { env: project.env(), cwd: project.cwd, cols: COLUMNS });
     await session.waitFor('sword  generating with sprite-artist');
     await session.waitFor('0/3 done · ');
     expect(await session.exit).toBe(0);
@@ -57,12 +47,12 @@ describe('assetgen build on a terminal', () => {
   });
 
   it('piped: plain lines, no escape sequences; -q: nothing at all on success', async () => {
-    const piped = await runCli(['build'], { env, cwd: home.cwd });
+    const piped = await runCli(['build'], { env: project.env(), cwd: project.cwd });
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stderr).not.toContain('\x1b');
     expect(piped.stderr.split('\n').filter((line) => line.startsWith('✓ '))).toHaveLength(3);
-    writeFiles(home.cwd, { 'assetgen.yaml': MANIFEST.replace('wooden shield', 'iron shield') });
-    const quiet = await runCli(['build', '-q'], { env, cwd: home.cwd });
+    writeFiles(project.cwd, { 'assetgen.yaml': MANIFEST.replace('wooden shield', 'iron shield') });
+    const quiet = await runCli(['build', '-q'], { env: project.env(), cwd: project.cwd });
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr).toBe('');
   });

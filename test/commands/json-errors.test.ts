@@ -1,26 +1,10 @@
 // With --json, every failure — commander's usage errors included — ends with one JSON line on
 // stderr carrying the documented exit code, and stdout stays empty.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { jsonError, runInProcess, tempHome, type CliResult } from '../support/cli.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { describe, expect, it } from 'vitest';
+import { jsonError, type CliResult, type CliOptions } from '../support/cli.js';
+import { useMockProject } from '../support/project.js';
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
-let env: NodeJS.ProcessEnv;
-
-beforeAll(async () => {
-  mock = await startMock({});
-});
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(async () => {
-  await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
-  await mock.config({ videoPollAfterMs: 20 });
-  home = tempHome();
-  env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
-});
-afterEach(() => home.remove());
+const project = useMockProject({ config: { videoPollAfterMs: 20 } });
 
 function expectJsonFailure(result: CliResult, exitCode: number, code?: string): Record<string, any> {
   expect(result.code, result.stderr).toBe(exitCode);
@@ -36,8 +20,7 @@ function expectJsonFailure(result: CliResult, exitCode: number, code?: string): 
 }
 
 describe('--json errors', () => {
-  const cli = (args: string[], options: { interrupt?: AbortSignal; onStderr?: (text: string) => void } = {}) =>
-    runInProcess([...args, '--json', '-q'], { env, cwd: home.cwd, ...options });
+  const cli = (args: string[], options: Partial<CliOptions> = {}) => project.run([...args, '--json', '-q'], options);
 
   it('2: unknown commands, unknown options, missing required options, bad values', async () => {
     for (const args of [
@@ -54,32 +37,29 @@ describe('--json errors', () => {
   });
 
   it('4: no credentials', async () => {
-    env = { ...home.env };
-    expectJsonFailure(await cli(['generate', 'x', '-a', 'sprite-artist']), 4, 'missing_credentials');
+    expectJsonFailure(await cli(['generate', 'x', '-a', 'sprite-artist'], { env: project.home.env }), 4, 'missing_credentials');
   });
 
   it('5: not enough credits', async () => {
-    await mock.config({ credits: 0 });
+    await project.mock.config({ credits: 0 });
     const error = expectJsonFailure(await cli(['generate', 'x', '-a', 'sprite-artist']), 5);
     expect(error).toMatchObject({ status: 402 });
   });
 
   it('6: the job failed', async () => {
-    await mock.config({ videoOutcome: 'fail' });
+    await project.mock.config({ videoOutcome: 'fail' });
     expectJsonFailure(await cli(['video', 'create', 'doomed', '--yes', '--interval', '20ms']), 6, 'job_failed');
   });
 
   it('7: --timeout', async () => {
-    await mock.config({ videoSteps: 1000 });
+    await project.mock.config({ videoSteps: 1000 });
     expectJsonFailure(await cli(['video', 'create', 'endless', '--yes', '--interval', '20ms', '--timeout', '200ms']), 7, 'timeout');
   });
 
   it('130: interrupted', async () => {
-    await mock.config({ videoSteps: 1000 });
+    await project.mock.config({ videoSteps: 1000 });
     const controller = new AbortController();
-    const result = await runInProcess(['video', 'create', 'endless', '--yes', '--interval', '20ms', '--json'], {
-      env,
-      cwd: home.cwd,
+    const result = await project.run(['video', 'create', 'endless', '--yes', '--interval', '20ms', '--json'], {
       interrupt: controller.signal,
       onStderr: (text) => text.includes('Submitted') && controller.abort(),
     });
@@ -87,7 +67,7 @@ describe('--json errors', () => {
   });
 
   it('1: a server error', async () => {
-    await mock.config({ faults: { rate: 1, kinds: ['500'] } });
+    await project.mock.config({ faults: { rate: 1, kinds: ['500'] } });
     expectJsonFailure(await cli(['workflows', 'list']), 1);
   });
 });

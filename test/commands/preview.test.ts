@@ -1,33 +1,17 @@
 // --preview through the real command table against the bundled mock: what reaches stderr (exactly
 // the bytes of the saved file in the chosen protocol) and what never does (not a terminal, --json, -q).
 import fs from 'node:fs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderImage } from '../../src/ui/preview/index.js';
-import { parseJson, runInProcess, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { parseJson } from '../support/cli.js';
+import { useMockProject } from '../support/project.js';
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
-let env: NodeJS.ProcessEnv;
-
-beforeAll(async () => {
-  mock = await startMock({});
-});
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(async () => {
-  await mock.reset();
-  await mock.config({ videoPollAfterMs: 20 });
-  home = tempHome();
-  env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
-});
-afterEach(() => home.remove());
+const project = useMockProject({ config: { videoPollAfterMs: 20 } });
 
 const ESC = '\u001b';
 /** On a terminal (stderr), with extra environment variables. */
 const onTerminal = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-  runInProcess(args, { env: { ...env, ...extra }, cwd: home.cwd, tty: { stderr: true } });
+  project.run(args, { env: { ...project.env(), ...extra }, tty: { stderr: true } });
 const generate = ['generate', 'gem', '-a', 'sprite-artist'];
 
 describe('--preview', () => {
@@ -73,7 +57,7 @@ describe('--preview', () => {
   });
 
   it('nothing when stderr is not a terminal, with --json, or with -q', async () => {
-    const piped = await runInProcess([...generate, '--preview=kitty'], { env, cwd: home.cwd });
+    const piped = await project.run([...generate, '--preview=kitty']);
     expect(piped.code).toBe(0);
     expect(piped.stderr).not.toContain(ESC);
     expect(piped.stderr).not.toContain('Preview');
@@ -106,6 +90,6 @@ describe('--preview', () => {
     const result = await onTerminal([...generate, '--preview=png']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Allowed choices are auto, kitty, iterm, sixel, off');
-    expect(((await mock.state()).ledger as unknown[]).length).toBe(0);
+    expect((await project.ledger()).length).toBe(0);
   });
 });

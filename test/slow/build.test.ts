@@ -3,10 +3,10 @@
 // and `kill -9` at 10 moments of a build, rerun until done, never paying twice for an asset.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readLock } from '../../src/build/lock.js';
-import { runCli, spawnCli, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { runCli, spawnCli } from '../support/cli.js';
+import { useMockProject } from '../support/project.js';
 
 /** 14 images (files and folders), 3 workflows, 3 videos. */
 function manifest(): string {
@@ -20,27 +20,16 @@ function manifest(): string {
 }
 const IDS = [...Array.from({ length: 14 }, (_, i) => `icon-${i + 1}`), 'tiles-1', 'tiles-2', 'tiles-3', 'fx-1', 'fx-2', 'fx-3'];
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  mock = await startMock({ credits: 1_000_000 });
+const project = useMockProject({
+  mock: { credits: 1_000_000 },
+  config: { credits: 1_000_000, videoPollAfterMs: 50, videoSteps: 3, faults: { rate: 0 } },
+  files: { 'assetgen.yaml': manifest() },
 });
-afterAll(() => mock.close());
-beforeEach(async () => {
-  await mock.reset();
-  await mock.config({ credits: 1_000_000, videoPollAfterMs: 50, videoSteps: 3, faults: { rate: 0 } });
-  home = tempHome();
-  env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
-  fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), manifest());
-});
-afterEach(() => home.remove());
-
-const build = (args: string[]) => runCli(['build', '--yes', ...args], { env, cwd: home.cwd });
+const build = (args: string[]) => runCli(['build', '--yes', ...args], { env: project.env(), cwd: project.cwd });
 
 /** Paid submissions in the mock's ledger, by kind (polls and downloads excluded). */
 async function submissions(): Promise<{ images: number; runs: number; videos: number }> {
-  const reasons = ((await mock.state()).ledger as { amount: number; reason: string }[]).filter((e) => e.amount < 0).map((e) => e.reason);
+  const reasons = (await project.ledger()).filter((e) => e.amount < 0).map((e) => e.reason);
   return {
     images: reasons.filter((r) => r.startsWith('generate ')).length,
     runs: reasons.filter((r) => r.startsWith('run ')).length,
@@ -48,13 +37,13 @@ async function submissions(): Promise<{ images: number; runs: number; videos: nu
   };
 }
 
-function expectAllBuilt(lockFile = path.join(home.cwd, 'assetgen.lock')): void {
+function expectAllBuilt(lockFile = path.join(project.cwd, 'assetgen.lock')): void {
   const lock = readLock(lockFile);
   expect(Object.keys(lock.assets).sort()).toEqual([...IDS].sort());
   for (const [id, entry] of Object.entries(lock.assets)) {
     expect(entry.job, id).toBeUndefined();
     expect(entry.files.length, id).toBeGreaterThan(0);
-    for (const file of entry.files) expect(fs.statSync(path.join(home.cwd, file.path)).size, file.path).toBe(file.size);
+    for (const file of entry.files) expect(fs.statSync(path.join(project.cwd, file.path)).size, file.path).toBe(file.size);
   }
 }
 
@@ -73,7 +62,10 @@ describe('assetgen build at scale (real processes)', () => {
     const shards = await Promise.all([1, 2, 3, 4].map((k) => build(['--shard', `${k}/4`, '--lock-out', `shard-${k}.lock`, '-j', '4'])));
     for (const shard of shards) expect(shard.code, shard.stderr).toBe(0);
     expect(await submissions()).toEqual({ images: 14, runs: 3, videos: 3 });
-    const merged = await runCli(['lock', 'merge', 'shard-1.lock', 'shard-2.lock', 'shard-3.lock', 'shard-4.lock'], { env, cwd: home.cwd });
+    const merged = await runCli(['lock', 'merge', 'shard-1.lock', 'shard-2.lock', 'shard-3.lock', 'shard-4.lock'], {
+      env: project.env(),
+      cwd: project.cwd,
+    });
     expect(merged.code, merged.stderr).toBe(0);
     expectAllBuilt();
     expect((await build([])).code).toBe(0);
@@ -81,18 +73,18 @@ describe('assetgen build at scale (real processes)', () => {
   }, 180_000);
 
   it('kill -9 at 10 moments of a build, rerun until done: every asset present, charged once, the lock valid', async () => {
-    await mock.config({ latencyMs: 15, videoSteps: 4, videoPollAfterMs: 60 });
+    await project.mock.config({ latencyMs: 15, videoSteps: 4, videoPollAfterMs: 60 });
     // Kill points spread over the build: the first after 150 ms, each rerun a little later.
     let killedWithPaidWorkInFlight = 0;
     for (let round = 0; round < 10; round++) {
-      const child = spawnCli(['build', '--yes', '-j', '4'], { env, cwd: home.cwd });
+      const child = spawnCli(['build', '--yes', '-j', '4'], { env: project.env(), cwd: project.cwd });
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       await new Promise((resolve) => setTimeout(resolve, 150 + round * 60));
       child.kill('SIGKILL');
       await exited;
       // A process killed while holding the lock's claim leaves it behind: the next build takes over
       // a dead process's claim (writer.ts), as a CI rerun would.
-      const lockFile = path.join(home.cwd, 'assetgen.lock');
+      const lockFile = path.join(project.cwd, 'assetgen.lock');
       const lock = fs.existsSync(lockFile) ? readLock(lockFile) : undefined; // parses: never half-written
       if (Object.values(lock?.assets ?? {}).some((entry) => entry.job)) killedWithPaidWorkInFlight++;
     }
