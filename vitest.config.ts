@@ -11,6 +11,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Two workers on this 2-core machine, not vitest's default of cores − 1 (one): most tests wait
+    // on a spawned CLI or a socket, so a second worker fills that time (70 s → 45 s here).
+    maxWorkers: 2,
+    minWorkers: 1,
     // One module graph per worker instead of one per file: starting a fresh fork and re-importing
     // vitest for each of 30+ files was a third of the suite's time. Tests therefore spy on shared
     // modules (vi.spyOn + restore) rather than replacing them with vi.mock.

@@ -2,22 +2,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import type { Lock } from '../../src/build/lock.js';
 import { parseManifest, type Manifest } from '../../src/build/manifest.js';
 
 export const EXAMPLE = fs.readFileSync(new URL('./fixtures/example.yaml', import.meta.url), 'utf8');
 export const STARTER = fs.readFileSync(new URL('../../templates/assetgen.yaml', import.meta.url), 'utf8');
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fresh directory removed after the test. */
+/**
+ * A fresh directory removed when the test that made it finishes. (Not a module-level afterEach:
+ * with `isolate: false` a module is loaded once per worker, so its hook would be added to the
+ * first test file only, and the directories of later files would be left behind.)
+ */
 export function tempDir(): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-build-')));
-  dirs.push(dir);
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

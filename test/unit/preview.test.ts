@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { crc32, deflateSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { renderPng, renderVideo, seededRandom } from '../../src/mock/media.js';
 import { barePreview } from '../../src/program.cjs';
 import { detectProtocol, resolveMode } from '../../src/ui/preview/detect.js';
@@ -336,6 +336,7 @@ describe('detection from the environment only', () => {
 // ── previewSaved: who gets what ───────────────────────────────────────────────────────────────────
 describe('previewSaved', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-preview-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   const image = path.join(dir, 'small.png');
   fs.writeFileSync(image, SMALL);
   const broken = path.join(dir, 'broken.png');
