@@ -4,29 +4,18 @@
 //   (POST /api/v1/generate, then GET the file into its own file, 16 at a time) — goal ≥ 0.7× its rate;
 // - planning 10,000 up-to-date assets (`assetgen build --dry-run`: manifest, lock, hashing every
 //   recorded file) — goal ≤ 2 s.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAlone } from './table.mjs';
+import { startExternalMock } from './external-mock.mjs';
 
 const BIN = fileURLToPath(new URL('../bin/assetgen.js', import.meta.url));
 const ASSETS = Number(process.env.BENCH_BUILD_ASSETS ?? 1000);
 const PLANNED = Number(process.env.BENCH_PLAN_ASSETS ?? 10_000);
-
-function startMock() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'mock', '--json', '--credits', '100000000'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let text = '';
-    child.stdout.on('data', (chunk) => {
-      text += chunk;
-      if (text.includes('\n')) resolve({ ...JSON.parse(text.split('\n')[0]), stop: () => child.kill() });
-    });
-    child.once('exit', (code) => reject(new Error(`mock exited ${code}`)));
-  });
-}
 
 /**
  * The same calls as the build, from the simplest client there is: fetch, 16 at a time, each asset
@@ -114,7 +103,7 @@ function timed(args, env, cwd) {
 }
 
 export async function run() {
-  const mock = await startMock();
+  const mock = await startExternalMock();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-bench-build-'));
   const env = {
     PATH: process.env.PATH,

@@ -4,13 +4,14 @@
 // - `assetgen --help` vs a bare commander program declaring the same commands and options;
 // - one `assetgen generate` (call + download) vs a minimal fetch script making the same two calls,
 //   both against one mock service running in its own process.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAlone } from './table.mjs';
+import { startExternalMock } from './external-mock.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'assetgen.js');
@@ -61,19 +62,6 @@ function bareCommanderProgram(dir) {
   const file = path.join(dir, 'bare-commander.cjs');
   fs.writeFileSync(file, lines.join('\n'));
   return file;
-}
-
-/** Starts `assetgen mock --json` in its own process; resolves with its URL, key and a stop(). */
-function startExternalMock() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'mock', '--json', '--credits', '100000000'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let text = '';
-    child.stdout.on('data', (chunk) => {
-      text += chunk;
-      if (text.includes('\n')) resolve({ ...JSON.parse(text), stop: () => child.kill('SIGTERM') });
-    });
-    child.on('exit', (code) => reject(new Error(`mock exited ${code}`)));
-  });
 }
 
 const MINIMAL_GENERATE = `
