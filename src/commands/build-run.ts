@@ -13,6 +13,7 @@ import { paidCall } from '../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../cli/save.js';
 import { describeFiles, type FileHash } from '../build/hash.js';
 import type { ManifestAsset } from '../build/manifest.js';
+import { CreditBudget } from '../build/budget.js';
 import type { PlanItem } from '../build/plan.js';
 import type { LockWriter } from '../build/writer.js';
 import { sanitizeLine } from '../ui/sanitize.js';
@@ -55,48 +56,34 @@ export async function runPlan(
   const started = Date.now();
   const total = queue.length;
   const board = startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
-  let spent = 0;
-  let reserved = 0;
-  /** An asset of unknown cost counts as the largest charge seen so far in this build. */
-  let largestCharge = 0;
+  const budget = new CreditBudget(options.maxCredits);
   let stop = false;
   const recording: Promise<void>[] = [];
   const worker = async (): Promise<void> => {
     for (let item = queue.shift(); item; item = queue.shift()) {
-      // A resume pays nothing new; a generate may not take the build past the cap (a video counts
-      // its 180 up front; an unknown cost counts as the largest charge seen so far).
-      const cost = item.action === 'resume' ? 0 : (item.estimate ?? largestCharge);
       if (stop || ctx.signal.aborted) {
         results.push(skipped(item, ctx.signal.aborted ? 'interrupted before it started' : 'not started after an earlier failure'));
         continue;
       }
-      if (options.maxCredits !== undefined && spent + reserved + cost > options.maxCredits) {
-        results.push(skipped(item, `would pass --max-credits ${options.maxCredits} (${spent + reserved} spent or reserved, ${cost} more)`));
+      const cost = budget.costOf(item);
+      const refusal = budget.refusal(cost);
+      if (refusal) {
+        results.push(skipped(item, refusal));
         continue;
       }
-      reserved += cost;
-      // What the asset cost counts once it is known: when its files are saved (its lock record
-      // is still being written then), or when it ends without them.
-      let counted = false;
-      const count = (credits: number): void => {
-        if (counted) return;
-        counted = true;
-        reserved -= cost;
-        spent += credits;
-        largestCharge = Math.max(largestCharge, credits);
-      };
+      const settle = budget.reserve(cost);
       let filesSaved!: () => void;
       const saved = new Promise<void>((resolve) => (filesSaved = resolve));
       board.set(item.id, startingStatus(item));
       const progress = {
         saved: (credits: number) => {
-          count(credits);
+          settle(credits);
           filesSaved();
         },
         status: (text: string) => board.set(item.id, text),
       };
       const done = buildOne(ctx, client!, item, root, writer, options, progress).then((result) => {
-        count(result.credits);
+        settle(result.credits);
         results.push(result);
         board.finish(item.id, resultLine(result));
         if (result.outcome === 'failed' && options.failFast) stop = true;
