@@ -3,33 +3,25 @@
 // And `credits` in --json equals what the ledger says the command cost.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { jsonError, parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { jsonError, parseJson, type CliResult } from '../support/cli.js';
 import { PRICES, WORKFLOWS } from '../../src/mock/index.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { useMockProject } from '../support/project.js';
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
+const project = useMockProject({
+  mock: { credits: 5000 },
+  config: { credits: 5000, faults: { rate: 0 }, videoOutcome: 'succeed', videoPollAfterMs: 20, videoSteps: 2 },
+});
+/** This test's env: the project's, which a test may change (a session instead of a key, say). */
 let env: NodeJS.ProcessEnv;
-
-beforeAll(async () => {
-  mock = await startMock({ credits: 5000 });
+beforeEach(() => {
+  env = project.env();
 });
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(async () => {
-  await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
-  await mock.config({ credits: 5000, faults: { rate: 0 }, videoOutcome: 'succeed', videoPollAfterMs: 20, videoSteps: 2 });
-  home = tempHome();
-  env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
-});
-afterEach(() => home.remove());
 
 const cli = (args: string[], options: { interrupt?: AbortSignal; onStderr?: (text: string) => void } = {}) =>
-  runInProcess(args, { env, cwd: home.cwd, ...options });
-const ledger = async () => (await mock.state()).ledger as { amount: number; reason: string }[];
-const balance = async () => (await mock.state()).credits as number;
+  project.run(args, { env, ...options });
+const ledger = () => project.ledger();
+const balance = async () => (await project.mock.state()).credits as number;
 
 /** Splits a printed command the way a POSIX shell would (the printer only uses single quotes). */
 function shellWords(command: string): string[] {
@@ -54,7 +46,7 @@ const resumeLine = (stderr: string): string => {
 
 describe('a paid video job is never orphaned', () => {
   it('402 on the first poll: exit 5, the job and its resume command (with -o); resuming finishes into that folder, charged once', async () => {
-    await mock.config({ credits: 180 });
+    await project.mock.config({ credits: 180 });
     const result = await cli(['video', 'create', 'torch', '--yes', '-o', 'assets/fx/', '--json']);
     expect(result.code).toBe(5);
     expect(result.stdout).toBe('');
@@ -63,11 +55,11 @@ describe('a paid video job is never orphaned', () => {
     expect(error.job.resume).toBe(`assetgen video wait ${error.job.id} -o assets/fx/`);
     expect(error.credits).toMatchObject({ charged: 180 });
 
-    await mock.config({ credits: 100 });
+    await project.mock.config({ credits: 100 });
     const resumed = await runPrinted(error.job.resume);
     expect(resumed.code).toBe(0);
     const saved = resumed.stdout.trim();
-    expect(path.dirname(saved)).toBe(path.join(home.cwd, 'assets', 'fx'));
+    expect(path.dirname(saved)).toBe(path.join(project.home.cwd, 'assets', 'fx'));
     expect(fs.statSync(saved).size).toBeGreaterThan(0);
     expect((await ledger()).filter((entry) => entry.amount === -180)).toHaveLength(1);
   });
@@ -78,7 +70,7 @@ describe('a paid video job is never orphaned', () => {
     const job = parseJson(submitted).job as { id: string; resume: string };
     expect(job.resume).toBe(`assetgen video wait ${job.id} -o clips/`);
 
-    await mock.config({ faults: { rate: 1, kinds: ['500'] } });
+    await project.mock.config({ faults: { rate: 1, kinds: ['500'] } });
     const human = await cli(['video', 'wait', job.id, '-o', 'clips/']);
     expect(human.code).toBe(1);
     expect(human.stderr).toMatch(/HTTP 500, request id req_/);
@@ -94,15 +86,15 @@ describe('a paid video job is never orphaned', () => {
       job: { id: job.id, kind: 'video', resume: job.resume },
     });
 
-    await mock.config({ faults: { rate: 0 } });
+    await project.mock.config({ faults: { rate: 0 } });
     const resumed = await runPrinted(job.resume);
     expect(resumed.code).toBe(0);
-    expect(path.dirname(resumed.stdout.trim())).toBe(path.join(home.cwd, 'clips'));
+    expect(path.dirname(resumed.stdout.trim())).toBe(path.join(project.home.cwd, 'clips'));
     expect((await ledger()).filter((entry) => entry.amount === -180)).toHaveLength(1);
   });
 
   it('Ctrl-C during the wait: exit 130, the job goes on, and the printed command resumes it into the same file', async () => {
-    await mock.config({ videoSteps: 3 });
+    await project.mock.config({ videoSteps: 3 });
     const controller = new AbortController();
     // Ctrl-C the moment the job is paid for, before its first poll.
     const interrupted = await cli(['video', 'create', 'slow dragon', '--yes', '-o', 'fx/dragon.gif', '--interval', '20ms'], {
@@ -118,14 +110,25 @@ describe('a paid video job is never orphaned', () => {
 
     const resumed = await runPrinted(resume);
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout.trim()).toBe(path.join(home.cwd, 'fx', 'dragon.gif'));
+    expect(resumed.stdout.trim()).toBe(path.join(project.home.cwd, 'fx', 'dragon.gif'));
     expect((await ledger()).filter((entry) => entry.amount === -180)).toHaveLength(1);
   });
 
   it('`jobs` shows the very command the waiting command printed, --base-url included', async () => {
-    const submitted = await cli(['video', 'create', 'torch', '--yes', '--no-wait', '-o', 'clips/', '--base-url', mock.url, '--json']);
+    const submitted = await cli([
+      'video',
+      'create',
+      'torch',
+      '--yes',
+      '--no-wait',
+      '-o',
+      'clips/',
+      '--base-url',
+      project.mock.url,
+      '--json',
+    ]);
     const printed = (parseJson(submitted).job as { resume: string }).resume;
-    expect(printed).toContain(`--base-url ${mock.url}/`);
+    expect(printed).toContain(`--base-url ${project.mock.url}/`);
     const jobs = parseJson(await cli(['jobs', '--json'])).jobs as { id: string; resume: string | null }[];
     expect(jobs[0]!.resume).toBe(printed);
     const human = await cli(['jobs']);
@@ -133,7 +136,7 @@ describe('a paid video job is never orphaned', () => {
   });
 
   it('a failed job reports its refund, names the job and has nothing to resume', async () => {
-    await mock.config({ videoOutcome: 'fail' });
+    await project.mock.config({ videoOutcome: 'fail' });
     const before = await balance();
     const result = await cli(['video', 'create', 'doomed', '--yes', '--json', '--interval', '20ms']);
     expect(result.code).toBe(6);
@@ -151,19 +154,19 @@ describe('a paid run is never orphaned', () => {
     const started = await cli(['workflows', 'run', 'wf_tileset', '--no-wait', '-o', 'tiles', '--json']);
     const job = parseJson(started).job as { id: string; resume: string };
     expect(job.resume).toBe(`assetgen runs wait ${job.id} -o tiles`);
-    await mock.config({ faults: { rate: 1, kinds: ['503'] } });
+    await project.mock.config({ faults: { rate: 1, kinds: ['503'] } });
     const failed = await cli(['runs', 'wait', job.id, '-o', 'tiles', '--json']);
     expect(failed.code).toBe(1);
     expect(jsonError(failed)).toMatchObject({ status: 503, job: { id: job.id, kind: 'run', resume: job.resume } });
-    await mock.config({ faults: { rate: 0 } });
+    await project.mock.config({ faults: { rate: 0 } });
     const resumed = await runPrinted(job.resume);
     expect(resumed.code).toBe(0);
-    for (const file of resumed.stdout.trim().split('\n')) expect(path.dirname(file)).toBe(path.join(home.cwd, 'tiles'));
+    for (const file of resumed.stdout.trim().split('\n')) expect(path.dirname(file)).toBe(path.join(project.home.cwd, 'tiles'));
     expect((await ledger()).filter((entry) => entry.reason.startsWith('run '))).toHaveLength(1);
   });
 
   it('-o naming an existing file is refused before paying', async () => {
-    fs.writeFileSync(path.join(home.cwd, 'taken.png'), 'x');
+    fs.writeFileSync(path.join(project.home.cwd, 'taken.png'), 'x');
     const result = await cli(['workflows', 'run', 'wf_tileset', '-o', 'taken.png']);
     expect(result.code).toBe(2);
     expect(await ledger()).toEqual([]);
@@ -172,7 +175,7 @@ describe('a paid run is never orphaned', () => {
 
 describe('a paid call that fails after its retries', () => {
   it('shows its status and request id, and the idempotency key that recovers it (human and --json)', async () => {
-    await mock.config({ faults: { rate: 1, kinds: ['500'] } });
+    await project.mock.config({ faults: { rate: 1, kinds: ['500'] } });
     const human = await cli(['generate', 'crate', '--agent', 'sprite-artist']);
     expect(human.code).toBe(1);
     expect(human.stderr).toMatch(/HTTP 500, request id req_\w+/);
@@ -209,7 +212,7 @@ describe('credits in --json of the one-poll commands equal the ledger difference
 
 describe('with a session configured as well as a key', () => {
   it('polls go with the session and cost nothing; submissions still use the key', async () => {
-    env = { ...env, ASSETGEN_SESSION: mock.sessionCookie };
+    env = { ...env, ASSETGEN_SESSION: project.mock.sessionCookie };
     const video = await cli(['video', 'create', 'torch', '--yes', '--json', '--interval', '20ms']);
     expect(video.code, video.stderr).toBe(0);
     expect(parseJson(video).credits).toMatchObject({ charged: 180, refunded: 0 });
@@ -266,14 +269,14 @@ describe('credits in --json equal the ledger difference: commands that follow an
   });
 
   it('agents, generate with a session and generate --stream (session calls)', async () => {
-    env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_SESSION: mock.sessionCookie };
+    env = { ...project.home.env, ASSETGEN_BASE_URL: project.mock.url, ASSETGEN_SESSION: project.mock.sessionCookie };
     await expectCredits(['agents', '--json']);
     expect((await expectCredits(['generate', 'crate', '--agent', 'sprite-artist', '--json'])).charged).toBe(PRICES.generation);
     expect((await expectCredits(['generate', 'crate', '--agent', 'sprite-artist', '--stream', '--json'])).charged).toBe(PRICES.generation);
   });
 
   it('a failed video: charged, refunded, and the balance back (exit 6)', async () => {
-    await mock.config({ videoOutcome: 'fail' });
+    await project.mock.config({ videoOutcome: 'fail' });
     const credits = await expectCredits(['video', 'create', 'torch', '--yes', '--interval', '20ms', '--json'], 6);
     expect(credits.refunded).toBe(PRICES.video);
   });
@@ -297,7 +300,7 @@ describe('each paid command × each way of ending after paying', () => {
       name: '--timeout',
       code: 7,
       setup: async () => {
-        await mock.config({ latencyMs: 120, videoSteps: 6 });
+        await project.mock.config({ latencyMs: 120, videoSteps: 6 });
         return { extra: ['--timeout', '400ms'] };
       },
     },
@@ -306,7 +309,7 @@ describe('each paid command × each way of ending after paying', () => {
       code: 1,
       setup: async (command) => ({
         onPaid: async () => {
-          fs.writeFileSync(path.join(home.cwd, command.dir), 'in the way');
+          fs.writeFileSync(path.join(project.home.cwd, command.dir), 'in the way');
         },
       }),
     },
@@ -316,7 +319,7 @@ describe('each paid command × each way of ending after paying', () => {
       setup: async (command) => {
         // Exactly what the submission costs: the first (key-authenticated, 1-credit) poll gets 402.
         const nodes = WORKFLOWS.find((workflow) => workflow.id === 'wf_tileset')!.nodes.length;
-        await mock.config({ credits: command.name === 'video create' ? PRICES.video : PRICES.runPerNode * nodes });
+        await project.mock.config({ credits: command.name === 'video create' ? PRICES.video : PRICES.runPerNode * nodes });
         return {};
       },
     },
@@ -341,11 +344,11 @@ describe('each paid command × each way of ending after paying', () => {
         expect(error.job, result.stderr).toMatchObject({ id: expect.any(String), resume: expect.stringContaining(error.job.id) });
         expect(error.job.resume).toContain(`-o ${command.dir}/`);
 
-        fs.rmSync(path.join(home.cwd, command.dir), { recursive: true, force: true });
-        await mock.config({ credits: 5000, latencyMs: 0 });
+        fs.rmSync(path.join(project.home.cwd, command.dir), { recursive: true, force: true });
+        await project.mock.config({ credits: 5000, latencyMs: 0 });
         const resumed = await runPrinted(error.job.resume);
         expect(resumed.code, resumed.stderr).toBe(0);
-        for (const file of resumed.stdout.trim().split('\n')) expect(path.dirname(file)).toBe(path.join(home.cwd, command.dir));
+        for (const file of resumed.stdout.trim().split('\n')) expect(path.dirname(file)).toBe(path.join(project.home.cwd, command.dir));
         expect((await ledger()).filter((entry) => command.charge.test(entry.reason))).toHaveLength(1);
       });
     }
