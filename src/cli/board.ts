@@ -1,7 +1,7 @@
 // A live board on stderr for commands that run many things at once (a build's pool): one line per
 // running item and a footer of totals, redrawn in place on a terminal, with each finished item's
-// line left above it. Without a terminal (CI logs, agents, pipes) only the finished lines are
-// printed, one each; with --quiet, nothing.
+// line left above it. Without a terminal (CI logs, agents, pipes), or with --verbose, only the
+// finished lines are printed, one each; with --quiet, nothing.
 //
 // Every line is cut to the terminal's width before it is drawn, so no line ever wraps and erasing
 // the board is "cursor up n rows, erase down" — no escape arithmetic for wrapped text is needed.
@@ -25,7 +25,8 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 export function startBoard(ctx: CommandContext, footer: () => string): Board {
   const { out } = ctx;
   if (out.quiet) return { set() {}, finish() {}, stop() {} };
-  if (!out.animate) return { set() {}, finish: (_key, line) => out.info(line), stop() {} };
+  // --verbose writes trace lines to stderr as requests happen: they would land inside the board.
+  if (!out.animate || ctx.globals.verbose) return { set() {}, finish: (_key, line) => out.info(line), stop() {} };
 
   const stderr = out.streams.stderr as NodeJS.WritableStream & { columns?: number };
   const running = new Map<string, { status: string; since: number }>();

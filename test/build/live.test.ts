@@ -15,6 +15,7 @@ assets:
   - { id: hero, workflow: wf_sprite_sheet, set: { character: a dwarf miner with a very long description } }
 `;
 const COLUMNS = 50;
+const ESC = '\x1b';
 
 // Every answer takes 300 ms: the board (redrawn every 100 ms) is seen with assets running.
 const project = useMockProject({
@@ -44,6 +45,15 @@ describe('assetgen build on a terminal', () => {
     ).toEqual(['hero', 'shield', 'sword']);
     expect(screen.at(-2)).toMatch(/^Built 3, resumed 0, unchanged 0; \d+ credits\.$/);
     expect(screen.join('\n')).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|done · /);
+  });
+
+  it('--verbose on a terminal: trace lines and plain result lines, no board to tear them apart', async () => {
+    const session = spawnPty(['build', 'sword', '--verbose'], { env: project.env(), cwd: project.cwd, cols: COLUMNS });
+    expect(await session.exit).toBe(0);
+    const output = session.output();
+    expect(output).toContain('→ POST');
+    expect(output).toMatch(/✓ sword {2}built/);
+    expect(output).not.toMatch(new RegExp(`${ESC}\\[\\d+A`)); // no "cursor up": nothing redrawn
   });
 
   it('piped: plain lines, no escape sequences; -q: nothing at all on success', async () => {
