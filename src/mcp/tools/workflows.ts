@@ -64,7 +64,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
         scope,
         extra,
         async (ctx) => {
-          const output = folder(confineOutput(args.output_dir, ctx.cwd, scope.allowOutside, 'output_dir'));
+          const output = runFolder(args.output_dir, ctx.cwd, scope);
           const set = Object.entries(args.overrides ?? {}).map(([node, prompt]) => {
             if (node.includes('=')) throw new UsageError(`Invalid override node "${node}": a node id has no "=".`);
             return `${node}=${prompt}`;
@@ -101,7 +101,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
         scope,
         extra,
         async (ctx) => {
-          const output = folder(confineOutput(args.output_dir, ctx.cwd, scope.allowOutside, 'output_dir'));
+          const output = runFolder(args.output_dir, ctx.cwd, scope);
           await waitRun(ctx, args.id, { output, force: args.overwrite });
         },
         { waitBudgetMs: waitBudget(args.max_wait_seconds) },
@@ -109,7 +109,11 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
   );
 }
 
-/** A run saves into a folder: `assets` and `assets/` mean the same here. */
-function folder(output: string | undefined): string | undefined {
+/**
+ * Where a run's outputs go: `output_dir` confined to the project (unless the server allows
+ * otherwise), always a folder — `assets` and `assets/` mean the same here.
+ */
+function runFolder(outputDir: string | undefined, cwd: string, scope: ServerScope): string | undefined {
+  const output = confineOutput(outputDir, cwd, scope.allowOutside, 'output_dir');
   return output === undefined || /[\\/]$/.test(output) ? output : `${output}/`;
 }
