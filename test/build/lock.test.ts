@@ -1,12 +1,13 @@
 // The lockfile: stable bytes, and strict reading (paths inside the project only).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LockError } from '../../src/build/errors.js';
 import { emptyLock, lockFileFor, parseLock, readLock, serializeLock, type Lock } from '../../src/build/lock.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
-import { stableStringify } from '../../src/build/hash.js';
-import { SHA, sampleLock as sample, tempDir, thrown } from './helpers.js';
+import { hashFile, stableStringify } from '../../src/build/hash.js';
+import { SHA, sampleLock as sample, tempDir, thrown, writeFiles } from './helpers.js';
 
 describe('serializeLock', () => {
   it('sorts keys and files, so equal locks are equal bytes', () => {
@@ -77,5 +78,19 @@ describe('reading a lock', () => {
     expect(error).toBeInstanceOf(LockError);
     expect(exitCodeFor(error)).toBe(EXIT.usage);
     expect(error.hint).toContain('merge-conflict markers');
+  });
+});
+
+describe('hashFile', () => {
+  it('hashes small files whole and large ones streamed, the same way; a folder or a missing file is null', async () => {
+    const dir = tempDir();
+    const small = Buffer.from('tiny asset');
+    const large = Buffer.alloc((1 << 20) + 3, 7);
+    writeFiles(dir, { 'small.png': small, 'large.mp4': large, 'folder/inside.png': small });
+    const expected = (data: Buffer) => ({ sha256: createHash('sha256').update(data).digest('hex'), size: data.length });
+    expect(await hashFile(path.join(dir, 'small.png'))).toEqual(expected(small));
+    expect(await hashFile(path.join(dir, 'large.mp4'))).toEqual(expected(large));
+    expect(await hashFile(path.join(dir, 'folder'))).toBeNull();
+    expect(await hashFile(path.join(dir, 'missing.png'))).toBeNull();
   });
 });
