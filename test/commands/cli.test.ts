@@ -2,44 +2,36 @@
 // mock over loopback, human and --json. test/e2e keeps what needs a real process.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { jsonError, parseJson } from '../support/cli.js';
+import { startMock } from '../support/mock.js';
+import { useMockProject } from '../support/project.js';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
+const project = useMockProject({
+  mock: { credits: 5000 },
+  config: { credits: 5000, faults: { rate: 0 }, videoOutcome: 'succeed', videoPollAfterMs: 20 },
+});
 let keyEnv: NodeJS.ProcessEnv;
 let sessionEnv: NodeJS.ProcessEnv;
+beforeEach(() => {
+  keyEnv = project.env();
+  sessionEnv = { ...project.home.env, ASSETGEN_BASE_URL: project.mock.url, ASSETGEN_SESSION: project.mock.sessionCookie };
+});
 
-beforeAll(async () => {
-  mock = await startMock({ credits: 5000 });
-});
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(async () => {
-  await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
-  await mock.config({ credits: 5000, faults: { rate: 0 }, videoOutcome: 'succeed', videoPollAfterMs: 20 });
-  home = tempHome();
-  keyEnv = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
-  sessionEnv = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_SESSION: mock.sessionCookie };
-});
-afterEach(() => home.remove());
-
-const cli = (args: string[], env: NodeJS.ProcessEnv = keyEnv, input?: string) => runInProcess(args, { env, cwd: home.cwd, input });
-const charges = async (amount: number) => (await mock.state()).ledger.filter((entry) => entry.amount === amount).length;
+const cli = (args: string[], env: NodeJS.ProcessEnv = keyEnv, input?: string) => project.run(args, { env, input });
+const charges = async (amount: number) => (await project.ledger()).filter((entry) => entry.amount === amount).length;
 
 describe('auth', () => {
   it('stores a key from stdin at 0600 in a 0700 directory, shows it masked, and logs out', async () => {
-    const env = { ...home.env, ASSETGEN_BASE_URL: mock.url };
-    const login = await cli(['auth', 'login', '--with-key'], env, `${mock.apiKey}\n`);
+    const env = { ...project.home.env, ASSETGEN_BASE_URL: project.mock.url };
+    const login = await cli(['auth', 'login', '--with-key'], env, `${project.mock.apiKey}\n`);
     expect(login.code).toBe(0);
-    const file = path.join(home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json');
+    const file = path.join(project.home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
-    expect(login.stderr).not.toContain(mock.apiKey);
+    expect(login.stderr).not.toContain(project.mock.apiKey);
 
     const status = await cli(['auth', 'status', '--json'], env);
     expect(status.code).toBe(0);
@@ -48,12 +40,12 @@ describe('auth', () => {
     expect((document as unknown as { ready: boolean }).ready).toBe(true);
     expect(document.apiKey.source).toBe('file');
     expect(document.apiKey.location).toBe(file);
-    expect(document.apiKey.value).not.toBe(mock.apiKey);
-    expect(document.apiKey.value.endsWith(mock.apiKey.slice(-4))).toBe(true);
+    expect(document.apiKey.value).not.toBe(project.mock.apiKey);
+    expect(document.apiKey.value.endsWith(project.mock.apiKey.slice(-4))).toBe(true);
 
     const human = await cli(['auth', 'status'], env);
     expect(human.stdout).toContain(file);
-    expect(human.stdout).not.toContain(mock.apiKey);
+    expect(human.stdout).not.toContain(project.mock.apiKey);
 
     // The stored key works.
     expect((await cli(['workflows', 'list'], env)).code).toBe(0);
@@ -64,7 +56,7 @@ describe('auth', () => {
     expect(parseJson(after)).toMatchObject({ authenticated: false, ready: false });
 
     // A key but no service URL: not ready, and the exit code says the same.
-    const noUrl = await cli(['auth', 'status', '--json'], { ...home.env, ASSETGEN_API_KEY: mock.apiKey });
+    const noUrl = await cli(['auth', 'status', '--json'], { ...project.home.env, ASSETGEN_API_KEY: project.mock.apiKey });
     expect(noUrl.code).toBe(4);
     expect(parseJson(noUrl)).toMatchObject({ authenticated: true, ready: false });
     const human2 = await cli(['auth', 'status'], env);
@@ -78,26 +70,34 @@ describe('auth', () => {
   });
 
   it('login checks the key with the cheapest call, says what it cost, and stores it', async () => {
-    const before = (await mock.state()).credits as number;
-    const login = await cli(['auth', 'login', '--with-key', '--base-url', mock.url, '--json'], home.env, mock.apiKey);
+    const before = (await project.mock.state()).credits as number;
+    const login = await cli(
+      ['auth', 'login', '--with-key', '--base-url', project.mock.url, '--json'],
+      project.home.env,
+      project.mock.apiKey,
+    );
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toMatch(/accepted the API key .*charged 1 credit, \d+ remaining/);
     expect(parseJson(login)).toMatchObject({ stored: 'apiKey', verified: true, credits: { charged: 1, balance: before - 1 } });
-    expect((await mock.state()).credits).toBe(before - 1);
-    expect((await cli(['auth', 'status'], home.env)).code).toBe(0);
+    expect((await project.mock.state()).credits).toBe(before - 1);
+    expect((await cli(['auth', 'status'], project.home.env)).code).toBe(0);
   });
 
   it('login checks a session cookie for free', async () => {
-    const before = (await mock.state()).credits as number;
-    const login = await cli(['auth', 'login', '--session', '--base-url', mock.url], home.env, mock.sessionCookie);
+    const before = (await project.mock.state()).credits as number;
+    const login = await cli(['auth', 'login', '--session', '--base-url', project.mock.url], project.home.env, project.mock.sessionCookie);
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toMatch(/accepted the session cookie .*no charge/);
-    expect((await mock.state()).credits).toBe(before);
+    expect((await project.mock.state()).credits).toBe(before);
   });
 
   it('login stores nothing when the service rejects the key (exit 4) or cannot be reached (exit 1)', async () => {
-    const file = path.join(home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json');
-    const rejected = await cli(['auth', 'login', '--with-key', '--base-url', mock.url, '--json'], home.env, `agk_${'0'.repeat(40)}`);
+    const file = path.join(project.home.env.ASSETGEN_CONFIG_DIR!, 'credentials.json');
+    const rejected = await cli(
+      ['auth', 'login', '--with-key', '--base-url', project.mock.url, '--json'],
+      project.home.env,
+      `agk_${'0'.repeat(40)}`,
+    );
     expect(rejected.code).toBe(4);
     expect(jsonError(rejected).message).toMatch(/rejected this API key \(HTTP 401\)/);
     expect(jsonError(rejected).hint).toContain('Nothing was stored');
@@ -105,35 +105,35 @@ describe('auth', () => {
     const closed = await startMock({});
     const url = closed.url;
     await closed.close();
-    const unreachable = await cli(['auth', 'login', '--with-key', '--base-url', url], home.env, mock.apiKey);
+    const unreachable = await cli(['auth', 'login', '--with-key', '--base-url', url], project.home.env, project.mock.apiKey);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('--no-verify');
     expect(fs.existsSync(file)).toBe(false);
   });
 
   it('login --no-verify stores without a call (offline setup), base URL or not', async () => {
-    const requests = (await mock.state()).requests as number;
-    const login = await cli(['auth', 'login', '--with-key', '--no-verify', '--json'], home.env, mock.apiKey);
+    const requests = (await project.mock.state()).requests as number;
+    const login = await cli(['auth', 'login', '--with-key', '--no-verify', '--json'], project.home.env, project.mock.apiKey);
     expect(login.code, login.stderr).toBe(0);
     expect(parseJson(login)).toMatchObject({ stored: 'apiKey', verified: false });
-    expect((await mock.state()).requests).toBe(requests + 0);
-    const noUrl = await cli(['auth', 'login', '--with-key'], home.env, mock.apiKey);
+    expect((await project.mock.state()).requests).toBe(requests + 0);
+    const noUrl = await cli(['auth', 'login', '--with-key'], project.home.env, project.mock.apiKey);
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toMatch(/--base-url|--no-verify/);
   });
 
   it('refuses to prompt without a terminal and never takes a key as an argument', async () => {
-    const login = await cli(['auth', 'login', '--base-url', mock.url], home.env);
+    const login = await cli(['auth', 'login', '--base-url', project.mock.url], project.home.env);
     expect(login.code).toBe(2);
     expect(login.stderr).toContain('--with-key');
-    expect((await cli(['auth', 'login', mock.apiKey], home.env)).code).toBe(2);
+    expect((await cli(['auth', 'login', project.mock.apiKey], project.home.env)).code).toBe(2);
   });
 
   it('exits 4 with advice when no credentials are configured', async () => {
-    const result = await cli(['workflows', 'list'], { ...home.env, ASSETGEN_BASE_URL: mock.url });
+    const result = await cli(['workflows', 'list'], { ...project.home.env, ASSETGEN_BASE_URL: project.mock.url });
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('assetgen auth login');
-    const json = await cli(['workflows', 'list', '--json'], { ...home.env, ASSETGEN_BASE_URL: mock.url });
+    const json = await cli(['workflows', 'list', '--json'], { ...project.home.env, ASSETGEN_BASE_URL: project.mock.url });
     expect(json.code).toBe(4);
     expect(json.stdout).toBe('');
     expect(JSON.parse(json.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { exitCode: 4 } });
@@ -156,7 +156,7 @@ describe('generate', () => {
     const result = await cli(['generate', 'rusty sword icon', '--agent', 'sprite-artist']);
     expect(result.code).toBe(0);
     const saved = result.stdout.trim();
-    expect(path.dirname(saved)).toBe(home.cwd);
+    expect(path.dirname(saved)).toBe(project.home.cwd);
     expect(fs.readFileSync(saved).subarray(0, 8)).toEqual(PNG_MAGIC);
     expect(result.stderr).toMatch(/Charged 10 credits; \d+ remaining/);
   });
@@ -166,7 +166,7 @@ describe('generate', () => {
     expect(result.code).toBe(0);
     const document = parseJson(result) as { saved: string[]; credits: { charged: number; refunded: number; balance: number }; id: string };
     expect(document.saved).toHaveLength(1);
-    expect(document.saved[0]).toBe(path.join(home.cwd, 'assets', `${document.id}.png`));
+    expect(document.saved[0]).toBe(path.join(project.home.cwd, 'assets', `${document.id}.png`));
     expect(document.credits.charged).toBe(10);
     expect(document.credits).toEqual({ charged: 10, refunded: 0, balance: 4990 });
   });
@@ -207,7 +207,7 @@ describe('generate', () => {
     expect(unknown.stderr).toMatch(/agent/i);
     expect(unknown.stderr).toMatch(/HTTP 404, request id req_/);
 
-    await mock.config({ credits: 3 });
+    await project.mock.config({ credits: 3 });
     const broke = await cli(['generate', 'x', '--agent', 'sprite-artist', '--json']);
     expect(broke.code).toBe(5);
     expect(JSON.parse(broke.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { required: 10, balance: 3, exitCode: 5 } });
@@ -236,7 +236,7 @@ describe('agents and workflows', () => {
   });
 
   it('runs a workflow of N nodes with exactly N polls and saves the outputs', async () => {
-    const before = (await mock.state()).credits;
+    const before = (await project.mock.state()).credits;
     const result = await cli(['workflows', 'run', 'wf_tileset', '--set', 'theme=frozen cavern', '-o', 'tiles', '--json']);
     expect(result.code).toBe(0);
     const document = parseJson(result) as { status: string; totalNodes: number; saved: string[] };
@@ -244,7 +244,7 @@ describe('agents and workflows', () => {
     expect(document.saved.length).toBeGreaterThan(0);
     for (const file of document.saved) expect(fs.readFileSync(file).subarray(0, 8)).toEqual(PNG_MAGIC);
     // 5 credits per node to start, then 1 credit per key-authenticated poll: N polls exactly.
-    const after = (await mock.state()).credits;
+    const after = (await project.mock.state()).credits;
     expect(before - after).toBe(5 * 4 + 4);
     expect(result.stderr).not.toContain('node 5/4');
   });
@@ -300,11 +300,11 @@ describe('video', () => {
   });
 
   it('exits 6 on a failed job and the balance shows the refund', async () => {
-    await mock.config({ videoOutcome: 'fail' });
+    await project.mock.config({ videoOutcome: 'fail' });
     const result = await cli(['video', 'create', 'cursed torch', '--yes', '--interval', '20ms']);
     expect(result.code).toBe(6);
     expect(result.stderr).toMatch(/refunded/i);
-    const state = await mock.state();
+    const state = await project.mock.state();
     expect(state.ledger.filter((entry) => entry.amount === -180)).toHaveLength(1);
     expect(state.ledger.filter((entry) => entry.amount === 180)).toHaveLength(1);
     const jobs = parseJson(await cli(['jobs', '--json'])) as { jobs: { kind: string; state: string; refunded?: boolean }[] };
@@ -321,11 +321,11 @@ describe('video', () => {
     expect(polled.stdout).toContain(id);
     const waited = await cli(['video', 'wait', id, '-o', 'clips/', '--interval', '20ms']);
     expect(waited.code).toBe(0);
-    expect(path.dirname(waited.stdout.trim())).toBe(path.join(home.cwd, 'clips'));
+    expect(path.dirname(waited.stdout.trim())).toBe(path.join(project.home.cwd, 'clips'));
   });
 
   it('--timeout gives up with exit 7 and the resume command', async () => {
-    await mock.config({ videoSteps: 1000 });
+    await project.mock.config({ videoSteps: 1000 });
     const result = await cli(['video', 'create', 'endless', '--yes', '--interval', '50ms', '--timeout', '400ms']);
     expect(result.code).toBe(7);
     expect(result.stderr).toMatch(/assetgen video wait vid_/);
@@ -334,24 +334,24 @@ describe('video', () => {
 
 describe('resilience', () => {
   it('survives injected 500/429/reset faults without charging twice', async () => {
-    await mock.config({ faults: { rate: 0.3, kinds: ['500', '429', 'reset'] } });
+    await project.mock.config({ faults: { rate: 0.3, kinds: ['500', '429', 'reset'] } });
     let succeeded = 0;
     for (let i = 0; i < 4; i++) {
       const result = await cli(['generate', `crate ${i}`, '--agent', 'sprite-artist', '--json']);
       if (result.code === 0) succeeded += 1;
       else expect(result.code).toBe(1);
     }
-    await mock.config({ faults: { rate: 0 } });
+    await project.mock.config({ faults: { rate: 0 } });
     expect(succeeded).toBeGreaterThan(0);
     expect(await charges(-10)).toBe(succeeded);
   });
 
   it('retries a truncated paid response with the same idempotency key: one charge, however often it retries', async () => {
-    await mock.config({ faults: { rate: 1, kinds: ['truncate'] } });
+    await project.mock.config({ faults: { rate: 1, kinds: ['truncate'] } });
     const result = await cli(['video', 'create', 'torch', '--yes', '--no-wait']);
-    await mock.config({ faults: { rate: 0 } });
+    await project.mock.config({ faults: { rate: 0 } });
     expect(result.code).toBe(1);
-    const state = await mock.state();
+    const state = await project.mock.state();
     expect(state.requests).toBe(3); // the first attempt and two retries
     expect(await charges(-180)).toBe(1);
     expect(state.videos).toHaveLength(1);
@@ -367,14 +367,14 @@ describe('resilience', () => {
 
   it('recovers from a lost answer to a paid call by replaying it for free', async () => {
     // Seeded faults: a mix where some answers are cut after the charge was made.
-    await mock.config({ faults: { rate: 0.5, kinds: ['truncate', 'reset', '500'] } });
+    await project.mock.config({ faults: { rate: 0.5, kinds: ['truncate', 'reset', '500'] } });
     let succeeded = 0;
     for (let i = 0; i < 4; i++) {
       const result = await cli(['video', 'create', `torch ${i}`, '--yes', '--no-wait', '--json']);
       if (result.code === 0) succeeded += 1;
     }
-    await mock.config({ faults: { rate: 0 } });
-    const state = await mock.state();
+    await project.mock.config({ faults: { rate: 0 } });
+    const state = await project.mock.state();
     // Every video job that exists was charged exactly once, whether or not its answer arrived.
     expect(await charges(-180)).toBe((state.videos as unknown[]).length);
     expect(succeeded).toBeGreaterThan(0);
@@ -386,7 +386,7 @@ describe('output discipline', () => {
     const result = await cli(['workflows', 'list', '--verbose']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('GET');
-    expect(result.stderr).not.toContain(mock.apiKey);
+    expect(result.stderr).not.toContain(project.mock.apiKey);
   });
 
   it('prints nothing on stderr with -q on success', async () => {
@@ -398,16 +398,16 @@ describe('output discipline', () => {
 
 describe('demo and --mock', () => {
   it('runs the guided tour offline and saves every kind of asset', async () => {
-    const result = await cli(['demo'], home.env);
+    const result = await cli(['demo'], project.home.env);
     expect(result.code).toBe(0);
-    const files = fs.readdirSync(path.join(home.cwd, 'assetgen-demo'));
+    const files = fs.readdirSync(path.join(project.home.cwd, 'assetgen-demo'));
     expect(files.filter((file) => file.endsWith('.png')).length).toBeGreaterThanOrEqual(3);
     expect(files.some((file) => !file.endsWith('.png'))).toBe(true);
     expect(result.stdout.trim().split('\n').length).toBe(files.length);
   });
 
   it('runs a single command against an in-process mock with --mock', async () => {
-    const result = await cli(['workflows', 'list', '--mock', '--json'], home.env);
+    const result = await cli(['workflows', 'list', '--mock', '--json'], project.home.env);
     expect(result.code).toBe(0);
     expect((parseJson(result) as { workflows: unknown[] }).workflows.length).toBeGreaterThanOrEqual(3);
   });
