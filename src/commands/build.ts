@@ -7,12 +7,12 @@ import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
 import { displayPath } from '../cli/save.js';
 import { printTable } from '../cli/table.js';
-import { serviceId } from '../build/hash.js';
-import { lockFileFor, readLock, type Lock } from '../build/lock.js';
+import { readLock, type Lock } from '../build/lock.js';
 import { LockWriter } from '../build/writer.js';
 import { runBuild } from './build-report.js';
 import { writePlanReport } from './report.js';
-import { loadManifest, locateManifest, type Manifest, type OutputTarget } from '../build/manifest.js';
+import type { Manifest, OutputTarget } from '../build/manifest.js';
+import { openProject } from './project.js';
 import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../build/plan.js';
 import { parseShard, type Shard } from '../build/shard.js';
 import { ENV } from '../config/credentials.js';
@@ -36,15 +36,13 @@ export interface BuildOptions {
 
 export async function build(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<void> {
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
-  const file = locateManifest(ctx.cwd, options.file);
-  const manifest = loadManifest(file, ctx.cwd);
-  const lockFile = lockFileFor(file);
+  const { file, manifest, lockFile, service } = openProject(ctx, options.file);
   // The paid build holds the lock's one writer from planning to the end: no other process can
   // record (or lose) jobs in it meanwhile.
   const writer = options.dryRun ? undefined : await openWriter(ctx, lockFile, options.lockOut);
   try {
     const lock = writer ? writer.lock : readLock(lockFile);
-    await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard });
+    await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service });
   } finally {
     await writer?.close();
   }
@@ -68,10 +66,9 @@ async function planAndRun(
   ctx: CommandContext,
   selectors: string[],
   options: BuildOptions,
-  found: { file: string; lockFile: string; lock: Lock; writer?: LockWriter; manifest: Manifest; shard?: Shard },
+  found: { file: string; lockFile: string; lock: Lock; writer?: LockWriter; manifest: Manifest; shard?: Shard; service: string },
 ): Promise<void> {
-  const { file, lockFile, lock, writer, manifest, shard } = found;
-  const service = serviceId(ctx.credentials().baseUrl?.value, ctx.globals.mock);
+  const { file, lockFile, lock, writer, manifest, shard, service } = found;
   // The service is part of every spec: without one, nothing could be judged up to date.
   if (!service)
     throw new MissingCredentialsError(

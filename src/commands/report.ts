@@ -6,12 +6,11 @@ import { AssetgenError } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
 import { displayPath } from '../cli/save.js';
 import { GALLERY_STATUSES, galleryTotals, renderGallery, type Gallery, type GalleryTotals } from '../build/gallery.js';
-import { serviceId } from '../build/hash.js';
-import { lockFileFor, readLock, type Lock } from '../build/lock.js';
-import { loadManifest, locateManifest } from '../build/manifest.js';
+import { readLock, type Lock } from '../build/lock.js';
 import { hashProjectFiles, planBuild, type Plan } from '../build/plan.js';
 import { cardsFromBuild, cardsFromPlan, loadCards, writeReportFile, type BuildOutcome, type Card } from '../build/report.js';
 import { sanitizeLine } from '../ui/sanitize.js';
+import { openProject } from './project.js';
 
 /** Where `assetgen report` writes without -o: next to the manifest. */
 export const DEFAULT_REPORT = 'assetgen-report.html';
@@ -32,17 +31,15 @@ const NO_SERVICE = 'No service is configured, so specs were not compared: an ass
 
 /** `assetgen report`: the gallery of what the lock records, judged against the manifest and the files. */
 export async function report(ctx: CommandContext, options: ReportOptions): Promise<void> {
-  const file = locateManifest(ctx.cwd, options.file);
-  const manifest = loadManifest(file, ctx.cwd);
-  const lock = readLock(lockFileFor(file));
+  const { file, manifest, lockFile, service } = openProject(ctx, options.file);
+  const lock = readLock(lockFile);
   // The service is part of every spec. Without one configured, the report still shows the lock and
   // the files, but cannot tell whether a spec changed since the build: it says so in the header.
-  const service = serviceId(ctx.credentials().baseUrl?.value, ctx.globals.mock);
   const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), { service, compareSpecs: service !== '' });
   const target = options.output ? path.resolve(ctx.cwd, options.output) : path.join(manifest.root, DEFAULT_REPORT);
   const notes = service ? [] : [NO_SERVICE];
   const written = await writeGallery(ctx, target, 'lock', { file, service, notes, ...cardsFromPlan(plan, lock) });
-  ctx.out.document({ manifest: file, lock: lockFileFor(file), service: service || null, report: target, ...written });
+  ctx.out.document({ manifest: file, lock: lockFile, service: service || null, report: target, ...written });
   ctx.out.result(target);
   ctx.out.info(summary(ctx, target, written.totals, FROM.lock.credits));
 }
