@@ -4,7 +4,16 @@
 // streams (test/support/cli.ts). CommonJS, like the entry, for a fast start.
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { attachExamples } from './cli/help.cjs';
-import { parseBaseUrl, parseCount, parseDuration, parseHtmlPath, parsePort, parsePositiveInt, parseSeconds } from './cli/values.cjs';
+import {
+  parseBaseUrl,
+  parseCount,
+  parseCreditCap,
+  parseDuration,
+  parseHtmlPath,
+  parsePort,
+  parsePositiveInt,
+  parseSeconds,
+} from './cli/values.cjs';
 import { PREVIEW_MODES } from './ui/preview/modes.cjs';
 
 export { commandPath, EXAMPLES } from './cli/help.cjs';
@@ -204,13 +213,19 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .argument('[ids...]', 'asset ids or globs such as "icon-*" (default: all)')
     .option('--dry-run', 'print the plan and the estimated cost; call nothing')
     .addOption(new Option('-j, --concurrency <n>', 'assets built at once').default(4).argParser(parsePositiveInt))
-    .addOption(new Option('--max-credits <n>', 'never submit work that could take the build past n credits (exit 8)').argParser(parseCount))
+    .addOption(
+      new Option(
+        '--max-credits <n|none>',
+        "never spend more than n credits, by the service's answers (exit 8); default: the manifest's budget",
+      ).argParser(parseCreditCap),
+    )
+    .addOption(new Option('--format <format>', 'with --dry-run: the plan as a Markdown summary (for a pull request)').choices(['markdown']))
     .option('--fail-fast', 'stop submitting after the first failure')
     .option('--lock-out <file>', "write this shard's lock there (join them with `assetgen lock merge`)")
     .option('-y, --yes', 'confirm the videos in the plan (180 credits each; required without a terminal)')
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
     .option('--shard <k/n>', 'only the k-th of n deterministic parts (by a hash of each id), e.g. 2/4')
-    .option('--force', 'regenerate outputs edited by hand, too')
+    .option('--force', 'regenerate the selected assets even when up to date or edited by hand (new charges)')
     .option('--prune', 'delete the unchanged files of assets gone from the manifest')
     .option('--report <file.html>', 'also write a self-contained HTML gallery of the results (with --dry-run: of the plan)', parseHtmlPath)
     .action(run(async () => (await import('./commands/build.js')).build as Action));

@@ -71,6 +71,15 @@ export function specHash(asset: ManifestAsset, service: string): string {
   return sha256(stableStringify(assetSpec(asset, service)));
 }
 
+/**
+ * The Idempotency-Key of an asset's paid call: derived from what it makes (id, spec hash) and its
+ * generation, so two machines building the same spec at once send the same key and pay once
+ * (where the service honours keys), while a deliberate regeneration is a new generation, a new key.
+ */
+export function idempotencyKeyFor(id: string, spec: string, generation: number): string {
+  return `assetgen-${sha256(`${id}\u0000${spec}\u0000${generation}`).slice(0, 40)}`;
+}
+
 /** Files up to this size are hashed from one synchronous read; larger ones (videos) are streamed. */
 const WHOLE_FILE_MAX_BYTES = 1 << 20;
 

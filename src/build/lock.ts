@@ -26,10 +26,20 @@ export interface LockJob {
   kind: AssetKind;
   agent?: string;
   workflow?: string;
-  /** Sent with the paid call: asking again with it returns the same result, not a second charge. */
+  /**
+   * Sent with the paid call: asking again with it returns the same result, not a second charge.
+   * Derived from the asset's id, spec and generation (see idempotencyKeyFor).
+   */
   idempotencyKey: string;
+  /** The asset's generation this submission makes (see LockEntry.generation). */
+  generation?: number;
   /** Video job or workflow run id, once the service has answered (images have none). */
   jobId?: string;
+  /**
+   * What the service's answers said this job was charged so far (the paid call, then polls),
+   * recorded with the job id: a resume adds to it. Absent while the paid call's answer is unknown.
+   */
+  credits?: number;
   submittedAt: string;
 }
 
@@ -41,9 +51,17 @@ export interface LockEntry {
   /** Spec hash of what `files` were made from; absent until the first finish. */
   spec?: string;
   files: LockedFile[];
-  /** Credits charged for the last finish (null: the service did not say). */
+  /**
+   * The whole cost of the last finish (its paid call and every poll, across resumes), as the
+   * service's answers reported it; null when part of it is not known. Estimates use numbers only.
+   */
   credits?: number | null;
   finishedAt?: string;
+  /**
+   * How many times this asset has been submitted: each new submission (first build, a changed spec,
+   * --force, a retry after a failed job) is the next generation and has its own idempotency key.
+   */
+  generation?: number;
   job?: LockJob;
 }
 
@@ -100,6 +118,7 @@ export function parseLock(text: string, file: string): Lock {
     for (const key of ['agent', 'workflow', 'spec', 'finishedAt'])
       if (e[key] !== undefined && typeof e[key] !== 'string') fail(`${where}.${key}`, 'must be a string');
     if (e.credits !== undefined && e.credits !== null && typeof e.credits !== 'number') fail(`${where}.credits`, 'must be a number');
+    if (e.generation !== undefined && !isCount(e.generation)) fail(`${where}.generation`, 'must be a whole number');
     if (!Array.isArray(e.files)) fail(`${where}.files`, 'must be a list');
     for (const f of e.files as unknown[]) {
       if (!isObject(f) || typeof f.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.size !== 'number')
@@ -116,8 +135,10 @@ export function parseLock(text: string, file: string): Lock {
         typeof job.submittedAt !== 'string'
       )
         fail(`${where}.job`, 'needs spec, kind, idempotencyKey and submittedAt');
-      if ((job as Record<string, unknown>).jobId !== undefined && typeof (job as Record<string, unknown>).jobId !== 'string')
-        fail(`${where}.job.jobId`, 'must be a string');
+      const record = job as Record<string, unknown>;
+      if (record.jobId !== undefined && typeof record.jobId !== 'string') fail(`${where}.job.jobId`, 'must be a string');
+      if (record.credits !== undefined && !isCount(record.credits)) fail(`${where}.job.credits`, 'must be a whole number');
+      if (record.generation !== undefined && !isCount(record.generation)) fail(`${where}.job.generation`, 'must be a whole number');
     }
   }
   return data as unknown as Lock;
@@ -164,6 +185,8 @@ export async function writeLockAtomic(file: string, lock: Lock, entryTexts?: Map
     throw error;
   }
 }
+
+const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -41,6 +41,8 @@ export interface Manifest {
   /** The project root: the manifest's directory. Outputs and the lock live under it. */
   root: string;
   assets: ManifestAsset[];
+  /** The credits a build of this manifest may spend unless --max-credits says otherwise. */
+  budget?: number;
 }
 
 /** The manifest in `start` or the nearest parent directory that has one; null when none does. */
@@ -88,7 +90,7 @@ export function parseManifest(text: string, options: { file: string; display?: s
   const root = path.dirname(options.file);
   const result = validateManifest(text);
   if (result.issues.length) throw new ManifestError(options.display ?? options.file, result.issues);
-  return { file: options.file, root, assets: result.assets };
+  return { file: options.file, root, assets: result.assets, ...(result.budget !== undefined ? { budget: result.budget } : {}) };
 }
 
 function displayName(cwd: string, file: string): string {

@@ -35,7 +35,17 @@ export interface PlanItem {
   files: FileCheck[];
   /** The paid call in flight, to resume by its id (or its idempotency key when there is no id yet). */
   job?: LockJob;
-  /** Credits the action would cost: 0 unless it generates; null when unknown. */
+  /**
+   * The generation a `generate` submits (see LockEntry.generation): the next one, except for a
+   * missing file or a moved `out` of an unchanged spec, which ask again with the same key (a service
+   * that still holds the answer gives the same asset, free).
+   */
+  generation?: number;
+  /**
+   * Credits the action would cost: 0 unless it generates (or resumes a paid call whose answer was
+   * never recorded: asking again may be its first execution); null when unknown. A video's price
+   * is known; polls are not counted here (the build asks the budget before each).
+   */
   estimate: number | null;
   /** For a removed asset: the files prune may delete (recorded by assetgen and unchanged). */
   prunable: string[];
@@ -57,7 +67,7 @@ export interface PlanOptions {
   /** Ids or globs; empty or absent: all. */
   select?: readonly string[];
   shard?: Shard;
-  /** Regenerate outputs edited by hand, too. */
+  /** Regenerate every selected asset: up to date or edited by hand (a new generation each). */
   force?: boolean;
   /** Plan to delete the unchanged files of assets gone from the manifest. */
   prune?: boolean;
@@ -107,7 +117,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   const spec = specHash(asset, options.service);
   const entry = lock.assets[asset.id];
   const files = checkFiles(entry, hashes);
-  const item = (status: PlanStatus, action: PlanAction, reasons: string[]): PlanItem => ({
+  const item = (status: PlanStatus, action: PlanAction, reasons: string[], sameGeneration = false): PlanItem => ({
     id: asset.id,
     status,
     action,
@@ -119,7 +129,8 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
     reasons,
     files,
     ...(entry?.job ? { job: entry.job } : {}),
-    estimate: action === 'generate' ? estimateFor(asset, charges) : 0,
+    ...(action === 'generate' ? { generation: sameGeneration && entry?.generation ? entry.generation : (entry?.generation ?? 0) + 1 } : {}),
+    estimate: action === 'generate' || (action === 'resume' && unanswered(entry?.job)) ? estimateFor(asset, charges) : 0,
     prunable: [],
   });
 
@@ -137,9 +148,9 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   // work: generating over it waits for --force, whatever the reason to generate.
   const target = asset.out.type === 'file' ? asset.out.path : undefined;
   const foreign = target && hashes.get(target) && !entry?.files.some((file) => file.path === target) ? target : undefined;
-  const generate = (status: PlanStatus, reasons: string[]): PlanItem =>
+  const generate = (status: PlanStatus, reasons: string[], sameGeneration = false): PlanItem =>
     !foreign
-      ? item(status, 'generate', reasons)
+      ? item(status, 'generate', reasons, sameGeneration && !options.force)
       : options.force
         ? item(status, 'generate', [...reasons, `--force: replaces ${foreign}, which assetgen did not make`])
         : item(status, 'keep', [...reasons, `${foreign} exists and assetgen did not make it: left alone (--force replaces it)`]);
@@ -154,9 +165,11 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       : item('edited', 'keep', [what, ...also, 'left alone (--force regenerates)']);
   }
   if (specChanged) return generate('changed', [describeChange(entry, asset)]);
-  if (!files.every((file) => inTarget(file.path, asset.id, asset.out))) return generate('changed', ['out changed']);
+  if (!files.every((file) => inTarget(file.path, asset.id, asset.out))) return generate('changed', ['out changed'], true);
   const missing = files.filter((file) => file.state === 'missing');
-  if (missing.length) return generate('missing', [`${missing.map((file) => file.path).join(', ')} missing`]);
+  if (missing.length) return generate('missing', [`${missing.map((file) => file.path).join(', ')} missing`], true);
+  // A deliberate regeneration: a new generation, so a new key and a new asset (and a new charge).
+  if (options.force) return item('up-to-date', 'generate', ['--force: regenerated']);
   return item('up-to-date', 'none', []);
 }
 
@@ -182,6 +195,9 @@ function planRemoved(id: string, entry: LockEntry, hashes: FileHashes, options: 
     prunable,
   };
 }
+
+/** A paid call recorded by its key only: the service may or may not have carried it out. */
+const unanswered = (job: LockJob | undefined): boolean => Boolean(job && !job.jobId && job.credits === undefined);
 
 function checkFiles(entry: LockEntry | undefined, hashes: FileHashes): FileCheck[] {
   return (entry?.files ?? []).map((file) => {

@@ -20,6 +20,8 @@ export interface BuildOutcome {
   outcome: string;
   files: string[];
   credits: number;
+  /** Built or resumed: the asset's whole cost, as the lock records it (null: part of it unknown). */
+  cost?: number | null;
   reason?: string;
   resume?: string;
 }
@@ -56,7 +58,7 @@ function buildCard(item: PlanItem, result: BuildOutcome, lock: Lock): Card {
         ...thisBuild,
         status: 'new',
         files: result.files,
-        reason: 'resumed: paid in an earlier build that was interrupted',
+        reason: `resumed: paid in an earlier build that was interrupted${typeof result.cost === 'number' ? `; ${result.cost} credits in all` : ''}`,
       };
     case 'unchanged':
       return { ...base, status: 'unchanged' };

@@ -10,7 +10,7 @@ export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
 const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
 
-const TOP_FIELDS = ['$schema', 'defaults', 'assets'];
+const TOP_FIELDS = ['$schema', 'budget', 'defaults', 'assets'];
 const DEFAULT_FIELDS = ['agent', 'out'];
 const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio'];
 /** The field that makes an asset of each kind. */
@@ -89,7 +89,7 @@ const join = (parent: string, name: string): string => (parent ? `${parent}.${na
  * Validates manifest text; returns the assets when there are no issues. (An output can never be the
  * manifest or the lock: neither has a media extension.)
  */
-export function validateManifest(text: string): { assets: ManifestAsset[]; issues: ManifestIssue[] } {
+export function validateManifest(text: string): { assets: ManifestAsset[]; budget?: number; issues: ManifestIssue[] } {
   const walker = new Walker(text);
   if (walker.issues.length) return { assets: [], issues: walker.issues };
   const top = walker.resolve(walker.doc.contents);
@@ -98,6 +98,12 @@ export function validateManifest(text: string): { assets: ManifestAsset[]; issue
     return { assets: [], issues: walker.issues };
   }
   const fields = walker.fields(top, '', TOP_FIELDS);
+  // budget: the build's default --max-credits (a whole number of credits).
+  const budgetEntry = fields.get('budget');
+  const budgetValue = isScalar(budgetEntry?.value) ? budgetEntry.value.value : undefined;
+  const budget = typeof budgetValue === 'number' && Number.isSafeInteger(budgetValue) && budgetValue >= 0 ? budgetValue : undefined;
+  if (budgetEntry && budget === undefined)
+    walker.issue(budgetEntry.value ?? budgetEntry.key, 'budget', 'must be a whole number of credits ≥ 0 (the default --max-credits)');
   const defaults = fields.get('defaults');
   let defaultAgent: string | undefined;
   let defaultOut: OutputTarget = { type: 'folder', dir: '.' };
@@ -144,7 +150,7 @@ export function validateManifest(text: string): { assets: ManifestAsset[]; issue
     assets.push(asset);
   });
   const issues = walker.issues.sort((a, b) => a.line - b.line || a.col - b.col);
-  return { assets: issues.length ? [] : assets, issues };
+  return { assets: issues.length ? [] : assets, ...(budget !== undefined ? { budget } : {}), issues };
 }
 
 function readAsset(

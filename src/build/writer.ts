@@ -53,32 +53,61 @@ export class LockWriter {
    */
   submitted(id: string, submission: Submission): Promise<void> {
     return this.#update([id], (lock) => {
-      const { spec, kind, agent, workflow, idempotencyKey, jobId } = submission;
+      const { spec, kind, agent, workflow, idempotencyKey, generation, jobId, credits } = submission;
       const earlier = lock.assets[id]?.job;
-      const submittedAt = earlier?.idempotencyKey === idempotencyKey ? earlier.submittedAt : new Date().toISOString();
-      const job: LockJob = { spec, kind, agent, workflow, idempotencyKey, jobId, submittedAt };
+      const same = earlier?.idempotencyKey === idempotencyKey;
+      const submittedAt = same ? earlier.submittedAt : new Date().toISOString();
+      const job: LockJob = {
+        spec,
+        kind,
+        agent,
+        workflow,
+        idempotencyKey,
+        generation,
+        jobId: jobId ?? (same ? earlier.jobId : undefined),
+        credits: credits ?? (same ? earlier.credits : undefined),
+        submittedAt,
+      };
       lock.assets[id] = { ...(lock.assets[id] ?? { kind, agent, workflow, files: [] }), job };
     });
   }
 
-  /** After saving: the files (see hash.ts describeFiles) replace the earlier ones, and the job is done. */
+  /** What the job in flight has been charged so far (it ends unfinished: a resume adds to this). */
+  charged(id: string, credits: number): Promise<void> {
+    return this.#update([id], (lock) => {
+      const job = lock.assets[id]?.job;
+      if (job) job.credits = credits;
+    });
+  }
+
+  /**
+   * After saving: the files (see hash.ts describeFiles) replace the earlier ones, and the job is
+   * done. `credits` is the asset's whole cost (null when part of it is unknown).
+   */
   finished(id: string, result: { files: LockedFile[]; credits: number | null; finishedAt?: Date }): Promise<void> {
     return this.#update([id], (lock) => {
       const job = lock.assets[id]?.job;
       if (!job) throw new Error(`LockWriter.finished(${id}): no job was submitted for it`);
-      const { spec, kind, agent, workflow } = job;
+      const { spec, kind, agent, workflow, generation } = job;
       const finishedAt = (result.finishedAt ?? new Date()).toISOString();
-      lock.assets[id] = { kind, agent, workflow, spec, files: result.files, credits: result.credits, finishedAt };
+      lock.assets[id] = { kind, agent, workflow, spec, files: result.files, credits: result.credits, finishedAt, generation };
     });
   }
 
-  /** The job failed (a video job is refunded): forget it; earlier files stay recorded. */
+  /**
+   * The job failed (a video job is refunded): forget it; earlier files stay recorded, and so does
+   * its generation, so the next try is a new generation with a new key (the old key would replay
+   * the failed job).
+   */
   failed(id: string): Promise<void> {
     return this.#update([id], (lock) => {
       const entry = lock.assets[id];
-      if (!entry) return;
+      if (!entry?.job) return;
+      const { generation } = entry.job;
       delete entry.job;
-      if (!entry.spec && !entry.files.length) delete lock.assets[id];
+      if (generation !== undefined && generation > (entry.generation ?? 0)) entry.generation = generation;
+      // Nothing made, nothing to remember: the asset is new again.
+      if (!entry.spec && !entry.files.length && entry.generation === undefined) delete lock.assets[id];
     });
   }
 

@@ -14,11 +14,21 @@ export class CreditTally {
   #charged = 0;
   #refunded = 0;
   #balance: number | null = null;
+  #paidEarlier = 0;
 
   /** Adds what one response reported. */
   add(credits: Credits | undefined): void {
     if (credits?.charged !== undefined) this.#charged += credits.charged;
+    if (credits?.paidEarlier !== undefined) this.#paidEarlier += credits.paidEarlier;
     if (credits?.remaining !== undefined) this.#balance = credits.remaining;
+  }
+
+  /**
+   * What replayed answers say their original calls were charged (not this command's spending: a
+   * build adds it to an asset's cost when its lock did not record that charge).
+   */
+  get paidEarlier(): number {
+    return this.#paidEarlier;
   }
 
   refund(amount: number): void {

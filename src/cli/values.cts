@@ -48,6 +48,16 @@ export function parseCount(text: string): number {
   return value;
 }
 
+/** A credit cap: a whole number ≥ 0, or `none` (no cap, over the manifest's `budget`). */
+export function parseCreditCap(text: string): number | 'none' {
+  if (text.trim().toLowerCase() === 'none') return 'none';
+  try {
+    return parseCount(text);
+  } catch {
+    throw new InvalidArgumentError('Use a whole number of credits ≥ 0, or none.');
+  }
+}
+
 /** A whole number ≥ 1 (limits). */
 export function parsePositiveInt(text: string): number {
   const value = parseCount(text);

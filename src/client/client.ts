@@ -118,11 +118,16 @@ export function createClient(options: ClientOptions): AssetgenClient {
     o: CallOptions | undefined,
   ): Promise<JsonResponse> {
     const response = await http.json(call(name, params, body, o));
-    options.onCredits?.(readCredits(response.body, response.headers));
+    options.onCredits?.(readCredits(response.body, response.headers, response));
     return response;
   }
 
-  const info = (response: JsonResponse): ResponseInfo => ({ headers: response.headers, requestId: response.requestId, baseUrl: base.href });
+  const info = (response: JsonResponse): ResponseInfo => ({
+    headers: response.headers,
+    requestId: response.requestId,
+    baseUrl: base.href,
+    earlierAttemptLost: response.earlierAttemptLost,
+  });
 
   function requireId(value: string, what: string): string {
     if (typeof value !== 'string' || value.trim() === '') throw new InvalidArgumentError(`${what} is empty.`);

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { RateLimitError, UnexpectedResponseError, errorFromResponse, requestIdOf } from './errors.js';
+import { ApiError, RateLimitError, UnexpectedResponseError, errorFromResponse, requestIdOf } from './errors.js';
 import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders, redactUrl } from './redact.js';
@@ -42,6 +42,11 @@ export interface JsonResponse {
   headers: HeaderMap;
   body: unknown;
   requestId?: string;
+  /**
+   * An earlier attempt of this call got no whole answer (the connection dropped, the body was cut
+   * short): the service may have carried it out, so a replayed answer to the retry is this call's own.
+   */
+  earlierAttemptLost?: boolean;
 }
 
 /**
@@ -237,13 +242,23 @@ export class HttpClient {
 
   /** A JSON call with retries. A 2xx body that is cut short is retried like a network error. */
   async json(call: Call): Promise<JsonResponse> {
+    let lost = false;
     return this.retrying(call.signal, async (attempt) => {
-      const response = await this.once(call, attempt);
+      let response: OpenResponse;
+      try {
+        response = await this.once(call, attempt);
+      } catch (error) {
+        // A status answer (409, 429, 5xx) says the attempt was not carried out; a network failure does not.
+        if (error instanceof RetryableFailure && !(error.error instanceof ApiError)) lost = true;
+        throw error;
+      }
+      const earlier = lost;
       let text: string;
       try {
         text = await readText(response.body);
       } catch (error) {
         if (call.signal?.aborted) throw abortError(call.signal);
+        lost = true;
         const failure = transportError(error, `${call.method} ${redactUrl(call.url)}: reading the response`);
         throw new RetryableFailure(failure, failure.message);
       }
@@ -258,7 +273,10 @@ export class HttpClient {
       if (body === undefined) {
         const failure = new UnexpectedResponseError(`${call.method} ${redactUrl(call.url)}: the response is not valid JSON.`, text);
         // Declared JSON that does not parse was most likely cut short in transit.
-        if (/json/i.test(header(response.headers, 'content-type') ?? '')) throw new RetryableFailure(failure, 'incomplete JSON response');
+        if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
+          lost = true;
+          throw new RetryableFailure(failure, 'incomplete JSON response');
+        }
         throw failure;
       }
       return {
@@ -266,6 +284,7 @@ export class HttpClient {
         headers: response.headers,
         body,
         requestId: response.requestId ?? requestIdOf(response.headers, body),
+        ...(earlier ? { earlierAttemptLost: true } : {}),
       };
     });
   }

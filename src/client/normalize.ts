@@ -12,6 +12,8 @@ export interface ResponseInfo {
   requestId?: string;
   /** Relative asset URLs are resolved against this. */
   baseUrl: string;
+  /** See readCredits. */
+  earlierAttemptLost?: boolean;
 }
 
 const STATES: Record<string, JobState> = {};
@@ -92,27 +94,45 @@ function findContentType(record: Json): string | undefined {
   return str(pick(record, ['contentType', 'content_type', 'mimeType', 'mime_type']));
 }
 
-/** Credits from the body's `credits` object (or flat variants), else from the `x-credits-*` headers. */
-export function readCredits(body: unknown, headers: HeaderMap): Credits {
-  const credits: Credits = {};
+/**
+ * What one answer says about credits. The `x-credits-*` headers describe this exchange and win over
+ * the body: a replayed idempotent answer (`Idempotent-Replayed: true`) carries the stored body of
+ * the call that paid, while its headers say this call cost nothing. The body's figures fill in when
+ * the headers are absent. `earlierAttemptLost`: an earlier attempt of this same call got no answer,
+ * so the charge a replay reports was this call's own (the service carried out the lost attempt).
+ */
+export function readCredits(body: unknown, headers: HeaderMap, options: { earlierAttemptLost?: boolean } = {}): Credits {
+  let bodyCharged: number | undefined;
+  let bodyRemaining: number | undefined;
   if (isObject(body)) {
     const block = isObject(body.credits) ? body.credits : isObject(body.usage) ? body.usage : undefined;
-    credits.charged =
+    bodyCharged =
       num(block ? pick(block, ['charged', 'used', 'cost', 'spent']) : undefined) ??
       num(pick(body, ['creditsCharged', 'credits_charged', 'cost']));
-    credits.remaining =
+    bodyRemaining =
       num(block ? pick(block, ['remaining', 'balance', 'left']) : undefined) ??
       num(pick(body, ['creditsRemaining', 'credits_remaining', 'balance']));
   }
-  credits.charged ??= num(header(headers, 'x-credits-charged'));
-  credits.remaining ??= num(header(headers, 'x-credits-remaining'));
-  if (credits.charged === undefined) delete credits.charged;
-  if (credits.remaining === undefined) delete credits.remaining;
+  const headerCharged = num(header(headers, 'x-credits-charged'));
+  const remaining = num(header(headers, 'x-credits-remaining')) ?? bodyRemaining;
+  const credits: Credits = {};
+  if (/^true$/i.test(header(headers, 'idempotent-replayed') ?? '')) {
+    // The body is the stored answer of the call that paid; this exchange cost what the header says (0).
+    if (options.earlierAttemptLost && bodyCharged !== undefined) credits.charged = bodyCharged + (headerCharged ?? 0);
+    else {
+      credits.charged = headerCharged ?? 0;
+      if (bodyCharged !== undefined) credits.paidEarlier = bodyCharged;
+    }
+  } else {
+    const charged = headerCharged ?? bodyCharged;
+    if (charged !== undefined) credits.charged = charged;
+  }
+  if (remaining !== undefined) credits.remaining = remaining;
   return credits;
 }
 
 function meta(body: unknown, info: ResponseInfo) {
-  return { requestId: info.requestId, credits: readCredits(body, info.headers), raw: body };
+  return { requestId: info.requestId, credits: readCredits(body, info.headers, info), raw: body };
 }
 
 function readError(value: unknown): { code?: string; message: string } | undefined {

@@ -57,10 +57,17 @@ export interface ClientOptions {
   dispatcher?: Dispatcher;
 }
 
-/** Credits reported by the service for one call: from the body's `credits`, else the `x-credits-*` headers. */
+/** Credits reported by the service for one call: from the `x-credits-*` headers, else the body's `credits`. */
 export interface Credits {
+  /** What this call was charged (0 for a replayed idempotent answer). */
   charged?: number;
   remaining?: number;
+  /**
+   * A replayed idempotent answer: what the call that paid for it was charged (an earlier call with
+   * the same key, from this or another process). Not this call's spending; a build counts it as
+   * its asset's cost when nothing recorded that charge.
+   */
+  paidEarlier?: number;
 }
 
 export interface Meta {

@@ -3,6 +3,7 @@
 import { AbortedError, AssetgenError, withHint } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
 import { CreditCapError, UsageError } from '../cli/errors.js';
+import { plural } from '../cli/credits.js';
 import { confirmOrCancel } from '../cli/prompt.js';
 import { reportDocument } from '../cli/report.js';
 import { shellQuote } from '../cli/resume.js';
@@ -48,6 +49,8 @@ export async function runBuild(
       outcome,
       files: result?.files ?? item.files.map((file) => file.path),
       credits: result?.credits ?? 0,
+      ...(result?.cost !== undefined ? { cost: result.cost } : {}),
+      ...(result?.refusal ? { cap: result.refusal.kind } : {}),
       ...(result?.reason ? { reason: result.reason } : {}),
       ...(result?.resume ? { resume: result.resume } : {}),
       ...(item.reasons.length ? { why: item.reasons } : {}),
@@ -62,13 +65,17 @@ export async function runBuild(
     kept: count('kept'),
     failed: count('failed'),
     skipped: count('skipped'),
+    capped: count('capped'),
+    interrupted: count('interrupted'),
     pruned: count('pruned'),
     credits: results.reduce((sum, result) => sum + result.credits, 0),
   };
   ctx.out.info(
     `Built ${totals.built}, resumed ${totals.resumed}, unchanged ${totals.unchanged}` +
       `${totals.kept ? `, kept ${totals.kept} edited by hand` : ''}${totals.failed ? `, failed ${totals.failed}` : ''}` +
-      `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${totals.credits} credits.`,
+      `${totals.interrupted ? `, interrupted ${totals.interrupted} (paid, kept in the lock)` : ''}` +
+      `${totals.capped ? `, held back by the cap ${totals.capped}` : ''}` +
+      `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${plural(totals.credits, 'credit')}.`,
   );
   // The gallery is written whatever the outcome; its own failure never hides the build's (report.ts).
   const gallery = flags.report ? await writeBuildReport(ctx, flags.report, { plan, items, lock: writer.lock, ...where }) : undefined;
@@ -101,7 +108,7 @@ function resumeCommand(ctx: CommandContext, id: string, flags: BuildFlags): stri
 
 function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: BuildFlags): void {
   const failed = results.filter((result) => result.outcome === 'failed');
-  const capped = results.filter((result) => result.outcome === 'skipped' && result.reason?.startsWith('would pass --max-credits'));
+  const capped = results.filter((result) => result.outcome === 'capped');
   if (ctx.signal.aborted) {
     throw withHint(
       new AbortedError(),
@@ -121,9 +128,20 @@ function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: Buil
     );
   }
   if (capped.length) {
+    const unknown = capped.filter((result) => result.refusal?.kind === 'unknown-cost').map((result) => result.id);
+    const inFlight = capped.filter((result) => result.resume).map((result) => result.id);
+    const hints = [
+      unknown.length
+        ? `No price is recorded yet for ${unknown.join(', ')}: build one asset of each agent or workflow without a cap (\`--max-credits none\`) to learn it.`
+        : '',
+      inFlight.length
+        ? `Paid jobs stopped before their next charged poll stay in assetgen.lock (${inFlight.join(', ')}): a later build resumes them.`
+        : '',
+      'Raise the cap, or build the rest later: what was built is recorded and will not be paid for again.',
+    ];
     throw new CreditCapError(
-      `Stopped at --max-credits ${flags.maxCredits}: ${capped.length} asset${capped.length === 1 ? '' : 's'} not started (${capped.map((result) => result.id).join(', ')}).`,
-      'Raise --max-credits, or build them later: what was built is recorded and will not be paid for again.',
+      `Held at --max-credits ${flags.maxCredits}: ${plural(capped.length, 'asset')} not built (${capped.map((result) => result.id).join(', ')}).`,
+      hints.filter(Boolean).join(' '),
     );
   }
 }

@@ -4,12 +4,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MissingCredentialsError } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
+import { CreditCapError, UsageError } from '../cli/errors.js';
 import { displayPath } from '../cli/save.js';
 import { printTable } from '../cli/table.js';
 import { readLock, type Lock } from '../build/lock.js';
 import { LockWriter } from '../build/writer.js';
 import { runBuild } from './build-report.js';
+import { actionCounts, budgetLine, checkBudget, estimateText, failsBudget, planMarkdown, type BudgetCheck } from './build-plan-summary.js';
 import { writePlanReport } from './report.js';
 import type { Manifest, OutputTarget } from '../build/manifest.js';
 import { openProject } from './project.js';
@@ -25,7 +26,10 @@ export interface BuildOptions {
   force?: boolean;
   prune?: boolean;
   concurrency: number;
-  maxCredits?: number;
+  /** A cap, or 'none' (no cap, whatever the manifest's budget says). */
+  maxCredits?: number | 'none';
+  /** With --dry-run: the plan as Markdown. */
+  format?: 'markdown';
   failFast?: boolean;
   yes?: boolean;
   /** A shard's own lock file (merged later with `assetgen lock merge`). */
@@ -84,8 +88,15 @@ async function planAndRun(
   });
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
-  if (writer) return runBuild(ctx, plan, manifest.root, writer, options, { file, lockFile: writer.file, service });
+  // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
+  const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);
+  if (writer) return runBuild(ctx, plan, manifest.root, writer, { ...options, maxCredits }, { file, lockFile: writer.file, service });
 
+  const budget = checkBudget(plan, maxCredits);
+  if (options.format === 'markdown') {
+    ctx.out.result(planMarkdown(plan, budget, displayPath(ctx, file)));
+    return throwIfOverBudget(budget);
+  }
   const report = options.report ? await writePlanReport(ctx, options.report, plan, { file, lock }) : undefined;
   ctx.out.document({
     manifest: file,
@@ -97,6 +108,7 @@ async function planAndRun(
     items: plan.items.map(itemDocument),
     counts: counts(plan),
     estimate: plan.estimate,
+    ...(budget ? { budget } : {}),
     ...(ctx.globals.mock ? { mock: true } : {}),
   });
   if (ctx.out.json) return;
@@ -118,6 +130,20 @@ async function planAndRun(
       ),
     );
   ctx.out.info(summary(plan));
+  const line = budgetLine(budget);
+  if (line) ctx.out.info(line);
+  throwIfOverBudget(budget);
+}
+
+/** A dry run predicts the real build's exit: 8 when its cap would hold something back, before anything is paid. */
+function throwIfOverBudget(budget: BudgetCheck | undefined): void {
+  if (!failsBudget(budget)) return;
+  throw new CreditCapError(
+    budget!.over
+      ? `The plan's estimate passes the cap of ${budget!.max} credits.`
+      : `The plan has assets of unknown price (${budget!.unknown.join(', ')}), which a build capped at ${budget!.max} credits would hold back.`,
+    'Raise the budget (or --max-credits), build fewer assets, or pass --max-credits none to lift the cap.',
+  );
 }
 
 function itemDocument(item: PlanItem): Record<string, unknown> {
@@ -135,14 +161,5 @@ function counts(plan: Plan): Partial<Record<PlanStatus, number>> {
 }
 
 function summary(plan: Plan): string {
-  const count = (action: string): number => plan.items.filter((item) => item.action === action).length;
-  const parts = [`${count('generate')} to generate`, `${count('resume')} to resume`];
-  if (count('prune')) parts.push(`${count('prune')} to prune`);
-  if (count('keep')) parts.push(`${count('keep')} left alone`);
-  parts.push(`${count('none')} up to date`);
-  const { credits: known, unknown } = plan.estimate;
-  const cost = unknown.length
-    ? `${known ? `${known} credits + ` : ''}unknown for ${unknown.join(', ')} (no charge recorded yet for their agent or workflow)`
-    : `${known} credits`;
-  return `Dry run, nothing sent: ${parts.join(', ')}. Estimated cost: ${sanitizeLine(cost)}.`;
+  return `Dry run, nothing sent: ${actionCounts(plan).join(', ')}. Estimated cost: ${sanitizeLine(estimateText(plan))}.`;
 }

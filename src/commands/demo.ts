@@ -8,7 +8,9 @@ import { runWorkflow } from './workflows.js';
 
 export async function demo(ctx: CommandContext, options: { dir: string; force?: boolean }): Promise<void> {
   // The tour is for a person; its results are the saved paths on stdout, so --json is not used.
-  const tour = ctx.derive({ mock: true, json: false });
+  // Each step is its own command run (its own credit tally: "Charged …" is that step's cost), all on one mock.
+  const newStep = (): CommandContext => ctx.derive({ mock: true, json: false });
+  const tour = newStep();
   const dir = path.resolve(ctx.cwd, options.dir);
   const out = tour.out;
   const step = (n: number, title: string): void => out.info(`\n${out.style.bold(`${n}/4 ${title}`)}`);
@@ -16,10 +18,14 @@ export async function demo(ctx: CommandContext, options: { dir: string; force?: 
   out.info(`Files go to ${dir}. Nothing here costs real credits.`);
 
   step(1, 'An image: assetgen generate "rusty sword icon" --agent sprite-artist');
-  await generate(tour, 'rusty sword icon, 32x32 pixel art', { agent: 'sprite-artist', output: `${dir}${path.sep}`, force: options.force });
+  await generate(newStep(), 'rusty sword icon, 32x32 pixel art', {
+    agent: 'sprite-artist',
+    output: `${dir}${path.sep}`,
+    force: options.force,
+  });
 
   step(2, 'A workflow, node by node: assetgen workflows run wf_sprite_sheet --set character=…');
-  await runWorkflow(tour, 'wf_sprite_sheet', {
+  await runWorkflow(newStep(), 'wf_sprite_sheet', {
     set: ['character=a dwarf miner with a lantern'],
     wait: true,
     output: dir,
@@ -27,7 +33,7 @@ export async function demo(ctx: CommandContext, options: { dir: string; force?: 
   });
 
   step(3, 'A video job (180 credits on a real account, refunded if it fails): assetgen video create …');
-  await createVideo(tour, 'torch flickering on a dungeon wall', {
+  await createVideo(newStep(), 'torch flickering on a dungeon wall', {
     yes: true,
     wait: true,
     output: `${dir}${path.sep}`,
@@ -35,7 +41,12 @@ export async function demo(ctx: CommandContext, options: { dir: string; force?: 
   });
 
   step(4, 'Streaming progress events: assetgen generate … --stream');
-  await generate(tour, 'mossy stone floor tile', { agent: 'tile-smith', stream: true, output: `${dir}${path.sep}`, force: options.force });
+  await generate(newStep(), 'mossy stone floor tile', {
+    agent: 'tile-smith',
+    stream: true,
+    output: `${dir}${path.sep}`,
+    force: options.force,
+  });
 
   out.info(`\nDone. Next: point assetgen at the real service with \`assetgen auth login --base-url <url>\`,`);
   out.info('or let your coding agent use it: `npx assetgen install`.');

@@ -43,7 +43,11 @@ export async function create(ctx: CommandContext, prompt: string, options: Creat
   // The price is known even when the service does not report the charge.
   if (job.credits.charged === undefined) ctx.credits.add({ charged: VIDEO_JOB_COST });
   const target = targetFor(ctx, 'video', job.id, options);
-  journalPaidJob(ctx, client, target, { state: job.state, label: prompt, creditsCharged: job.credits.charged ?? VIDEO_JOB_COST });
+  journalPaidJob(ctx, client, target, {
+    state: job.state,
+    label: prompt,
+    creditsCharged: job.credits.paidEarlier ?? job.credits.charged ?? VIDEO_JOB_COST,
+  });
   ctx.out.info(`Submitted video job ${job.id}.`);
   if (!options.wait) {
     const resume = resumeCommand(target, ctx.cwd);

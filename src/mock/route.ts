@@ -141,7 +141,8 @@ function withCredits(endpoint: Endpoint): Next {
       origin: call.request.origin,
       requestId: call.requestId,
       charge(amount, reason) {
-        if (!state.charge(amount, reason)) {
+        const key = ENDPOINTS[call.name].method === 'POST' ? call.request.header('idempotency-key') : undefined;
+        if (!state.charge(amount, reason, key)) {
           throw new Reject(402, 'insufficient_credits', `Not enough credits: this needs ${amount}, the balance is ${state.credits}.`, {
             required: amount,
             balance: state.credits,

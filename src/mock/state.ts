@@ -39,6 +39,8 @@ export interface LedgerEntry {
   amount: number;
   reason: string;
   at: string;
+  /** The Idempotency-Key of the call that paid, when it sent one (what a client can attribute a charge by). */
+  idempotencyKey?: string;
 }
 
 export type { Principal } from './credentials.js';
@@ -161,11 +163,11 @@ export class MockState {
 
   // ── credits ────────────────────────────────────────────────────────────────────────────────────
   /** Deducts `amount` if the balance covers it; all-or-nothing. */
-  charge(amount: number, reason: string): boolean {
+  charge(amount: number, reason: string, idempotencyKey?: string): boolean {
     if (amount === 0) return true;
     if (this.credits < amount) return false;
     this.credits -= amount;
-    this.ledger.push({ amount: -amount, reason, at: now() });
+    this.ledger.push({ amount: -amount, reason, at: now(), ...(idempotencyKey ? { idempotencyKey } : {}) });
     return true;
   }
 

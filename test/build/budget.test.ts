@@ -1,29 +1,58 @@
-// --max-credits bookkeeping: reservations, settling once, unknown costs as the largest charge seen.
+// The credit cap's bookkeeping: reservations, polls asked one by one, unknown prices never started.
 import { describe, expect, it } from 'vitest';
-import { CreditBudget } from '../../src/build/budget.js';
-import type { PlanItem } from '../../src/build/plan.js';
+import { CreditBudget, describeRefusal, isRefusal, type Reservation } from '../../src/build/budget.js';
 
-const item = (action: PlanItem['action'], estimate: number | null) => ({ action, estimate }) as PlanItem;
+const started = (budget: CreditBudget, cost: number | null): Reservation => {
+  const reservation = budget.start(cost);
+  if (isRefusal(reservation)) throw new Error(`refused: ${describeRefusal(reservation)}`);
+  return reservation;
+};
 
 describe('CreditBudget', () => {
   it('refuses what could pass the cap, counting running assets at their reservation', () => {
     const budget = new CreditBudget(25);
-    const settleSword = budget.reserve(budget.costOf(item('generate', 10)));
-    budget.reserve(budget.costOf(item('generate', 10)));
-    expect(budget.refusal(10)).toBe('would pass --max-credits 25 (20 spent or reserved, 10 more)');
-    expect(budget.refusal(5)).toBeUndefined();
-    settleSword(4); // charged less than estimated: the rest is free again
-    expect(budget.refusal(10)).toBeUndefined();
+    const sword = started(budget, 10);
+    started(budget, 10);
+    expect(budget.start(10)).toEqual({ kind: 'over-cap', needed: 10, committed: 20, max: 25 });
+    expect(isRefusal(budget.start(5))).toBe(false);
+    sword.charged(4); // charged less than estimated: once it ends, the rest is free again
+    sword.release();
+    expect(budget.committed).toBe(19);
+    expect(isRefusal(budget.start(6))).toBe(false);
+    expect(budget.spent).toBe(4);
   });
 
-  it('settles once, and an unknown cost counts as the largest charge so far; a resume costs nothing new', () => {
-    const budget = new CreditBudget(undefined);
-    expect(budget.costOf(item('generate', null))).toBe(0);
-    const settle = budget.reserve(10);
-    settle(12);
-    settle(99); // a second settle (the asset's end after its files were saved) changes nothing
-    expect(budget.costOf(item('generate', null))).toBe(12);
-    expect(budget.costOf(item('resume', 180))).toBe(0);
-    expect(budget.refusal(1_000_000)).toBeUndefined();
+  it('never starts an asset of unknown price under a cap (a cap of 0 starts nothing); without a cap, anything', () => {
+    expect(new CreditBudget(1000).start(null)).toEqual({ kind: 'unknown-cost', max: 1000 });
+    expect(new CreditBudget(0).start(10)).toMatchObject({ kind: 'over-cap' });
+    expect(isRefusal(new CreditBudget(0).start(0))).toBe(false);
+    expect(isRefusal(new CreditBudget(undefined).start(null))).toBe(false);
+  });
+
+  it('asks for each poll: inside the reservation, then from what is free, then refuses', () => {
+    const budget = new CreditBudget(183);
+    const video = started(budget, 180);
+    video.charged(180);
+    expect(video.allow(budget.pollPrice)).toBeUndefined(); // 181 ≤ 183: grows the reservation
+    video.charged(1);
+    budget.learnPollPrice(1);
+    expect(video.allow(1)).toBeUndefined();
+    video.charged(1);
+    expect(video.allow(1)).toBeUndefined();
+    video.charged(1);
+    expect(video.allow(1)).toEqual({ kind: 'over-cap', needed: 1, committed: 183, max: 183 });
+    expect(budget.spent).toBe(183);
+  });
+
+  it('charges past a reservation still count (an answer may cost more than the estimate); release is once', () => {
+    const budget = new CreditBudget(30);
+    const a = started(budget, 10);
+    a.charged(15);
+    expect(budget.committed).toBe(15);
+    expect(budget.start(16)).toMatchObject({ kind: 'over-cap', committed: 15 });
+    a.release();
+    a.release();
+    expect(budget.spent).toBe(15);
+    expect(describeRefusal({ kind: 'unknown-cost', max: 30 })).toMatch(/price is unknown/);
   });
 });

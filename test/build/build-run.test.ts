@@ -116,32 +116,31 @@ describe('assetgen build', () => {
     expect(await ledger()).toEqual([]);
   });
 
-  it('--max-credits never submits past the cap: exit 8, the rest listed, the ledger within the cap', async () => {
-    const result = await build(['--yes', '--max-credits', '100', '--concurrency', '1', '--json']);
-    expect(result.code, result.stderr).toBe(8);
-    const items = parseJson(result).items as { id: string; outcome: string; reason?: string }[];
-    expect(items.find((item) => item.id === 'torch')).toMatchObject({
-      outcome: 'skipped',
-      reason: expect.stringMatching(/max-credits 100/),
+  it('--max-credits never lets the ledger pass the cap: unknown prices are held back, known ones fill it', async () => {
+    // Nothing is recorded yet: every price but the video's is unknown, and the video does not fit.
+    const first = await build(['--yes', '--max-credits', '100', '-j', '4', '--json']);
+    expect(first.code, first.stderr).toBe(8);
+    const caps = (result: Parameters<typeof parseJson>[0]) =>
+      Object.fromEntries((parseJson(result).items as { id: string; cap?: string }[]).map((item) => [item.id, item.cap]));
+    expect(caps(first)).toEqual({
+      sword: 'unknown-cost',
+      shield: 'unknown-cost',
+      potion: 'unknown-cost',
+      hero: 'unknown-cost',
+      torch: 'over-cap',
     });
-    const spent = -(await ledger()).reduce((sum, entry) => sum + entry.amount, 0);
-    expect(spent).toBeLessThanOrEqual(100);
-    expect(jsonError(result)).toMatchObject({ code: 'credit_cap', exitCode: 8 });
-  });
-
-  it('--max-credits with costs not known up front: an asset counts as the largest charge seen, even while the last one is being recorded', async () => {
-    // Two images (10 each) leave 5 under a cap of 25; the workflow's cost is unknown (no charge
-    // recorded for it), so it counts as 10 and is held back — whatever stage the images are in.
-    const result = await build(['sword', 'shield', 'hero', '--max-credits', '25', '-j', '1', '--json']);
-    expect(result.code, result.stderr).toBe(8);
-    expect((parseJson(result).items as { id: string; outcome: string }[]).map((item) => [item.id, item.outcome])).toEqual(
-      expect.arrayContaining([
-        ['sword', 'built'],
-        ['shield', 'built'],
-        ['hero', 'skipped'],
-      ]),
-    );
-    expect(-(await ledger()).reduce((sum, entry) => sum + entry.amount, 0)).toBe(20);
+    expect(await ledger()).toEqual([]);
+    expect(jsonError(first)).toMatchObject({ code: 'credit_cap', exitCode: 8 });
+    expect(first.stderr).toMatch(/--max-credits none/);
+    // Learn two prices (no cap), then a cap of 15 fits one more 10-credit image and nothing else.
+    expect((await build(['sword', 'shield', '--max-credits', 'none'])).code).toBe(0);
+    const before = (await ledger()).length;
+    const capped = await build(['--yes', '--max-credits', '15', '-j', '4', '--json']);
+    expect(capped.code, capped.stderr).toBe(8);
+    expect(caps(capped)).toMatchObject({ potion: undefined, hero: 'unknown-cost', torch: 'over-cap' });
+    const spent = -(await ledger()).slice(before).reduce((sum, entry) => sum + entry.amount, 0);
+    expect(spent).toBe(10);
+    expect(parseJson(capped).totals).toMatchObject({ built: 1, capped: 2, credits: 10 });
   });
 
   it('with faults injected, builds again until done: every asset built and charged exactly once', async () => {

@@ -72,11 +72,14 @@ describe('assetgen build --report', () => {
   });
 
   it('shows what --max-credits held back as skipped, with its reason, and still exits 8', async () => {
+    expect((await run(['build', 'sword', 'shield'])).code).toBe(0); // their prices are now known
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), GALLERY_MANIFEST.replace('rusty sword icon', 'steel sword icon'));
     const result = await run(['build', '--yes', '--max-credits', '25', '-j', '1', '--report', 'r.html']);
     expect(result.code, result.stderr).toBe(8);
-    expect(statuses('r.html')).toEqual({ sword: 'new', shield: 'new', hero: 'skipped', torch: 'skipped' });
+    expect(statuses('r.html')).toEqual({ sword: 'new', shield: 'unchanged', hero: 'skipped', torch: 'skipped' });
     expect(card('r.html', 'torch').html).toMatch(/<p class="reason">would pass --max-credits 25/);
-    expect(result.stderr.indexOf('Report: r.html')).toBeLessThan(result.stderr.indexOf('Error: Stopped at --max-credits 25'));
+    expect(card('r.html', 'hero').html).toMatch(/<p class="reason">its price is unknown/);
+    expect(result.stderr.indexOf('Report: r.html')).toBeLessThan(result.stderr.indexOf('Error: Held at --max-credits 25'));
   });
 
   it('a report that cannot be written fails after the build (exit 1), never hiding its outcome or its lock', async () => {
@@ -92,7 +95,7 @@ describe('assetgen build --report', () => {
     // The build's own failure keeps its exit code; the report's error is printed before it.
     const capped = await run(['build', '--yes', '--max-credits', '0', '--report', 'blocked/r.html']);
     expect(capped.code).toBe(8);
-    expect(capped.stderr).toMatch(/Error: Could not write the report blocked\/r\.html: [^\n]+\nError: Stopped at --max-credits 0/);
+    expect(capped.stderr).toMatch(/Error: Could not write the report blocked\/r\.html: [^\n]+\nError: Held at --max-credits 0/);
   });
 
   it('refuses a report path that is not an .html file before anything is charged (exit 2)', async () => {

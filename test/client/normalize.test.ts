@@ -83,14 +83,25 @@ describe('asset URLs', () => {
 });
 
 describe('credits', () => {
-  it('prefers the body, falls back to headers, omits what is unknown', () => {
+  it('takes the headers (this exchange) over the body, falls back to the body, omits what is unknown', () => {
     expect(readCredits({ credits: { charged: 10, remaining: 990 } }, { 'x-credits-charged': '99' })).toEqual({
-      charged: 10,
+      charged: 99,
       remaining: 990,
     });
+    expect(readCredits({ credits: { charged: 10, remaining: 990 } }, {})).toEqual({ charged: 10, remaining: 990 });
     expect(readCredits({}, { 'x-credits-charged': '1', 'x-credits-remaining': '41' })).toEqual({ charged: 1, remaining: 41 });
     expect(readCredits({ credits_charged: 5 }, {})).toEqual({ charged: 5 });
     expect(readCredits(null, {})).toEqual({});
+  });
+
+  it('a replayed answer cost nothing: the stored body says what the call that paid was charged', () => {
+    const stored = { credits: { charged: 10, remaining: 990 } };
+    const replay = { 'idempotent-replayed': 'true', 'x-credits-charged': '0', 'x-credits-remaining': '970' };
+    expect(readCredits(stored, replay)).toEqual({ charged: 0, remaining: 970, paidEarlier: 10 });
+    // Without the header, still nothing for this exchange.
+    expect(readCredits(stored, { 'idempotent-replayed': 'true' })).toEqual({ charged: 0, remaining: 990, paidEarlier: 10 });
+    // When this very call's first attempt lost its answer, the charge the replay reports was this call's.
+    expect(readCredits(stored, replay, { earlierAttemptLost: true })).toEqual({ charged: 10, remaining: 970 });
   });
 });
 

@@ -1,0 +1,266 @@
+// One asset of a build: submit (or resume), wait, save, record — every charged call asked of the
+// credit budget first, every charge recorded in the lock with the job, so a resume adds to it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { AbortedError, AssetgenError, JobFailedError } from '../client/errors.js';
+import { waitForRun, waitForVideo } from '../client/poll.js';
+import type { AssetgenClient, Credits, Run, VideoJob } from '../client/types.js';
+import type { CommandContext } from '../cli/context.js';
+import { followRun, followVideo, targetFor } from '../cli/follow.js';
+import { paidCall } from '../cli/idempotency.js';
+import { saveOutputs, type OutputFile } from '../cli/save.js';
+import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../build/budget.js';
+import { describeFiles, idempotencyKeyFor, type FileHash } from '../build/hash.js';
+import type { ManifestAsset } from '../build/manifest.js';
+import type { PlanItem } from '../build/plan.js';
+import type { LockWriter } from '../build/writer.js';
+import { sanitizeLine } from '../ui/sanitize.js';
+
+/** How an asset's part of a build ended: a closed set, from which the exit code is derived. */
+export type Outcome = 'built' | 'resumed' | 'failed' | 'interrupted' | 'skipped' | 'capped' | 'pruned';
+
+export interface ItemResult {
+  id: string;
+  outcome: Outcome;
+  files: string[];
+  /** What this build was charged for it (net of refunds), as the service's answers said. */
+  credits: number;
+  /** Built or resumed: the asset's whole cost as recorded in the lock (null: part of it unknown). */
+  cost?: number | null;
+  /** Capped: why the budget held it back (before it started, or before its next charged call). */
+  refusal?: CapRefusal;
+  /** Why it failed, was skipped or capped, for people. */
+  reason?: string;
+  /** For paid work left unfinished (failed, interrupted, capped in flight): how to pick it up. */
+  resume?: string;
+}
+
+export interface AssetRun {
+  ctx: CommandContext;
+  client: AssetgenClient;
+  root: string;
+  writer: LockWriter;
+  budget: CreditBudget;
+  /** Aborted a grace period after the build's signal: a call in flight at Ctrl-C gets its answer (and its charge is known). */
+  requestSignal: AbortSignal;
+  resumeCommand: (id: string) => string;
+}
+
+/** The budget refused the asset's next charged call: it stops there, its paid job kept in the lock. */
+class CapReached extends Error {
+  constructor(readonly refusal: CapRefusal) {
+    super(describeRefusal(refusal));
+  }
+}
+
+/** Runs one asset to its end; never throws for its own failure (it is in the result). */
+export async function buildAsset(
+  run: AssetRun,
+  item: PlanItem,
+  reservation: Reservation,
+  progress: {
+    /** Once the asset's files are saved and described, before the lock records them. */
+    saved: () => void;
+    /** What the asset is doing now, for the live board. */
+    status: (text: string) => void;
+  },
+): Promise<ItemResult> {
+  const { ctx, writer } = run;
+  const quiet = ctx.forCall({
+    onJobProgress: (update) => progress.status(sanitizeLine(update.message)),
+    io: { ...ctx.io, stdout: discard(), stdoutIsTTY: false, stderrIsTTY: false },
+    // Its own signal (aborted with the build's): each request listens to it while in flight, and
+    // sixteen assets listening to one signal would pass node's listener warning threshold.
+    signal: AbortSignal.any([ctx.signal]),
+    globals: { quiet: true, json: false },
+  });
+  const tally = quiet.credits;
+  /** The job's charges so far: what the lock recorded before this build, plus this build's. */
+  const jobCredits = (): number | null => {
+    const base = recordedCharge(item, tally.paidEarlier);
+    return base === null ? null : base + tally.report.charged;
+  };
+  const asset = item.asset!;
+  try {
+    const hashes = new Map<string, FileHash>();
+    const calls = budgetedClient(run, reservation);
+    const paths = await quiet.spendOn(() => produce(quiet, run, calls, item, asset, hashes, progress.status, jobCredits));
+    const files = await describeFiles(run.root, paths, hashes);
+    progress.saved();
+    const { charged, refunded } = tally.report;
+    const paid = jobCredits();
+    const cost = paid === null ? null : paid - refunded;
+    await writer.finished(item.id, { files, credits: cost });
+    const outcome = item.action === 'resume' ? 'resumed' : 'built';
+    return { id: item.id, outcome, files: files.map((f) => f.path), credits: charged - refunded, cost };
+  } catch (error) {
+    // What was charged is in the build's tally already (the shared client reports to it); a
+    // refund is known only to the asset's context.
+    const { charged, refunded } = tally.report;
+    if (refunded) {
+      ctx.credits.refund(refunded);
+      reservation.charged(-refunded);
+    }
+    const result = (outcome: Outcome, reason: string, resume = true): ItemResult => ({
+      id: item.id,
+      outcome,
+      files: [],
+      credits: charged - refunded,
+      reason,
+      ...(resume ? { resume: run.resumeCommand(item.id) } : {}),
+    });
+    if (error instanceof JobFailedError) {
+      // The service gave up (and refunds a video): nothing to resume; the next build tries again.
+      await writer.failed(item.id);
+      return result('failed', error.message, false);
+    }
+    // The paid job stays in the lock with what it was charged so far: a resume adds to that.
+    const paid = jobCredits();
+    if (paid !== null && paid > 0) await writer.charged(item.id, paid).catch(() => {});
+    if (error instanceof CapReached) return { ...result('capped', error.message), refusal: error.refusal };
+    if (error instanceof AbortedError || ctx.signal.aborted)
+      return result('interrupted', 'interrupted: its paid job is kept in assetgen.lock');
+    const reason = error instanceof AssetgenError ? error.message : String(error);
+    // Whatever was paid is in the lock (job id or idempotency key): building again resumes it.
+    return result('failed', reason);
+  } finally {
+    await quiet.cleanup();
+  }
+}
+
+/**
+ * What the lock knew this job had been charged before this build: a resume of a job whose charge
+ * was recorded adds to it; one whose answer was never recorded learns it from the replayed answer
+ * (`paidEarlier`); a job recorded by an older assetgen (an id, no charge) is unknown.
+ */
+function recordedCharge(item: PlanItem, paidEarlier: number): number | null {
+  if (item.action === 'resume' && item.job?.credits !== undefined) return item.job.credits;
+  if (item.action === 'resume' && item.job?.jobId) return null;
+  return paidEarlier;
+}
+
+async function produce(
+  ctx: CommandContext,
+  run: AssetRun,
+  client: AssetgenClient,
+  item: PlanItem,
+  asset: ManifestAsset,
+  /** Filled with each saved file's hash, taken while it was written. */
+  hashes: Map<string, FileHash>,
+  status: (text: string) => void,
+  jobCredits: () => number | null,
+): Promise<string[]> {
+  const { writer, root } = run;
+  const generation = item.job ? item.job.generation : (item.generation ?? 1);
+  const key = item.job?.idempotencyKey ?? idempotencyKeyFor(item.id, item.spec, generation ?? 1);
+  const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key, generation };
+  const output = outputOption(asset, root);
+  const save = (files: OutputFile[]): Promise<string[]> => {
+    status(files.length === 1 ? 'saving' : `saving ${files.length} files`);
+    return saveOutputs(ctx, client, files, {
+      output,
+      force: true,
+      onSaved: (saved) => hashes.set(path.resolve(saved.path), { sha256: saved.sha256, size: saved.size }),
+    });
+  };
+  // The paid call's own signal waits out the grace period: at Ctrl-C its answer (the job id, the charge) still arrives.
+  const paidSignal = AbortSignal.any([run.requestSignal]);
+  /** Recorded with the job as soon as the service answers: its id and what it has been charged. */
+  const recordJob = (jobId: string): Promise<void> =>
+    writer.submitted(item.id, { ...submission, jobId, credits: jobCredits() ?? undefined });
+  // Recorded before the paid call: a crash between paying and answering leaves the key to ask again with.
+  if (!item.job?.jobId) await writer.submitted(item.id, submission);
+
+  if (asset.kind === 'image') {
+    const generated = await paidCall(ctx, key, (idempotencyKey) =>
+      client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, { signal: paidSignal, idempotencyKey }),
+    );
+    const file = { url: generated.assetUrl, stem: asset.id, contentType: generated.contentType, fallbackExtension: '.png' };
+    return save([{ ...file, bytes: generated.assetBytes }]);
+  }
+
+  if (asset.kind === 'workflow') {
+    let jobId = item.job?.jobId;
+    let initial: Run | undefined;
+    if (!jobId) {
+      initial = await paidCall(ctx, key, (idempotencyKey) =>
+        client.runWorkflow(asset.workflow!, asset.set, { signal: paidSignal, idempotencyKey }),
+      );
+      jobId = initial.id;
+      await recordJob(jobId);
+    }
+    const done = await followRun(ctx, client, targetFor(ctx, 'run', jobId, { output }), initial);
+    return save(
+      done.outputs.flatMap((out, index) =>
+        out.url
+          ? [{ url: out.url, stem: `${asset.id}-${out.nodeId ?? index + 1}`, contentType: out.contentType, fallbackExtension: '.png' }]
+          : [],
+      ),
+    );
+  }
+
+  let jobId = item.job?.jobId;
+  let initial: VideoJob | undefined;
+  if (!jobId) {
+    initial = await paidCall(ctx, key, (idempotencyKey) =>
+      client.createVideo(
+        { prompt: asset.prompt!, agentId: asset.agent, durationSeconds: asset.duration, aspectRatio: asset.aspectRatio },
+        { signal: paidSignal, idempotencyKey },
+      ),
+    );
+    jobId = initial.id;
+    await recordJob(jobId);
+  }
+  const job = await followVideo(ctx, client, targetFor(ctx, 'video', jobId, { output }), initial);
+  if (!job.assetUrl) throw new AssetgenError(`Video job ${jobId} finished without a video URL.`, { code: 'unexpected_response' });
+  return save([{ url: job.assetUrl, stem: asset.id, contentType: job.contentType, fallbackExtension: '.mp4' }]);
+}
+
+/**
+ * The client one asset uses: each answer's charge counted against its reservation, and each poll
+ * asked of the budget first (a refusal stops the wait, the job kept). Polls get their answer
+ * through Ctrl-C (the grace signal), so a charged poll is never lost from the count.
+ */
+function budgetedClient(run: AssetRun, reservation: Reservation): AssetgenClient {
+  const { client, budget, requestSignal } = run;
+  const counted = <T extends { credits: Credits }>(answer: T): T => {
+    reservation.charged(answer.credits.charged ?? 0);
+    return answer;
+  };
+  const poll = async <T extends { credits: Credits }>(call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const refusal = reservation.allow(budget.pollPrice);
+    if (refusal) throw new CapReached(refusal);
+    const answer = counted(await call(AbortSignal.any([requestSignal])));
+    budget.learnPollPrice(answer.credits.charged ?? 0);
+    return answer;
+  };
+  const getRun = (id: string) => poll((signal) => client.getRun(id, { signal }));
+  const getVideo = (id: string) => poll((signal) => client.getVideo(id, { signal }));
+  return {
+    ...client,
+    generate: async (request, options) => counted(await client.generate(request, options)),
+    runWorkflow: async (id, set, options) => counted(await client.runWorkflow(id, set, options)),
+    createVideo: async (request, options) => counted(await client.createVideo(request, options)),
+    getRun,
+    getVideo,
+    waitForRun: (id, options) => waitForRun(getRun, id, options),
+    waitForVideo: (id, options) => waitForVideo(getVideo, id, options),
+  };
+}
+
+/** `-o` as the single commands take it (absolute: the manifest's paths are relative to its folder): a file, or a folder with a trailing slash. */
+function outputOption(asset: ManifestAsset, root: string): string {
+  return asset.out.type === 'file' ? path.join(root, asset.out.path) : `${path.join(root, asset.out.dir)}${path.sep}`;
+}
+
+function discard(): Writable {
+  return new Writable({ write: (_chunk, _encoding, done) => done() });
+}
+
+/** --prune: only the files the lock says assetgen made and that nobody changed (the plan checked). */
+export async function pruneAsset(run: AssetRun, item: PlanItem): Promise<ItemResult> {
+  for (const file of item.prunable) fs.rmSync(path.join(run.root, file), { force: true });
+  await run.writer.forget(item.id);
+  return { id: item.id, outcome: 'pruned', files: item.prunable, credits: 0 };
+}

@@ -1,0 +1,71 @@
+// The plan of `assetgen build --dry-run` for people and pull requests: the estimate line, the
+// budget check (what the real build's cap would hold back), and a short Markdown summary for
+// $GITHUB_STEP_SUMMARY or a PR comment (--format markdown).
+import type { Plan, PlanAction } from '../build/plan.js';
+import { plural } from '../cli/credits.js';
+
+/** Would the real build hold something back? Known cost over the cap, or unknown costs under one. */
+export interface BudgetCheck {
+  max: number;
+  /** The known part of the estimate passes the cap. */
+  over: boolean;
+  /** Assets to generate whose price is unknown: a capped build does not start them. */
+  unknown: string[];
+}
+
+export function checkBudget(plan: Plan, max: number | undefined): BudgetCheck | undefined {
+  if (max === undefined) return undefined;
+  return { max, over: plan.estimate.credits > max, unknown: plan.estimate.unknown };
+}
+
+export const failsBudget = (check: BudgetCheck | undefined): boolean => Boolean(check && (check.over || check.unknown.length));
+
+/** "30 credits + unknown for a, b" — the known part, then what is not known, never 0 pretending to be known. */
+export function estimateText(plan: Plan, code: (text: string) => string = (text) => text): string {
+  const { credits, unknown } = plan.estimate;
+  if (!unknown.length) return plural(credits, 'credit');
+  const ids = unknown.map(code).join(', ');
+  return `${credits ? `${plural(credits, 'credit')} + ` : ''}unknown for ${ids} (no charge recorded yet for their agent or workflow)`;
+}
+
+const count = (plan: Plan, action: PlanAction): number => plan.items.filter((item) => item.action === action).length;
+
+/** What the plan does, counted by action. */
+export function actionCounts(plan: Plan): string[] {
+  const parts = [`${count(plan, 'generate')} to generate`, `${count(plan, 'resume')} to resume`];
+  if (count(plan, 'prune')) parts.push(`${count(plan, 'prune')} to prune`);
+  if (count(plan, 'keep')) parts.push(`${count(plan, 'keep')} left alone`);
+  parts.push(`${count(plan, 'none')} up to date`);
+  return parts;
+}
+
+export function budgetLine(check: BudgetCheck | undefined): string | undefined {
+  if (!check) return undefined;
+  if (check.over) return `Over budget: the estimate passes the cap of ${plural(check.max, 'credit')}; the build would stop there (exit 8).`;
+  if (check.unknown.length)
+    return `Budget ${plural(check.max, 'credit')}: ${plural(check.unknown.length, 'asset')} of unknown price would be held back (exit 8).`;
+  return `Within the budget of ${plural(check.max, 'credit')}.`;
+}
+
+/** Markdown cells hold no pipe, newline or backtick of their own (ids and reasons come from the manifest). */
+const cell = (text: string): string => text.replace(/[|`\r\n\\]/g, (c) => (c === '\n' || c === '\r' ? ' ' : `\\${c}`));
+
+/** The plan as a short Markdown summary. */
+export function planMarkdown(plan: Plan, check: BudgetCheck | undefined, manifest: string): string {
+  const lines = [`### assetgen build plan — \`${cell(manifest)}\``, ''];
+  lines.push(`**${actionCounts(plan).join(' · ')}**`, '');
+  lines.push(`**Estimated cost:** ${estimateText(plan, (id) => `\`${cell(id)}\``)}`, '');
+  const budget = budgetLine(check);
+  if (budget) lines.push(`${failsBudget(check) ? '⚠️ ' : ''}**${budget}**`, '');
+  const changes = plan.items.filter((item) => item.action !== 'none');
+  if (changes.length) {
+    lines.push('| Asset | Status | Action | Credits | Why |', '|---|---|---|---:|---|');
+    for (const item of changes) {
+      const credits = item.action === 'generate' || item.action === 'resume' ? (item.estimate === null ? '?' : String(item.estimate)) : '';
+      lines.push(`| \`${cell(item.id)}\` | ${item.status} | ${item.action} | ${credits} | ${cell(item.reasons.join('; '))} |`);
+    }
+    lines.push('');
+  }
+  lines.push('_Nothing was sent or paid: this is `assetgen build --dry-run`._', '');
+  return lines.join('\n');
+}
