@@ -111,7 +111,7 @@ async function planAndRun(
     ...(budget ? { budget } : {}),
     ...(ctx.globals.mock ? { mock: true } : {}),
   });
-  if (ctx.out.json) return;
+  if (ctx.out.json) return throwIfOverBudget(budget);
   if (!plan.items.length) ctx.out.info(shard ? `No asset falls in shard ${shard.index}/${shard.total}.` : 'The manifest lists no assets.');
   else
     printTable(

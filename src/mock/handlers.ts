@@ -127,16 +127,18 @@ function publicRoutes(state: MockState): Route[] {
       }
       const runId = state.newId('run');
       // Charge, then create: both happen in this one synchronous step, or the charge throws 402.
-      ctx.charge(PRICES.runPerNode * workflow.nodes.length, `run ${runId} (${workflow.id})`);
+      const price = PRICES.runPerNode * workflow.nodes.length;
+      ctx.charge(price, `run ${runId} (${workflow.id})`);
       const run = state.createRun(runId, workflow, overrides as Record<string, string>);
-      return json(201, runRecord(ctx.origin, run), ctx.requestId);
+      return json(201, runRecord(ctx.origin, run, { charged: price, remaining: state.credits }), ctx.requestId);
     }),
     route(state, 'getRun', async (ctx) => {
       const run = state.runs.get(ctx.params.runId ?? '');
       if (!run) throw new Reject(404, 'run_not_found', `No run "${ctx.params.runId}".`);
-      ctx.charge(callPrice(ctx.principal.kind), `poll ${run.id}`);
+      const price = callPrice(ctx.principal.kind);
+      ctx.charge(price, `poll ${run.id}`);
       state.advanceRun(run);
-      return json(200, runRecord(ctx.origin, run), ctx.requestId);
+      return json(200, runRecord(ctx.origin, run, { charged: price, remaining: state.credits }), ctx.requestId);
     }),
     route(state, 'createVideo', async (ctx) => {
       const body = await readJsonObject(ctx.request);

@@ -26,7 +26,8 @@ export function generationRecord(
   };
 }
 
-export function runRecord(origin: string, run: RunRecord) {
+/** A run as the API shows it; `credits`: what the call answered with it charged (and the balance after). */
+export function runRecord(origin: string, run: RunRecord, credits: { charged: number; remaining: number }) {
   const current = run.status === 'succeeded' ? null : run.nodes[run.completedNodes];
   const withUrl = (output: RunRecord['nodes'][number]['output']) =>
     output && 'url' in output ? { url: fileUrl(origin, output.url), contentType: output.contentType } : output;
@@ -50,6 +51,7 @@ export function runRecord(origin: string, run: RunRecord) {
         ? [{ nodeId: node.id, url: fileUrl(origin, node.output.url), contentType: node.output.contentType }]
         : [],
     ),
+    credits,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
   };

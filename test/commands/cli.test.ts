@@ -404,6 +404,12 @@ describe('demo and --mock', () => {
     expect(files.filter((file) => file.endsWith('.png')).length).toBeGreaterThanOrEqual(3);
     expect(files.some((file) => !file.endsWith('.png'))).toBe(true);
     expect(result.stdout.trim().split('\n').length).toBe(files.length);
+    // Each step says what it cost, and the balance the mock reports after it agrees: the figures
+    // are per step (the mock's prices), not a running sum.
+    const steps = [...result.stderr.matchAll(/Charged (\d+) credits?; (\d+) remaining/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(steps.map(([charged]) => charged)).toEqual([10, 15, 180, 10]);
+    let balance = 1000;
+    for (const [charged, remaining] of steps) expect(remaining).toBe((balance -= charged!));
   });
 
   it('runs a single command against an in-process mock with --mock', async () => {
