@@ -4,7 +4,7 @@ import { startMockServer, type MockServer } from '../../src/mock/index.js';
 
 export interface MockState {
   credits: number;
-  ledger: { amount: number; reason: string; at: string }[];
+  ledger: { amount: number; reason: string; at: string; idempotencyKey?: string }[];
   [key: string]: any;
 }
 

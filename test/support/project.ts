@@ -35,7 +35,7 @@ export interface MockProject {
   /** `assetgen <args>` in-process, in the project dir with env(); options may replace either. */
   run(args: string[], options?: Partial<CliOptions>): Promise<CliResult>;
   /** The mock's ledger, oldest first. */
-  ledger(): Promise<{ amount: number; reason: string; at: string }[]>;
+  ledger(): Promise<{ amount: number; reason: string; at: string; idempotencyKey?: string }[]>;
 }
 
 export function useMockProject(options: MockProjectOptions = {}): MockProject {
