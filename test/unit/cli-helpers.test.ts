@@ -7,7 +7,8 @@ import { JobJournal } from '../../src/config/journal.js';
 import { maskSecret } from '../../src/client/redact.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { MAX_DURATION_MS, parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from '../../src/cli/values.cjs';
-import { extensionFor, resolveOutputPath, safeFileName } from '../../src/cli/save.js';
+import { resolveOutputPath } from '../../src/cli/save.js';
+import { extensionFor, safeFileName } from '../../src/files/media.js';
 import { sanitizeLine, sanitizeText } from '../../src/ui/sanitize.js';
 
 describe('sanitizeText', () => {
