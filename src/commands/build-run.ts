@@ -14,7 +14,10 @@ import { saveOutputs, type OutputFile } from '../cli/save.js';
 import { describeFiles, type FileHash } from '../build/hash.js';
 import type { ManifestAsset } from '../build/manifest.js';
 import { CreditBudget } from '../build/budget.js';
+import { OutputClaims } from '../build/owners.js';
 import type { PlanItem } from '../build/plan.js';
+import { lockPath } from '../build/hash.js';
+import { removeInside } from '../files/confine.js';
 import type { LockWriter } from '../build/writer.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startBoard } from '../cli/board.js';
@@ -59,6 +62,7 @@ export async function runPlan(
   const budget = new CreditBudget(options.maxCredits);
   let stop = false;
   const recording: Promise<void>[] = [];
+  const claims = new OutputClaims(writer.lock, (file) => fs.existsSync(path.join(root, file)));
   const worker = async (): Promise<void> => {
     for (let item = queue.shift(); item; item = queue.shift()) {
       if (stop || ctx.signal.aborted) {
@@ -82,7 +86,7 @@ export async function runPlan(
         },
         status: (text: string) => board.set(item.id, text),
       };
-      const done = buildOne(ctx, client!, item, root, writer, options, progress).then((result) => {
+      const done = buildOne(ctx, client!, item, { root, claims }, writer, options, progress).then((result) => {
         settle(result.credits);
         results.push(result);
         board.finish(item.id, resultLine(result));
@@ -102,12 +106,28 @@ export async function runPlan(
   }
   // --prune: only the files the lock says assetgen made and that nobody changed (the plan checked).
   for (const item of items.filter((entry) => entry.action === 'prune')) {
-    for (const file of item.prunable) fs.rmSync(path.join(root, file), { force: true });
+    // By the confinement rule: never through a link, never outside the project (checked before paying too).
+    const refused = attempt(() => item.prunable.forEach((file) => removeInside(root, file)));
+    if (refused) {
+      results.push({ id: item.id, outcome: 'failed', files: [], credits: 0, reason: refused });
+      ctx.out.info(resultLine(results.at(-1)!));
+      continue;
+    }
     await writer.forget(item.id);
     results.push({ id: item.id, outcome: 'pruned', files: item.prunable, credits: 0 });
     ctx.out.info(resultLine(results.at(-1)!));
   }
   return results;
+}
+
+/** Runs `work`; the message of what it threw, if anything. */
+function attempt(work: () => void): string | undefined {
+  try {
+    work();
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 const skipped = (item: PlanItem, reason: string): ItemResult => ({ id: item.id, outcome: 'skipped', files: [], credits: 0, reason });
@@ -146,7 +166,7 @@ async function buildOne(
   ctx: CommandContext,
   client: AssetgenClient,
   item: PlanItem,
-  root: string,
+  where: { root: string; claims: OutputClaims },
   writer: LockWriter,
   options: RunOptions,
   progress: {
@@ -167,8 +187,8 @@ async function buildOne(
   const asset = item.asset!;
   try {
     const hashes = new Map<string, FileHash>();
-    const paths = await quiet.spendOn(() => produce(quiet, client, item, asset, root, writer, hashes, progress.status));
-    const files = await describeFiles(root, paths, hashes);
+    const paths = await quiet.spendOn(() => produce(quiet, client, item, asset, where, writer, hashes, progress.status));
+    const files = await describeFiles(where.root, paths, hashes);
     const credits = quiet.credits.report.charged;
     progress.saved(credits);
     await writer.finished(item.id, { files, credits });
@@ -206,7 +226,7 @@ async function produce(
   client: AssetgenClient,
   item: PlanItem,
   asset: ManifestAsset,
-  root: string,
+  { root, claims }: { root: string; claims: OutputClaims },
   writer: LockWriter,
   /** Filled with each saved file's hash, taken while it was written. */
   hashes: Map<string, FileHash>,
@@ -221,6 +241,8 @@ async function produce(
     return saveOutputs(ctx, client, files, {
       output,
       force: true,
+      root,
+      refuse: (file) => claims.claim(lockPath(root, file), item.id),
       onSaved: (saved) => hashes.set(path.resolve(saved.path), { sha256: saved.sha256, size: saved.size }),
     });
   };

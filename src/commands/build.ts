@@ -13,6 +13,8 @@ import { runBuild } from './build-report.js';
 import { writePlanReport } from './report.js';
 import type { Manifest, OutputTarget } from '../build/manifest.js';
 import { openProject } from './project.js';
+import { workflowsToList } from '../build/owners.js';
+import { checkTargets } from '../build/targets.js';
 import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../build/plan.js';
 import { parseShard, type Shard } from '../build/shard.js';
 import { ENV } from '../config/credentials.js';
@@ -77,6 +79,7 @@ async function planAndRun(
     );
   const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), {
     service,
+    workflowNodes: writer ? await workflowNodes(ctx, manifest, lock) : undefined,
     select: selectors,
     shard,
     force: options.force,
@@ -84,6 +87,7 @@ async function planAndRun(
   });
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
+  checkTargets(manifest.root, plan.items);
   if (writer) return runBuild(ctx, plan, manifest.root, writer, options, { file, lockFile: writer.file, service });
 
   const report = options.report ? await writePlanReport(ctx, options.report, plan, { file, lock }) : undefined;
@@ -118,6 +122,19 @@ async function planAndRun(
       ),
     );
   ctx.out.info(summary(plan));
+}
+
+/**
+ * Node ids of the workflows that might write over another asset's file (./owners.ts), from the
+ * service's free `workflows list`; asked only when the lock does not know them (usually never).
+ */
+async function workflowNodes(ctx: CommandContext, manifest: Manifest, lock: Lock): Promise<Map<string, string[]>> {
+  const wanted = workflowsToList(manifest, lock);
+  if (!wanted.length) return new Map();
+  const workflows = await (await ctx.client()).listWorkflows({ signal: ctx.signal });
+  return new Map(
+    workflows.filter((workflow) => wanted.includes(workflow.id)).map((workflow) => [workflow.id, workflow.nodes.map((node) => node.id)]),
+  );
 }
 
 function itemDocument(item: PlanItem): Record<string, unknown> {
