@@ -27,6 +27,8 @@ describe('safeFileName', () => {
     expect(safeFileName('CON.png')).toBe('asset_CON.png');
     expect(safeFileName('nul')).toBe('asset_nul');
     expect(safeFileName('x'.repeat(300)).length).toBe(120);
+    // Shortened, a media extension is kept.
+    expect(safeFileName(`${'x'.repeat(300)}.webm`)).toBe(`${'x'.repeat(115)}.webm`);
   });
 });
 
