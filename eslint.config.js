@@ -39,6 +39,23 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: cliOnly('The SDK and the mock'), paths: terminalPackages }] },
   },
   {
+    // The confinement rule and the media allow-list: used by the CLI, the build, the MCP server and
+    // the installer alike, so they know none of them.
+    files: ['src/files/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...cliOnly('src/files'),
+            { group: ['**/mock/**', '**/build/**', '**/mcp/**'], message: 'src/files is shared: it imports none of its users.' },
+          ],
+          paths: terminalPackages,
+        },
+      ],
+    },
+  },
+  {
     files: ['src/api/**'],
     rules: {
       'no-restricted-imports': [

@@ -2,26 +2,26 @@
 // Both are relative to the project root (the manifest's directory), with forward slashes, and
 // never leave it: prune deletes what the lock names, so a path that climbs out is never trusted.
 import path from 'node:path';
+import { hasControlCharacters } from '../files/confine.js';
+import { MEDIA_EXTENSIONS } from '../files/media.js';
 import type { AssetKind, OutputTarget } from './manifest.js';
 
 /** Media extensions and the kinds of asset each may hold (a GIF may be a still or a clip). */
-export const EXTENSION_KINDS: Readonly<Record<string, readonly AssetKind[]>> = {
-  '.png': ['image'],
-  '.jpg': ['image'],
-  '.jpeg': ['image'],
-  '.webp': ['image'],
-  '.gif': ['image', 'video'],
-  '.mp4': ['video'],
-  '.webm': ['video'],
-  '.mov': ['video'],
-};
+export const EXTENSION_KINDS: Readonly<Record<string, readonly AssetKind[]>> = MEDIA_EXTENSIONS;
 
 const isAbsolute = (text: string): boolean => /^([A-Za-z]:)?\//.test(text);
 const climbsOut = (normal: string): boolean => normal === '..' || normal.startsWith('../');
 
 /** A path a lock may record: relative, normalised, forward slashes, inside the project. */
 export function isProjectPath(file: string): boolean {
-  return !!file && !file.includes('\\') && !isAbsolute(file) && path.posix.normalize(file) === file && !climbsOut(file);
+  return (
+    !!file &&
+    !hasControlCharacters(file) &&
+    !file.includes('\\') &&
+    !isAbsolute(file) &&
+    path.posix.normalize(file) === file &&
+    !climbsOut(file)
+  );
 }
 
 /**
@@ -29,6 +29,8 @@ export function isProjectPath(file: string): boolean {
  * "/", a file when it has a media extension of that kind. Backslashes count as slashes.
  */
 export function parseOut(raw: string, kind: AssetKind | undefined): { target: OutputTarget } | { error: string } {
+  if (hasControlCharacters(raw))
+    return { error: `${JSON.stringify(raw)} contains a control character (NUL, newline, …): give a path of printable characters` };
   const text = raw.replaceAll('\\', '/');
   if (isAbsolute(text)) return { error: `${raw} is an absolute path: give a path inside the project (relative to the manifest)` };
   const normal = path.posix.normalize(text);

@@ -5,6 +5,7 @@ import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import { hashFiles, specHash, type FileHash } from './hash.js';
 import type { Lock, LockEntry, LockJob } from './lock.js';
 import type { AssetKind, Manifest, ManifestAsset } from './manifest.js';
+import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
 import { inShard, selectIds, type Shard } from './shard.js';
 
@@ -76,6 +77,8 @@ export interface PlanOptions {
    * compared, so an asset is judged by its files alone. Never for a build.
    */
   compareSpecs?: boolean;
+  /** Node ids of workflows from the service (`workflows list`), for the ownership check (./owners.ts). */
+  workflowNodes?: WorkflowNodes;
 }
 
 /** Hashes of the files planning looks at (see filesToHash), by project path; null for a missing file. */
@@ -104,6 +107,9 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   const charges = lastCharges(lock);
   for (const asset of manifest.assets) if (wanted(asset.id)) items.push(planAsset(asset, lock, hashes, options, charges));
   for (const id of removedIds) if (wanted(id)) items.push(planRemoved(id, lock.assets[id], hashes, options));
+
+  const saving = new Set(items.filter((item) => item.action === 'generate' || item.action === 'resume').map((item) => item.id));
+  checkOwnership(manifest, lock, hashes, saving, options.workflowNodes ?? new Map());
 
   const estimate = { credits: 0, unknown: [] as string[] };
   for (const item of items) {

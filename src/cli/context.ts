@@ -70,6 +70,8 @@ export interface CallInit {
   signal: AbortSignal;
   globals?: Partial<GlobalOptions>;
   onJobProgress?: (update: JobProgress) => void;
+  /** The folder every output of the call must stay inside (src/files/confine.ts); the MCP server's working directory. */
+  outputRoot?: string;
 }
 
 /**
@@ -96,6 +98,11 @@ export class CommandContext {
   readonly #shared: SharedState;
   /** Told of every poll of a job being followed (the MCP server turns them into notifications). */
   readonly onJobProgress?: (update: JobProgress) => void;
+  /**
+   * Where outputs must stay (real paths, src/files/confine.ts) when the caller decides it (an MCP
+   * call); otherwise the folder `-o` names.
+   */
+  readonly outputRoot?: string;
   #journal?: JobJournal;
 
   /** A context whose output styles suit its terminal (chalk is loaded only when colours are on). */
@@ -111,11 +118,12 @@ export class CommandContext {
     init: ContextInit,
     style: Style,
     shared: SharedState = { cleanups: [] },
-    call: { onJobProgress?: (update: JobProgress) => void; journal?: JobJournal } = {},
+    call: { onJobProgress?: (update: JobProgress) => void; journal?: JobJournal; outputRoot?: string } = {},
   ) {
     this.#init = init;
     this.#shared = shared;
     this.onJobProgress = call.onJobProgress;
+    this.outputRoot = call.outputRoot;
     this.#journal = call.journal;
     this.globals = init.globals;
     this.io = init.io;
@@ -147,7 +155,11 @@ export class CommandContext {
   forCall(call: CallInit): CommandContext {
     const init = { ...this.#init, io: call.io, signal: call.signal, globals: { ...this.globals, ...call.globals } };
     const shared: SharedState = { cleanups: [], mock: this.#shared.mock };
-    return new CommandContext(init, this.out.style, shared, { onJobProgress: call.onJobProgress, journal: this.journal });
+    return new CommandContext(init, this.out.style, shared, {
+      onJobProgress: call.onJobProgress,
+      journal: this.journal,
+      outputRoot: call.outputRoot ?? this.outputRoot,
+    });
   }
 
   /**

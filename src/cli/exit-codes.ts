@@ -10,6 +10,7 @@ import {
   MissingCredentialsError,
   TimeoutError,
 } from '../client/errors.js';
+import { PathRefusedError } from '../files/confine.js';
 import { CancelledError, CreditCapError, UsageError } from './errors.js';
 
 export const EXIT = {
@@ -32,6 +33,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export function exitCodeFor(error: unknown): ExitCode {
   // A declined confirmation exits 2, as gh does: the command did not do what it was asked.
   if (error instanceof UsageError || error instanceof InvalidArgumentError || error instanceof CancelledError) return EXIT.usage;
+  // A path the confinement rule refuses before anything was done (after paying, it is an output file error).
+  if (error instanceof PathRefusedError) return EXIT.usage;
   if (error instanceof MissingCredentialsError || error instanceof AuthenticationError) return EXIT.auth;
   if (error instanceof InsufficientCreditsError) return EXIT.insufficientCredits;
   if (error instanceof JobFailedError || error instanceof GenerationFailedError) return EXIT.jobFailed;

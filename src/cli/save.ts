@@ -1,63 +1,24 @@
 // Where downloaded assets go, and saving them. Names are built from ids (never from prompts or
 // server text) and made safe for every filesystem, Windows included. `-o` is checked before any
 // paid call, so credits are never spent on an asset that cannot be saved.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AbortedError, AssetgenError, OutputFileError, withHint } from '../client/errors.js';
+import { AbortedError, AssetgenError, OutputFileError, UnexpectedResponseError, withHint } from '../client/errors.js';
 import { redactUrl } from '../client/redact.js';
 import type { AssetgenClient } from '../client/types.js';
+import { folderIn, makeFolder, PathRefusedError, placeIn, refuseControlCharacters, type Place } from '../files/confine.js';
+import { extensionFor, isMediaExtension, MEDIA_EXTENSIONS, readHead, safeFileName, sameFormat, sniffExtension } from '../files/media.js';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
 import { transferProgress } from './transfer.js';
 
-const EXTENSIONS: Record<string, string> = {
-  'image/png': '.png',
-  'image/apng': '.png',
-  'image/jpeg': '.jpg',
-  'image/webp': '.webp',
-  'image/gif': '.gif',
-  'video/mp4': '.mp4',
-  'video/webm': '.webm',
-  'video/quicktime': '.mov',
-};
-
 /** Extensions that name one kind of asset only: `-o sword.mp4` for an image is a mistake. */
-const KIND_OF_EXTENSION: Record<string, 'image' | 'video'> = {
-  '.png': 'image',
-  '.jpg': 'image',
-  '.jpeg': 'image',
-  '.webp': 'image',
-  '.mp4': 'video',
-  '.webm': 'video',
-  '.mov': 'video',
+const kindOfExtension = (extension: string): 'image' | 'video' | undefined => {
+  const kinds = MEDIA_EXTENSIONS[extension.toLowerCase()];
+  return kinds?.length === 1 ? kinds[0] : undefined;
 };
-const MEDIA_EXTENSIONS = new Set([...Object.keys(KIND_OF_EXTENSION), '.gif']);
-const sameFormat = (a: string, b: string): boolean => a === b || (['.jpg', '.jpeg'].includes(a) && ['.jpg', '.jpeg'].includes(b));
-
-const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/i;
-
-/** A file name that is valid on Windows, macOS and Linux. */
-export function safeFileName(name: string): string {
-  let safe = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[.\s]+|[.\s]+$/g, '');
-  const stem = safe.split('.')[0] ?? '';
-  if (!safe || WINDOWS_RESERVED.test(stem)) safe = `asset_${safe}`;
-  return safe.slice(0, 120);
-}
-
-/** Picks an extension from the content type, else from the URL's path, else the fallback. */
-export function extensionFor(url: string | undefined, contentType: string | undefined, fallback: string): string {
-  const type = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (type && EXTENSIONS[type]) return EXTENSIONS[type];
-  if (url) {
-    try {
-      const ext = path.extname(new URL(url, 'http://x/').pathname).toLowerCase();
-      if (/^\.[a-z0-9]{1,5}$/.test(ext)) return ext;
-    } catch {
-      // not a URL: use the fallback
-    }
-  }
-  return fallback;
-}
+const ALLOWED = Object.keys(MEDIA_EXTENSIONS).join(', ');
 
 const isFolderSyntax = (output: string): boolean => /[\\/]$/.test(output);
 const isFolder = (file: string): boolean => fs.statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
@@ -74,9 +35,22 @@ export function resolveOutputPath(output: string | undefined, cwd: string, fileN
 }
 
 /**
- * Checks `-o` before a paid call: bytes on stdout cannot mix with the --json document; an existing
- * file needs --force (and must be a regular file); a command that may save several files needs a
- * folder.
+ * The folder a single command's outputs must stay inside (src/files/confine.ts): the caller's
+ * (an MCP call's working directory), else the folder `-o` names — the user named it, so links on
+ * the way to it are followed — else the current directory.
+ */
+export function outputRoot(ctx: CommandContext, output: string | undefined): string {
+  if (ctx.outputRoot !== undefined) return ctx.outputRoot;
+  if (output === undefined || output === '-') return ctx.cwd;
+  const resolved = path.resolve(ctx.cwd, output);
+  return isFolderSyntax(output) || isFolder(resolved) ? resolved : path.dirname(resolved);
+}
+
+/**
+ * Checks `-o` before a paid call: bytes on stdout cannot mix with the --json document; the path
+ * stays inside its root (real paths); an existing file needs --force (and must be a regular file,
+ * never a link); a command that may save several files needs a folder. saveOutputs checks again
+ * with the same functions.
  */
 export function checkOutputTarget(
   ctx: CommandContext,
@@ -87,19 +61,55 @@ export function checkOutputTarget(
   if (output === '-' && options.several)
     throw new UsageError('-o - (stdout) takes one file; this command may save several: give a folder.');
   if (output === '-' && ctx.out.json) throw new UsageError('-o - (bytes on stdout) cannot be combined with --json (a document on stdout).');
-  if (output === undefined || output === '-' || isFolderSyntax(output)) return;
+  if (output === undefined || output === '-') return;
+  usage(() => refuseControlCharacters(output, '-o'));
+  const root = outputRoot(ctx, output);
   const resolved = path.resolve(ctx.cwd, output);
-  const extensionKind = KIND_OF_EXTENSION[path.extname(output).toLowerCase()];
-  if (options.kind && extensionKind && extensionKind !== options.kind && !isFolder(resolved)) {
+  if (isFolderSyntax(output) || isFolder(resolved)) {
+    usage(() => folderIn(root, resolved, `-o ${output}`));
+    return;
+  }
+  if (options.several) {
+    if (fs.lstatSync(resolved, { throwIfNoEntry: false }))
+      throw new UsageError(`-o ${output} is a file; this command saves its outputs into a folder.`);
+    usage(() => folderIn(root, resolved, `-o ${output}`));
+    return;
+  }
+  const extension = path.extname(output).toLowerCase();
+  if (extension && !isMediaExtension(extension))
+    throw new UsageError(
+      `-o ${output}: ${extension} is not a media type assetgen saves (${ALLOWED}).`,
+      'Give the file one of those extensions, none (the one its bytes show is added), or name a folder ending in /.',
+    );
+  const extensionKind = kindOfExtension(extension);
+  if (options.kind && extensionKind && extensionKind !== options.kind) {
     throw new UsageError(
       `-o ${output} names ${extensionKind === 'image' ? 'an image' : 'a video'} file, but this command makes ${options.kind === 'image' ? 'an image' : 'a video'}.`,
     );
   }
-  const stat = fs.statSync(resolved, { throwIfNoEntry: false });
-  if (!stat || stat.isDirectory()) return;
-  if (options.several) throw new UsageError(`-o ${output} is a file; this command saves its outputs into a folder.`);
-  if (!stat.isFile()) throw new UsageError(`-o ${output} is not a regular file; assetgen only replaces regular files.`);
-  if (!force) throw fileExists(resolved);
+  usage(() => writable(placeIn(root, resolved, `-o ${output}`), force, resolved));
+}
+
+/** A refusal of the confinement rule before anything was sent: a usage error (exit 2). */
+function usage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof PathRefusedError) throw new UsageError(error.message, error.hint);
+    throw error;
+  }
+}
+
+/** What may be at a place a file is saved to: nothing, or (with force) a regular file. Never a link. */
+function writable(place: Place, force: boolean, shown: string): void {
+  if (place.entry === 'none') return;
+  if (place.entry === 'link')
+    throw new PathRefusedError(
+      `${shown} is a symbolic link; assetgen never writes through a link, nor replaces one.`,
+      'Remove the link, or choose another path with -o.',
+    );
+  if (place.entry !== 'file') throw new PathRefusedError(`${shown} is not a regular file; assetgen only replaces regular files.`);
+  if (!force) throw fileExists(shown);
 }
 
 /** A file saved to disk, hashed as it was written (for a caller that records it, like a build's lock). */
@@ -121,6 +131,16 @@ export interface OutputFile {
   bytes?: number;
 }
 
+export interface SaveOptions {
+  output?: string;
+  force?: boolean;
+  onSaved?: (file: SavedFile) => void;
+  /** The folder every file must stay inside (default: outputRoot); a build's project. */
+  root?: string;
+  /** Why a path may not be written (another asset owns it), or undefined when it may. */
+  refuse?: (file: string) => string | undefined;
+}
+
 /**
  * Downloads each output to where `-o` says (stdout for `-`); returns the saved paths ('-' for
  * stdout). The assets are paid for already, so a failure says where each can still be fetched.
@@ -129,31 +149,35 @@ export async function saveOutputs(
   ctx: CommandContext,
   client: AssetgenClient,
   files: OutputFile[],
-  options: { output?: string; force?: boolean; onSaved?: (file: SavedFile) => void },
+  options: SaveOptions,
 ): Promise<string[]> {
   const saved: string[] = [];
+  const root = options.root ?? outputRoot(ctx, options.output);
   for (const file of files) {
     const extension = extensionFor(file.url, file.contentType, file.fallbackExtension);
     const name = safeFileName(`${file.stem}${extension}`);
-    const target =
-      files.length > 1 || options.output === undefined
-        ? path.join(path.resolve(ctx.cwd, options.output ?? '.'), name)
-        : matchExtension(ctx, resolveOutputPath(options.output, ctx.cwd, name), extension);
-    saved.push(await saveOne(ctx, client, file, target, Boolean(options.force), options.onSaved));
+    const single = files.length === 1 && options.output !== undefined;
+    const target = single
+      ? resolveOutputPath(options.output, ctx.cwd, name)
+      : path.join(path.resolve(ctx.cwd, options.output ?? '.'), name);
+    saved.push(await saveOne(ctx, client, file, target, { ...options, root, userNamed: single && path.basename(target) !== name }));
   }
   return saved;
 }
 
 /**
- * `-o sword.jpg` when the service sent a PNG: the file gets the extension of what it holds
- * (sword.png), and the user is told, rather than PNG bytes hiding behind .jpg.
+ * The name a file gets once its bytes are known: the extension they show, replacing a media
+ * extension of another format (`-o sword.jpg` holding a PNG becomes sword.png, and the user is
+ * told), added when there is none.
  */
-function matchExtension(ctx: CommandContext, target: string, extension: string): string {
-  if (target === '-') return target;
-  const given = path.extname(target).toLowerCase();
-  if (!MEDIA_EXTENSIONS.has(given) || !MEDIA_EXTENSIONS.has(extension) || sameFormat(given, extension)) return target;
-  const corrected = `${target.slice(0, -given.length)}${extension}`;
-  ctx.out.warn(`The service sent a ${extension.slice(1).toUpperCase()} file: saving it as ${displayPath(ctx, corrected)}, not ${given}.`);
+function finalTarget(ctx: CommandContext, target: string, sniffed: string, userNamed: boolean): string {
+  const given = path.extname(target);
+  if (isMediaExtension(given) && sameFormat(given, sniffed)) return target;
+  const corrected = isMediaExtension(given) ? `${target.slice(0, -given.length)}${sniffed}` : `${target}${sniffed}`;
+  if (userNamed)
+    ctx.out.warn(
+      `The service sent a ${sniffed.slice(1).toUpperCase()} file: saving it as ${displayPath(ctx, corrected)}${given ? `, not ${given}` : ''}.`,
+    );
   return corrected;
 }
 
@@ -162,30 +186,78 @@ async function saveOne(
   client: AssetgenClient,
   file: OutputFile,
   target: string,
-  force: boolean,
-  onSaved?: (file: SavedFile) => void,
+  options: SaveOptions & { root: string; userNamed: boolean },
 ): Promise<string> {
   const { url } = file;
+  const force = Boolean(options.force);
   const progress = transferProgress(ctx, target === '-' ? 'to stdout' : path.basename(target));
-  const options = { signal: ctx.signal, expectedBytes: file.bytes, onProgress: progress.onProgress };
+  const transfer = { signal: ctx.signal, expectedBytes: file.bytes, onProgress: progress.onProgress };
+  let temp: string | undefined;
   try {
     if (target === '-') {
-      await client.download(url, ctx.io.stdout, options);
+      await client.download(url, ctx.io.stdout, transfer);
       return '-';
     }
-    if (!force && fs.existsSync(target)) throw fileExists(target);
-    const result = await client.download(url, target, { ...options, force, sha256: Boolean(onSaved) });
-    const saved = result.path ?? target;
-    if (onSaved && result.sha256) onSaved({ path: saved, size: result.bytes, sha256: result.sha256 });
-    return saved;
-  } catch (error) {
-    if (error instanceof AssetgenError && !(error instanceof AbortedError)) {
-      withHint(error, `The asset is paid for and still available at ${redactUrl(url)}`);
+    // The same check as before paying, now on the real folder the file is written in.
+    const first = checkPlace(ctx, options, target, force);
+    const dir = makeFolder(options.root, first, displayPath(ctx, target));
+    temp = path.join(dir, `.${path.basename(first.file)}.${randomBytes(6).toString('hex')}.assetgen`);
+    const result = await client.download(url, temp, { ...transfer, sha256: Boolean(options.onSaved) });
+    const sniffed = sniffExtension(readHead(temp));
+    if (!sniffed) {
+      const type = result.contentType ?? file.contentType;
+      throw new UnexpectedResponseError(
+        `The service sent ${type ? `"${type.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}"` : 'a file'} that is not an image or video assetgen saves (${ALLOWED}); it was not saved.`,
+        undefined,
+      );
     }
-    throw error;
+    const place = checkPlace(ctx, options, finalTarget(ctx, target, sniffed, options.userNamed), force);
+    if (place.dir !== dir) throw new PathRefusedError(`${displayPath(ctx, place.path)} changed while it was being written.`);
+    await putInPlace(temp, place.file, force, displayPath(ctx, place.path));
+    temp = undefined;
+    if (options.onSaved && result.sha256) options.onSaved({ path: place.path, size: result.bytes, sha256: result.sha256 });
+    return place.path;
+  } catch (error) {
+    if (temp) await fs.promises.rm(temp, { force: true });
+    const effective = error instanceof PathRefusedError ? new OutputFileError(error.message, error.hint) : error;
+    if (effective instanceof AssetgenError && !(effective instanceof AbortedError)) {
+      withHint(effective, `The asset is paid for and still available at ${redactUrl(url)}`);
+    }
+    throw effective;
   } finally {
     progress.stop();
   }
+}
+
+/** placeIn, what may be there, and the caller's own refusal (another asset's file). */
+function checkPlace(ctx: CommandContext, options: SaveOptions & { root: string }, target: string, force: boolean): Place {
+  const shown = displayPath(ctx, target);
+  const place = placeIn(options.root, target, shown);
+  writable(place, force, shown);
+  const refusal = options.refuse?.(place.path);
+  if (refusal) throw new OutputFileError(refusal, 'Give the assets different outputs.');
+  return place;
+}
+
+/**
+ * The downloaded temp file to its name. Without force a hard link is made (it fails when anything,
+ * even a dangling link, is there: no check-then-act gap); with force, a rename (which replaces a
+ * link itself, never what it points to).
+ */
+async function putInPlace(temp: string, file: string, force: boolean, shown: string): Promise<void> {
+  if (!force) {
+    try {
+      await fs.promises.link(temp, file);
+      await fs.promises.rm(temp, { force: true });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw fileExists(shown);
+      // A filesystem without hard links: the check just made stands.
+      if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code ?? '')) throw error;
+    }
+  }
+  await fs.promises.rename(temp, file);
 }
 
 /** The one wording of "that file is there already". */

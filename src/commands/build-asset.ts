@@ -1,6 +1,5 @@
 // One asset of a build: submit (or resume), wait, save, record — every charged call asked of the
 // credit budget first, every charge recorded in the lock with the job, so a resume adds to it.
-import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { AbortedError, AssetgenError, JobFailedError } from '../client/errors.js';
@@ -11,10 +10,12 @@ import { followRun, followVideo, targetFor } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../cli/save.js';
 import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../build/budget.js';
-import { describeFiles, idempotencyKeyFor, type FileHash } from '../build/hash.js';
+import { describeFiles, idempotencyKeyFor, lockPath, type FileHash } from '../build/hash.js';
 import type { ManifestAsset } from '../build/manifest.js';
+import type { OutputClaims } from '../build/owners.js';
 import type { PlanItem } from '../build/plan.js';
 import type { LockWriter } from '../build/writer.js';
+import { removeInside } from '../files/confine.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
 /** How an asset's part of a build ended: a closed set, from which the exit code is derived. */
@@ -40,6 +41,8 @@ export interface AssetRun {
   ctx: CommandContext;
   client: AssetgenClient;
   root: string;
+  /** Which asset each output file belongs to (a save never replaces another asset's file). */
+  claims: OutputClaims;
   writer: LockWriter;
   budget: CreditBudget;
   /** Aborted a grace period after the build's signal: a call in flight at Ctrl-C gets its answer (and its charge is known). */
@@ -151,7 +154,7 @@ async function produce(
   status: (text: string) => void,
   jobCredits: () => number | null,
 ): Promise<string[]> {
-  const { writer, root } = run;
+  const { writer, root, claims } = run;
   const generation = item.job ? item.job.generation : (item.generation ?? 1);
   const key = item.job?.idempotencyKey ?? idempotencyKeyFor(item.id, item.spec, generation ?? 1);
   const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key, generation };
@@ -161,6 +164,8 @@ async function produce(
     return saveOutputs(ctx, client, files, {
       output,
       force: true,
+      root,
+      refuse: (file) => claims.claim(lockPath(root, file), item.id),
       onSaved: (saved) => hashes.set(path.resolve(saved.path), { sha256: saved.sha256, size: saved.size }),
     });
   };
@@ -258,9 +263,16 @@ function discard(): Writable {
   return new Writable({ write: (_chunk, _encoding, done) => done() });
 }
 
-/** --prune: only the files the lock says assetgen made and that nobody changed (the plan checked). */
+/**
+ * --prune: only the files the lock says assetgen made and that nobody changed (the plan checked),
+ * deleted by the confinement rule: never through a link, never outside the project.
+ */
 export async function pruneAsset(run: AssetRun, item: PlanItem): Promise<ItemResult> {
-  for (const file of item.prunable) fs.rmSync(path.join(run.root, file), { force: true });
+  try {
+    for (const file of item.prunable) removeInside(run.root, file);
+  } catch (error) {
+    return { id: item.id, outcome: 'failed', files: [], credits: 0, reason: error instanceof Error ? error.message : String(error) };
+  }
   await run.writer.forget(item.id);
   return { id: item.id, outcome: 'pruned', files: item.prunable, credits: 0 };
 }

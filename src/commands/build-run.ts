@@ -1,9 +1,12 @@
 // The paid part of `assetgen build`: the plan's generate and resume actions through a bounded pool,
 // each asset (build-asset.ts) on the same client and kit as the single commands, under one credit
 // budget, the lock updated before every wait so a crash or Ctrl-C never loses a paid job.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { CommandContext } from '../cli/context.js';
 import { plural } from '../cli/credits.js';
 import { CreditBudget, describeRefusal, isRefusal } from '../build/budget.js';
+import { OutputClaims } from '../build/owners.js';
 import type { PlanItem } from '../build/plan.js';
 import type { LockWriter } from '../build/writer.js';
 import { sanitizeLine } from '../ui/sanitize.js';
@@ -41,7 +44,18 @@ export async function runPlan(
   const board = startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
   const budget = new CreditBudget(options.maxCredits);
   const grace = graceSignal(ctx.signal, ANSWER_GRACE_MS);
-  const run: AssetRun = { ctx, client: client!, root, writer, budget, requestSignal: grace.signal, resumeCommand: options.resumeCommand };
+  // Which asset each output file belongs to: a save never replaces another asset's file (owners.ts).
+  const claims = new OutputClaims(writer.lock, (file) => fs.existsSync(path.join(root, file)));
+  const run: AssetRun = {
+    ctx,
+    client: client!,
+    root,
+    claims,
+    writer,
+    budget,
+    requestSignal: grace.signal,
+    resumeCommand: options.resumeCommand,
+  };
   let stop = false;
   const recording: Promise<void>[] = [];
   const worker = async (): Promise<void> => {

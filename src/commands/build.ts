@@ -14,6 +14,8 @@ import { actionCounts, budgetLine, checkBudget, estimateText, failsBudget, planM
 import { writePlanReport } from './report.js';
 import type { Manifest, OutputTarget } from '../build/manifest.js';
 import { openProject } from './project.js';
+import { workflowsToList } from '../build/owners.js';
+import { checkTargets } from '../build/targets.js';
 import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../build/plan.js';
 import { parseShard, type Shard } from '../build/shard.js';
 import { ENV } from '../config/credentials.js';
@@ -81,6 +83,7 @@ async function planAndRun(
     );
   const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), {
     service,
+    workflowNodes: writer ? await workflowNodes(ctx, manifest, lock) : undefined,
     select: selectors,
     shard,
     force: options.force,
@@ -88,6 +91,7 @@ async function planAndRun(
   });
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
+  checkTargets(manifest.root, plan.items);
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
   const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);
   if (writer) return runBuild(ctx, plan, manifest.root, writer, { ...options, maxCredits }, { file, lockFile: writer.file, service });
@@ -143,6 +147,19 @@ function throwIfOverBudget(budget: BudgetCheck | undefined): void {
       ? `The plan's estimate passes the cap of ${budget!.max} credits.`
       : `The plan has assets of unknown price (${budget!.unknown.join(', ')}), which a build capped at ${budget!.max} credits would hold back.`,
     'Raise the budget (or --max-credits), build fewer assets, or pass --max-credits none to lift the cap.',
+  );
+}
+
+/**
+ * Node ids of the workflows that might write over another asset's file (./owners.ts), from the
+ * service's free `workflows list`; asked only when the lock does not know them (usually never).
+ */
+async function workflowNodes(ctx: CommandContext, manifest: Manifest, lock: Lock): Promise<Map<string, string[]>> {
+  const wanted = workflowsToList(manifest, lock);
+  if (!wanted.length) return new Map();
+  const workflows = await (await ctx.client()).listWorkflows({ signal: ctx.signal });
+  return new Map(
+    workflows.filter((workflow) => wanted.includes(workflow.id)).map((workflow) => [workflow.id, workflow.nodes.map((node) => node.id)]),
   );
 }
 

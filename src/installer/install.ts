@@ -2,6 +2,7 @@
 // dry run prints exactly what a real run does, and apply does nothing the plan did not show.
 import fs from 'node:fs';
 import path from 'node:path';
+import { removeInside } from '../files/confine.js';
 import { joinInside, type Env } from './agents.js';
 import { InstallerError } from './errors.js';
 import { assertNoLinks, canonical, hashOf, isInside, missingDirs, writeFileAtomic } from './files.js';
@@ -121,7 +122,10 @@ export function applyPlan(plan: PlannedFile[], env: Env, version: string): void 
         writeFileAtomic(item.writeTo, item.content);
       }
       if (item.removes) {
-        fs.rmSync(item.removes, { force: true });
+        removeInside(
+          item.target.scope === 'project' && item.target.projectDir ? item.target.projectDir : item.target.skillsDir,
+          item.removes,
+        );
         manifest.files = manifest.files.filter((entry) => entry.path !== item.removes);
       }
       switch (item.action) {

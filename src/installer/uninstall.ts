@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Env, Scope } from './agents.js';
+import { PathRefusedError, placeIn, removeInside } from '../files/confine.js';
+import { InstallerError } from './errors.js';
 import { hashOf, isInside } from './files.js';
 import { readManifest, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
 
@@ -38,6 +40,7 @@ export function planUninstall(manifest: Manifest, force: boolean, filter: Uninst
       const remainingAgents = entry.agents.filter((id) => !agentIds.includes(id));
       if (agentIds.length && remainingAgents.length) return { entry, action: 'detach' as const, remainingAgents };
       const onDisk = hashOf(entry.path);
+      if (onDisk !== null) confined(entry);
       if (onDisk === null) return { entry, action: 'missing' as const, remainingAgents: [] };
       return { entry, action: onDisk !== entry.sha256 && !force ? ('keep-edited' as const) : ('remove' as const), remainingAgents: [] };
     });
@@ -54,7 +57,7 @@ export function applyUninstall(removals: PlannedRemoval[], env: Env): void {
         continue;
       }
       if (removal.action === 'keep-edited') continue;
-      if (removal.action === 'remove') fs.rmSync(file, { force: true });
+      if (removal.action === 'remove') removeInside(rootOf(removal.entry), file);
       manifest.files = manifest.files.filter((entry) => entry.path !== file);
       gone.push(file);
     }
@@ -70,5 +73,24 @@ export function applyUninstall(removals: PlannedRemoval[], env: Env): void {
     }
   } finally {
     writeManifest(env, manifest);
+  }
+}
+
+/** Where a recorded file must be to be deleted: its project (project scope), else its skills directory. */
+const rootOf = (entry: ManifestFile): string => (entry.scope === 'project' && entry.projectDir ? entry.projectDir : entry.skillsDir);
+
+/**
+ * A recorded file reached through a link that leads out of its root (a folder swapped for a link
+ * since the install) is not deleted: refused before anything is, by the rule the delete uses.
+ */
+function confined(entry: ManifestFile): void {
+  try {
+    placeIn(rootOf(entry), entry.path);
+  } catch (error) {
+    if (!(error instanceof PathRefusedError)) throw error;
+    throw new InstallerError(`Not uninstalling: ${error.message}`, {
+      code: 'symlink_in_the_way',
+      hint: 'assetgen deletes only inside the folder it installed into, never through a link: remove the link, then run the command again.',
+    });
   }
 }

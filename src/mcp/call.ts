@@ -69,6 +69,8 @@ export async function runCall(
     signal: controller.signal,
     globals: { json: true, input: false },
     onJobProgress: progressNotifier(extra),
+    // Every save of the call checks its real path against the working directory again.
+    ...(scope.allowOutside ? {} : { outputRoot: scope.ctx.cwd }),
   });
   try {
     const captured = (): Record<string, unknown> => parseDocument(Buffer.concat(stdout).toString('utf8'));

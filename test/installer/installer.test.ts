@@ -329,6 +329,22 @@ describe('assetgen install (the command)', () => {
     expect(fs.existsSync(path.join(home.cwd, '.kiro'))).toBe(false);
   });
 
+  it('uninstall --force never deletes through a folder swapped for a link', async () => {
+    expect((await cli(['install', '--agent', 'kiro'])).code).toBe(0);
+    const ours = path.join(home.cwd, '.kiro', 'skills', 'assetgen');
+    const outside = path.join(home.home, 'outside', 'assetgen');
+    fs.mkdirSync(path.dirname(outside));
+    fs.cpSync(ours, outside, { recursive: true });
+    const copies = listTree(outside);
+    fs.rmSync(ours, { recursive: true });
+    fs.symlinkSync(outside, ours);
+    const result = await cli(['skills', 'uninstall', '--force']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/Not uninstalling: .*SKILL\.md leads outside .* through the symbolic link .kiro\/skills\/assetgen/);
+    expect(listTree(outside)).toEqual(copies);
+    expect(copies.length).toBeGreaterThan(0);
+  });
+
   it('never writes a secret into a skill file', async () => {
     const key = 'agk_0123456789abcdef0123456789abcdef01234567';
     env = {

@@ -7,7 +7,8 @@ import { JobJournal } from '../../src/config/journal.js';
 import { maskSecret } from '../../src/client/redact.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { MAX_DURATION_MS, parseCount, parseDuration, parsePort, parsePositiveInt, parseSeconds } from '../../src/cli/values.cjs';
-import { extensionFor, resolveOutputPath, safeFileName } from '../../src/cli/save.js';
+import { resolveOutputPath } from '../../src/cli/save.js';
+import { extensionFor, safeFileName } from '../../src/files/media.js';
 import { sanitizeLine, sanitizeText } from '../../src/ui/sanitize.js';
 
 describe('sanitizeText', () => {
@@ -26,6 +27,8 @@ describe('safeFileName', () => {
     expect(safeFileName('CON.png')).toBe('asset_CON.png');
     expect(safeFileName('nul')).toBe('asset_nul');
     expect(safeFileName('x'.repeat(300)).length).toBe(120);
+    // Shortened, a media extension is kept.
+    expect(safeFileName(`${'x'.repeat(300)}.webm`)).toBe(`${'x'.repeat(115)}.webm`);
   });
 });
 

@@ -2,7 +2,11 @@
 // per-asset outcome, on the same command, lock and kit as the terminal's.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
+import path from 'node:path';
 import { build } from '../../commands/build.js';
+import { UsageError } from '../../cli/errors.js';
+import { locateManifest } from '../../build/manifest.js';
+import { folderIn, PathRefusedError } from '../../files/confine.js';
 import { runCall, type ServerScope } from '../call.js';
 import { PAID } from './common.js';
 
@@ -24,6 +28,7 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
     (args, extra) =>
       runCall(scope, extra, async (ctx, captured) => {
         await build(ctx, args.ids ?? [], {
+          file: projectManifest(ctx.cwd, scope.allowOutside),
           dryRun: args.dry_run,
           maxCredits: args.max_credits,
           yes: args.confirm_videos,
@@ -32,4 +37,24 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
         return { document: captured() };
       }),
   );
+}
+
+/**
+ * The manifest a build tool call builds: found from the working directory upward like the
+ * command's, but (without --allow-outside) only inside the working directory, by the one
+ * confinement rule: a project above it would be written outside what the server may touch.
+ */
+function projectManifest(cwd: string, allowOutside: boolean): string {
+  const file = locateManifest(cwd);
+  if (allowOutside) return file;
+  try {
+    folderIn(cwd, path.dirname(file), path.dirname(file));
+  } catch (error) {
+    if (!(error instanceof PathRefusedError)) throw error;
+    throw new UsageError(
+      `The nearest assetgen.yaml is ${file}, outside the server's working directory (${cwd}): the build would write there.`,
+      'Start `assetgen mcp` in the project folder (where assetgen.yaml is), or with --allow-outside.',
+    );
+  }
+  return file;
 }

@@ -1,0 +1,125 @@
+// Outputs are owned: every file an asset can write is known before paying, and two assets that can
+// write the same file make a manifest that is refused (exit 2, both named). An image or a video
+// writes `<stem>.<ext>` (validate.ts already refuses two of one stem); a workflow writes
+// `<dir>/<id>-<node>.<ext>` for each of its nodes, whose ids come from the lock (files it made
+// before) or the service's `workflows list`. Saving checks again: never over a file the lock gives
+// to another asset.
+import path from 'node:path';
+import { UsageError } from '../cli/errors.js';
+import { safeFileName } from '../files/media.js';
+import type { FileHashes } from './plan.js';
+import type { Lock } from './lock.js';
+import type { Manifest, ManifestAsset } from './manifest.js';
+import { outputStem, stemOf } from './paths.js';
+
+/** Node ids of each workflow, by workflow id, as far as they are known. */
+export type WorkflowNodes = ReadonlyMap<string, readonly string[]>;
+
+/** The stem (project path without extension, lower-cased) a workflow's node saves to, named as the save names it. */
+export function workflowStem(asset: Pick<ManifestAsset, 'id' | 'out'>, nodeId: string): string {
+  const dir = asset.out.type === 'folder' ? asset.out.dir : path.posix.dirname(asset.out.path);
+  return stemOf(path.posix.join(dir, safeFileName(`${asset.id}-${nodeId}.png`)));
+}
+
+/** What a workflow asset's files start with: any other output there might be one of its nodes'. */
+const workflowPrefix = (asset: ManifestAsset): string => workflowStem(asset, '');
+
+/**
+ * The workflows whose node ids planning must ask the service for: those that might write over
+ * another asset's output (by name prefix) and whose files the lock does not record yet. Usually none.
+ */
+export function workflowsToList(manifest: Manifest, lock: Lock): string[] {
+  const outputs = manifest.assets.map((asset) =>
+    asset.kind === 'workflow'
+      ? { workflow: true, stem: workflowPrefix(asset) }
+      : { workflow: false, stem: outputStem(asset.out, asset.id) },
+  );
+  const wanted = new Set<string>();
+  manifest.assets.forEach((asset, index) => {
+    if (asset.kind !== 'workflow' || knownFromLock(asset, lock)) return;
+    const prefix = workflowPrefix(asset);
+    const mightMeet = outputs.some(
+      (other, at) => at !== index && (other.stem.startsWith(prefix) || (other.workflow && prefix.startsWith(other.stem))),
+    );
+    if (mightMeet) wanted.add(asset.workflow!);
+  });
+  return [...wanted];
+}
+
+/** The stems a workflow asset's last finish recorded, when it was made by the same workflow. */
+function knownFromLock(asset: ManifestAsset, lock: Lock): string[] | undefined {
+  const entry = lock.assets[asset.id];
+  if (!entry?.spec || entry.kind !== 'workflow' || entry.workflow !== asset.workflow || !entry.files.length) return undefined;
+  return entry.files.map((file) => stemOf(file.path));
+}
+
+/** Every stem an asset can write, as far as known. */
+function stemsOf(asset: ManifestAsset, lock: Lock, nodes: WorkflowNodes): string[] {
+  if (asset.kind !== 'workflow') return [outputStem(asset.out, asset.id)];
+  const listed = nodes.get(asset.workflow!)?.map((node) => workflowStem(asset, node)) ?? [];
+  return [...new Set([...(knownFromLock(asset, lock) ?? []), ...listed])];
+}
+
+/**
+ * Refuses (UsageError, exit 2) a manifest in which two assets can write one file, and an asset about
+ * to be generated (`generating`) whose output is a file on disk that the lock gives to another asset.
+ */
+export function checkOwnership(
+  manifest: Manifest,
+  lock: Lock,
+  hashes: FileHashes,
+  generating: ReadonlySet<string>,
+  nodes: WorkflowNodes,
+): void {
+  const problems: string[] = [];
+  const owners = new Map<string, string>();
+  for (const asset of manifest.assets) {
+    for (const stem of stemsOf(asset, lock, nodes)) {
+      const other = owners.get(stem);
+      if (other && other !== asset.id) problems.push(`"${asset.id}" and "${other}" can both write ${stem}.*`);
+      else owners.set(stem, asset.id);
+    }
+  }
+  const locked = new Map<string, { id: string; path: string }>();
+  for (const [id, entry] of Object.entries(lock.assets))
+    for (const file of entry.files) if (hashes.get(file.path)) locked.set(stemOf(file.path), { id, path: file.path });
+  for (const asset of manifest.assets) {
+    if (!generating.has(asset.id)) continue;
+    for (const stem of stemsOf(asset, lock, nodes)) {
+      const owner = locked.get(stem);
+      if (owner && owner.id !== asset.id)
+        problems.push(`"${asset.id}" would write over ${owner.path}, which assetgen.lock gives to "${owner.id}"`);
+    }
+  }
+  if (problems.length)
+    throw new UsageError(
+      `Two assets would write the same file (nothing was sent):\n  ${[...new Set(problems)].join('\n  ')}`,
+      'Give them different `out` folders or ids; for an asset gone from the manifest, `assetgen build --prune <id>` deletes its files first.',
+    );
+}
+
+/**
+ * Who owns each file of a build, for the save's last check: the lock's owners (of files still on
+ * disk, as planning judged them), then whoever saved a file first in this build. Project paths,
+ * compared by stem (one stem, one file).
+ */
+export class OutputClaims {
+  readonly #owners = new Map<string, { id: string; path: string }>();
+  readonly #exists: (file: string) => boolean;
+
+  constructor(lock: Lock, exists: (file: string) => boolean) {
+    for (const [id, entry] of Object.entries(lock.assets))
+      for (const file of entry.files) this.#owners.set(stemOf(file.path), { id, path: file.path });
+    this.#exists = exists;
+  }
+
+  /** Claims `file` for `id`; returns why it may not be written when another asset owns it. */
+  claim(file: string, id: string): string | undefined {
+    const stem = stemOf(file);
+    const owner = this.#owners.get(stem)?.id;
+    if (owner !== undefined && owner !== id && this.#exists(this.#owners.get(stem)!.path))
+      return `${file} belongs to "${owner}" (assetgen.lock); "${id}" may not write over it.`;
+    this.#owners.set(stem, { id, path: file });
+    return undefined;
+  }
+}

@@ -1,0 +1,165 @@
+// The one confinement rule for every path assetgen writes or deletes (a build's outputs, prune,
+// `-o` of the single commands, MCP tool outputs, the installer's deletes): the path is resolved
+// through real paths (symlinks followed, as the system would follow them) and must stay inside its
+// root. The root's own path is trusted (the project, or a folder the user named); a link below it
+// is followed only while its target stays inside. The same function is called before paying and
+// again by the save itself, which then writes to the real directory it returned.
+import fs from 'node:fs';
+import path from 'node:path';
+import { AssetgenError } from '../client/errors.js';
+
+/** A path the rule refuses. Exit 2 when caught before anything was done (see docs/cli.md). */
+export class PathRefusedError extends AssetgenError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'path_refused', hint });
+  }
+}
+
+// eslint-disable-next-line no-control-regex -- exactly the control characters
+const CONTROL = /[\u0000-\u001f\u007f]/;
+export const hasControlCharacters = (value: string): boolean => CONTROL.test(value);
+
+/** A path with a NUL or another control character: never a file name assetgen writes. */
+export function refuseControlCharacters(value: string, name: string): void {
+  if (CONTROL.test(value))
+    throw new PathRefusedError(
+      `${name} ${JSON.stringify(value)} contains a control character (NUL, newline, …).`,
+      'Give a path of printable characters.',
+    );
+}
+
+/** What is at a path now, without following a link there. */
+export type Entry = 'none' | 'file' | 'folder' | 'link' | 'other';
+
+function entryAt(file: string): Entry {
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!stat) return 'none';
+  return stat.isSymbolicLink() ? 'link' : stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : 'other';
+}
+
+const inside = (root: string, real: string): boolean => {
+  const relative = path.relative(root, real);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+};
+
+/**
+ * A folder's real path: the deepest part that exists (a dangling link counts as existing, and is
+ * refused), resolved through links, with the parts still to create appended.
+ */
+function realFolder(folder: string, shown: string): string {
+  const rest: string[] = [];
+  let existing = folder;
+  while (entryAt(existing) === 'none') {
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    rest.unshift(path.basename(existing));
+    existing = parent;
+  }
+  let real: string;
+  try {
+    real = fs.realpathSync.native(existing);
+  } catch {
+    throw new PathRefusedError(
+      `${shown}: ${existing} is a symbolic link to a place that does not exist (${linkTarget(existing)}).`,
+      'Remove the link or make its target; assetgen creates no folders through a dangling link.',
+    );
+  }
+  if (!fs.statSync(real).isDirectory())
+    throw new PathRefusedError(`${shown}: ${existing} is a file, not a folder.`, 'Choose another output path.');
+  return path.join(real, ...rest);
+}
+
+function linkTarget(file: string): string {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** The real root: its own links are followed (it is the project, or a folder the user named). */
+export function realRoot(root: string): string {
+  return realFolder(path.resolve(root), root);
+}
+
+/** The first symbolic link on the way from `root` down to `target` (both as written), for messages. */
+function firstLink(root: string, target: string): string | undefined {
+  let current = root;
+  for (const part of path.relative(root, target).split(path.sep)) {
+    current = path.join(current, part);
+    const entry = entryAt(current);
+    if (entry === 'link') return current;
+    if (entry === 'none') return undefined;
+  }
+  return undefined;
+}
+
+export interface Place {
+  /** The path as written under the root (what is shown and recorded). */
+  path: string;
+  /** The real path of the file: its real folder and its name. Writes and deletes go here. */
+  file: string;
+  /** The real folder the file goes in (it may not exist yet). */
+  dir: string;
+  /** What is at `file` now (a link is never followed). */
+  entry: Entry;
+}
+
+/**
+ * Where `target` (absolute, or relative to `root`) really is, refused unless inside `root` through
+ * real paths. `shown` names it in errors (default: the path as given).
+ */
+export function placeIn(root: string, target: string, shown: string = target): Place {
+  refuseControlCharacters(target, 'The path');
+  const base = path.resolve(root);
+  const written = path.resolve(base, target);
+  if (!inside(base, written)) throw new PathRefusedError(`${shown} is outside ${root}.`, 'Give a path inside it.');
+  const realBase = realRoot(base);
+  if (written === base) throw new PathRefusedError(`${shown} is the folder ${root} itself, not a file in it.`);
+  const dir = realFolder(path.dirname(written), shown);
+  if (!inside(realBase, dir)) throw leadsOutside(root, written, shown);
+  const file = path.join(dir, path.basename(written));
+  return { path: written, file, dir, entry: entryAt(file) };
+}
+
+/** A folder inside `root` by the same rule; returns its real path (it may not exist yet). */
+export function folderIn(root: string, folder: string, shown: string = folder): string {
+  refuseControlCharacters(folder, 'The path');
+  const base = path.resolve(root);
+  const written = path.resolve(base, folder);
+  if (!inside(base, written)) throw new PathRefusedError(`${shown} is outside ${root}.`, 'Give a path inside it.');
+  const real = realFolder(written, shown);
+  if (!inside(realRoot(base), real)) throw leadsOutside(root, written, shown);
+  return real;
+}
+
+function leadsOutside(root: string, written: string, shown: string): PathRefusedError {
+  const base = path.resolve(root);
+  const link = firstLink(base, written);
+  return new PathRefusedError(
+    `${shown} leads outside ${root}${link ? ` through the symbolic link ${path.relative(base, link) || link} (→ ${linkTarget(link)})` : ''}.`,
+    'assetgen writes and deletes only inside it: replace the link with a folder, or choose another path.',
+  );
+}
+
+/**
+ * Creates a place's real folder and checks it again once it exists: a link put in its way since
+ * the check would show now. Returns the real folder.
+ */
+export function makeFolder(root: string, place: Place, shown: string): string {
+  fs.mkdirSync(place.dir, { recursive: true });
+  const again = placeIn(root, place.path, shown);
+  if (again.dir !== place.dir) throw new PathRefusedError(`${shown} changed while it was being written (a link was put in its way).`);
+  return again.dir;
+}
+
+/**
+ * Deletes a file inside `root` by the rule, never following a link: the link itself goes, not what
+ * it points to; a folder on the way that leads outside is refused. Gone already is fine.
+ */
+export function removeInside(root: string, target: string, shown: string = target): void {
+  const place = placeIn(root, target, shown);
+  if (place.entry === 'none') return;
+  if (place.entry === 'folder') throw new PathRefusedError(`${shown} is a folder; assetgen deletes only files it wrote.`);
+  fs.rmSync(place.file, { force: true });
+}
