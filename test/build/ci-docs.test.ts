@@ -32,9 +32,11 @@ function assetgenCommands(text: string): string[][] {
     );
 }
 
-it('has a GitHub Actions matrix of four shards and a GitLab parallel job, both valid YAML', () => {
-  expect(blocks).toHaveLength(2);
-  const [github, gitlab] = blocks;
+it('has a pull-request plan job, a GitHub Actions matrix of four shards and a GitLab parallel job, all valid YAML', () => {
+  expect(blocks).toHaveLength(3);
+  const [pr, github, gitlab] = blocks;
+  expect(Object.keys(pr!.on)).toEqual(['pull_request']);
+  expect(pr!.jobs.plan.permissions['pull-requests']).toBe('write');
   expect(github!.jobs.build.strategy.matrix.shard).toEqual([1, 2, 3, 4]);
   expect(github!.jobs.merge.needs).toBe('build');
   expect(gitlab!['build-assets'].parallel).toBe(4);
@@ -45,7 +47,7 @@ it('runs the GitHub workflow commands as written: shard 1/4 with its own lock, t
   try {
     writeFiles(home.cwd, { 'assetgen.yaml': EXAMPLE });
     const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
-    const steps = (blocks[0]!.jobs.build.steps as { run?: string }[]).map((step) => step.run ?? '').join('\n');
+    const steps = (blocks[1]!.jobs.build.steps as { run?: string }[]).map((step) => step.run ?? '').join('\n');
     const [shard] = assetgenCommands(steps.replace(/\\\n\s*/g, ' ').replaceAll('${{ matrix.shard }}', '1'));
     expect(shard).toContain('--lock-out');
     const built = await runInProcess(shard!, { env, cwd: home.cwd });
@@ -53,11 +55,37 @@ it('runs the GitHub workflow commands as written: shard 1/4 with its own lock, t
     expect(fs.existsSync(path.join(home.cwd, 'shard-1.lock'))).toBe(true);
     // The other shards' locks, as their jobs would have uploaded them (here: copies of shard 1's).
     for (const k of [2, 3, 4]) fs.copyFileSync(path.join(home.cwd, 'shard-1.lock'), path.join(home.cwd, `shard-${k}.lock`));
-    const merge = (blocks[0]!.jobs.merge.steps as { run?: string }[]).map((step) => step.run ?? '').join('\n');
+    const merge = (blocks[1]!.jobs.merge.steps as { run?: string }[]).map((step) => step.run ?? '').join('\n');
     const [merged] = assetgenCommands(merge);
     const result = await runInProcess(merged!, { env, cwd: home.cwd });
     expect(result.code, result.stderr).toBe(0);
     expect(fs.existsSync(path.join(home.cwd, 'assetgen.lock'))).toBe(true);
+  } finally {
+    home.remove();
+  }
+});
+
+it('runs the pull-request job as written: the plan in Markdown, exit 8 (a failed check) when it passes the budget, nothing paid', async () => {
+  const home = tempHome();
+  try {
+    const env = { ...home.env, ASSETGEN_BASE_URL: mock.url };
+    const steps = (blocks[0]!.jobs.plan.steps as { run?: string }[]).map((step) => step.run ?? '').join('\n');
+    const [plan] = assetgenCommands(steps);
+    expect(plan).toEqual(['build', '--dry-run', '--format', 'markdown']);
+    const before = (await mock.state()).ledger.length;
+    // Over the budget: the video alone costs 180.
+    writeFiles(home.cwd, { 'assetgen.yaml': `budget: 100\n${EXAMPLE}` });
+    const over = await runInProcess(plan!, { env, cwd: home.cwd });
+    expect(over.code, over.stderr).toBe(8);
+    expect(over.stdout).toMatch(/^### assetgen build plan/);
+    expect(over.stdout).toContain('**Estimated cost:** 180 credits + unknown for `sword`, `hero`');
+    expect(over.stdout).toContain('⚠️ **Over budget');
+    // Within it: only assets of known price.
+    writeFiles(home.cwd, { 'assetgen.yaml': 'budget: 500\nassets:\n  - { id: torch, video: torch flickering, out: fx/ }\n' });
+    const within = await runInProcess(plan!, { env, cwd: home.cwd });
+    expect(within.code, within.stderr).toBe(0);
+    expect(within.stdout).toContain('**Within the budget of 500 credits.**');
+    expect((await mock.state()).ledger.length).toBe(before);
   } finally {
     home.remove();
   }

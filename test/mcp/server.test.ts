@@ -257,6 +257,13 @@ describe('assetgen mcp', () => {
       expect(fs.existsSync(path.join(home.cwd, 'built', 'crate.png'))).toBe(true);
       expect((await charges()).filter((amount) => amount === -10)).toHaveLength(1);
       expect((await call({})).totals).toMatchObject({ built: 0, unchanged: 1 });
+      // max_credits holds as on the command line: 0 charges nothing, though the price is now known.
+      fs.appendFileSync(path.join(home.cwd, 'assetgen.yaml'), '  - id: barrel\n    prompt: a barrel\n    agent: sprite-artist\n');
+      const before = (await charges()).length;
+      const capped = await mcp.call('build', { max_credits: 0 });
+      expect(capped.result.isError).toBe(true);
+      expect(capped.json.error.code).toBe('credit_cap');
+      expect(await charges()).toHaveLength(before);
     } finally {
       fs.rmSync(path.join(home.cwd, 'assetgen.yaml'), { force: true });
       fs.rmSync(path.join(home.cwd, 'assetgen.lock'), { force: true });

@@ -20,7 +20,14 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
       inputSchema: {
         ids: z.array(z.string().min(1)).optional().describe('Asset ids or globs (default: every asset).'),
         dry_run: z.boolean().optional().describe('Only the plan and its estimated cost; nothing is sent.'),
-        max_credits: z.number().int().min(0).optional().describe('Never submit work that could take the build past this many credits.'),
+        max_credits: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(
+            "Never spend more than this many credits by the service's own figures (default: the manifest's budget); assets of unknown price are held back.",
+          ),
         confirm_videos: z.boolean().optional().describe('Confirm the video jobs in the plan (180 credits each).'),
       },
       annotations: { ...PAID, title: 'Build the project manifest' },
