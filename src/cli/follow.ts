@@ -6,7 +6,9 @@ import {
   AbortedError,
   ConnectionError,
   InsufficientCreditsError,
+  InvalidArgumentError,
   JobFailedError,
+  NotFoundError,
   RateLimitError,
   ServerError,
   TimeoutError,
@@ -31,6 +33,18 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
   if (effective instanceof JobFailedError) {
     return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
   }
+  // An id assetgen refuses to send was never a job of ours.
+  if (effective instanceof InvalidArgumentError) return effective;
+  const what = target.kind === 'video' ? 'video job' : 'run';
+  // An id the service does not know (a typo, another account or service): nothing is kept there
+  // and resuming would only ask again.
+  if (effective instanceof NotFoundError) {
+    withHint(
+      effective,
+      `The service knows no ${what} ${target.id}: check the id and the base URL (\`assetgen jobs\` lists the jobs started from this machine).`,
+    );
+    return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
+  }
   // "Try again later" would pay again: once a job exists, the advice is to resume it.
   if (effective instanceof ServerError || effective instanceof ConnectionError || effective instanceof RateLimitError)
     effective.hint = undefined;
@@ -38,7 +52,6 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
     withHint(effective, 'If the job fails, the service refunds its credits by itself.');
   }
   const resume = resumeCommand(target, ctx.cwd);
-  const what = target.kind === 'video' ? 'video job' : 'run';
   const why =
     effective instanceof AbortedError || effective instanceof TimeoutError
       ? `The ${what} ${target.id} goes on without us`
