@@ -4,19 +4,7 @@
 import { SAFE_ID } from '../api/endpoints.js';
 import { UnexpectedResponseError } from './errors.js';
 import { header, isObject, num, pick, retryAfterMs, str, type HeaderMap, type Json } from './values.js';
-import type {
-  Agent,
-  Credits,
-  Generation,
-  JobState,
-  RecordList,
-  Run,
-  RunOutput,
-  SkippedRecord,
-  VideoJob,
-  Workflow,
-  WorkflowNode,
-} from './types.js';
+import type { Credits, Generation, JobState, Run, RunOutput, VideoJob } from './types.js';
 
 /** What the transport knows about a response besides its body. */
 export interface ResponseInfo {
@@ -136,7 +124,7 @@ function readError(value: unknown): { code?: string; message: string } | undefin
   return code ? { code, message } : { message };
 }
 
-const UNSAFE_ID = 'has an id assetgen does not accept (1 to 128 letters, digits, _ . : - only)';
+export const UNSAFE_ID = 'has an id assetgen does not accept (1 to 128 letters, digits, _ . : - only)';
 
 function requireId(record: Json, keys: readonly string[], what: string, raw: unknown): string {
   const id = str(pick(record, keys));
@@ -144,30 +132,6 @@ function requireId(record: Json, keys: readonly string[], what: string, raw: unk
   // An id reaches file names, the journal and printed commands: anything unusual is refused here.
   if (!SAFE_ID.test(id)) throw new UnexpectedResponseError(`The service's ${what} ${UNSAFE_ID}.`, raw);
   return id;
-}
-
-/**
- * Reads each record of a list with `read`; one that cannot be read is left out and named in
- * `skipped` (its id, why), so one odd record never hides the others. `safeIds`: ids must match
- * SAFE_ID (they reach file names and printed commands); `bareIds`: a string item is a bare id.
- */
-function readList<T>(
-  items: unknown[],
-  idKeys: readonly string[],
-  read: (record: Json, id: string, item: unknown) => T,
-  options: { safeIds?: boolean; bareIds?: boolean } = {},
-): RecordList<T> {
-  const skipped: SkippedRecord[] = [];
-  const records: T[] = [];
-  for (const item of items) {
-    const record: Json | undefined = isObject(item) ? item : options.bareIds && typeof item === 'string' ? { id: item } : undefined;
-    const value: unknown = record ? pick(record, idKeys) : undefined;
-    const id = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
-    const why = !record ? 'not a JSON object' : !id ? 'has no id' : options.safeIds && !SAFE_ID.test(id) ? UNSAFE_ID : undefined;
-    if (why === undefined) records.push(read(record!, id!, item));
-    else skipped.push({ id: id ? id.slice(0, 200) : null, why });
-  }
-  return Object.assign(records, { skipped });
 }
 
 export function normalizeGeneration(body: unknown, info: ResponseInfo): Generation {
@@ -207,7 +171,7 @@ function nodeOutput(node: Json, baseUrl: string): RunOutput | undefined {
   return undefined;
 }
 
-function clean<T extends object>(value: T): T {
+export function clean<T extends object>(value: T): T {
   for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
   return value;
 }
@@ -283,73 +247,4 @@ export function normalizeVideo(body: unknown, info: ResponseInfo): VideoJob {
   const pollAfterMs = num(pick(record, ['pollAfterMs', 'poll_after_ms', 'retryAfterMs'])) ?? retryAfterMs(info.headers);
   if (pollAfterMs !== undefined && pollAfterMs >= 0) job.pollAfterMs = pollAfterMs;
   return job;
-}
-
-function list(body: unknown, keys: readonly string[]): unknown[] | undefined {
-  if (Array.isArray(body)) return body as unknown[];
-  if (!isObject(body)) return undefined;
-  for (const key of keys) if (Array.isArray(body[key])) return body[key] as unknown[];
-  return undefined;
-}
-
-export function normalizeWorkflows(body: unknown): RecordList<Workflow> {
-  const items = list(body, ['workflows', 'data', 'items', 'results']);
-  if (!items) throw new UnexpectedResponseError('The workflow list is not a list the client recognises.', body);
-  return readList(
-    items,
-    ['id', 'workflowId', 'workflow_id'],
-    (record, id) => {
-      const declared = Array.isArray(record.overridableNodes ?? record.overridable_nodes)
-        ? ((record.overridableNodes ?? record.overridable_nodes) as unknown[])
-            .map((item) => (isObject(item) ? str(item.id) : str(item)))
-            .filter((x): x is string => Boolean(x))
-        : undefined;
-      const nodes: WorkflowNode[] = (Array.isArray(record.nodes) ? record.nodes : []).filter(isObject).flatMap((node) => {
-        const nodeId = str(pick(node, ['id', 'nodeId', 'node_id']));
-        if (!nodeId) return [];
-        const overridable = node.overridable === true || declared?.includes(nodeId) === true;
-        return [
-          clean({
-            id: nodeId,
-            type: str(node.type),
-            label: str(pick(node, ['label', 'name', 'title'])),
-            overridable,
-            prompt: str(node.prompt),
-          }),
-        ];
-      });
-      const workflow: Workflow = {
-        id,
-        nodes,
-        overridableNodes: declared ?? nodes.filter((node) => node.overridable).map((node) => node.id),
-        raw: record,
-      };
-      const name = str(pick(record, ['name', 'title']));
-      if (name) workflow.name = name;
-      const description = str(record.description);
-      if (description) workflow.description = description;
-      return workflow;
-    },
-    { safeIds: true },
-  );
-}
-
-export function normalizeAgents(body: unknown): RecordList<Agent> {
-  const items = list(body, ['agents', 'data', 'items', 'results']);
-  if (!items) throw new UnexpectedResponseError('The agent list is not a list the client recognises.', body);
-  return readList(
-    items,
-    ['id', 'agentId', 'agent_id', 'slug'],
-    (record, id, item) =>
-      typeof item === 'string'
-        ? { id, raw: item }
-        : clean({
-            id,
-            name: str(pick(record, ['name', 'title'])),
-            kind: str(pick(record, ['kind', 'type'])),
-            description: str(record.description),
-            raw: record,
-          }),
-    { bareIds: true },
-  );
 }
