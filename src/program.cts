@@ -125,7 +125,10 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('-o, --output <path>', 'file, or directory to save into (default: current directory); - for stdout')
     .option('--stream', 'stream progress events live (needs a session)')
     .option('-f, --force', 'overwrite an existing file')
-    .option('--idempotency-key <key>', 'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge')
+    .option(
+      '--idempotency-key <key>',
+      'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge (if the service honours Idempotency-Key)',
+    )
     .action(run(async () => (await import('./commands/generate.js')).generate as Action));
 
   program
@@ -147,7 +150,10 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('--no-wait', 'start the run and print its id without waiting')
     .option('-o, --output <dir>', 'directory for the outputs (default: current directory)')
     .option('-f, --force', 'overwrite existing files')
-    .option('--idempotency-key <key>', 'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge')
+    .option(
+      '--idempotency-key <key>',
+      'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge (if the service honours Idempotency-Key)',
+    )
     .action(run(async () => (await import('./commands/workflows.js')).runWorkflow as Action));
 
   const runs = program.command('runs').description('workflow runs: poll or wait');
@@ -178,7 +184,10 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('-o, --output <path>', 'file or directory for the video; - for stdout')
     .option('-f, --force', 'overwrite an existing file')
     .option('--interval <duration>', 'fixed polling interval instead of backoff', parseDuration)
-    .option('--idempotency-key <key>', 'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge')
+    .option(
+      '--idempotency-key <key>',
+      'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge (if the service honours Idempotency-Key)',
+    )
     .action(run(async () => (await import('./commands/video.js')).create as Action));
   video
     .command('get')

@@ -13,6 +13,7 @@ import { CancelledError } from './errors.js';
 import { idempotencyKeyOf } from './idempotency.js';
 import { jobOf } from './resume.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
+import { LocalFileError, localFileErrorOf } from '../config/errors.js';
 import { sanitizeText, terminalSafeJson } from '../ui/sanitize.js';
 import { CommandContext, type GlobalOptions, type IO } from './context.js';
 
@@ -97,14 +98,15 @@ export async function execute(
 
 /**
  * What really happened: an aborted operation may throw anything (an AbortError from the socket,
- * say); the signal's reason (AbortedError or TimeoutError) says what it was.
+ * say); the signal's reason (AbortedError or TimeoutError) says what it was. A file-system error
+ * nothing caught becomes a LocalFileError naming the path (exit 1), not "a bug in assetgen".
  */
 export function effectiveError(error: unknown, signal: AbortSignal): unknown {
   const reason: unknown = signal.aborted ? signal.reason : undefined;
   const replaceWithReason =
     reason instanceof AssetgenError &&
     (!(error instanceof AssetgenError) || (error instanceof AbortedError && !(reason instanceof AbortedError)));
-  return replaceWithReason ? reason : error;
+  return replaceWithReason ? reason : localFileErrorOf(error);
 }
 
 /** The `error` object of a `--json` failure (and of an MCP tool error), with `credits` once any were spent. */
@@ -155,7 +157,9 @@ function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Rec
   if (error instanceof ApiError) {
     write(`HTTP ${error.status}${error.requestId ? `, request id ${sanitizeText(error.requestId)}` : ''}`);
   }
-  if (error instanceof UnexpectedResponseError) write(`Raw response: ${sanitizeText(JSON.stringify(error.raw) ?? String(error.raw))}`);
+  // A refused download has no body worth showing (raw undefined): the message and hint say it all.
+  const raw = error instanceof UnexpectedResponseError ? JSON.stringify(error.raw) : undefined;
+  if (raw !== undefined) write(`Raw response: ${sanitizeText(raw)}`);
   if (verbose && error.stack) write(error.stack);
 }
 
@@ -177,7 +181,8 @@ function describe(error: unknown, exitCode: ExitCode): Record<string, unknown> {
     out.jobId = error.jobId;
     out.refunded = error.refunded;
   }
-  if (error instanceof UnexpectedResponseError) out.raw = error.raw;
+  if (error instanceof UnexpectedResponseError && error.raw !== undefined) out.raw = error.raw;
+  if (error instanceof LocalFileError) out.file = error.file;
   const job = jobOf(error);
   if (job) out.job = job;
   const idempotencyKey = idempotencyKeyOf(error);

@@ -6,11 +6,12 @@ import {
   AbortedError,
   ConnectionError,
   InsufficientCreditsError,
+  InvalidArgumentError,
   JobFailedError,
+  NotFoundError,
   RateLimitError,
   ServerError,
   TimeoutError,
-  UnexpectedResponseError,
   withHint,
 } from '../client/errors.js';
 import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
@@ -29,6 +30,20 @@ import { saveOutputs, type OutputFile } from './save.js';
 export function rememberPaidJob(ctx: CommandContext, error: unknown, target: ResumeTarget): unknown {
   const effective: unknown = ctx.signal.aborted && !(error instanceof JobFailedError) ? ctx.signal.reason : error;
   if (effective instanceof JobFailedError) {
+    if (target.kind === 'video' && effective.refunded === false && effective.code === 'job_failed')
+      withHint(effective, `The service refunds failed jobs by itself; \`assetgen video get ${target.id}\` shows when it has.`);
+    return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
+  }
+  // An id assetgen refuses to send was never a job of ours.
+  if (effective instanceof InvalidArgumentError) return effective;
+  const what = target.kind === 'video' ? 'video job' : 'run';
+  // An id the service does not know (a typo, another account or service): nothing is kept there
+  // and resuming would only ask again.
+  if (effective instanceof NotFoundError) {
+    withHint(
+      effective,
+      `The service knows no ${what} ${target.id}: check the id and the base URL (\`assetgen jobs\` lists the jobs started from this machine).`,
+    );
     return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
   }
   // "Try again later" would pay again: once a job exists, the advice is to resume it.
@@ -38,7 +53,6 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
     withHint(effective, 'If the job fails, the service refunds its credits by itself.');
   }
   const resume = resumeCommand(target, ctx.cwd);
-  const what = target.kind === 'video' ? 'video job' : 'run';
   const why =
     effective instanceof AbortedError || effective instanceof TimeoutError
       ? `The ${what} ${target.id} goes on without us`
@@ -171,7 +185,7 @@ export async function waitAndSave(
 function outputFiles(finished: Run | VideoJob, kind: ResumeTarget['kind']): OutputFile[] {
   if (kind === 'video') {
     const job = finished as VideoJob;
-    if (!job.assetUrl) throw new UnexpectedResponseError(`Video job ${job.id} finished without a video URL.`, job.raw);
+    if (!job.assetUrl) throw emptyVideo(job);
     return [{ url: job.assetUrl, stem: job.id, contentType: job.contentType, fallbackExtension: '.mp4' }];
   }
   const run = finished as Run;
@@ -180,6 +194,20 @@ function outputFiles(finished: Run | VideoJob, kind: ResumeTarget['kind']): Outp
       ? [{ url: output.url, stem: `${run.id}-${output.nodeId ?? index + 1}`, contentType: output.contentType, fallbackExtension: '.png' }]
       : [],
   );
+}
+
+/**
+ * A video job the service calls succeeded but that has no video (`output: null`): nothing to save,
+ * and nothing to resume. Exit 6 like a failed job, but not refunded: the service refunds failures only.
+ */
+function emptyVideo(job: VideoJob): JobFailedError {
+  return new JobFailedError(`Video job ${job.id} succeeded, but the service sent no video for it: there is nothing to save.`, {
+    jobId: job.id,
+    refunded: job.refunded ?? false,
+    record: job.raw,
+    code: 'job_empty',
+    hint: `The service refunds failed jobs only, so its ${VIDEO_JOB_COST} credits stay charged: report the job id to the service. Waiting again will not help.`,
+  });
 }
 
 /** A record's raw body as an object to spread into the --json document. */

@@ -27,7 +27,7 @@ export async function paidCall<T extends { credits: Credits }>(
     idempotencyKeys.set(error as object, key);
     throw withHint(
       error,
-      `The service may have done this (and charged for it) before the answer was lost. Run the same command again with --idempotency-key ${key} to get that result without paying twice.`,
+      `The service may have done this (and charged for it) before the answer was lost. Run the same command again with --idempotency-key ${key} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`,
     );
   }
 }

@@ -2,6 +2,7 @@
 // the one --json document, which always carries `credits` and, on the bundled mock, `"mock": true`
 // (a result from the mock is never mistaken for a real asset).
 import { previewSaved } from '../ui/preview/index.js';
+import { sanitizeLine } from '../ui/sanitize.js';
 import type { CommandContext } from './context.js';
 import { displayPath } from './save.js';
 
@@ -39,3 +40,24 @@ export function reportSaved(ctx: CommandContext, saved: string[], document: Reco
 }
 
 export const mockMark = (ctx: CommandContext): string => (ctx.globals.mock ? ' (mock)' : '');
+
+/** A record a list left out: a workflow with an odd id, a journal line that is not a record. */
+export interface SkippedEntry {
+  id: string | null;
+  why: string;
+  /** For a line of a local file. */
+  line?: number;
+}
+
+/**
+ * One warning on stderr per record a list left out (human output); the --json document carries
+ * them as `skipped` instead. `what` names the kind of record, e.g. "workflow".
+ */
+export function warnSkipped(ctx: CommandContext, what: string, skipped: readonly SkippedEntry[]): void {
+  if (ctx.out.json) return;
+  for (const entry of skipped) {
+    const where = entry.line !== undefined ? ` on line ${entry.line}` : '';
+    const id = entry.id !== null ? ` "${sanitizeLine(entry.id)}"` : '';
+    ctx.out.warn(`skipped the ${what}${where}${id}: ${entry.why}.`);
+  }
+}

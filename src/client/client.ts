@@ -3,15 +3,8 @@ import { ENDPOINTS, endpointPath, type EndpointName } from '../api/endpoints.js'
 import { download } from './download.js';
 import { MissingCredentialsError, InvalidArgumentError } from './errors.js';
 import { HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
-import {
-  normalizeAgents,
-  normalizeGeneration,
-  normalizeRun,
-  normalizeVideo,
-  normalizeWorkflows,
-  readCredits,
-  type ResponseInfo,
-} from './normalize.js';
+import { normalizeGeneration, normalizeRun, normalizeVideo, readCredits, type ResponseInfo } from './normalize.js';
+import { normalizeAgents, normalizeWorkflows } from './lists.js';
 import { waitForRun, waitForVideo } from './poll.js';
 import { streamEvents } from './sse.js';
 import type { AssetgenClient, CallOptions, ClientOptions, GenerateRequest, SignalOptions, VideoRequest } from './types.js';

@@ -109,13 +109,13 @@ export class AbortedError extends AssetgenError {
   }
 }
 
-/** A run or a video job finished in a failed state. */
+/** A run or a video job finished in a failed state (or, code `job_empty`, "succeeded" with nothing to show). */
 export class JobFailedError extends AssetgenError {
   readonly jobId: string;
   readonly refunded?: boolean;
   readonly record?: unknown;
-  constructor(message: string, details: { jobId: string; refunded?: boolean; record?: unknown; hint?: string }) {
-    super(message, { code: 'job_failed', hint: details.hint });
+  constructor(message: string, details: { jobId: string; refunded?: boolean; record?: unknown; hint?: string; code?: string }) {
+    super(message, { code: details.code ?? 'job_failed', hint: details.hint });
     this.jobId = details.jobId;
     this.refunded = details.refunded;
     this.record = details.record;

@@ -4,7 +4,7 @@
 import { SAFE_ID } from '../api/endpoints.js';
 import { UnexpectedResponseError } from './errors.js';
 import { header, isObject, num, pick, retryAfterMs, str, type HeaderMap, type Json } from './values.js';
-import type { Agent, Credits, Generation, JobState, Run, RunOutput, VideoJob, Workflow, WorkflowNode } from './types.js';
+import type { Credits, Generation, JobState, Run, RunOutput, VideoJob } from './types.js';
 
 /** What the transport knows about a response besides its body. */
 export interface ResponseInfo {
@@ -144,12 +144,13 @@ function readError(value: unknown): { code?: string; message: string } | undefin
   return code ? { code, message } : { message };
 }
 
+export const UNSAFE_ID = 'has an id assetgen does not accept (1 to 128 letters, digits, _ . : - only)';
+
 function requireId(record: Json, keys: readonly string[], what: string, raw: unknown): string {
   const id = str(pick(record, keys));
   if (!id) throw new UnexpectedResponseError(`The service's ${what} has no id.`, raw);
   // An id reaches file names, the journal and printed commands: anything unusual is refused here.
-  if (!SAFE_ID.test(id))
-    throw new UnexpectedResponseError(`The service's ${what} has an id assetgen does not accept (letters, digits, _ . : - only).`, raw);
+  if (!SAFE_ID.test(id)) throw new UnexpectedResponseError(`The service's ${what} ${UNSAFE_ID}.`, raw);
   return id;
 }
 
@@ -190,7 +191,7 @@ function nodeOutput(node: Json, baseUrl: string): RunOutput | undefined {
   return undefined;
 }
 
-function clean<T extends object>(value: T): T {
+export function clean<T extends object>(value: T): T {
   for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
   return value;
 }
@@ -266,69 +267,4 @@ export function normalizeVideo(body: unknown, info: ResponseInfo): VideoJob {
   const pollAfterMs = num(pick(record, ['pollAfterMs', 'poll_after_ms', 'retryAfterMs'])) ?? retryAfterMs(info.headers);
   if (pollAfterMs !== undefined && pollAfterMs >= 0) job.pollAfterMs = pollAfterMs;
   return job;
-}
-
-function list(body: unknown, keys: readonly string[]): unknown[] | undefined {
-  if (Array.isArray(body)) return body as unknown[];
-  if (!isObject(body)) return undefined;
-  for (const key of keys) if (Array.isArray(body[key])) return body[key] as unknown[];
-  return undefined;
-}
-
-export function normalizeWorkflows(body: unknown): Workflow[] {
-  const items = list(body, ['workflows', 'data', 'items', 'results']);
-  if (!items) throw new UnexpectedResponseError('The workflow list is not a list the client recognises.', body);
-  return items.filter(isObject).map((record) => {
-    const id = requireId(record, ['id', 'workflowId', 'workflow_id'], 'workflow', body);
-    const declared = Array.isArray(record.overridableNodes ?? record.overridable_nodes)
-      ? ((record.overridableNodes ?? record.overridable_nodes) as unknown[])
-          .map((item) => (isObject(item) ? str(item.id) : str(item)))
-          .filter((x): x is string => Boolean(x))
-      : undefined;
-    const nodes: WorkflowNode[] = (Array.isArray(record.nodes) ? record.nodes : []).filter(isObject).flatMap((node) => {
-      const nodeId = str(pick(node, ['id', 'nodeId', 'node_id']));
-      if (!nodeId) return [];
-      const overridable = node.overridable === true || declared?.includes(nodeId) === true;
-      return [
-        clean({
-          id: nodeId,
-          type: str(node.type),
-          label: str(pick(node, ['label', 'name', 'title'])),
-          overridable,
-          prompt: str(node.prompt),
-        }),
-      ];
-    });
-    const workflow: Workflow = {
-      id,
-      nodes,
-      overridableNodes: declared ?? nodes.filter((node) => node.overridable).map((node) => node.id),
-      raw: record,
-    };
-    const name = str(pick(record, ['name', 'title']));
-    if (name) workflow.name = name;
-    const description = str(record.description);
-    if (description) workflow.description = description;
-    return workflow;
-  });
-}
-
-export function normalizeAgents(body: unknown): Agent[] {
-  const items = list(body, ['agents', 'data', 'items', 'results']);
-  if (!items) throw new UnexpectedResponseError('The agent list is not a list the client recognises.', body);
-  return items.flatMap((item): Agent[] => {
-    if (typeof item === 'string' && item) return [{ id: item, raw: item }];
-    if (!isObject(item)) return [];
-    const id = str(pick(item, ['id', 'agentId', 'agent_id', 'slug']));
-    if (!id) return [];
-    return [
-      clean({
-        id,
-        name: str(pick(item, ['name', 'title'])),
-        kind: str(pick(item, ['kind', 'type'])),
-        description: str(item.description),
-        raw: item,
-      }),
-    ];
-  });
 }

@@ -114,6 +114,16 @@ export interface Workflow {
   raw: unknown;
 }
 
+/** A record of a list that the client left out; the rest of the list is returned without it. */
+export interface SkippedRecord {
+  /** Its id as the service sent it (cut to 200 characters), or null when it had none. */
+  id: string | null;
+  why: string;
+}
+
+/** A list read from the service: the usable records, and `skipped` naming the ones left out. */
+export type RecordList<T> = T[] & { skipped: SkippedRecord[] };
+
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
 
 export interface RunOutput {
@@ -228,8 +238,9 @@ export interface AssetgenClient {
   /** POST /api/ai/stream (session) as server-sent events; leaving the loop aborts the request. */
   stream(req: GenerateRequest, o?: CallOptions): AsyncIterable<StreamEvent>;
   /** GET /api/ai/agents (session). */
-  listAgents(o?: SignalOptions): Promise<Agent[]>;
-  listWorkflows(o?: SignalOptions): Promise<Workflow[]>;
+  listAgents(o?: SignalOptions): Promise<RecordList<Agent>>;
+  /** One odd record (an id assetgen does not accept, say) is left out and named in `skipped`; the rest are listed. */
+  listWorkflows(o?: SignalOptions): Promise<RecordList<Workflow>>;
   runWorkflow(id: string, overrides?: Record<string, string>, o?: CallOptions): Promise<Run>;
   /** One poll: it advances the run by one node. */
   getRun(runId: string, o?: SignalOptions): Promise<Run>;

@@ -112,7 +112,7 @@ function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: Buil
   if (ctx.signal.aborted) {
     throw withHint(
       new AbortedError(),
-      'Paid jobs are recorded in assetgen.lock: run the same `assetgen build` again to resume them, with no second charge.',
+      'Paid jobs are recorded in assetgen.lock: run the same `assetgen build` again to resume them by id, with no second charge (a call whose answer was lost is asked again with its idempotency key: free if the service honours Idempotency-Key).',
     );
   }
   if (failed.length) {
@@ -122,7 +122,7 @@ function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: Buil
       {
         code: 'build_failed',
         hint: resumable.length
-          ? 'Paid work is recorded in assetgen.lock: run `assetgen build` again to resume it (no second charge); the others are tried afresh.'
+          ? 'Paid work is recorded in assetgen.lock: run `assetgen build` again to resume it (no second charge for a job with an id; one without is asked again with its idempotency key, free if the service honours Idempotency-Key); the others are tried afresh.'
           : 'Run `assetgen build` again to try them afresh.',
       },
     );

@@ -1,16 +1,19 @@
 // `assetgen jobs`: what this machine started (from the local journal), so nothing paid for is lost.
 // Each unfinished job shows the same resume command its waiting command printed.
 import type { CommandContext } from '../cli/context.js';
+import { warnSkipped } from '../cli/report.js';
 import { resumeCommand } from '../cli/resume.js';
 import { printTable } from '../cli/table.js';
 import type { JournalEntry } from '../config/journal.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
 export async function jobs(ctx: CommandContext, options: { limit: number }): Promise<void> {
-  const entries = ctx.journal.list().slice(0, options.limit);
+  const journal = ctx.journal.read();
+  const entries = journal.entries.slice(0, options.limit);
   const withResume = entries.map((entry) => ({ ...entry, resume: resumeOf(ctx, entry) }));
-  ctx.out.document({ jobs: withResume, journal: ctx.journal.file });
+  ctx.out.document({ jobs: withResume, journal: ctx.journal.file, skipped: journal.skipped });
   if (ctx.out.json) return;
+  warnSkipped(ctx, `record of ${ctx.journal.file ?? 'the journal'}`, journal.skipped);
   if (!entries.length) {
     ctx.out.info('No jobs started from this machine yet.');
     return;

@@ -66,6 +66,7 @@ export async function get(ctx: CommandContext, id: string): Promise<void> {
   const progress = typeof job.progress === 'number' ? ` ${Math.round(job.progress * 100)}%` : '';
   ctx.out.result([job.id, job.state + progress, ...(job.assetUrl ? [job.assetUrl] : [])].map((cell) => ctx.out.server(cell)).join('\t'));
   if (job.state === 'failed') ctx.out.info(ctx.out.server(failureText(job)));
+  if (job.state === 'succeeded' && !job.assetUrl) ctx.out.warn(`Video job ${job.id} succeeded, but the service sent no video for it.`);
   reportDocument(ctx, asRecord(job.raw));
 }
 

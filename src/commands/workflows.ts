@@ -3,7 +3,7 @@ import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
 import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
-import { reportDocument } from '../cli/report.js';
+import { reportDocument, warnSkipped } from '../cli/report.js';
 import { resumeCommand } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 import { printTable } from '../cli/table.js';
@@ -12,8 +12,9 @@ import { sanitizeLine } from '../ui/sanitize.js';
 export async function list(ctx: CommandContext): Promise<void> {
   const client = await ctx.client();
   const workflows = await client.listWorkflows({ signal: ctx.signal });
-  reportDocument(ctx, { workflows: workflows.map((workflow) => workflow.raw) });
+  reportDocument(ctx, { workflows: workflows.map((workflow) => workflow.raw), skipped: workflows.skipped });
   if (ctx.out.json) return;
+  warnSkipped(ctx, 'workflow', workflows.skipped);
   if (!workflows.length) {
     ctx.out.info('No saved workflows. Save one on the canvas first.');
     return;

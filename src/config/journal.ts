@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SAFE_ID } from '../api/endpoints.js';
 import { redactUrl } from '../client/redact.js';
-import { UsageError } from '../cli/errors.js';
+import { LocalFileError } from './errors.js';
 import { stateDir, type Env } from './paths.js';
 
 export type JobKind = 'video' | 'run';
@@ -27,6 +27,15 @@ export interface JournalEntry {
   updatedAt: string;
 }
 
+/** A journal line that was not a record: listed with its line number, the id when it had one, and why. */
+export interface SkippedLine {
+  line: number;
+  id: string | null;
+  why: string;
+}
+
+const REPAIR_HINT = 'Move it away (assetgen starts a new one) or fix it by hand; it only lists jobs, the service keeps them.';
+
 export class JobJournal {
   /** null for a memory-only journal (jobs on an in-process mock die with the process). */
   readonly file: string | null;
@@ -47,29 +56,45 @@ export class JobJournal {
     this.#append({ ...update, kind, id, baseUrl, updatedAt: new Date().toISOString() });
   }
 
-  /** Jobs folded by (baseUrl, kind, id), newest first. Unreadable lines are skipped, not fatal. */
+  /** Jobs folded by (baseUrl, kind, id), newest first. Lines that are not records are skipped, not fatal. */
   list(): JournalEntry[] {
+    return this.read().entries;
+  }
+
+  /** The jobs (as `list`) and the lines skipped, with why: a torn last line after a crash, a line not ours. */
+  read(): { entries: JournalEntry[]; skipped: SkippedLine[] } {
     let text: string;
     try {
       text = this.file === null ? this.#memory.join('') : fs.readFileSync(this.file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new UsageError(
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: [] };
+      throw new LocalFileError(
+        this.file ?? '',
         `Cannot read the job journal ${this.file}: ${(error as Error).message}.`,
-        'Check its permissions, or move it away.',
+        `Check its permissions. ${REPAIR_HINT}`,
+        error,
       );
     }
     const byKey = new Map<string, JournalEntry>();
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
+    const skipped: SkippedLine[] = [];
+    text.split('\n').forEach((line, index) => {
+      if (!line.trim()) return;
       const record = parseRecord(line);
-      // A torn last line after a crash, or a line that is not ours: skipped (docs/cli.md, jobs).
-      if (!record) continue;
+      // Skipped, and said so (docs/cli.md, jobs): the rest of the journal still lists.
+      if (typeof record === 'string') {
+        skipped.push({ line: index + 1, id: idOf(line), why: record });
+        return;
+      }
       const key = `${record.baseUrl}\u0000${record.kind}\u0000${record.id}`;
       const previous = byKey.get(key);
-      byKey.set(key, { ...(previous ?? { state: 'unknown', createdAt: record.updatedAt ?? '' }), ...record } as JournalEntry);
-    }
-    return [...byKey.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      byKey.set(key, { ...(previous ?? { state: 'unknown' }), ...record } as JournalEntry);
+    });
+    // A record that lost a time (null, or written by hand) still sorts and prints.
+    const entries = [...byKey.values()].map((entry) => {
+      const createdAt = entry.createdAt ?? entry.updatedAt ?? '';
+      return { ...entry, createdAt, updatedAt: entry.updatedAt ?? createdAt };
+    });
+    return { entries: entries.sort((a, b) => b.createdAt.localeCompare(a.createdAt)), skipped };
   }
 
   find(kind: JobKind, id: string): JournalEntry | undefined {
@@ -88,23 +113,34 @@ export class JobJournal {
       this.#memory.push(line);
       return;
     }
-    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    fs.appendFileSync(this.file, line, { mode: 0o600 });
+    try {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      fs.appendFileSync(this.file, line, { mode: 0o600 });
+    } catch (error) {
+      throw new LocalFileError(
+        this.file,
+        `Cannot write the job journal ${this.file}: ${(error as Error).message}.`,
+        `Check that its folder is writable (ASSETGEN_STATE_DIR names another). ${REPAIR_HINT}`,
+        error,
+      );
+    }
   }
 }
 
-/** One journal line as a record, or undefined when it is not a valid one. */
-function parseRecord(line: string): Partial<JournalEntry> | undefined {
+/** One journal line as a record, or why it is not a valid one. */
+function parseRecord(line: string): Partial<JournalEntry> | string {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    return undefined;
+    return 'not JSON (a line cut short by a crash?)';
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
   const record = value as Record<string, unknown>;
-  if (record.kind !== 'video' && record.kind !== 'run') return undefined;
-  if (typeof record.id !== 'string' || !SAFE_ID.test(record.id) || typeof record.baseUrl !== 'string') return undefined;
+  if (record.kind !== 'video' && record.kind !== 'run') return '"kind" is neither "video" nor "run"';
+  if (typeof record.id !== 'string' || !SAFE_ID.test(record.id))
+    return '"id" is not an id assetgen accepts (letters, digits, _ . : - only)';
+  if (typeof record.baseUrl !== 'string') return '"baseUrl" is not a string';
   const strings = ['state', 'label', 'createdAt', 'updatedAt'] as const;
   for (const field of strings) if (record[field] !== undefined && typeof record[field] !== 'string') delete record[field];
   if (record.saved !== undefined && !(Array.isArray(record.saved) && record.saved.every((file) => typeof file === 'string')))
@@ -113,6 +149,16 @@ function parseRecord(line: string): Partial<JournalEntry> | undefined {
   if (record.creditsCharged !== undefined && typeof record.creditsCharged !== 'number') delete record.creditsCharged;
   if (record.resume !== undefined && !validResume(record.resume)) delete record.resume;
   return record;
+}
+
+/** The id of a skipped line, when it has a plain one to show (printable, short). */
+function idOf(line: string): string | null {
+  try {
+    const id: unknown = (JSON.parse(line) as Record<string, unknown> | null)?.id;
+    return typeof id === 'string' && /^[\x20-\x7e]{1,128}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 function validResume(value: unknown): boolean {

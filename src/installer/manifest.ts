@@ -57,36 +57,71 @@ export function emptyManifest(): Manifest {
   return { version: 1, files: [], createdDirs: [] };
 }
 
+const REPAIR_HINT = 'Fix or remove it; without it, assetgen no longer knows which skill files it wrote.';
+
 export function readManifest(env: Env): Manifest {
+  const file = manifestPath(env);
   let text: string;
   try {
-    text = fs.readFileSync(manifestPath(env), 'utf8');
+    text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyManifest();
-    throw error;
+    throw new InstallerError(`Cannot read the install manifest ${file}: ${(error as Error).message}.`, {
+      code: 'damaged_manifest',
+      hint: `Check its permissions. ${REPAIR_HINT}`,
+      cause: error,
+    });
   }
   // A damaged manifest must stop us: guessing would mean deleting or overwriting the wrong files.
-  let parsed: Partial<Manifest>;
+  let parsed: unknown;
   try {
-    parsed = JSON.parse(text) as Partial<Manifest>;
+    parsed = JSON.parse(text);
   } catch (error) {
-    throw new InstallerError(`The install manifest ${manifestPath(env)} is not valid JSON (${(error as Error).message}).`, {
+    throw new InstallerError(`The install manifest ${file} is not valid JSON (${(error as Error).message}).`, {
       code: 'damaged_manifest',
-      hint: 'Fix or remove it; without it, assetgen no longer knows which skill files it wrote.',
+      hint: REPAIR_HINT,
     });
   }
-  if (parsed.version !== 1 || !Array.isArray(parsed.files) || !Array.isArray(parsed.createdDirs)) {
-    throw new InstallerError(`The install manifest ${manifestPath(env)} has an unknown format.`, {
-      code: 'damaged_manifest',
-      hint: 'Fix or remove it; without it, assetgen no longer knows which skill files it wrote.',
-    });
-  }
+  const problem = manifestProblem(parsed);
+  if (problem) throw new InstallerError(`The install manifest ${file} ${problem}.`, { code: 'damaged_manifest', hint: REPAIR_HINT });
+  const manifest = parsed as Manifest;
   return {
     version: 1,
-    files: parsed.files,
-    createdDirs: parsed.createdDirs,
-    ...(Array.isArray(parsed.mcp) && parsed.mcp.length ? { mcp: parsed.mcp } : {}),
+    files: manifest.files,
+    createdDirs: manifest.createdDirs,
+    ...(Array.isArray(manifest.mcp) && manifest.mcp.length ? { mcp: manifest.mcp } : {}),
   };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isStringList = (value: unknown): boolean => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isScope = (value: unknown): boolean => value === 'user' || value === 'project';
+
+/** What is wrong with a parsed manifest (as the end of a sentence), or undefined when it is whole. */
+function manifestProblem(parsed: unknown): string | undefined {
+  if (!isRecord(parsed) || parsed.version !== 1 || !Array.isArray(parsed.files) || !Array.isArray(parsed.createdDirs))
+    return 'has an unknown format (expected {"version": 1, "files": [...], "createdDirs": [...]})';
+  const badFile = parsed.files.findIndex(
+    (entry) =>
+      !isRecord(entry) ||
+      !['path', 'sha256', 'version', 'skillsDir'].every((field) => typeof entry[field] === 'string') ||
+      !isStringList(entry.agents) ||
+      !isScope(entry.scope),
+  );
+  if (badFile >= 0) return `has a damaged record: files[${badFile}]`;
+  if (!isStringList(parsed.createdDirs)) return 'has a damaged record in createdDirs';
+  if (parsed.mcp !== undefined) {
+    if (!Array.isArray(parsed.mcp)) return 'has a damaged "mcp" (not a list)';
+    const badEntry = parsed.mcp.findIndex(
+      (entry) =>
+        !isRecord(entry) ||
+        !['path', 'format', 'value', 'inserted', 'version'].every((field) => typeof entry[field] === 'string') ||
+        !isStringList(entry.agents) ||
+        !isScope(entry.scope),
+    );
+    if (badEntry >= 0) return `has a damaged record: mcp[${badEntry}]`;
+  }
+  return undefined;
 }
 
 export function writeManifest(env: Env, manifest: Manifest): void {

@@ -86,12 +86,23 @@ function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
       throw new Reject(400, 'invalid_request', `"${field}" must be a whole number ≥ ${min}.`, { field });
     return value;
   };
-  const known = new Set(['credits', 'videoOutcome', 'videoSteps', 'videoPollAfterMs', 'streamStepMs', 'latencyMs', 'faults', 'seed']);
+  const known = new Set([
+    'credits',
+    'videoOutcome',
+    'videoSteps',
+    'videoPollAfterMs',
+    'videoRefundDelayMs',
+    'streamStepMs',
+    'latencyMs',
+    'faults',
+    'seed',
+  ]);
   for (const field of Object.keys(body))
     if (!known.has(field)) throw new Reject(400, 'invalid_request', `Unknown setting "${field}".`, { field });
   patch.credits = int('credits', 0);
   patch.videoSteps = int('videoSteps', 1);
   patch.videoPollAfterMs = int('videoPollAfterMs', 0);
+  patch.videoRefundDelayMs = int('videoRefundDelayMs', 0);
   patch.streamStepMs = int('streamStepMs', 0);
   patch.latencyMs = int('latencyMs', 0);
   if (body.seed !== undefined) {
@@ -100,8 +111,8 @@ function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
     patch.seed = String(body.seed);
   }
   if (body.videoOutcome !== undefined) {
-    if (!['succeed', 'fail', 'random'].includes(body.videoOutcome as string))
-      throw new Reject(400, 'invalid_request', '"videoOutcome" must be succeed, fail or random.', { field: 'videoOutcome' });
+    if (!['succeed', 'fail', 'empty', 'random'].includes(body.videoOutcome as string))
+      throw new Reject(400, 'invalid_request', '"videoOutcome" must be succeed, fail, empty or random.', { field: 'videoOutcome' });
     patch.videoOutcome = body.videoOutcome as MockConfig['videoOutcome'];
   }
   if (body.faults !== undefined) {

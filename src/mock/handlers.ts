@@ -7,7 +7,7 @@ import { type MockState } from './state.js';
 import { adminRoutes, fileRoutes } from './admin.js';
 import { type MockResponse, type StreamBody } from './exchange.js';
 import { generationRecord, runRecord, videoRecord } from './records.js';
-import { Reject, json, optionalString, prompt, readJsonObject, requiredString } from './responses.js';
+import { Reject, json, optionalString, prompt, readJsonObject, rejectNull, requiredString } from './responses.js';
 import { type RouteContext, route } from './route.js';
 import { type Route } from './router.js';
 
@@ -110,6 +110,7 @@ function publicRoutes(state: MockState): Route[] {
       const workflow = state.workflow(ctx.params.id ?? '');
       if (!workflow) throw new Reject(404, 'workflow_not_found', `No workflow "${ctx.params.id}".`);
       const body = await readJsonObject(ctx.request, { optional: true });
+      rejectNull(body, 'overrides');
       const overrides = body.overrides ?? {};
       if (!overrides || typeof overrides !== 'object' || Array.isArray(overrides))
         throw new Reject(400, 'invalid_request', 'Field "overrides" must be an object of node id → prompt.', { field: 'overrides' });
@@ -150,6 +151,7 @@ function publicRoutes(state: MockState): Route[] {
           agentId,
         });
       if (agent.kind !== 'video') throw new Reject(400, 'wrong_agent_kind', `Agent "${agentId}" makes images, not video.`, { agentId });
+      for (const field of ['durationSeconds', 'aspectRatio']) rejectNull(body, field);
       const duration = body.durationSeconds ?? 4;
       if (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 1 || duration > 10) {
         throw new Reject(400, 'invalid_request', 'Field "durationSeconds" must be a whole number from 1 to 10.', {

@@ -62,8 +62,15 @@ export function requiredString(body: Record<string, unknown>, field: string): st
   return value;
 }
 
+/** An optional field is either left out or a value: `null` is refused (400), never read as "the default". */
+export function rejectNull(body: Record<string, unknown>, field: string): void {
+  if (body[field] === null)
+    throw new Reject(400, 'invalid_request', `Field "${field}" must not be null; leave it out for the default.`, { field });
+}
+
 export function optionalString(body: Record<string, unknown>, field: string): string | undefined {
-  return body[field] === undefined || body[field] === null ? undefined : requiredString(body, field);
+  rejectNull(body, field);
+  return body[field] === undefined ? undefined : requiredString(body, field);
 }
 
 export function prompt(body: Record<string, unknown>): string {

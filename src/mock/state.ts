@@ -5,10 +5,15 @@ import { randomHex } from './ids.js';
 import { DEFAULT_CREDITS } from './constants.js';
 import { seededRandom, VIDEO_EXTENSION } from './media.js';
 import { AGENTS, WORKFLOWS, type AgentRecord, type WorkflowRecord } from './seed.js';
+import type { FileRecord, LedgerEntry, RunRecord, StoredResponse, VideoRecord } from './records-state.js';
+
+export type { FileRecord, LedgerEntry, RunNodeState, RunRecord, StoredResponse, VideoRecord } from './records-state.js';
+export type { Principal } from './credentials.js';
 
 export type FaultKind = '500' | '503' | '429' | 'reset' | 'truncate';
 export const FAULT_KINDS: readonly FaultKind[] = ['500', '503', '429', 'reset', 'truncate'];
-export type VideoOutcome = 'succeed' | 'fail' | 'random';
+/** `empty`: the job succeeds without an output (`output: null`), as a service that lost the file. */
+export type VideoOutcome = 'succeed' | 'fail' | 'empty' | 'random';
 
 export interface MockConfig {
   credits: number;
@@ -17,6 +22,8 @@ export interface MockConfig {
   videoSteps: number;
   /** The poll hint a video job gives (`pollAfterMs`, `Retry-After`). */
   videoPollAfterMs: number;
+  /** How long after a job fails the service applies its refund (until then it reads `refunded: false`). */
+  videoRefundDelayMs: number;
   /** Pause between SSE events. */
   streamStepMs: number;
   /** Added to every public response. */
@@ -30,73 +37,11 @@ export const DEFAULT_CONFIG: Omit<MockConfig, 'credits'> = {
   videoOutcome: 'succeed',
   videoSteps: 2,
   videoPollAfterMs: 500,
+  videoRefundDelayMs: 0,
   streamStepMs: 40,
   latencyMs: 0,
   faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] },
 };
-
-export interface LedgerEntry {
-  amount: number;
-  reason: string;
-  at: string;
-  /** The Idempotency-Key of the call that paid, when it sent one (what a client can attribute a charge by). */
-  idempotencyKey?: string;
-}
-
-export type { Principal } from './credentials.js';
-
-export interface FileRecord {
-  kind: 'image' | 'video';
-  agentId: string;
-  prompt: string;
-}
-
-export interface RunNodeState {
-  id: string;
-  type: string;
-  label: string;
-  status: 'pending' | 'succeeded';
-  output?: { url: string; contentType: string } | { text: string };
-}
-
-export interface RunRecord {
-  id: string;
-  workflowId: string;
-  status: 'queued' | 'running' | 'succeeded';
-  overrides: Record<string, string>;
-  nodes: RunNodeState[];
-  completedNodes: number;
-  polls: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface VideoRecord {
-  id: string;
-  agentId: string;
-  prompt: string;
-  durationSeconds: number;
-  aspectRatio: string;
-  status: 'queued' | 'processing' | 'succeeded' | 'failed';
-  steps: number;
-  polls: number;
-  outcome: 'succeed' | 'fail';
-  fileName?: string;
-  error: { code: string; message: string } | null;
-  refund: { amount: number; at: string } | null;
-  charged: number;
-  createdAt: string;
-  updatedAt: string;
-  /** For a job that will fail: when it fails and is refunded on the service's own clock (epoch ms). */
-  failsAt?: number;
-}
-
-export interface StoredResponse {
-  bodyHash: string;
-  status: number;
-  headers: [string, string][];
-  body: string;
-}
 
 /** The time as ISO text, formatted once per millisecond (several requests share one under load). */
 let lastMs = 0;
@@ -120,8 +65,10 @@ export class MockState {
   files = new Map<string, FileRecord>();
   runs = new Map<string, RunRecord>();
   videos = new Map<string, VideoRecord>();
-  /** Jobs that will fail, until they have: the service refunds them on its clock, polled or not. */
+  /** Jobs that will fail, until they have: the service fails them on its clock, polled or not. */
   readonly #pendingFailures = new Set<VideoRecord>();
+  /** Failed jobs whose refund is delayed (`videoRefundDelayMs`), until it is applied. */
+  readonly #pendingRefunds = new Set<VideoRecord>();
   streams = new Map<string, { status: 'streaming' | 'completed' | 'cancelled'; events: number }>();
   idempotency = new Map<string, StoredResponse | 'in-flight'>();
   requests = 0;
@@ -147,6 +94,7 @@ export class MockState {
     this.runs.clear();
     this.videos.clear();
     this.#pendingFailures.clear();
+    this.#pendingRefunds.clear();
     this.streams.clear();
     this.idempotency.clear();
     this.requests = 0;
@@ -265,8 +213,9 @@ export class MockState {
     return video;
   }
 
-  /** One poll: queued → processing → final after `steps` polls. A failure refunds once, here. */
+  /** One poll: queued → processing → final after `steps` polls. A failure is refunded once (see #fail). */
   advanceVideo(video: VideoRecord): void {
+    this.settleDueJobs();
     if (video.status === 'succeeded' || video.status === 'failed') return;
     video.polls += 1;
     video.updatedAt = now();
@@ -279,13 +228,15 @@ export class MockState {
       return;
     }
     video.status = 'succeeded';
+    if (video.outcome === 'empty') return;
     video.fileName = `${video.id}${VIDEO_EXTENSION}`;
     this.addFile(video.fileName, { kind: 'video', agentId: video.agentId, prompt: video.prompt });
   }
 
-  /** Fails (and refunds, once) every job whose time has come, whether or not anyone polled it. */
+  /** Fails every job, and refunds every failed one, whose time has come, whether or not anyone polled it. */
   settleDueJobs(at = Date.now()): void {
     for (const video of this.#pendingFailures) if ((video.failsAt ?? 0) <= at) this.#fail(video);
+    for (const video of this.#pendingRefunds) if ((video.refundAt ?? 0) <= at) this.#refundVideo(video);
   }
 
   #fail(video: VideoRecord): void {
@@ -294,6 +245,17 @@ export class MockState {
     video.status = 'failed';
     video.updatedAt = now();
     video.error = { code: 'generation_failed', message: 'The renderer could not produce this clip.' };
+    if (this.config.videoRefundDelayMs === 0) {
+      this.#refundVideo(video);
+      return;
+    }
+    video.refundAt = Date.now() + this.config.videoRefundDelayMs;
+    this.#pendingRefunds.add(video);
+  }
+
+  #refundVideo(video: VideoRecord): void {
+    this.#pendingRefunds.delete(video);
+    if (video.refund) return;
     this.refund(video.charged, `refund ${video.id}`);
     video.refund = { amount: video.charged, at: now() };
   }

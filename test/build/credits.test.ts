@@ -76,12 +76,22 @@ describe('--max-credits by the ledger', () => {
 describe('resumes, replays and Ctrl-C against the ledger', () => {
   it("a Ctrl-C'd workflow and video, resumed: the lock records their whole cost, the in-flight poll is counted, the next estimate is right", async () => {
     write(manifest([HERO, TORCH].join('\n')));
-    await project.mock.config({ latencyMs: 120, videoSteps: 6, videoPollAfterMs: 50 });
+    await project.mock.config({ latencyMs: 150, videoSteps: 8, videoPollAfterMs: 50 });
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), 500);
+    // Ctrl-C once both paid jobs are recorded with their ids (the run then has three polls of 150 ms
+    // to go: a poll is in flight most of that time), checked every 20 ms, at most 5 s.
+    const lockFile = path.join(project.cwd, 'assetgen.lock');
+    const bothInFlight = (): boolean => {
+      if (!fs.existsSync(lockFile)) return false;
+      const assets = readLock(lockFile).assets;
+      return Boolean(assets.hero?.job?.jobId && assets.torch?.job?.jobId);
+    };
+    const watcher = setInterval(() => bothInFlight() && controller.abort(), 20);
+    const deadline = setTimeout(() => controller.abort(), 5_000);
     let interrupted!: CliResult;
     const spentInterrupted = await spentDuring(async () => (interrupted = await build(['--yes', '--json'], controller.signal)));
-    clearTimeout(timer);
+    clearInterval(watcher);
+    clearTimeout(deadline);
     expect(interrupted.code, interrupted.stderr).toBe(130);
     // What the build says it spent is what the ledger took, the poll in flight at Ctrl-C included.
     expect(parseJson(interrupted).credits.charged).toBe(spentInterrupted);

@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { UnexpectedResponseError } from '../../src/index.js';
 import {
   findAssetUrl,
-  normalizeAgents,
   normalizeGeneration,
   normalizeRun,
   normalizeState,
   normalizeVideo,
-  normalizeWorkflows,
   readCredits,
 } from '../../src/client/normalize.js';
+import { normalizeAgents, normalizeWorkflows } from '../../src/client/lists.js';
 import { retryAfterMs } from '../../src/client/values.js';
 
 const info = { headers: {}, baseUrl: 'https://svc.example/' };

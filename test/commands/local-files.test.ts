@@ -83,6 +83,96 @@ describe('the job journal', () => {
     );
     const result = await cli(['jobs', '--json']);
     expect(result.code).toBe(0);
-    expect((parseJson(result).jobs as { id: string }[]).map((job) => job.id)).toEqual(['vid_ok']);
+    const document = parseJson(result);
+    expect((document.jobs as { id: string }[]).map((job) => job.id)).toEqual(['vid_ok']);
+    // Each skipped line is named: its line, its id when it had a plain one, and why.
+    expect(document.skipped).toEqual([
+      { line: 2, id: null, why: expect.stringContaining('"id"') },
+      { line: 3, id: 'a', why: expect.stringContaining('"kind"') },
+      { line: 4, id: 'run_$(touch pwned)', why: expect.stringContaining('"id"') },
+      { line: 5, id: null, why: 'not a JSON object' },
+      { line: 6, id: null, why: expect.stringContaining('not JSON') },
+    ]);
+    const human = await cli(['jobs']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('vid_ok');
+    expect(human.stderr.match(/^warning: skipped the record of .*jobs\.jsonl on line \d/gm)).toHaveLength(5);
+    expect(human.stderr).toContain(`${journal} on line 6: not JSON (a line cut short by a crash?)`);
+  });
+
+  it('a record whose times are null still lists, in human output and --json', async () => {
+    const journal = path.join(home.env.ASSETGEN_STATE_DIR!, 'jobs.jsonl');
+    fs.mkdirSync(path.dirname(journal), { recursive: true });
+    const lines = [
+      { kind: 'video', id: 'vid_null', baseUrl: mock.url, state: 'running', createdAt: null },
+      { kind: 'run', id: 'run_null', baseUrl: mock.url, state: 'running', createdAt: null, updatedAt: null },
+      { kind: 'run', id: 'run_late', baseUrl: mock.url, state: 'succeeded', createdAt: null, updatedAt: '2026-01-02T00:00:00Z' },
+    ];
+    fs.writeFileSync(journal, lines.map((line) => JSON.stringify(line)).join('\n'));
+    const human = await cli(['jobs']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stderr).not.toContain('bug in assetgen');
+    for (const id of ['vid_null', 'run_null', 'run_late']) expect(human.stdout).toContain(id);
+    expect(human.stdout).toContain('2026-01-02T00:00:00Z');
+    const json = await cli(['jobs', '--json']);
+    expect(json.code).toBe(0);
+    const jobs = parseJson(json).jobs as { id: string; createdAt: string; updatedAt: string }[];
+    expect(jobs.map((job) => job.id)).toEqual(['run_late', 'vid_null', 'run_null']);
+    for (const job of jobs) expect([typeof job.createdAt, typeof job.updatedAt]).toEqual(['string', 'string']);
+  });
+
+  it('a journal that cannot be read names the file and the repair, exit 1 (not a usage error)', async () => {
+    const journal = path.join(home.env.ASSETGEN_STATE_DIR!, 'jobs.jsonl');
+    fs.mkdirSync(journal, { recursive: true }); // a folder where the file should be: EISDIR even as root
+    const json = await cli(['jobs', '--json']);
+    expect(json.code).toBe(1);
+    expect(jsonError(json)).toMatchObject({ code: 'local_file', exitCode: 1, file: journal });
+    expect(jsonError(json).message).toContain(journal);
+    expect(jsonError(json).hint).toMatch(/Move it away/);
+    const human = await cli(['jobs']);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toContain(journal);
+    expect(human.stderr).not.toContain('bug in assetgen');
+  });
+});
+
+describe('other local files', () => {
+  for (const [name, content, problem] of [
+    ['null', 'null', 'unknown format'],
+    ['a damaged record', '{"version": 1, "files": [null], "createdDirs": []}', 'files[0]'],
+    ['a damaged MCP record', '{"version": 1, "files": [], "createdDirs": [], "mcp": [{"path": 7}]}', 'mcp[0]'],
+  ] as const) {
+    it(`skills-manifest.json holding ${name}: named with the repair, exit 1, for every skills command`, async () => {
+      const manifest = path.join(home.env.ASSETGEN_CONFIG_DIR!, 'skills-manifest.json');
+      fs.writeFileSync(manifest, content);
+      for (const args of [
+        ['skills', 'list'],
+        ['skills', 'uninstall', '--yes'],
+        ['skills', 'update', '--yes'],
+      ]) {
+        const human = await cli(args);
+        expect(human.code, `${args.join(' ')}: ${human.stderr}`).toBe(1);
+        expect(human.stderr).toContain(manifest);
+        expect(human.stderr).toContain(problem);
+        expect(human.stderr).toMatch(/Fix or remove it/);
+        expect(human.stderr).not.toContain('bug in assetgen');
+      }
+      const json = await cli(['skills', 'list', '--json']);
+      expect(jsonError(json)).toMatchObject({ code: 'damaged_manifest', exitCode: 1 });
+    });
+  }
+
+  it('-o under a regular file (ENOTDIR): the path and what to do, exit 1, before anything is paid', async () => {
+    fs.writeFileSync(path.join(home.cwd, 'plain'), 'x');
+    const before = (await mock.state()).ledger.length;
+    const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
+    const human = await runInProcess(['generate', 'sword', '-a', 'sprite-artist', '-o', 'plain/sub/x.png'], { env, cwd: home.cwd });
+    expect(human.code).toBe(1);
+    expect(human.stderr).toContain(path.join(home.cwd, 'plain', 'sub', 'x.png'));
+    expect(human.stderr).toMatch(/not a folder/);
+    expect(human.stderr).not.toContain('bug in assetgen');
+    const json = await runInProcess(['generate', 'sword', '-a', 'sprite-artist', '-o', 'plain/x.png', '--json'], { env, cwd: home.cwd });
+    expect(jsonError(json)).toMatchObject({ code: 'local_file', exitCode: 1 });
+    expect((await mock.state()).ledger.length).toBe(before);
   });
 });

@@ -139,6 +139,20 @@ describe('assetgen mcp', () => {
     expect((await mock.state()).runs[0].polls).toBe(4);
   });
 
+  it('wait_run and wait_video on an id the service does not know: not found, no resume, never "paid for and kept"', async () => {
+    for (const [tool, id] of [
+      ['wait_run', 'run_unknown1'],
+      ['wait_video', 'vid_unknown1'],
+    ] as const) {
+      const waited = await mcp.call(tool, { id });
+      expect(waited.result.isError, tool).toBe(true);
+      expect(waited.json.error).toMatchObject({ status: 404, job: { id, resume: null } });
+      expect(waited.json.error.hint).toContain(`knows no ${tool === 'wait_run' ? 'run' : 'video job'} ${id}`);
+      expect(JSON.stringify(waited.json)).not.toMatch(/paid for|kept/);
+    }
+    expect(await charges()).toEqual([]); // a poll that finds nothing is not charged
+  });
+
   it('list_agents and list_workflows (with overridable nodes)', async () => {
     const agents = await mcp.call('list_agents');
     expect(agents.json.agents.map((agent: any) => agent.id)).toContain('sprite-artist');

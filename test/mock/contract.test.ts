@@ -978,6 +978,7 @@ describe('admin API, further', () => {
       videoOutcome: 'succeed',
       videoSteps: 2,
       videoPollAfterMs: 500,
+      videoRefundDelayMs: 0,
       streamStepMs: 40,
       latencyMs: 0,
       faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] },

@@ -1,6 +1,7 @@
 // docs/openapi.yaml describes what the mock really answers: real responses of every documented
 // operation — success and error, bodies, documented headers, SSE event data — validated against
-// the document with ajv's 2020-12 dialect, and every operation of the document exercised.
+// the document with ajv's 2020-12 dialect, every operation of the document exercised, and every
+// example of the document valid against its schema.
 import fs from 'node:fs';
 import { createParser } from 'eventsource-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -49,6 +50,11 @@ function documented(path: string, method: string, status: number) {
 
 const exercised = new Map<string, Set<number>>();
 
+/** The event name → `data` schema of the stream's itemSchema (a oneOf over `event`), in order. */
+function eventSchemas(itemSchema: any): Record<string, unknown> {
+  return Object.fromEntries(itemSchema.oneOf.map((branch: any) => [branch.properties.event.const, branch.properties.data.contentSchema]));
+}
+
 let mock: MockHandle;
 beforeAll(async () => {
   mock = await startMock();
@@ -94,8 +100,8 @@ async function conforms(
 }
 
 describe('docs/openapi.yaml', () => {
-  it('is OpenAPI 3.1 with both security schemes, and every $ref resolves', () => {
-    expect(spec.openapi).toMatch(/^3\.1\./);
+  it('is OpenAPI 3.2 with both security schemes, and every $ref resolves', () => {
+    expect(spec.openapi).toMatch(/^3\.2\./);
     expect(spec.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(spec.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'ag_session' });
     const refs: string[] = [];
@@ -200,7 +206,8 @@ describe('docs/openapi.yaml', () => {
 
   it('the SSE stream: each event data matches its documented schema, in the documented order', async () => {
     const response = documented('/api/ai/stream', 'POST', 200);
-    const schemas = response['x-sse-events'] as Record<string, unknown>;
+    const itemSchema = deref(response.content['text/event-stream'].itemSchema);
+    const schemas = eventSchemas(itemSchema);
     expect(Object.keys(schemas)).toEqual(['start', 'progress', 'result', 'done']);
     const result = await conforms('/api/ai/stream', 'POST', '/api/ai/stream', {
       auth: 'session',
@@ -212,6 +219,7 @@ describe('docs/openapi.yaml', () => {
     expect(events.length).toBeGreaterThanOrEqual(4);
     for (const event of events) {
       expect(Object.keys(schemas), event.event).toContain(event.event);
+      expect(compile(itemSchema)(event), `${event.event} as an item of the stream`).toBe(true);
       const validate = compile(schemas[event.event]);
       expect(validate(JSON.parse(event.data)), `${event.event}: ${ajv.errorsText(validate.errors)} ${event.data}`).toBe(true);
     }
@@ -280,6 +288,21 @@ describe('docs/openapi.yaml', () => {
     await conforms('/__mock/config', 'POST', '/__mock/config', { auth: 'none', raw: big });
     await conforms('/__mock/keys/revoke', 'POST', '/__mock/keys/revoke', { auth: 'none', body: { apiKey: 'agk_nope' } });
     await conforms('/__mock/keys/revoke', 'POST', '/__mock/keys/revoke', { auth: 'none', body: {} });
+    // 405 on the admin API: a known path with another method.
+    for (const [docPath, method] of [
+      ['/__mock/state', 'GET'],
+      ['/__mock/reset', 'POST'],
+      ['/__mock/config', 'POST'],
+      ['/__mock/keys', 'POST'],
+      ['/__mock/keys/revoke', 'POST'],
+    ] as const) {
+      const result = await mock.call(method === 'GET' ? 'DELETE' : 'PUT', docPath, { auth: 'none' });
+      expect(result.status, docPath).toBe(405);
+      const validate = compile(documented(docPath, method, 405).content['application/json'].schema);
+      expect(validate(result.json), ajv.errorsText(validate.errors)).toBe(true);
+      expect(result.headers.get('allow')).toBe(method);
+      exercised.get(`${method} ${docPath}`)!.add(405);
+    }
     // 402 on every paid endpoint.
     await mock.config({ credits: 0 });
     await conforms('/api/v1/generate', 'POST', '/api/v1/generate', { body: gen });
@@ -322,6 +345,52 @@ describe('docs/openapi.yaml', () => {
     // Unknown routes are not in the document; their body is still the Error schema.
     const missing = await mock.call('GET', '/api/v1/nothing');
     expect(compile(spec.components.schemas.Error)(missing.json)).toBe(true);
+  });
+
+  it('every request and response body has an example, valid against its schema (SSE: each event)', () => {
+    let checked = 0;
+    for (const [path, item] of Object.entries<any>(spec.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const bodies: [string, any][] = [];
+        if (operation.requestBody) bodies.push(['request', deref(operation.requestBody)]);
+        for (const [status, response] of Object.entries<any>(operation.responses)) bodies.push([status, deref(response)]);
+        for (const [where, body] of bodies) {
+          for (const [mediaType, media] of Object.entries<any>(body.content ?? {})) {
+            const key = `${method.toUpperCase()} ${path} ${where} ${mediaType}`;
+            // The generated files' bytes have no useful text example.
+            if (mediaType.startsWith('image/')) continue;
+            const examples = media.example !== undefined ? [media.example] : Object.values<any>(media.examples ?? {}).map((e) => e.value);
+            expect(examples.length, `${key} has an example`).toBeGreaterThan(0);
+            for (const example of examples) {
+              if (mediaType === 'text/event-stream') {
+                const itemSchema = deref(media.itemSchema);
+                const schemas = eventSchemas(itemSchema);
+                const events: { event: string; data: string }[] = [];
+                createParser({ onEvent: (e) => events.push({ event: e.event ?? 'message', data: e.data }) }).feed(example);
+                expect(events.map((e) => e.event)).toEqual(Object.keys(schemas));
+                for (const event of events) {
+                  expect(compile(itemSchema)(event), key).toBe(true);
+                  const validate = compile(schemas[event.event]);
+                  expect(validate(JSON.parse(event.data)), `${key} ${event.event}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+                }
+              } else {
+                const validate = compile(media.schema);
+                expect(validate(example), `${key}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+              }
+              checked += 1;
+            }
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+    // The two video endings a client must handle are shown, and they are what the schema allows.
+    const video = documented('/api/v1/video/{id}', 'GET', 200).content['application/json'].examples;
+    expect(video.failedNotYetRefunded.value).toMatchObject({ status: 'failed', refunded: false, refund: null });
+    expect(video.succeededWithoutOutput.value).toMatchObject({ status: 'succeeded', output: null, refunded: false });
+    const schema = compile(spec.components.schemas.VideoJob);
+    expect(schema({ ...video.failedRefunded.value, refund: null }), 'refunded true needs a refund').toBe(false);
+    expect(schema({ ...video.processing.value, refunded: true }), 'an unfinished job is not refunded').toBe(false);
   });
 
   it('every documented operation was exercised: a success and every documented 4xx', () => {

@@ -28,7 +28,9 @@ export const idempotencyKey = z
   .min(1)
   .max(255)
   .optional()
-  .describe('Reuse the key a failed call reported (idempotencyKey) to get its result without paying twice.');
+  .describe(
+    'Reuse the key a failed call reported (idempotencyKey) to get its result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).',
+  );
 
 export const maxWaitSeconds = z
   .number()

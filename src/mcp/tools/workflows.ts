@@ -20,7 +20,8 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
     'list_workflows',
     {
       title: 'List workflows',
-      description: 'Lists the saved workflows: id, name, description, node count, and the nodes whose prompt run_workflow can override.',
+      description:
+        'Lists the saved workflows: id, name, description, node count, and the nodes whose prompt run_workflow can override. A workflow assetgen cannot use (an odd id) is left out and named in `skipped` with why.',
       inputSchema: {},
       annotations: { ...READ_ONLY, title: 'List workflows' },
     },
@@ -38,6 +39,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
               .filter((node) => node.overridable)
               .map((node) => ({ id: node.id, label: node.label, defaultPrompt: node.prompt })),
           })),
+          skipped: workflows.skipped,
         });
         return { document: captured() };
       }),
