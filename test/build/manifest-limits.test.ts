@@ -46,7 +46,7 @@ describe('nodes', () => {
     const assets = Array.from({ length: 100 }, (_, i) => `  - { id: w${i}, workflow: wf_1, set: *big, out: "out/" }`).join('\n');
     const started = performance.now();
     const error = thrown(() => manifestOf(`defaults:\n  out: assets/\nx-anchor: &big\n${big}\nassets:\n${assets}\n`));
-    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(performance.now() - started).toBeLessThan(4_000);
     expect(error.message).toMatch(/the manifest expands through its aliases to more than 200000 YAML nodes/);
   });
 
@@ -55,7 +55,7 @@ describe('nodes', () => {
     keys.push('    n7: again');
     const started = performance.now();
     const error = thrown(() => manifestOf(`assets:\n  - id: w\n    workflow: wf_1\n    set:\n${keys.join('\n')}\n`));
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeLessThan(6_000);
     expect(error.message).toBe('assetgen.yaml:30005:5: n7: appears twice in one mapping');
   });
 
