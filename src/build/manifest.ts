@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../cli/errors.js';
 import { ManifestError, type Position } from './errors.js';
+import { MANIFEST_LIMITS } from './manifest-limits.js';
 import { validateManifest } from './validate.js';
 
 export const MANIFEST_FILE = 'assetgen.yaml';
@@ -73,13 +74,45 @@ export function locateManifest(cwd: string, file?: string): string {
 /** Reads and checks a manifest; `cwd` only shortens the file name in error messages. */
 export function loadManifest(file: string, cwd = process.cwd()): Manifest {
   const absolute = path.resolve(cwd, file);
-  let text: string;
+  const display = displayName(cwd, absolute);
+  return parseManifest(readBounded(absolute, display), { file: absolute, display });
+}
+
+/** The file's text, refused above MANIFEST_LIMITS.bytes before any of it is read. */
+function readBounded(file: string, display: string): string {
+  const limit = MANIFEST_LIMITS.bytes;
+  const tooLarge = (size: string): UsageError =>
+    new UsageError(
+      `${display} is ${size} bytes; a manifest may be at most ${limit} bytes (8 MiB).`,
+      'Split the assets across several manifests and build each with -f <path>.',
+    );
+  let fd: number;
   try {
-    text = fs.readFileSync(absolute, 'utf8');
+    fd = fs.openSync(file, 'r');
   } catch (error) {
-    throw new UsageError(`Cannot read ${absolute}: ${(error as Error).message}`);
+    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
   }
-  return parseManifest(text, { file: absolute, display: displayName(cwd, absolute) });
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size > limit) throw tooLarge(String(size));
+    // Read to the end, but never past the limit: a file that grew since the stat is caught too.
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(Math.max(size - length + 1, 65_536), limit + 1 - length));
+      const read = fs.readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      chunks.push(chunk.subarray(0, read));
+      length += read;
+      if (length > limit) throw tooLarge(`more than ${limit}`);
+    }
+    return Buffer.concat(chunks, length).toString('utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import { redactUrl } from './redact.js';
 import { ConnectionError, OutputFileError, UnexpectedResponseError } from './errors.js';
 import { type Credential, type HttpClient, type OpenResponse } from './http.js';
 import { abortError, RetryableFailure, transportError } from './failures.js';
+import { DownloadMeter } from './download-meter.js';
 import { discard } from './transport.js';
 import { header, num } from './values.js';
 import type { DownloadOptions, DownloadResult } from './types.js';
@@ -80,7 +81,7 @@ export async function download(
   dest: string | NodeJS.WritableStream,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
-  const { signal, force = false, onProgress, expectedBytes, sha256 = false } = options;
+  const { signal, force = false, onProgress, expectedBytes, sha256 = false, maxBytes } = options;
   let url: string;
   try {
     url = new URL(rawUrl, http.settings.baseUrl).href;
@@ -103,56 +104,45 @@ export async function download(
     }
   }
 
-  let written = 0;
   return http.retrying(signal, async (attempt) => {
     const response = await openAsset(http, url, signal, attempt);
     const total = num(header(response.headers, 'content-length'));
     const contentType = header(response.headers, 'content-type');
     let decoder: ReturnType<typeof decoderFor>;
+    let meter: DownloadMeter;
     try {
       decoder = decoderFor(header(response.headers, 'content-encoding'), response.url);
+      const what = `GET ${redactUrl(response.url)}`;
+      meter = new DownloadMeter({ what, expectedBytes, contentLength: total, encoded: decoder !== undefined, maxBytes });
+      meter.check();
     } catch (error) {
       discard(response.body);
       throw error;
     }
-    written = 0;
-    let received = 0;
     const hash: Hash | undefined = sha256 ? createHash('sha256') : undefined;
     // Bytes as they arrive (checked against Content-Length), then as they are saved (checked
-    // against the size the service announced), with a decoder between when the body is encoded.
+    // against the size the service announced), with a decoder between when the body is encoded;
+    // past a limit the stage fails, which ends the pipeline (and the download) at once.
     const counter = (): Transform =>
       new Transform({
         transform(chunk: Buffer, _encoding, callback) {
-          received += chunk.length;
-          onProgress?.(received, total);
+          const error = meter.receive(chunk.length);
+          onProgress?.(meter.received, total);
+          callback(error, chunk);
+        },
+      });
+    const saver = (unencoded: boolean): Transform =>
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          const error = (unencoded ? meter.receive(chunk.length) : undefined) ?? meter.write(chunk.length);
+          if (error) return callback(error);
+          hash?.update(chunk);
+          if (unencoded) onProgress?.(meter.received, total);
           callback(null, chunk);
         },
       });
-    const stages = (): NodeJS.ReadWriteStream[] =>
-      decoder
-        ? [
-            counter(),
-            decoder(),
-            new Transform({
-              transform(chunk: Buffer, _encoding, callback) {
-                written += chunk.length;
-                hash?.update(chunk);
-                callback(null, chunk);
-              },
-            }),
-          ]
-        : // Not encoded: what arrives is what is saved, one counting stage for both.
-          [
-            new Transform({
-              transform(chunk: Buffer, _encoding, callback) {
-                received += chunk.length;
-                written = received;
-                hash?.update(chunk);
-                onProgress?.(received, total);
-                callback(null, chunk);
-              },
-            }),
-          ];
+    // Not encoded: what arrives is what is saved, one counting stage for both.
+    const stages = (): NodeJS.ReadWriteStream[] => (decoder ? [counter(), decoder(), saver(false)] : [saver(true)]);
     const temp = file ? `${file}.part-${randomBytes(6).toString('hex')}` : undefined;
     try {
       if (temp && !decoder && total !== undefined && total <= WHOLE_BODY_MAX_BYTES) {
@@ -161,13 +151,13 @@ export async function download(
         const chunks: Buffer[] = [];
         for await (const chunk of response.body) {
           chunks.push(chunk as Buffer);
-          received += (chunk as Buffer).length;
-          onProgress?.(received, total);
+          const error = meter.receive((chunk as Buffer).length) ?? meter.write((chunk as Buffer).length);
+          if (error) throw error;
+          onProgress?.(meter.received, total);
         }
         const data = Buffer.concat(chunks);
-        written = data.length;
         hash?.update(data);
-        if (received === total) await fs.promises.writeFile(temp, data, { flag: 'wx', mode: 0o644 });
+        if (meter.received === total) await fs.promises.writeFile(temp, data, { flag: 'wx', mode: 0o644 });
       } else if (temp) {
         // Opened before the pipeline starts: a stream's own open runs alongside it and, when the
         // body fails first, could still create the temp file after the cleanup below has removed
@@ -188,15 +178,7 @@ export async function download(
         // Never end the caller's stream (stdout, say): it may have more to carry.
         await pipeline([response.body, ...stages(), target as NodeJS.WritableStream], { signal, end: false });
       }
-      if (total !== undefined && received !== total) {
-        throw new ConnectionError(`GET ${redactUrl(response.url)}: got ${received} of ${total} bytes.`);
-      }
-      if (expectedBytes !== undefined && written !== expectedBytes) {
-        throw new UnexpectedResponseError(
-          `GET ${redactUrl(response.url)}: the asset is ${written} bytes, but the service announced ${expectedBytes}; it was not saved.`,
-          undefined,
-        );
-      }
+      meter.finish();
       if (file && temp) {
         if (!force && fileExists(file)) throw refuseOverwrite(file);
         // Not renameSync: a build saves many files at once, and a rename can take a millisecond.
@@ -214,10 +196,10 @@ export async function download(
       }
       const failure = error instanceof ConnectionError ? error : transportError(error, `GET ${redactUrl(response.url)}`);
       // A stream that already received bytes cannot take them back.
-      if (!file && written > 0) throw failure;
+      if (!file && meter.written > 0) throw failure;
       throw new RetryableFailure(failure, failure.message);
     }
-    const result: DownloadResult = { bytes: written };
+    const result: DownloadResult = { bytes: meter.written };
     if (file) result.path = file;
     if (contentType) result.contentType = contentType;
     if (hash) result.sha256 = hash.digest('hex');

@@ -135,9 +135,25 @@ export class GenerationFailedError extends AssetgenError {
 /** The service answered 2xx with a body the client cannot make sense of; the raw body is kept. */
 export class UnexpectedResponseError extends AssetgenError {
   readonly raw: unknown;
-  constructor(message: string, raw: unknown) {
-    super(message, { code: 'unexpected_response' });
+  constructor(message: string, raw: unknown, options: { code?: string; hint?: string } = {}) {
+    super(message, { code: options.code ?? 'unexpected_response', hint: options.hint });
     this.raw = raw;
+  }
+}
+
+/**
+ * The service sent more than the client reads (see limits.ts): an answer, a stream line or event,
+ * a download or its compression ratio past its limit. Not retried: it would send the same again.
+ */
+export class ResponseTooLargeError extends UnexpectedResponseError {
+  /** The limit that was passed, in bytes (or the ratio, for a compressed download). */
+  readonly limit: number;
+  constructor(message: string, limit: number) {
+    super(message, undefined, {
+      code: 'response_too_large',
+      hint: 'The service sent more than assetgen accepts (see "Limits" in docs/cli.md).',
+    });
+    this.limit = limit;
   }
 }
 

@@ -4,12 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { ApiError, RateLimitError, UnexpectedResponseError, errorFromResponse, requestIdOf } from './errors.js';
+import { ApiError, AssetgenError, RateLimitError, UnexpectedResponseError, errorFromResponse, requestIdOf } from './errors.js';
 import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders, redactUrl } from './redact.js';
-import { header, retryAfterMs, type HeaderMap } from './values.js';
-import { createTransport, readText, type Transport, type WireResponse } from './transport.js';
+import { LIMITS, readLimited } from './limits.js';
+import { header, num, retryAfterMs, type HeaderMap } from './values.js';
+import { createTransport, type Transport, type WireResponse } from './transport.js';
 import type { ClientOptions } from './types.js';
 
 export type Credential = 'apiKey' | 'session' | 'none';
@@ -64,11 +65,6 @@ export function isLoopback(hostname: string): boolean {
 export function cookieHeader(sessionCookie: string): string {
   return sessionCookie.includes('=') ? sessionCookie : `${SESSION_COOKIE_NAME}=${sessionCookie}`;
 }
-
-export { readText };
-
-/** An error body is read up to this much; the rest is dropped (a 20 MB error is not a message). */
-export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** Reads at most `limit` bytes of a body as text, then stops reading (and discards the rest). */
 async function readCapped(body: ResponseBody, limit: number): Promise<string> {
@@ -224,7 +220,7 @@ export class HttpClient {
       this.settings.responseTimeoutMs,
     );
     try {
-      const text = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+      const text = await readCapped(response.body, LIMITS.errorBodyBytes);
       body = parseJson(text) ?? text;
     } catch {
       if (call.signal?.aborted) throw abortError(call.signal);
@@ -253,25 +249,28 @@ export class HttpClient {
         throw error;
       }
       const earlier = lost;
+      const what = `${call.method} ${redactUrl(call.url)}`;
       let text: string;
       try {
-        text = await readText(response.body);
+        text = await readLimited(response.body, LIMITS.jsonBytes, what, num(header(response.headers, 'content-length')));
       } catch (error) {
         if (call.signal?.aborted) throw abortError(call.signal);
+        // Too large, or longer than announced: the same answer again would be no better.
+        if (error instanceof AssetgenError) throw error;
         lost = true;
-        const failure = transportError(error, `${call.method} ${redactUrl(call.url)}: reading the response`);
+        const failure = transportError(error, `${what}: reading the response`);
         throw new RetryableFailure(failure, failure.message);
       }
       if (response.status >= 300) {
         throw new UnexpectedResponseError(
-          `${call.method} ${redactUrl(call.url)}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
+          `${what}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
           text,
         );
       }
       if (text.trim() === '') return { status: response.status, headers: response.headers, body: null, requestId: response.requestId };
       const body = parseJson(text);
       if (body === undefined) {
-        const failure = new UnexpectedResponseError(`${call.method} ${redactUrl(call.url)}: the response is not valid JSON.`, text);
+        const failure = new UnexpectedResponseError(`${what}: the response is not valid JSON.`, text);
         // Declared JSON that does not parse was most likely cut short in transit.
         if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
           lost = true;

@@ -2,25 +2,37 @@
 // request; the body has no idle timeout, since a generation may think for a while between events.
 import { redactUrl } from './redact.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { AssetgenError, ConnectionError, GenerationFailedError, UnexpectedResponseError } from './errors.js';
-import { readText, type Call, type HttpClient, type OpenResponse } from './http.js';
+import { AssetgenError, ConnectionError, GenerationFailedError, ResponseTooLargeError, UnexpectedResponseError } from './errors.js';
+import { type Call, type HttpClient, type OpenResponse } from './http.js';
+import { LIMITS, formatBytes, readLimited } from './limits.js';
+import { StreamMeter } from './sse-meter.js';
 import { abortError, RetryableFailure, transportError } from './failures.js';
 import { normalizeGeneration, type ResponseInfo } from './normalize.js';
 import { header, isObject, num, str } from './values.js';
 import type { StreamEvent } from './types.js';
 
-/** Raw events of one response body, in order. */
+/** Raw events of one response body, in order; a line or an event past its limit ends the stream. */
 async function* messages(response: OpenResponse, what: string, signal: AbortSignal): AsyncGenerator<EventSourceMessage> {
   const queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (message) => queue.push(message) });
   const decoder = new TextDecoder();
+  const meter = new StreamMeter();
   try {
     for await (const chunk of response.body) {
+      const over = meter.feed(chunk as Uint8Array);
+      if (over) {
+        response.body.destroy();
+        const limit = over === 'line' ? LIMITS.sseLineBytes : LIMITS.sseEventBytes;
+        throw new ResponseTooLargeError(
+          `${what}: an event-stream ${over} is longer than the ${formatBytes(limit)} assetgen reads; the stream was closed.`,
+          limit,
+        );
+      }
       parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
       while (queue.length) yield queue.shift()!;
     }
   } catch (error) {
-    if (signal.aborted) throw error;
+    if (signal.aborted || error instanceof ResponseTooLargeError) throw error;
     throw transportError(error, `${what}: the stream broke off`);
   }
   parser.feed(decoder.decode());
@@ -89,6 +101,7 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
         first = await iterator.next();
       } catch (error) {
         if (signal.aborted) throw error;
+        if (error instanceof ResponseTooLargeError) throw error; // the same again would be no better
         const failure = error instanceof AssetgenError ? error : transportError(error, what);
         throw new RetryableFailure(failure, 'the stream broke off before its first event');
       }
@@ -98,7 +111,7 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
 
     if (!opened.iterator) {
       // A service that answers with a plain JSON generation instead of a stream.
-      const text = await readText(opened.response.body);
+      const text = await readLimited(opened.response.body, LIMITS.jsonBytes, what, num(header(opened.response.headers, 'content-length')));
       let body: unknown;
       try {
         body = JSON.parse(text) as unknown;

@@ -6,6 +6,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { UnexpectedResponseError } from './errors.js';
+import { redactUrl } from './redact.js';
 import type { HeaderMap } from './values.js';
 
 export interface WireRequest {
@@ -72,6 +74,13 @@ function abortedError(): Error {
   return Object.assign(new Error('The request was aborted.'), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
+function excessError(wire: WireRequest): UnexpectedResponseError {
+  return new UnexpectedResponseError(
+    `${wire.method} ${redactUrl(wire.url)}: the service sent more bytes than the answer announced (its Content-Length or last chunk); it was not used.`,
+    undefined,
+  );
+}
+
 /** A failure with a code the error mapping knows (see failures.ts). */
 function timeoutError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
@@ -132,6 +141,9 @@ class NodeTransport implements Transport {
         // reads any more (done, or left early) must not turn a late abort into an uncaught error.
         request.on('error', (error) => {
           if (!answer.complete) answer.destroy(error);
+          // Bytes past the announced end, read with the body: node's parser took them for the start
+          // of a next answer and failed. The body was cut where the service said it ends: refuse it.
+          else if (!answer.readableEnded && /^HPE_/.test(String((error as { code?: unknown }).code))) answer.destroy(excessError(wire));
         });
         answer.on('error', () => {});
         if (wire.bodyTimeoutMs > 0) watchSilence(answer, wire.bodyTimeoutMs);
@@ -157,13 +169,6 @@ function watchSilence(response: http.IncomingMessage, ms: number): void {
     clearTimeout(timer);
     socket.off('data', onData);
   });
-}
-
-/** The whole body as text. */
-export async function readText(body: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Lets go of a body we do not want (a redirect's, say). */

@@ -215,6 +215,8 @@ export interface DownloadOptions extends SignalOptions {
   force?: boolean;
   /** The size the service announced for the asset: a body of another size is not saved. */
   expectedBytes?: number;
+  /** The most to save when no size is announced (neither `expectedBytes` nor a Content-Length); default 1 GiB. */
+  maxBytes?: number;
   onProgress?: (bytes: number, total?: number) => void;
   /** Also hash what is saved (`sha256` in the result): cheaper than reading the file back. */
   sha256?: boolean;

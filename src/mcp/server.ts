@@ -6,13 +6,17 @@ import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandContext } from '../cli/context.js';
 import type { ServerScope } from './call.js';
+import { LineLimit, MCP_MESSAGE_LIMIT_BYTES } from './line-limit.js';
 import { registerAssetTools } from './tools/assets.js';
 import { registerBuildTools } from './tools/build.js';
 import { registerJobTools } from './tools/jobs.js';
 import { registerVideoTools } from './tools/video.js';
 import { registerWorkflowTools } from './tools/workflows.js';
+
+const MCP_MESSAGE_LIMIT_MIB = MCP_MESSAGE_LIMIT_BYTES / 2 ** 20;
 
 export interface ServeOptions {
   allowOutside: boolean;
@@ -41,7 +45,18 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   if (ctx.globals.mock) await ctx.mockService();
   const closing = new AbortController();
   const server = createServer({ ctx, allowOutside: options.allowOutside, closing: closing.signal }, packageVersion());
-  const transport = new StdioServerTransport(ctx.io.stdin as Readable, ctx.io.stdout as Writable);
+  // Messages reach the transport through a bound (line-limit.ts); its own cap is then never reached.
+  const input = new LineLimit({
+    onOversize: () =>
+      ctx.out.error(`assetgen mcp: refusing a message longer than ${MCP_MESSAGE_LIMIT_MIB} MiB (skipping it; still serving).`),
+    onSkipped: (bytes, id) => {
+      if (id === undefined) return;
+      const message = `The message is ${bytes} bytes; assetgen mcp reads at most ${MCP_MESSAGE_LIMIT_MIB} MiB per message.`;
+      transport.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message } }).catch(() => {});
+    },
+  });
+  (ctx.io.stdin as Readable).pipe(input);
+  const transport = new StdioServerTransport(input, ctx.io.stdout as Writable, { maxBufferSize: 2 * MCP_MESSAGE_LIMIT_BYTES });
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });

@@ -74,3 +74,24 @@ export const KEY = 'agk_test_0123456789abcdef0123456789abcdef';
 
 /** Client options that keep retries fast in tests. */
 export const FAST = { retryBaseDelayMs: 5, retryMaxDelayMs: 20 } as const;
+
+/**
+ * Writes `piece` again and again, honouring backpressure (so the server holds one piece, never the
+ * whole body), until the client goes away or `maxBytes` are sent; resolves with the bytes sent.
+ */
+export function flood(res: http.ServerResponse, piece: Buffer | string, maxBytes: number): Promise<number> {
+  const chunk = Buffer.from(piece);
+  let sent = 0;
+  return new Promise((resolve) => {
+    const done = (): void => resolve(sent);
+    res.once('close', done);
+    const pump = (): void => {
+      while (sent < maxBytes && !res.destroyed) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    pump();
+  });
+}
