@@ -8,6 +8,7 @@ import { LockError } from './errors.js';
 import { stableStringify } from './hash.js';
 import type { AssetKind } from './manifest.js';
 import { isProjectPath } from './paths.js';
+import { applyRecord, journalFileFor, readJournal } from './lock-journal.js';
 
 export const LOCK_FILE = 'assetgen.lock';
 export const LOCK_VERSION = 1;
@@ -77,20 +78,30 @@ export const emptyLock = (): Lock => ({ lockfileVersion: LOCK_VERSION, assets: {
 /** The lock that belongs to a manifest: assetgen.lock in the same directory. */
 export const lockFileFor = (manifestFile: string): string => path.join(path.dirname(manifestFile), LOCK_FILE);
 
-/** Reads a lockfile; a missing one is an empty lock. */
+/**
+ * Reads a lockfile (a missing one is an empty lock), with the journal of a build that is running or
+ * died (lock-journal.ts) replayed on top: what every reader sees is where the build got to.
+ */
 export function readLock(file: string): Lock {
-  let text: string;
+  let text: string | undefined;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyLock();
-    throw new LockError(`Cannot read ${file}: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new LockError(`Cannot read ${file}: ${(error as Error).message}`);
   }
-  return parseLock(text, file);
+  const lock = text === undefined ? emptyLock() : parseLock(text, file);
+  const records = readJournal(journalFileFor(file));
+  if (!records.length) return lock;
+  for (const record of records) applyRecord(lock, record);
+  return checkLock(lock, journalFileFor(file));
 }
 
 /** Parses and checks a lockfile's text; `file` names it in errors. */
 export function parseLock(text: string, file: string): Lock {
+  return checkLock(parseLockJson(text, file), file);
+}
+
+function parseLockJson(text: string, file: string): unknown {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -103,6 +114,11 @@ export function parseLock(text: string, file: string): Lock {
         : 'Restore it from version control, or delete it (every asset is then seen as new).',
     );
   }
+  return data;
+}
+
+/** Checks a lock's shape (from its file, or after a journal was replayed onto it). */
+function checkLock(data: unknown, file: string): Lock {
   const fail = (where: string, message: string): never => {
     throw new LockError(`${file}: ${where}: ${message}`);
   };
@@ -187,6 +203,24 @@ export async function writeLockAtomic(file: string, lock: Lock, entryTexts?: Map
 }
 
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** The same, synchronously (folding a dead build's journal when a writer opens). */
+export function writeLockAtomicSync(file: string, lock: Lock): void {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const fd = fs.openSync(temp, 'wx', 0o644);
+    try {
+      fs.writeFileSync(fd, serializeLock(lock), 'utf8');
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -42,6 +42,8 @@ export interface PlanItem {
    * that still holds the answer gives the same asset, free).
    */
   generation?: number;
+  /** That generation's key was sent by an earlier build (a missing file asked for again). */
+  reusesKey?: boolean;
   /**
    * Credits the action would cost: 0 unless it generates (or resumes a paid call whose answer was
    * never recorded: asking again may be its first execution); null when unknown. A video's price

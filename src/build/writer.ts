@@ -1,20 +1,23 @@
-// The one writer of assetgen.lock during a build: updates in order, each written atomically, and a
-// claim file so that two assetgen processes never write one lock at once (the later one would
-// drop the other's records of jobs already paid for).
+// The one writer of assetgen.lock during a build: updates in order, each appended to the lock's
+// journal and fsync'd before it resolves (lock-journal.ts), the whole lock rewritten atomically when
+// the build ends; and a claim file so that two assetgen processes never write one lock at once (the
+// later one would drop the other's records of jobs already paid for).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LockError } from './errors.js';
-import { readLock, writeLockAtomic, type Lock, type LockedFile, type LockJob } from './lock.js';
+import { readLock, writeLockAtomic, writeLockAtomicSync, type Lock, type LockedFile, type LockJob } from './lock.js';
+import { journalFileFor, journalLine, type JournalRecord } from './lock-journal.js';
 
 /** What the build loop knows when it submits an asset: the lock's job record, less the time it stamps. */
 export type Submission = Omit<LockJob, 'submittedAt'>;
 
 /**
- * The one writer of a lockfile. Each update is applied to the in-memory lock and written in full,
- * in the order the updates were made, even when a build loop issues them concurrently. While open
- * it holds a claim beside the lock, so a second assetgen (another terminal, say) cannot overwrite
- * its records of paid jobs; `close()` gives it up, and a claim left by a dead process is taken over.
+ * The one writer of a lockfile. Each update is applied to the in-memory lock and appended to the
+ * journal, in the order the updates were made, even when a build loop issues them concurrently;
+ * `close()` writes the whole lock and drops the journal. While open it holds a claim beside the
+ * lock, so a second assetgen (another terminal, say) cannot overwrite its records of paid jobs;
+ * `close()` gives it up, and a claim left by a dead process is taken over.
  */
 export class LockWriter {
   readonly file: string;
@@ -24,18 +27,31 @@ export class LockWriter {
   /** Each entry's text as last written (see serializeLock); an update drops the ones it changes. */
   readonly #entryTexts = new Map<string, string>();
   #writing = false;
+  readonly #journalFile: string;
+  #journal?: fs.promises.FileHandle;
+  /** The journal holds changes the lock file does not have yet. */
+  #unfolded = false;
 
   private constructor(file: string, lock: Lock, claimFile: string) {
     this.file = file;
     this.#lock = lock;
     this.#claim = claimFile;
+    this.#journalFile = journalFileFor(file);
   }
 
-  /** Claims the lockfile and reads it (a missing one is empty). Throws LockError when another process writes it. */
+  /**
+   * Claims the lockfile and reads it (a missing one is empty), folding in the journal a build that
+   * died left behind. Throws LockError when another process writes it.
+   */
   static open(file: string): LockWriter {
     const claimFile = claim(file);
     try {
-      return new LockWriter(file, readLock(file), claimFile);
+      const writer = new LockWriter(file, readLock(file), claimFile);
+      if (fs.existsSync(writer.#journalFile)) {
+        writeLockAtomicSync(file, writer.#lock);
+        fs.rmSync(writer.#journalFile, { force: true });
+      }
+      return writer;
     } catch (error) {
       fs.rmSync(claimFile, { force: true });
       throw error;
@@ -126,17 +142,31 @@ export class LockWriter {
     await this.#update([], () => {}).catch(() => {});
   }
 
-  /** Waits for the updates so far, then gives up the claim. */
+  /** Waits for the updates so far, writes the whole lock (the journal is then dropped), then gives up the claim. */
   async close(): Promise<void> {
-    if (this.#writing || this.#pending.length) await this.flush();
-    fs.rmSync(this.#claim, { force: true });
+    try {
+      if (this.#writing || this.#pending.length) await this.flush();
+      await this.#journal?.close();
+      this.#journal = undefined;
+      if (this.#unfolded) await this.#fold();
+    } finally {
+      fs.rmSync(this.#claim, { force: true });
+    }
+  }
+
+  /** The lock as it stands, written whole and atomically; then the journal has nothing the lock lacks. */
+  async #fold(): Promise<void> {
+    await writeLockAtomic(this.file, this.#lock, this.#entryTexts);
+    await fs.promises.rm(this.#journalFile, { force: true });
+    this.#unfolded = false;
   }
 
   /**
-   * Applies a change and resolves once the lock holding it is on disk. Changes that arrive while a
-   * write is under way are applied together and written once (group commit): a 1,000-asset build
-   * makes ~2,000 updates, and writing the whole lock for each was most of its time. `changes`
-   * names the entries the change touches (their cached text is dropped), or 'all'.
+   * Applies a change and resolves once it is on disk (in the journal, fsync'd). Changes that arrive
+   * while a write is under way are appended together, one write and one fsync (group commit): a
+   * 1,000-asset build makes ~2,000 updates, and rewriting the whole lock for each serialised the
+   * build. `changes` names the entries the change touches (their records are appended and their
+   * cached text dropped), or 'all'.
    */
   #update(changes: string[] | 'all', change: (lock: Lock) => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -161,14 +191,30 @@ export class LockWriter {
         }
       });
       try {
-        await writeLockAtomic(this.file, this.#lock, this.#entryTexts);
+        await this.#append(applied.map((update) => update.changes));
         for (const update of applied) update.resolve();
       } catch (error) {
-        // A failed write rejects its own callers only; the next write has the whole lock again.
+        // A failed write rejects its own callers only (the next append carries their entries again).
         for (const update of applied) update.reject(error);
       }
     }
     this.#writing = false;
+  }
+
+  /** The touched entries as they now stand, one record each, appended in one write and fsync'd. */
+  async #append(changes: (string[] | 'all')[]): Promise<void> {
+    const ids = new Set<string>();
+    let whole = false;
+    for (const change of changes) {
+      if (change === 'all') whole = true;
+      else for (const id of change) ids.add(id);
+    }
+    if (!whole && !ids.size) return;
+    const records: JournalRecord[] = whole ? [{ lock: this.#lock }] : [...ids].map((id) => ({ id, entry: this.#lock.assets[id] ?? null }));
+    this.#journal ??= await fs.promises.open(this.#journalFile, 'a', 0o644);
+    this.#unfolded = true;
+    await this.#journal.write(records.map(journalLine).join(''));
+    await this.#journal.datasync();
   }
 }
 

@@ -12,14 +12,16 @@ import { UsageError } from './errors.js';
 export async function paidCall<T extends { credits: Credits }>(
   ctx: CommandContext,
   providedKey: string | undefined,
-  call: (idempotencyKey: string) => Promise<T>,
+  call: (key: { idempotencyKey: string; keyIsNew: boolean }) => Promise<T>,
+  /** The key was never sent before (a build's new generation): see CallOptions.keyIsNew. A key the user gave may have been. */
+  keyIsNew = providedKey === undefined,
 ): Promise<T> {
   if (providedKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(providedKey)) {
     throw new UsageError('Invalid --idempotency-key: use 1-255 visible ASCII characters.');
   }
   const key = providedKey ?? randomUUID();
   try {
-    return await call(key);
+    return await call({ idempotencyKey: key, keyIsNew });
   } catch (caught) {
     // Ctrl-C or --timeout may surface as any error from the socket; the signal says which it was.
     const error: unknown = ctx.signal.aborted ? ctx.signal.reason : caught;

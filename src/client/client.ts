@@ -111,6 +111,9 @@ export function createClient(options: ClientOptions): AssetgenClient {
     o: CallOptions | undefined,
   ): Promise<JsonResponse> {
     const response = await http.json(call(name, params, body, o));
+    // A replay after a lost attempt is this call's own charge only if no earlier call can have used
+    // the key: one the client made up, or one the caller says is new.
+    if (response.earlierAttemptLost && !(o?.idempotencyKey === undefined || o.keyIsNew)) response.earlierAttemptLost = false;
     options.onCredits?.(readCredits(response.body, response.headers, response));
     return response;
   }

@@ -98,7 +98,8 @@ function findContentType(record: Json): string | undefined {
  * What one answer says about credits. The `x-credits-*` headers describe this exchange and win over
  * the body: a replayed idempotent answer (`Idempotent-Replayed: true`) carries the stored body of
  * the call that paid, while its headers say this call cost nothing. The body's figures fill in when
- * the headers are absent. `earlierAttemptLost`: an earlier attempt of this same call got no answer,
+ * the headers are absent. `earlierAttemptLost`: an earlier attempt of this same call, with a key no
+ * other call used, got no answer,
  * so the charge a replay reports was this call's own (the service carried out the lost attempt).
  */
 export function readCredits(body: unknown, headers: HeaderMap, options: { earlierAttemptLost?: boolean } = {}): Credits {

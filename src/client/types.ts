@@ -174,6 +174,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** For paid calls: reuse a key to make a repeated call free (the server replays the first answer). */
   idempotencyKey?: string;
+  /**
+   * The `idempotencyKey` has never been sent before this call (a key the caller just made). Then a
+   * replayed answer after an attempt whose answer was lost is this call's own charge, and counted;
+   * otherwise a replay is always charged 0 (an earlier call with the key paid).
+   */
+  keyIsNew?: boolean;
 }
 
 export interface SignalOptions {

@@ -157,6 +157,8 @@ async function produce(
   const { writer, root, claims } = run;
   const generation = item.job ? item.job.generation : (item.generation ?? 1);
   const key = item.job?.idempotencyKey ?? idempotencyKeyFor(item.id, item.spec, generation ?? 1);
+  // Sent for the first time by this build: a replay after a lost attempt is then this build's own charge.
+  const keyIsNew = !item.job && !item.reusesKey;
   const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key, generation };
   const output = outputOption(asset, root);
   const save = (files: OutputFile[]): Promise<string[]> => {
@@ -178,8 +180,11 @@ async function produce(
   if (!item.job?.jobId) await writer.submitted(item.id, submission);
 
   if (asset.kind === 'image') {
-    const generated = await paidCall(ctx, key, (idempotencyKey) =>
-      client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, { signal: paidSignal, idempotencyKey }),
+    const generated = await paidCall(
+      ctx,
+      key,
+      (options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, { signal: paidSignal, ...options }),
+      keyIsNew,
     );
     const file = { url: generated.assetUrl, stem: asset.id, contentType: generated.contentType, fallbackExtension: '.png' };
     return save([{ ...file, bytes: generated.assetBytes }]);
@@ -189,8 +194,11 @@ async function produce(
     let jobId = item.job?.jobId;
     let initial: Run | undefined;
     if (!jobId) {
-      initial = await paidCall(ctx, key, (idempotencyKey) =>
-        client.runWorkflow(asset.workflow!, asset.set, { signal: paidSignal, idempotencyKey }),
+      initial = await paidCall(
+        ctx,
+        key,
+        (options) => client.runWorkflow(asset.workflow!, asset.set, { signal: paidSignal, ...options }),
+        keyIsNew,
       );
       jobId = initial.id;
       await recordJob(jobId);
@@ -208,11 +216,15 @@ async function produce(
   let jobId = item.job?.jobId;
   let initial: VideoJob | undefined;
   if (!jobId) {
-    initial = await paidCall(ctx, key, (idempotencyKey) =>
-      client.createVideo(
-        { prompt: asset.prompt!, agentId: asset.agent, durationSeconds: asset.duration, aspectRatio: asset.aspectRatio },
-        { signal: paidSignal, idempotencyKey },
-      ),
+    initial = await paidCall(
+      ctx,
+      key,
+      (options) =>
+        client.createVideo(
+          { prompt: asset.prompt!, agentId: asset.agent, durationSeconds: asset.duration, aspectRatio: asset.aspectRatio },
+          { signal: paidSignal, ...options },
+        ),
+      keyIsNew,
     );
     jobId = initial.id;
     await recordJob(jobId);

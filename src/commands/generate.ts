@@ -26,10 +26,10 @@ export async function generate(ctx: CommandContext, prompt: string, options: Gen
   const progress = await startProgress(ctx.out, `Generating with ${ctx.out.server(options.agent)}…`);
   try {
     const request = { agentId: options.agent, prompt };
-    const generation = await paidCall(ctx, options.idempotencyKey, (idempotencyKey) =>
+    const generation = await paidCall(ctx, options.idempotencyKey, (key) =>
       options.stream
-        ? streamGeneration(ctx, client, request, progress, idempotencyKey)
-        : client.generate(request, { signal: ctx.signal, idempotencyKey }),
+        ? streamGeneration(ctx, client, request, progress, key.idempotencyKey)
+        : client.generate(request, { signal: ctx.signal, ...key }),
     );
     progress.update('Downloading…');
     const saved = await saveOutputs(

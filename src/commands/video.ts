@@ -34,10 +34,10 @@ export async function create(ctx: CommandContext, prompt: string, options: Creat
   await confirmCharge(ctx, options.yes === true);
 
   const client = await ctx.client();
-  const job = await paidCall(ctx, options.idempotencyKey, (idempotencyKey) =>
+  const job = await paidCall(ctx, options.idempotencyKey, (key) =>
     client.createVideo(
       { prompt, agentId: options.agent, durationSeconds: options.duration, aspectRatio: options.aspectRatio },
-      { signal: ctx.signal, idempotencyKey },
+      { signal: ctx.signal, ...key },
     ),
   );
   // The price is known even when the service does not report the charge.

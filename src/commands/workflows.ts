@@ -37,8 +37,8 @@ export async function runWorkflow(ctx: CommandContext, workflowId: string, optio
   const overrides = parseOverrides(options.set);
   checkOutputTarget(ctx, options.output, Boolean(options.force), { several: true });
   const client = await ctx.client();
-  const run = await paidCall(ctx, options.idempotencyKey, (idempotencyKey) =>
-    client.runWorkflow(workflowId, overrides, { signal: ctx.signal, idempotencyKey }),
+  const run = await paidCall(ctx, options.idempotencyKey, (key) =>
+    client.runWorkflow(workflowId, overrides, { signal: ctx.signal, ...key }),
   );
   const target = targetFor(ctx, 'run', run.id, options);
   // On disk before any waiting: a paid run is never lost track of.

@@ -160,9 +160,13 @@ describe('assetgen build', () => {
   it('Ctrl-C during the waits: exit 130, paid jobs in the lock; the next build resumes them with no second charge', async () => {
     await project.mock.config({ videoSteps: 6, videoPollAfterMs: 150 });
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), 400);
+    // Ctrl-C once the video job's id is recorded (checked every 20 ms, at most 5 s): it has ~900 ms to go.
+    const lockFile = path.join(project.cwd, 'assetgen.lock');
+    const watcher = setInterval(() => readLock(lockFile).assets.torch?.job?.jobId && controller.abort(), 20);
+    const deadline = setTimeout(() => controller.abort(), 5_000);
     const interrupted = await build(['--yes', '--json'], controller.signal);
-    clearTimeout(timer);
+    clearInterval(watcher);
+    clearTimeout(deadline);
     expect(interrupted.code, interrupted.stderr).toBe(130);
     expect(readLock(path.join(project.cwd, 'assetgen.lock')).assets.torch?.job?.jobId).toMatch(/^vid_/);
     await project.mock.config({ videoSteps: 1, videoPollAfterMs: 20 });

@@ -82,7 +82,6 @@ describe('resumes, replays and Ctrl-C against the ledger', () => {
     // to go: a poll is in flight most of that time), checked every 20 ms, at most 5 s.
     const lockFile = path.join(project.cwd, 'assetgen.lock');
     const bothInFlight = (): boolean => {
-      if (!fs.existsSync(lockFile)) return false;
       const assets = readLock(lockFile).assets;
       return Boolean(assets.hero?.job?.jobId && assets.torch?.job?.jobId);
     };

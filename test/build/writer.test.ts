@@ -36,9 +36,55 @@ describe('LockWriter', () => {
     expect(files).toEqual([{ path: 'fx/torch.gif', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), size: 6 }]);
     await writer.finished('torch', { files, credits: 180, finishedAt: new Date('2026-03-04T05:06:07Z') });
     expect(readLock(file).assets.torch).toEqual({ kind: 'video', spec: 'S', files, credits: 180, finishedAt: '2026-03-04T05:06:07.000Z' });
-    expect(fs.readdirSync(root).sort()).toEqual(['.assetgen.lock.writer', 'assetgen.lock', 'fx']);
-    expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(writer.lock));
+    // While the build runs, the changes are in the journal (every reader replays it); close() writes
+    // the whole lock and leaves nothing else behind.
+    expect(fs.readdirSync(root).sort()).toEqual(['.assetgen.lock.journal', '.assetgen.lock.writer', 'fx']);
     await writer.close();
+    expect(fs.readdirSync(root).sort()).toEqual(['assetgen.lock', 'fx']);
+    expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(writer.lock));
+  });
+
+  it('a build that died leaves its journal: readers replay it, the next writer folds it into the lock, a torn last line is dropped', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'assetgen.lock');
+    fs.writeFileSync(file, serializeLock(sample()));
+    // A child process appends two records through the writer, then dies without closing it.
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import { LockWriter } from ${JSON.stringify(new URL('../../src/build/writer.ts', import.meta.url).pathname)};
+         const w = LockWriter.open(${JSON.stringify(file)});
+         await w.submitted('torch', { spec: 'S9', kind: 'video', idempotencyKey: 'k9', jobId: 'vid_9', credits: 180 });
+         await w.forget('hero');
+         process.kill(process.pid, 'SIGKILL');`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+    const journal = path.join(root, '.assetgen.lock.journal');
+    fs.appendFileSync(journal, '{"id":"torn","entry":{"ki'); // the append a crash cut short
+    expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(sample())); // the lock file itself untouched
+    const seen = readLock(file);
+    expect(seen.assets.torch!.job).toMatchObject({ jobId: 'vid_9', credits: 180, idempotencyKey: 'k9' });
+    expect(seen.assets.hero).toBeUndefined();
+    expect(seen.assets.torn).toBeUndefined();
+    fs.rmSync(claimFileFor(file)); // the dead process's claim (another pid on this host: taken over anyway)
+    const writer = writerFor(file);
+    expect(fs.existsSync(journal)).toBe(false);
+    expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(seen));
+    expect(writer.lock).toEqual(seen);
+  });
+
+  it('a journal line that is not a record (not the torn last one) is an error naming the file', () => {
+    const root = tempDir();
+    const file = path.join(root, 'assetgen.lock');
+    fs.writeFileSync(path.join(root, '.assetgen.lock.journal'), 'garbage\n{"id":"a","entry":null}\n');
+    const error = thrown(() => readLock(file)) as LockError;
+    expect(error).toBeInstanceOf(LockError);
+    expect(error.message).toContain('.assetgen.lock.journal: line 1 is not a journal record');
   });
 
   it('applies concurrent updates in the order they were made', async () => {
@@ -92,7 +138,8 @@ describe('LockWriter', () => {
     const file = path.join(tempDir(), 'assetgen.lock');
     fs.writeFileSync(file, serializeLock(sample()));
     const writer = writerFor(file);
-    const onDisk = (): string => fs.readFileSync(file, 'utf8');
+    // What a reader sees (the lock with the journal replayed), serialised.
+    const onDisk = (): string => serializeLock(readLock(file));
     await writer.submitted('torch', { spec: 'S3', kind: 'video', idempotencyKey: 'k' });
     expect(onDisk()).toBe(serializeLock(writer.lock));
     await Promise.all([writer.failed('torch'), writer.submitted('new', { spec: 'N', kind: 'image', agent: 'x', idempotencyKey: 'n' })]);
@@ -104,6 +151,7 @@ describe('LockWriter', () => {
     await writer.replace(sample());
     expect(onDisk()).toBe(serializeLock(sample()));
     await writer.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(sample()));
   });
 
   it('refuses to finish what was never submitted, and later updates still land', async () => {
@@ -120,6 +168,8 @@ describe('LockWriter', () => {
     const file = path.join(tempDir(), 'assetgen.lock');
     const writer = writerFor(file);
     await writer.replace(sample());
+    expect(serializeLock(readLock(file))).toBe(serializeLock(sample()));
+    await writer.close();
     expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(sample()));
   });
 });

@@ -383,3 +383,35 @@ describe('retries', () => {
     expect(refused.message).not.toContain('s3cret');
   });
 });
+
+describe('what a replay after a lost answer cost', () => {
+  // The first attempt is carried out (and charged) but its answer is cut short; the retry, with the
+  // same key, gets the stored answer replayed: charged 0 by its headers, 10 by its body.
+  const lostThenReplayed = () =>
+    startServer((_req, res, _seen, index) =>
+      index === 0
+        ? truncated(res, 201, generation())
+        : json(res, 201, generation(), { 'idempotent-replayed': 'true', 'x-credits-charged': '0', 'x-credits-remaining': '990' }),
+    );
+
+  it("with a key no call used before (the client's own, or one the caller says is new): the lost attempt paid, so it counts", async () => {
+    for (const options of [{}, { idempotencyKey: 'k-new', keyIsNew: true }]) {
+      server = await lostThenReplayed();
+      const seen: unknown[] = [];
+      client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST, onCredits: (credits) => seen.push(credits) });
+      const result = await client.generate({ agentId: 'a', prompt: 'p' }, options);
+      expect(server.requests).toHaveLength(2);
+      expect(result.credits).toEqual({ charged: 10, remaining: 990 });
+      expect(seen).toEqual([{ charged: 10, remaining: 990 }]);
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('with a key that may have been used before (given by the user, or resumed): 0, and what the first call paid is reported apart', async () => {
+    server = await lostThenReplayed();
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+    const result = await client.generate({ agentId: 'a', prompt: 'p' }, { idempotencyKey: 'k-old' });
+    expect(result.credits).toEqual({ charged: 0, remaining: 990, paidEarlier: 10 });
+  });
+});

@@ -85,8 +85,8 @@ describe('assetgen build at scale (real processes)', () => {
       // A process killed while holding the lock's claim leaves it behind: the next build takes over
       // a dead process's claim (writer.ts), as a CI rerun would.
       const lockFile = path.join(project.cwd, 'assetgen.lock');
-      const lock = fs.existsSync(lockFile) ? readLock(lockFile) : undefined; // parses: never half-written
-      if (Object.values(lock?.assets ?? {}).some((entry) => entry.job)) killedWithPaidWorkInFlight++;
+      const lock = readLock(lockFile); // the lock and its journal replayed: parses, never half-written
+      if (Object.values(lock.assets).some((entry) => entry.job)) killedWithPaidWorkInFlight++;
     }
     // The series is only a test if some kills struck while paid jobs were in flight.
     expect(killedWithPaidWorkInFlight).toBeGreaterThan(0);

@@ -64,18 +64,33 @@ const project = useMockProject({
 const SEEDS = process.env.ASSETGEN_LEDGER_SEED ? [Number(process.env.ASSETGEN_LEDGER_SEED)] : [101, 202, 303, 404, 505, 606];
 const MAX_RUNS = 14;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Until the mock has taken no request for 300 ms (at most 5 s): a dead client's last requests have landed. */
+async function settled(): Promise<void> {
+  let last = -1;
+  for (let waited = 0; waited < 5_000; waited += 300) {
+    const requests = (await project.mock.state()).requests as number;
+    if (requests === last) return;
+    last = requests;
+    await pause(300);
+  }
+}
 /** What the series struck, over all seeds: it is only a test if kills hit paid work and caps bit. */
 const struck = { killsWithPaidWorkInFlight: 0, cappedRunsThatSpent: 0, runsWithFaults: 0 };
 
 /** Builds until a run with no cap ends with exit 0, checking every run against the ledger. */
 async function runUntilDone(seed: number, rng: () => number, env: NodeJS.ProcessEnv, mid: number, log: string[]): Promise<void> {
   let done = false;
+  let afterKill = false;
   for (let round = 0; round < MAX_RUNS && !done; round++) {
     const late = round >= MAX_RUNS - 4; // the last runs finish the job: no cap, no faults, no kill
     const jobs = [1, 4, 16][Math.floor(rng() * 3)]!;
     const cap = late ? undefined : [0, 15, mid, undefined][Math.floor(rng() * 4)];
     const kill = !late && rng() < 0.4 ? 60 + Math.floor(rng() * 700) : undefined;
-    const faults = !late && rng() < 0.7 ? 0.2 : 0;
+    // Not right after a kill: the dead process may have sent a paid call whose answer it never
+    // recorded; if this run's retry of it then loses an answer too, the replay cannot say whether
+    // the dead call or this run's lost attempt paid (the service's answers do not tell them apart),
+    // so this run's own figure could be off by that charge. The lock's cost is right either way.
+    const faults = !late && !afterKill && rng() < 0.7 ? 0.2 : 0;
     await project.mock.config({ faults: { rate: faults, kinds: ['500', '503', 'reset', 'truncate'] }, seed: `${seed}-${round}` });
     const args = ['build', '--yes', '--json', '-j', String(jobs), '--max-credits', cap === undefined ? 'none' : String(cap)];
     log.push(`round ${round}: -j ${jobs} cap ${cap ?? 'none'} faults ${faults} kill ${kill ?? '-'}`);
@@ -89,11 +104,11 @@ async function runUntilDone(seed: number, rng: () => number, env: NodeJS.Process
       child.kill('SIGKILL');
       await exited;
       // Requests the killed process had sent are still answered (and charged) by the mock: let them land.
-      await pause(150);
+      await settled();
       const lockFile = path.join(project.cwd, 'assetgen.lock');
-      if (fs.existsSync(lockFile) && Object.values(readLock(lockFile).assets).some((entry) => entry.job))
-        struck.killsWithPaidWorkInFlight++;
+      if (Object.values(readLock(lockFile).assets).some((entry) => entry.job)) struck.killsWithPaidWorkInFlight++;
     }
+    afterKill = kill !== undefined;
     const spent = netSpend((await project.ledger()).slice(before));
     const where = `seed ${seed}, ${log.at(-1)}`;
     if (cap !== undefined) expect(spent, where).toBeLessThanOrEqual(cap);
