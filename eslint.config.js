@@ -105,7 +105,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**/*.mjs', 'test/**/*.mjs', 'test/**/*.cjs', 'bin/**/*.js', 'eslint.config.js'],
+    files: ['bench/**/*.mjs', 'bench/**/*.cjs', 'test/**/*.mjs', 'test/**/*.cjs', 'bin/**/*.js', 'eslint.config.js'],
     languageOptions: {
       globals: {
         process: 'readonly',
