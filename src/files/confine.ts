@@ -147,6 +147,8 @@ function leadsOutside(root: string, written: string, shown: string): PathRefused
  * the check would show now. Returns the real folder.
  */
 export function makeFolder(root: string, place: Place, shown: string): string {
+  // Most saves go to a folder that is there already (and was just checked): one stat, no mkdir.
+  if (fs.lstatSync(place.dir, { throwIfNoEntry: false })?.isDirectory()) return place.dir;
   fs.mkdirSync(place.dir, { recursive: true });
   const again = placeIn(root, place.path, shown);
   if (again.dir !== place.dir) throw new PathRefusedError(`${shown} changed while it was being written (a link was put in its way).`);
