@@ -1,7 +1,7 @@
 // The assetgen command line on the real process. `--version` is answered without loading anything;
 // everything else goes through the command table (program.cts). CommonJS on purpose: Node starts a
 // CJS entry faster than an ES module graph, and start-up is most of the time of `--help`. This is
-// the only place that exits the process.
+// the only place that ends the process: it sets the exit code and lets the output drain.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as Program from './program.cjs';
@@ -27,7 +27,38 @@ async function main(): Promise<void> {
     writeOut: (text) => void process.stdout.write(text),
     writeErr: (text) => void process.stderr.write(text),
   });
-  process.exit(await built.run(args));
+  const code = await built.run(args);
+  // A success does not hide an output stream that failed meanwhile (exit 1, set below).
+  if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
+  await endWhenDrained(args.includes('--verbose'));
+}
+
+/** How long the process may live on once the command has ended and its output has drained. */
+const EXIT_GRACE_MS = 2000;
+
+/**
+ * The process ends on its own once the event loop is empty: never by process.exit right after a
+ * write, which drops what a pipe has not taken yet (a 383 KB --json arrived as 64 KiB, exit 0).
+ * Once stdout and stderr have drained, an unref'd timer is the safety net: should a handle be left
+ * open (a bug), it exits with the exit code set after a short grace instead of hanging, and with
+ * --verbose names what was still open.
+ */
+async function endWhenDrained(verbose: boolean): Promise<void> {
+  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  setTimeout(() => {
+    if (verbose) {
+      const open = process.getActiveResourcesInfo().join(', ');
+      process.stderr.write(`assetgen: still open ${EXIT_GRACE_MS} ms after the command ended (${open}); exiting.\n`);
+    }
+    process.exit();
+  }, EXIT_GRACE_MS).unref();
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the OS (or failed). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.writableLength === 0 || stream.destroyed) return Promise.resolve();
+  // Writes complete in order: the callback of an empty write runs after the ones queued before it.
+  return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
 // A reader that went away (`assetgen --help | head -3`) is no reason for a stack trace: exit as a

@@ -124,7 +124,7 @@ export function spawnCli(args: string[], options: CliOptions): ChildProcess {
 export function collect(child: ChildProcess, timeoutMs: number): Promise<CliResult> {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
+  child.stdout?.on('data', (chunk: Buffer) => out.push(chunk)); // null when stdout goes elsewhere
   child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -137,6 +137,33 @@ export function collect(child: ChildProcess, timeoutMs: number): Promise<CliResu
       const stdoutBytes = Buffer.concat(out);
       resolve({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
     });
+  });
+}
+
+/**
+ * Spawns the real binary with its stdout on an OS pipe into a reader that takes nothing for
+ * `delayMs`, then reads it all (a slow `| jq`): the pipe fills, and what the CLI has not handed
+ * over by the time it ends would be lost. `stdout` is what the reader received.
+ */
+export function runCliIntoSlowReader(args: string[], options: CliOptions, delayMs = 1000): Promise<CliResult> {
+  const reader = spawn(process.execPath, ['-e', `setTimeout(() => process.stdin.pipe(process.stdout), ${delayMs})`], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', reader.stdin!, 'pipe'] });
+  reader.stdin!.destroy(); // the CLI now holds the only writing end: the reader sees the end when it exits
+  child.stdin!.end(options.input ?? '');
+  const received: Buffer[] = [];
+  reader.stdout!.on('data', (chunk: Buffer) => received.push(chunk));
+  const readerDone = new Promise<void>((resolve, reject) => {
+    reader.on('error', reject);
+    reader.on('close', () => resolve());
+  });
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const stop = setTimeout(() => reader.kill('SIGKILL'), timeoutMs);
+  return Promise.all([collect(child, timeoutMs), readerDone]).then(([result]) => {
+    clearTimeout(stop);
+    const stdoutBytes = Buffer.concat(received);
+    return { ...result, stdout: stdoutBytes.toString('utf8'), stdoutBytes };
   });
 }
 
