@@ -114,30 +114,12 @@ describe('resumes, replays and Ctrl-C against the ledger', () => {
   });
 
   it('a replay is charged 0 in --json, the summary and the lock; the ledger has no new entry', async () => {
-    const first = await project.run([
-      'generate',
-      'gold coin',
-      '--agent',
-      'icon-forge',
-      '--idempotency-key',
-      'coin-1',
-      '-o',
-      'a/',
-      '--json',
-    ]);
+    const coin = (dir: string) =>
+      project.run(['generate', 'gold coin', '--agent', 'icon-forge', '--idempotency-key', 'coin-1', '-o', dir, '--json']);
+    const first = await coin('a/');
     expect(first.code, first.stderr).toBe(0);
     const entries = (await project.ledger()).length;
-    const second = await project.run([
-      'generate',
-      'gold coin',
-      '--agent',
-      'icon-forge',
-      '--idempotency-key',
-      'coin-1',
-      '-o',
-      'b/',
-      '--json',
-    ]);
+    const second = await coin('b/');
     expect(second.code, second.stderr).toBe(0);
     expect(parseJson(second).credits).toMatchObject({ charged: 0 });
     expect(await project.ledger()).toHaveLength(entries);

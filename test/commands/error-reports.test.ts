@@ -2,29 +2,16 @@
 // an empty "Raw response", and waiting for an id the service does not know never claims a paid job.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderPng } from '../../src/mock/media.js';
-import { jsonError, runInProcess, tempHome } from '../support/cli.js';
-import { json, KEY, startServer, type Handler, type TestServer } from '../support/http.js';
+import { jsonError, runInProcess } from '../support/cli.js';
+import { json, type Handler, useScriptedService } from '../support/http.js';
 import { startMock } from '../support/mock.js';
 
 const PNG = renderPng('sprite-artist', 'refused');
 
-let home: ReturnType<typeof tempHome>;
-let server: TestServer | undefined;
-beforeEach(() => {
-  home = tempHome();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  home.remove();
-});
-
-async function against(handler: Handler, args: string[]) {
-  server = await startServer(handler);
-  return runInProcess(args, { env: { ...home.env, ASSETGEN_BASE_URL: server.url, ASSETGEN_API_KEY: KEY }, cwd: home.cwd });
-}
+const service = useScriptedService(runInProcess);
+const { against } = service;
 
 /** A generation whose download the CLI refuses (an encoding it cannot decode). */
 const refusedDownload: Handler = (_req, res, seen) => {
@@ -49,7 +36,7 @@ describe('a refused download', () => {
     const error = jsonError(result);
     expect(error.code).toBe('unexpected_response');
     expect('raw' in error).toBe(false);
-    expect(fs.existsSync(path.join(home.cwd, 'out', 'gen_refused1.png'))).toBe(false);
+    expect(fs.existsSync(path.join(service.home.cwd, 'out', 'gen_refused1.png'))).toBe(false);
   });
 });
 
@@ -57,16 +44,16 @@ describe('waiting for an id the service does not know', () => {
   it('video wait / runs wait: not found, no resume command, never "paid for and kept"', async () => {
     const mock = await startMock({});
     try {
-      const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
+      const env = { ...service.home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
       for (const args of [
         ['video', 'wait', 'vid_unknown1'],
         ['runs', 'wait', 'run_unknown1'],
       ]) {
-        const human = await runInProcess(args, { env, cwd: home.cwd });
+        const human = await runInProcess(args, { env, cwd: service.home.cwd });
         expect(human.code, human.stderr).toBe(1);
         expect(human.stderr).toMatch(/The service knows no (video job|run) \w+_unknown1/);
         expect(human.stderr).not.toMatch(/paid for|kept|resume with/);
-        const json = await runInProcess([...args, '--json'], { env, cwd: home.cwd });
+        const json = await runInProcess([...args, '--json'], { env, cwd: service.home.cwd });
         expect(jsonError(json)).toMatchObject({ status: 404, job: { id: args[2], resume: null } });
       }
     } finally {

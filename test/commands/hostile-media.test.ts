@@ -3,32 +3,18 @@
 // shortened keeping the extension. Small loopback servers, real files in a temp project.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderPng, renderVideo } from '../../src/mock/media.js';
-import { jsonError, runInProcess, tempHome } from '../support/cli.js';
-import { json, startServer, type Handler, type TestServer } from '../support/http.js';
+import { jsonError, runInProcess } from '../support/cli.js';
+import { json, type Handler, useScriptedService } from '../support/http.js';
 
-const KEY = `agk_${'a'.repeat(40)}`;
 const SVG = '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(document.cookie)"><script>alert(1)</script></svg>';
 
-let home: ReturnType<typeof tempHome>;
-let server: TestServer | undefined;
-beforeEach(() => {
-  home = tempHome();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  home.remove();
-});
-
-async function against(handler: Handler, args: string[]) {
-  server = await startServer(handler);
-  return runInProcess(args, { env: { ...home.env, ASSETGEN_BASE_URL: server.url, ASSETGEN_API_KEY: KEY }, cwd: home.cwd });
-}
+const service = useScriptedService(runInProcess);
+const { against } = service;
 
 /** Everything under the project, hidden temp files included. */
-const tree = (): string[] => fs.readdirSync(home.cwd, { recursive: true, encoding: 'utf8' }).sort();
+const tree = (): string[] => fs.readdirSync(service.home.cwd, { recursive: true, encoding: 'utf8' }).sort();
 
 /** A generation whose file is `body`, sent with `type`, at `url`. */
 function generation(body: string | Buffer, type: string, url = '/files/gen_h1.png'): Handler {
@@ -87,7 +73,7 @@ describe('names the service chooses', () => {
   it('a long node id is shortened, keeping its extension', async () => {
     const result = await against(finishedRun('n'.repeat(300)), ['workflows', 'run', 'wf_x', '-o', 'out/']);
     expect(result.code, result.stderr).toBe(0);
-    const [name] = fs.readdirSync(path.join(home.cwd, 'out'));
+    const [name] = fs.readdirSync(path.join(service.home.cwd, 'out'));
     expect(name).toMatch(/^run_h1-n+\.png$/);
     expect(name!.length).toBe(120);
   });

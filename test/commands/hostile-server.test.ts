@@ -4,31 +4,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderPng } from '../../src/mock/media.js';
-import { jsonError, runInProcess, tempHome } from '../support/cli.js';
-import { json, startServer, type Handler, type TestServer } from '../support/http.js';
+import { jsonError, runInProcess } from '../support/cli.js';
+import { json, type Handler, useScriptedService } from '../support/http.js';
 
-const KEY = `agk_${'a'.repeat(40)}`;
 const PNG = renderPng('sprite-artist', 'hostile');
 // eslint-disable-next-line no-control-regex -- looking for exactly these bytes
 const ESC = /[\u001b\u0007\u009b]/;
 
-let home: ReturnType<typeof tempHome>;
-let server: TestServer | undefined;
-beforeEach(() => {
-  home = tempHome();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  home.remove();
-});
-
-async function against(handler: Handler, args: string[]) {
-  server = await startServer(handler);
-  return runInProcess(args, { env: { ...home.env, ASSETGEN_BASE_URL: server.url, ASSETGEN_API_KEY: KEY }, cwd: home.cwd });
-}
+const service = useScriptedService(runInProcess);
+const { against } = service;
 
 const filesIn = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir) : []);
 
@@ -59,7 +45,7 @@ describe('ids and text from the service', () => {
       // Quoted as data ("Raw response: …") at most, never inside a command to paste.
       expect(result.stderr).not.toMatch(/^\s*(resume with: )?assetgen .*(\$\(|`)/m);
       expect(result.stderr).toMatch(/an id assetgen does not accept/);
-      expect(fs.existsSync(path.join(home.cwd, 'pwned'))).toBe(false);
+      expect(fs.existsSync(path.join(service.home.cwd, 'pwned'))).toBe(false);
     });
   }
 
@@ -70,7 +56,7 @@ describe('ids and text from the service', () => {
     expect(human.code).toBe(1);
     expect(human.stderr).toContain('Bad prompt');
     expect(human.stderr).not.toMatch(ESC);
-    await server?.close();
+    await service.server.close();
     const machine = await against(handler, ['generate', 'x', '-a', 'sprite-artist', '--json']);
     expect(machine.stderr).not.toMatch(ESC);
     // The data survives for a program (JSON escapes), the terminal gets no control byte.
@@ -99,7 +85,7 @@ describe('downloads the service cannot vouch for', () => {
       ['generate', 'x', '-a', 'sprite-artist', '-o', 'out/'],
     );
     expect(result.code, result.stderr).toBe(0);
-    expect(fs.readFileSync(path.join(home.cwd, 'out', 'gen_hostile1.png')).equals(PNG)).toBe(true);
+    expect(fs.readFileSync(path.join(service.home.cwd, 'out', 'gen_hostile1.png')).equals(PNG)).toBe(true);
   });
 
   it('refuses an encoding it cannot decode, and saves nothing', async () => {
@@ -112,7 +98,7 @@ describe('downloads the service cannot vouch for', () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Content-Encoding "compress"/);
-    expect(filesIn(path.join(home.cwd, 'out'))).toEqual([]);
+    expect(filesIn(path.join(service.home.cwd, 'out'))).toEqual([]);
   });
 
   it('refuses a body whose size differs from the output.bytes the service announced', async () => {
@@ -128,7 +114,7 @@ describe('downloads the service cannot vouch for', () => {
     );
     expect(result.code).toBe(1);
     expect(jsonError(result).message).toMatch(/announced/);
-    expect(filesIn(path.join(home.cwd, 'out'))).toEqual([]);
+    expect(filesIn(path.join(service.home.cwd, 'out'))).toEqual([]);
   });
 
   it('a body shorter than its Content-Length is retried, then reported; no file and no temp file left', async () => {
@@ -141,7 +127,7 @@ describe('downloads the service cannot vouch for', () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/paid for and still available at/);
-    expect(filesIn(path.join(home.cwd, 'out'))).toEqual([]);
-    expect(server!.requests.filter((seen) => seen.method === 'GET').length).toBeGreaterThan(1);
+    expect(filesIn(path.join(service.home.cwd, 'out'))).toEqual([]);
+    expect(service.server.requests.filter((seen) => seen.method === 'GET').length).toBeGreaterThan(1);
   });
 });

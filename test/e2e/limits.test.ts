@@ -5,36 +5,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { renderPng } from '../../src/mock/media.js';
-import { jsonError, tempHome } from '../support/cli.js';
-import { flood, json, startServer, type Handler, type TestServer } from '../support/http.js';
+import { jsonError } from '../support/cli.js';
+import { flood, json, type Handler, useScriptedService } from '../support/http.js';
 import { runMeasured, spawnMeasured } from '../support/peak-rss.js';
 
-const KEY = `agk_${'b'.repeat(40)}`;
 const MiB = 2 ** 20;
 const PEAK_RSS_MIB = 150;
 /** The "1.5 GB-class" floods: never reached, each stops at its limit. */
 const FLOOD_BYTES = 1.5 * 2 ** 30;
 const PNG = renderPng('sprite-artist', 'limits');
 
-let home: ReturnType<typeof tempHome>;
-let server: TestServer | undefined;
-beforeEach(() => {
-  home = tempHome();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  home.remove();
-});
+const service = useScriptedService(runMeasured);
+const { against } = service;
 
 const filesIn = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir) : []);
-
-async function against(handler: Handler, args: string[], env: NodeJS.ProcessEnv = { ASSETGEN_API_KEY: KEY }) {
-  server = await startServer(handler);
-  return runMeasured(args, { env: { ...home.env, ASSETGEN_BASE_URL: server.url, ...env }, cwd: home.cwd });
-}
 
 /** A generation whose asset is served by `asset`. */
 function generation(asset: Handler): Handler {
@@ -65,9 +51,9 @@ describe('answers from the service', () => {
     expect(jsonError(result)).toMatchObject({ code: 'response_too_large' });
     expect(jsonError(result).message).toMatch(/larger than the 16 MiB assetgen reads/);
     expect(result.stdout).toBe('');
-    expect(server!.requests).toHaveLength(1);
+    expect(service.server.requests).toHaveLength(1);
     expect(await sent).toBeLessThan(64 * MiB);
-    expect(filesIn(home.cwd)).toEqual([]);
+    expect(filesIn(service.home.cwd)).toEqual([]);
     expect(result.peakRssMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
   });
 
@@ -85,9 +71,9 @@ describe('answers from the service', () => {
     expect(result.code, result.stderr).toBe(1);
     expect(jsonError(result)).toMatchObject({ code: 'response_too_large' });
     expect(jsonError(result).message).toMatch(/event-stream line is longer than the 1 MiB/);
-    expect(server!.requests).toHaveLength(1);
+    expect(service.server.requests).toHaveLength(1);
     expect(await sent).toBeLessThan(64 * MiB);
-    expect(filesIn(home.cwd)).toEqual([]);
+    expect(filesIn(service.home.cwd)).toEqual([]);
     expect(result.peakRssMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
   });
 });
@@ -120,7 +106,7 @@ describe('downloads', () => {
     expect(result.code, result.stderr).toBe(1);
     expect(jsonError(result)).toMatchObject({ code: 'response_too_large' });
     expect(jsonError(result).message).toMatch(/decodes to more than 100 times its compressed size/);
-    expect(filesIn(path.join(home.cwd, 'out'))).toEqual([]);
+    expect(filesIn(path.join(service.home.cwd, 'out'))).toEqual([]);
     expect(result.peakRssMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
   });
 
@@ -141,27 +127,27 @@ describe('downloads', () => {
       );
       expect(result.code, result.stderr).toBe(1);
       expect(jsonError(result).message).toMatch(/more bytes than the answer announced/);
-      expect(filesIn(path.join(home.cwd, 'out'))).toEqual([]);
+      expect(filesIn(path.join(service.home.cwd, 'out'))).toEqual([]);
       expect(result.peakRssMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
     });
   }
 });
 
 it('a 50 MB manifest is refused before it is read: exit 2, within the memory bound', async () => {
-  const file = path.join(home.cwd, 'assetgen.yaml');
+  const file = path.join(service.home.cwd, 'assetgen.yaml');
   const block = '  - id: a\n    prompt: a rusty sword\n    agent: sprite-artist\n    out: assets/\n'.repeat(1000);
   const fd = fs.openSync(file, 'w');
   fs.writeSync(fd, 'assets:\n');
   while (fs.fstatSync(fd).size < 50_000_000) fs.writeSync(fd, block);
   fs.closeSync(fd);
-  const result = await runMeasured(['build', '--dry-run', '--mock'], { env: home.env, cwd: home.cwd });
+  const result = await runMeasured(['build', '--dry-run', '--mock'], { env: service.home.env, cwd: service.home.cwd });
   expect(result.code, result.stderr).toBe(2);
   expect(result.stderr).toMatch(/assetgen\.yaml is \d+ bytes; a manifest may be at most 8388608 bytes \(8 MiB\)/);
   expect(result.peakRssMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
 });
 
 it('assetgen mcp: a 12 MiB message gets an error answer and a line on stderr; the next request is served', async () => {
-  const { child, peakRssMiB } = spawnMeasured(['mcp'], { env: home.env, cwd: home.cwd });
+  const { child, peakRssMiB } = spawnMeasured(['mcp'], { env: service.home.env, cwd: service.home.cwd });
   const answers = new Map<number, Record<string, any>>();
   let stdout = '';
   let stderr = '';

@@ -1,6 +1,8 @@
 // A tiny scripted HTTP server on loopback for behaviours the mock cannot easily produce.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
+import { tempHome } from './cli.js';
 
 export interface Seen {
   method: string;
@@ -94,4 +96,41 @@ export function flood(res: http.ServerResponse, piece: Buffer | string, maxBytes
     };
     pump();
   });
+}
+
+/**
+ * The harness of the hostile-server suites, written once: a temp home per test and, per call, a
+ * scripted server the CLI runs against with a key (closed after the test). `run` decides how the
+ * CLI runs (in-process, or spawned and measured); `env` adds to or replaces the key.
+ */
+export function useScriptedService<R>(run: (args: string[], options: { env: NodeJS.ProcessEnv; cwd: string }) => Promise<R>): {
+  readonly home: ReturnType<typeof tempHome>;
+  /** The server of this test's last `against`. */
+  readonly server: TestServer;
+  against(handler: Handler, args: string[], env?: NodeJS.ProcessEnv): Promise<R>;
+} {
+  let home: ReturnType<typeof tempHome> | undefined;
+  let server: TestServer | undefined;
+  beforeEach(() => {
+    home = tempHome();
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    home?.remove();
+  });
+  return {
+    get home() {
+      if (!home) throw new Error('the temp home is made in beforeEach: use it inside a test');
+      return home;
+    },
+    get server() {
+      if (!server) throw new Error('no server yet: call against() first');
+      return server;
+    },
+    async against(handler, args, env = { ASSETGEN_API_KEY: KEY }) {
+      server = await startServer(handler);
+      return run(args, { env: { ...home!.env, ASSETGEN_BASE_URL: server.url, ...env }, cwd: home!.cwd });
+    },
+  };
 }
