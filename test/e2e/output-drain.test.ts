@@ -81,7 +81,7 @@ describe.concurrent('output piped to a reader that waits a second', () => {
 
 describe.concurrent('a reader that goes away early', () => {
   it('build --dry-run --json | head -c: exits 141 quietly, as SIGPIPE would', async (test) => {
-    const { home, keyEnv } = project(test, 5000);
+    const { home, keyEnv } = project(test, 2000);
     const child = spawnCli(['build', '--dry-run', '--json'], { env: keyEnv, cwd: home.cwd });
     child.stdout!.once('data', () => child.stdout!.destroy()); // the first chunk, then gone
     const result = await collect(child, 15_000);
