@@ -86,22 +86,67 @@ function timeoutError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/** Where a URL goes, as node's request options (what `http.request(url)` works out from it). */
+interface Target {
+  secure: boolean;
+  protocol: string;
+  hostname: string;
+  port: number | undefined;
+  path: string;
+  auth: string | undefined;
+}
+
+function targetOf(href: string): Target {
+  const url = new URL(href);
+  const hostname = url.hostname;
+  return {
+    secure: url.protocol === 'https:',
+    protocol: url.protocol,
+    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    port: url.port === '' ? undefined : Number(url.port),
+    path: url.pathname + url.search,
+    auth: url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
+  };
+}
+
+/** Calls repeat their URLs (every generate goes to one): each is parsed once, up to this many. */
+const TARGET_CACHE_SIZE = 256;
+
 class NodeTransport implements Transport {
+  // Keep-alive sockets, unlimited per host (node's default): a build's 16 calls in flight each keep
+  // theirs, and a socket is back in the pool before the next call of its worker is made.
   readonly #agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  readonly #targets = new Map<string, Target>();
 
   constructor(readonly connectTimeoutMs: number) {}
+
+  #target(href: string): Target {
+    let target = this.#targets.get(href);
+    if (!target) {
+      if (this.#targets.size >= TARGET_CACHE_SIZE) this.#targets.clear();
+      target = targetOf(href);
+      this.#targets.set(href, target);
+    }
+    return target;
+  }
 
   send(wire: WireRequest): Promise<WireResponse> {
     return new Promise((resolve, reject) => {
       if (wire.signal?.aborted) return reject(abortedError());
-      const url = new URL(wire.url);
-      const secure = url.protocol === 'https:';
-      const headers: Record<string, string> = { ...wire.headers };
-      if (wire.body !== undefined) headers['content-length'] = String(Buffer.byteLength(wire.body));
-      const request = (secure ? https : http).request(url, {
+      const target = this.#target(wire.url);
+      const headers =
+        wire.body === undefined
+          ? wire.headers
+          : Object.assign({}, wire.headers, { 'content-length': String(Buffer.byteLength(wire.body)) });
+      const request = (target.secure ? https : http).request({
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        path: target.path,
+        auth: target.auth,
         method: wire.method,
         headers,
-        agent: secure ? this.#agents.https : this.#agents.http,
+        agent: target.secure ? this.#agents.https : this.#agents.http,
       });
       // The signal is ours to apply, not node's: node's `signal` option destroys the socket even
       // after the answer is complete and the socket is back in the pool, where nobody listens.
