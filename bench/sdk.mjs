@@ -27,6 +27,14 @@ function child(role, data) {
   });
 }
 
+/** How many connections the bare server accepted since it was last asked. */
+function connectionsSince(serverProc) {
+  return new Promise((resolve) => {
+    serverProc.once('message', (message) => resolve(message.connections));
+    serverProc.send('connections');
+  });
+}
+
 async function measure(role, data) {
   const { message, proc } = await child(role, data);
   proc.kill();
@@ -58,20 +66,25 @@ export async function run() {
   try {
     for (const calls of [10_000, 1_000]) {
       const results = Object.fromEntries(contenders.map((name) => [name, []]));
+      let sockets = 0;
       for (let i = 0; i < RUNS; i++) {
         // Interleaved, the order turned each round so neither side always runs on a warmer machine.
         const order = i % 2 ? [...contenders].reverse() : contenders;
         for (const name of order) {
           if (calls !== 10_000 && name.startsWith('split')) continue;
           results[name].push(await measure(name, { url: server.url, apiKey: sample.apiKey, calls }));
+          const opened = await connectionsSince(serverProc);
+          if (name === 'sdk') sockets = Math.max(sockets, opened);
         }
       }
+      // Each call in flight keeps its keep-alive socket: more would mean sockets not reused.
+      if (sockets > IN_FLIGHT) throw new Error(`the SDK opened ${sockets} connections for ${IN_FLIGHT} calls in flight`);
       const cannon = summary(results.autocannon);
       const sdk = summary(results.sdk);
       const ratio = cannon.wall / sdk.wall;
       const goal = calls === 10_000;
       rows.push({
-        figure: `SDK \`createClient().generate()\` ×${calls.toLocaleString('en')}, ${IN_FLIGHT} in flight (median of ${RUNS}; wall ${us(sdk.min)}–${us(sdk.max)} per call)`,
+        figure: `SDK \`createClient().generate()\` ×${calls.toLocaleString('en')}, ${IN_FLIGHT} in flight (median of ${RUNS}; wall ${us(sdk.min)}–${us(sdk.max)} per call; ${sockets} connections a run)`,
         measured: perSecond(sdk),
         baseline: `autocannon, ${IN_FLIGHT} connections, same request: ${perSecond(cannon)}`,
         ratio,
@@ -185,28 +198,42 @@ if (role === 'sample') {
     });
   });
   server.keepAliveTimeout = 5_000;
+  let connections = 0;
+  server.on('connection', () => connections++);
+  process.on('message', () => {
+    process.send({ connections });
+    connections = 0;
+  });
   server.listen(0, '127.0.0.1', () => process.send({ url: `http://127.0.0.1:${server.address().port}` }));
 } else if (role === 'autocannon') {
   const { default: autocannon } = await import('autocannon');
+  // Timed to its last answer, as the SDK is: autocannon itself ends on its next sampling tick
+  // (once a second by default), which would round its time up to a whole second.
+  let answered = 0;
+  let last;
   const cpu = process.cpuUsage();
   const start = performance.now();
-  const result = await autocannon({
+  const instance = autocannon({
     url: `${data.url}/api/v1/generate`,
     connections: IN_FLIGHT,
     pipelining: 1,
     amount: data.calls,
+    sampleInt: 10,
     method: 'POST',
     // `[<id>]` becomes a fresh id in every request (idReplacement): each its own Idempotency-Key.
     headers: { authorization: `Bearer ${data.apiKey}`, 'content-type': 'application/json', 'idempotency-key': '[<id>]' },
     body: JSON.stringify(PROMPT),
     idReplacement: true,
   });
-  const wallMs = performance.now() - start;
-  const used = process.cpuUsage(cpu);
+  instance.on('response', () => {
+    if (++answered === data.calls) last = { wallMs: performance.now() - start, used: process.cpuUsage(cpu) };
+  });
+  const result = await instance;
   const ok = result['2xx'];
-  if (ok !== data.calls || result.errors || result.timeouts)
+  if (ok !== data.calls || result.errors || result.timeouts || !last) {
     throw new Error(`autocannon: ${ok} of ${data.calls} answered 2xx, ${result.errors} errors`);
-  process.send({ calls: data.calls, wallMs, cpuUs: used.user + used.system });
+  }
+  process.send({ calls: data.calls, wallMs: last.wallMs, cpuUs: last.used.user + last.used.system });
 } else if (role === 'sdk') {
   const { createClient } = await import('../dist/index.js');
   const client = createClient({ baseUrl: data.url, apiKey: data.apiKey });

@@ -30,6 +30,13 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+function tooLarge(what: string, limit: number): ResponseTooLargeError {
+  return new ResponseTooLargeError(
+    `${what}: the answer is larger than the ${formatBytes(limit)} assetgen reads; reading stopped there.`,
+    limit,
+  );
+}
+
 /** What a stream ended early without an error of its own fails with (as `for await` would). */
 function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
@@ -54,6 +61,18 @@ export function readLimited(body: Readable, limit: number, what: string | (() =>
   }
   if (body.errored) return Promise.reject(body.errored);
   if (body.destroyed && !body.readableEnded) return Promise.reject(prematureClose());
+  // A small answer is usually whole in memory by now (node's parser read it with the headers):
+  // taken at once, without a round of stream events. The stream then ends and closes by itself.
+  if ((body as { complete?: boolean }).complete === true && !body.readableFlowing && body.readableLength > 0) {
+    const whole = body.read() as Buffer | string | null;
+    if (whole !== null && body.readableLength === 0) {
+      const bytes = typeof whole === 'string' ? Buffer.from(whole) : whole;
+      if (bytes.length <= limit) return Promise.resolve(bytes.toString('utf8'));
+      body.destroy();
+      return Promise.reject(tooLarge(name(), limit));
+    }
+    if (whole !== null) body.unshift(whole);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -71,12 +90,7 @@ export function readLimited(body: Readable, limit: number, what: string | (() =>
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += bytes.length;
       if (size > limit) {
-        settle(
-          new ResponseTooLargeError(
-            `${name()}: the answer is larger than the ${formatBytes(limit)} assetgen reads; reading stopped there.`,
-            limit,
-          ),
-        );
+        settle(tooLarge(name(), limit));
         return;
       }
       chunks.push(bytes);

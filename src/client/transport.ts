@@ -151,30 +151,35 @@ class NodeTransport implements Transport {
       // The signal is ours to apply, not node's: node's `signal` option destroys the socket even
       // after the answer is complete and the socket is back in the pool, where nobody listens.
       let response: http.IncomingMessage | undefined;
-      const onAbort = (): void => {
-        if (!response?.complete) request.destroy(abortedError());
+      const signal = wire.signal;
+      if (signal) {
+        const onAbort = (): void => {
+          if (!response?.complete) request.destroy(abortedError());
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        request.once('close', () => signal.removeEventListener('abort', onAbort));
+      }
+      let connectTimer: NodeJS.Timeout | undefined;
+      const headersTimer = setTimeout(
+        () => request.destroy(timeoutError(`No answer within ${wire.headersTimeoutMs} ms.`, 'HEADERS_TIMEOUT')),
+        wire.headersTimeoutMs,
+      );
+      const clear = (): void => {
+        clearTimeout(headersTimer);
+        clearTimeout(connectTimer);
       };
-      wire.signal?.addEventListener('abort', onAbort, { once: true });
-      request.once('close', () => wire.signal?.removeEventListener('abort', onAbort));
-      const timers: NodeJS.Timeout[] = [];
-      const clear = (): void => timers.forEach(clearTimeout);
       const fail = (error: Error): void => {
         clear();
         reject(error);
       };
-      timers.push(
-        setTimeout(
-          () => request.destroy(timeoutError(`No answer within ${wire.headersTimeoutMs} ms.`, 'HEADERS_TIMEOUT')),
-          wire.headersTimeoutMs,
-        ),
-      );
       request.once('socket', (socket) => {
+        // A pooled socket is connected already: only a new one gets a connect timeout.
         if (!socket.connecting) return;
         const connect = setTimeout(
           () => request.destroy(timeoutError(`Could not connect within ${this.connectTimeoutMs} ms.`, 'CONNECT_TIMEOUT')),
           this.connectTimeoutMs,
         );
-        timers.push(connect);
+        connectTimer = connect;
         socket.once('connect', () => clearTimeout(connect));
       });
       request.once('error', fail);
@@ -190,7 +195,7 @@ class NodeTransport implements Transport {
           // of a next answer and failed. The body was cut where the service said it ends: refuse it.
           else if (!answer.readableEnded && /^HPE_/.test(String((error as { code?: unknown }).code))) answer.destroy(excessError(wire));
         });
-        answer.on('error', () => {});
+        answer.on('error', ignore);
         if (wire.bodyTimeoutMs > 0) watchSilence(answer, wire.bodyTimeoutMs);
         resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: answer });
       });
@@ -203,6 +208,8 @@ class NodeTransport implements Transport {
     this.#agents.https.destroy();
   }
 }
+
+function ignore(): void {}
 
 /** Fails the body when the socket brings nothing for `ms` (without putting the body in flowing mode). */
 function watchSilence(response: http.IncomingMessage, ms: number): void {
