@@ -43,6 +43,26 @@ function prematureClose(): Error {
 }
 
 /**
+ * `text` once the body has ended (or its error if it closes first). Not sooner: node puts a
+ * keep-alive socket back in its pool as the answer ends, and a next call made before that would
+ * open a connection of its own.
+ */
+function onceEnded(body: Readable, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onEnd = (): void => {
+      body.off('close', onClose);
+      resolve(text);
+    };
+    const onClose = (): void => {
+      body.off('end', onEnd);
+      reject(body.errored ?? prematureClose());
+    };
+    body.once('end', onEnd);
+    body.once('close', onClose);
+  });
+}
+
+/**
  * The whole body as text, refused beyond `limit` bytes: by its Content-Length before reading a
  * byte, else as soon as the bytes read pass it (the rest is never read). `what` names the call
  * (a function: only worked out when an error needs it). Read through events rather than `for
@@ -62,12 +82,12 @@ export function readLimited(body: Readable, limit: number, what: string | (() =>
   if (body.errored) return Promise.reject(body.errored);
   if (body.destroyed && !body.readableEnded) return Promise.reject(prematureClose());
   // A small answer is usually whole in memory by now (node's parser read it with the headers):
-  // taken at once, without a round of stream events. The stream then ends and closes by itself.
+  // taken at once, without the stream's data events.
   if ((body as { complete?: boolean }).complete === true && !body.readableFlowing && body.readableLength > 0) {
     const whole = body.read() as Buffer | string | null;
     if (whole !== null && body.readableLength === 0) {
       const bytes = typeof whole === 'string' ? Buffer.from(whole) : whole;
-      if (bytes.length <= limit) return Promise.resolve(bytes.toString('utf8'));
+      if (bytes.length <= limit) return onceEnded(body, bytes.toString('utf8'));
       body.destroy();
       return Promise.reject(tooLarge(name(), limit));
     }
