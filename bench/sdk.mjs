@@ -77,8 +77,6 @@ export async function run() {
           if (name === 'sdk') sockets = Math.max(sockets, opened);
         }
       }
-      // Each call in flight keeps its keep-alive socket: more would mean sockets not reused.
-      if (sockets > IN_FLIGHT) throw new Error(`the SDK opened ${sockets} connections for ${IN_FLIGHT} calls in flight`);
       const cannon = summary(results.autocannon);
       const sdk = summary(results.sdk);
       const ratio = cannon.wall / sdk.wall;
@@ -89,7 +87,8 @@ export async function run() {
         baseline: `autocannon, ${IN_FLIGHT} connections, same request: ${perSecond(cannon)}`,
         ratio,
         goal: goal ? `≥ ${GOAL}×` : 'reference',
-        met: goal ? ratio >= GOAL : undefined,
+        // Each call in flight keeps its keep-alive socket: more would mean sockets not reused.
+        met: goal ? ratio >= GOAL && sockets <= IN_FLIGHT : undefined,
       });
       if (calls !== 10_000 || !split) continue;
       const steps = [
