@@ -90,15 +90,25 @@ export function createClient(options: ClientOptions): AssetgenClient {
     );
   }
 
+  /** The URLs of the endpoints without parameters, worked out once (each call used to parse one). */
+  const fixedUrls = new Map<EndpointName, string>();
+  function urlOf(name: EndpointName, params: Record<string, string>): string {
+    const fixed = fixedUrls.get(name);
+    if (fixed !== undefined) return fixed;
+    // Relative to the base, so a base URL with a path prefix keeps it.
+    const url = new URL(endpointPath(name, params).replace(/^\//, ''), base).href;
+    if (!ENDPOINTS[name].path.includes(':')) fixedUrls.set(name, url);
+    return url;
+  }
+
   function call(name: EndpointName, params: Record<string, string>, body: unknown, o: CallOptions | undefined): Call {
     const spec = ENDPOINTS[name];
     return {
       method: spec.method,
-      // Relative to the base, so a base URL with a path prefix keeps it.
-      url: new URL(endpointPath(name, params).replace(/^\//, ''), base).href,
+      url: urlOf(name, params),
       credential: credentialFor(name),
       body,
-      idempotencyKey: ENDPOINTS[name].paid ? (o?.idempotencyKey ?? http.newIdempotencyKey()) : undefined,
+      idempotencyKey: spec.paid ? (o?.idempotencyKey ?? http.newIdempotencyKey()) : undefined,
       signal: o?.signal,
     };
   }

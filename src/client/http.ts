@@ -101,6 +101,8 @@ export class HttpClient {
   readonly settings: HttpSettings;
   /** Made on the first call: creating it may load undici (proxy or caller's dispatcher). */
   #transport?: Promise<Transport>;
+  /** The transport once made: later calls use it without waiting a turn. */
+  #ready?: Transport;
   #closed = false;
 
   constructor(settings: HttpSettings) {
@@ -108,7 +110,9 @@ export class HttpClient {
   }
 
   #wire(): Promise<Transport> {
-    this.#transport ??= createTransport({ connectTimeoutMs: this.settings.connectTimeoutMs, dispatcher: this.settings.dispatcher });
+    this.#transport ??= createTransport({ connectTimeoutMs: this.settings.connectTimeoutMs, dispatcher: this.settings.dispatcher }).then(
+      (transport) => (this.#ready = transport),
+    );
     return this.#transport;
   }
 
@@ -181,12 +185,12 @@ export class HttpClient {
    */
   async once(call: Call, attempt: number): Promise<OpenResponse> {
     const headers = this.#headers(call);
-    const what = `${call.method} ${redactUrl(call.url)}`;
-    this.settings.hooks.onRequest?.({ method: call.method, url: redactUrl(call.url), headers: redactHeaders(headers), attempt });
-    const started = performance.now();
+    const hooks = this.settings.hooks;
+    hooks.onRequest?.({ method: call.method, url: redactUrl(call.url), headers: redactHeaders(headers), attempt });
+    const started = hooks.onResponse ? performance.now() : 0;
     let response: WireResponse;
     try {
-      const transport = await this.#wire();
+      const transport = this.#ready ?? (await this.#wire());
       response = await transport.send({
         method: call.method,
         url: call.url,
@@ -198,12 +202,12 @@ export class HttpClient {
       });
     } catch (error) {
       if (call.signal?.aborted) throw abortError(call.signal);
-      const failure = transportError(error, what);
+      const failure = transportError(error, describe(call));
       throw new RetryableFailure(failure, failure.message);
     }
     const responseHeaders = response.headers;
     const requestId = requestIdOf(responseHeaders);
-    this.settings.hooks.onResponse?.({
+    hooks.onResponse?.({
       method: call.method,
       url: redactUrl(call.url),
       status: response.status,
@@ -239,6 +243,7 @@ export class HttpClient {
   /** A JSON call with retries. A 2xx body that is cut short is retried like a network error. */
   async json(call: Call): Promise<JsonResponse> {
     let lost = false;
+    const what = (): string => describe(call);
     return this.retrying(call.signal, async (attempt) => {
       let response: OpenResponse;
       try {
@@ -249,7 +254,6 @@ export class HttpClient {
         throw error;
       }
       const earlier = lost;
-      const what = `${call.method} ${redactUrl(call.url)}`;
       let text: string;
       try {
         text = await readLimited(response.body, LIMITS.jsonBytes, what, num(header(response.headers, 'content-length')));
@@ -258,19 +262,19 @@ export class HttpClient {
         // Too large, or longer than announced: the same answer again would be no better.
         if (error instanceof AssetgenError) throw error;
         lost = true;
-        const failure = transportError(error, `${what}: reading the response`);
+        const failure = transportError(error, `${what()}: reading the response`);
         throw new RetryableFailure(failure, failure.message);
       }
       if (response.status >= 300) {
         throw new UnexpectedResponseError(
-          `${what}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
+          `${what()}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
           text,
         );
       }
       if (text.trim() === '') return { status: response.status, headers: response.headers, body: null, requestId: response.requestId };
       const body = parseJson(text);
       if (body === undefined) {
-        const failure = new UnexpectedResponseError(`${what}: the response is not valid JSON.`, text);
+        const failure = new UnexpectedResponseError(`${what()}: the response is not valid JSON.`, text);
         // Declared JSON that does not parse was most likely cut short in transit.
         if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
           lost = true;
@@ -278,15 +282,21 @@ export class HttpClient {
         }
         throw failure;
       }
-      return {
+      const answer: JsonResponse = {
         status: response.status,
         headers: response.headers,
         body,
         requestId: response.requestId ?? requestIdOf(response.headers, body),
-        ...(earlier ? { earlierAttemptLost: true } : {}),
       };
+      if (earlier) answer.earlierAttemptLost = true;
+      return answer;
     });
   }
+}
+
+/** `POST https://…/api/v1/generate`: a call as errors name it, secrets left out (worked out only for an error). */
+function describe(call: Call): string {
+  return `${call.method} ${redactUrl(call.url)}`;
 }
 
 export function parseJson(text: string): unknown {

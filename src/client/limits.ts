@@ -30,31 +30,99 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+function tooLarge(what: string, limit: number): ResponseTooLargeError {
+  return new ResponseTooLargeError(
+    `${what}: the answer is larger than the ${formatBytes(limit)} assetgen reads; reading stopped there.`,
+    limit,
+  );
+}
+
+/** What a stream ended early without an error of its own fails with (as `for await` would). */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+/**
+ * `text` once the body has ended (or its error if it closes first). Not sooner: node puts a
+ * keep-alive socket back in its pool as the answer ends, and a next call made before that would
+ * open a connection of its own.
+ */
+function onceEnded(body: Readable, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onEnd = (): void => {
+      body.off('close', onClose);
+      resolve(text);
+    };
+    const onClose = (): void => {
+      body.off('end', onEnd);
+      reject(body.errored ?? prematureClose());
+    };
+    body.once('end', onEnd);
+    body.once('close', onClose);
+  });
+}
+
 /**
  * The whole body as text, refused beyond `limit` bytes: by its Content-Length before reading a
- * byte, else as soon as the bytes read pass it (the rest is never read). `what` names the call.
+ * byte, else as soon as the bytes read pass it (the rest is never read). `what` names the call
+ * (a function: only worked out when an error needs it). Read through events rather than `for
+ * await`: an async iterator per answer cost more than the rest of reading a small JSON answer.
  */
-export async function readLimited(body: Readable, limit: number, what: string, contentLength?: number): Promise<string> {
+export function readLimited(body: Readable, limit: number, what: string | (() => string), contentLength?: number): Promise<string> {
+  const name = (): string => (typeof what === 'string' ? what : what());
   if (contentLength !== undefined && contentLength > limit) {
     body.destroy();
-    throw new ResponseTooLargeError(
-      `${what}: the answer announces ${contentLength} bytes, more than the ${formatBytes(limit)} assetgen reads; it was not read.`,
-      limit,
+    return Promise.reject(
+      new ResponseTooLargeError(
+        `${name()}: the answer announces ${contentLength} bytes, more than the ${formatBytes(limit)} assetgen reads; it was not read.`,
+        limit,
+      ),
     );
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer | string>) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += bytes.length;
-    if (size > limit) {
+  if (body.errored) return Promise.reject(body.errored);
+  if (body.destroyed && !body.readableEnded) return Promise.reject(prematureClose());
+  // A small answer is usually whole in memory by now (node's parser read it with the headers):
+  // taken at once, without the stream's data events.
+  if ((body as { complete?: boolean }).complete === true && !body.readableFlowing && body.readableLength > 0) {
+    const whole = body.read() as Buffer | string | null;
+    if (whole !== null && body.readableLength === 0) {
+      const bytes = typeof whole === 'string' ? Buffer.from(whole) : whole;
+      if (bytes.length <= limit) return onceEnded(body, bytes.toString('utf8'));
       body.destroy();
-      throw new ResponseTooLargeError(
-        `${what}: the answer is larger than the ${formatBytes(limit)} assetgen reads; reading stopped there.`,
-        limit,
-      );
+      return Promise.reject(tooLarge(name(), limit));
     }
-    chunks.push(bytes);
+    if (whole !== null) body.unshift(whole);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error: Error | undefined): void => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      // Done with the body either way (a finished one keeps its socket for the next call).
+      body.destroy();
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += bytes.length;
+      if (size > limit) {
+        settle(tooLarge(name(), limit));
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = (): void => settle(undefined);
+    const onError = (error: Error): void => settle(error);
+    const onClose = (): void => {
+      if (!body.readableEnded) settle(body.errored ?? prematureClose());
+    };
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+    body.once('close', onClose);
+  });
 }

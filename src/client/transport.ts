@@ -86,50 +86,100 @@ function timeoutError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/** Where a URL goes, as node's request options (what `http.request(url)` works out from it). */
+interface Target {
+  secure: boolean;
+  protocol: string;
+  hostname: string;
+  port: number | undefined;
+  path: string;
+  auth: string | undefined;
+}
+
+function targetOf(href: string): Target {
+  const url = new URL(href);
+  const hostname = url.hostname;
+  return {
+    secure: url.protocol === 'https:',
+    protocol: url.protocol,
+    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    port: url.port === '' ? undefined : Number(url.port),
+    path: url.pathname + url.search,
+    auth: url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
+  };
+}
+
+/** Calls repeat their URLs (every generate goes to one): each is parsed once, up to this many. */
+const TARGET_CACHE_SIZE = 256;
+
 class NodeTransport implements Transport {
+  // Keep-alive sockets, unlimited per host (node's default): a build's 16 calls in flight each keep
+  // theirs, and a socket is back in the pool before the next call of its worker is made.
   readonly #agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  readonly #targets = new Map<string, Target>();
 
   constructor(readonly connectTimeoutMs: number) {}
+
+  #target(href: string): Target {
+    let target = this.#targets.get(href);
+    if (!target) {
+      if (this.#targets.size >= TARGET_CACHE_SIZE) this.#targets.clear();
+      target = targetOf(href);
+      this.#targets.set(href, target);
+    }
+    return target;
+  }
 
   send(wire: WireRequest): Promise<WireResponse> {
     return new Promise((resolve, reject) => {
       if (wire.signal?.aborted) return reject(abortedError());
-      const url = new URL(wire.url);
-      const secure = url.protocol === 'https:';
-      const headers: Record<string, string> = { ...wire.headers };
-      if (wire.body !== undefined) headers['content-length'] = String(Buffer.byteLength(wire.body));
-      const request = (secure ? https : http).request(url, {
+      const target = this.#target(wire.url);
+      const headers =
+        wire.body === undefined
+          ? wire.headers
+          : Object.assign({}, wire.headers, { 'content-length': String(Buffer.byteLength(wire.body)) });
+      const request = (target.secure ? https : http).request({
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        path: target.path,
+        auth: target.auth,
         method: wire.method,
         headers,
-        agent: secure ? this.#agents.https : this.#agents.http,
+        agent: target.secure ? this.#agents.https : this.#agents.http,
       });
       // The signal is ours to apply, not node's: node's `signal` option destroys the socket even
       // after the answer is complete and the socket is back in the pool, where nobody listens.
       let response: http.IncomingMessage | undefined;
-      const onAbort = (): void => {
-        if (!response?.complete) request.destroy(abortedError());
+      const signal = wire.signal;
+      if (signal) {
+        const onAbort = (): void => {
+          if (!response?.complete) request.destroy(abortedError());
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        request.once('close', () => signal.removeEventListener('abort', onAbort));
+      }
+      let connectTimer: NodeJS.Timeout | undefined;
+      const headersTimer = setTimeout(
+        () => request.destroy(timeoutError(`No answer within ${wire.headersTimeoutMs} ms.`, 'HEADERS_TIMEOUT')),
+        wire.headersTimeoutMs,
+      );
+      const clear = (): void => {
+        clearTimeout(headersTimer);
+        clearTimeout(connectTimer);
       };
-      wire.signal?.addEventListener('abort', onAbort, { once: true });
-      request.once('close', () => wire.signal?.removeEventListener('abort', onAbort));
-      const timers: NodeJS.Timeout[] = [];
-      const clear = (): void => timers.forEach(clearTimeout);
       const fail = (error: Error): void => {
         clear();
         reject(error);
       };
-      timers.push(
-        setTimeout(
-          () => request.destroy(timeoutError(`No answer within ${wire.headersTimeoutMs} ms.`, 'HEADERS_TIMEOUT')),
-          wire.headersTimeoutMs,
-        ),
-      );
       request.once('socket', (socket) => {
+        // A pooled socket is connected already: only a new one gets a connect timeout.
         if (!socket.connecting) return;
         const connect = setTimeout(
           () => request.destroy(timeoutError(`Could not connect within ${this.connectTimeoutMs} ms.`, 'CONNECT_TIMEOUT')),
           this.connectTimeoutMs,
         );
-        timers.push(connect);
+        connectTimer = connect;
         socket.once('connect', () => clearTimeout(connect));
       });
       request.once('error', fail);
@@ -145,7 +195,7 @@ class NodeTransport implements Transport {
           // of a next answer and failed. The body was cut where the service said it ends: refuse it.
           else if (!answer.readableEnded && /^HPE_/.test(String((error as { code?: unknown }).code))) answer.destroy(excessError(wire));
         });
-        answer.on('error', () => {});
+        answer.on('error', ignore);
         if (wire.bodyTimeoutMs > 0) watchSilence(answer, wire.bodyTimeoutMs);
         resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: answer });
       });
@@ -158,6 +208,8 @@ class NodeTransport implements Transport {
     this.#agents.https.destroy();
   }
 }
+
+function ignore(): void {}
 
 /** Fails the body when the socket brings nothing for `ms` (without putting the body in flowing mode). */
 function watchSilence(response: http.IncomingMessage, ms: number): void {
