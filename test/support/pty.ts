@@ -26,9 +26,19 @@ export function spawnPty(args: string[], options: { env: NodeJS.ProcessEnv; cwd:
   let output = '';
   let seen = 0;
   child.onData((data) => (output += data));
-  const exit = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
+  // node-pty may report the exit before the last output has been read from the terminal: the exit
+  // counts once the output has also gone quiet (100 ms without data, at most 2 s), so a test that
+  // looks at the screen after it sees everything the process wrote.
+  const exited = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
+  const exit = exited.then(async (code) => {
+    for (let waited = 0, length = -1; waited < 2_000 && output.length !== length; waited += 100) {
+      length = output.length;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return code;
+  });
   const timer = setTimeout(() => child.kill(), 25_000);
-  void exit.then(() => clearTimeout(timer));
+  void exited.then(() => clearTimeout(timer));
   return {
     output: () => output,
     screen: () => output,
