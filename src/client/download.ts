@@ -2,16 +2,16 @@
 // so a reader never sees half a file and a failed download leaves nothing behind. Credentials go
 // only to the service's own origin, and only when it asks for them.
 import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Transform } from 'node:stream';
+import { pipeline as streamPipeline, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { redactUrl } from './redact.js';
 import { ConnectionError, OutputFileError, UnexpectedResponseError } from './errors.js';
 import { type Credential, type HttpClient, type OpenResponse } from './http.js';
 import { abortError, RetryableFailure, transportError } from './failures.js';
+import { writeBody } from './body-writer.js';
 import { DownloadMeter } from './download-meter.js';
 import { discard } from './transport.js';
 import { header, num } from './values.js';
@@ -122,27 +122,30 @@ export async function download(
     const hash: Hash | undefined = sha256 ? createHash('sha256') : undefined;
     // Bytes as they arrive (checked against Content-Length), then as they are saved (checked
     // against the size the service announced), with a decoder between when the body is encoded;
-    // past a limit the stage fails, which ends the pipeline (and the download) at once.
-    const counter = (): Transform =>
+    // past a limit the check fails, which ends the body (and the download) at once.
+    const arrive = (chunk: Buffer): Error | undefined => {
+      const error = meter.receive(chunk.length);
+      onProgress?.(meter.received, total);
+      return error;
+    };
+    const save = (chunk: Buffer): Error | undefined => {
+      const error = meter.write(chunk.length);
+      if (!error) hash?.update(chunk);
+      return error;
+    };
+    // Not encoded: what arrives is what is saved, one check for both.
+    const arriveAndSave = (chunk: Buffer): Error | undefined => {
+      const error = meter.receive(chunk.length) ?? save(chunk);
+      if (!error) onProgress?.(meter.received, total);
+      return error;
+    };
+    const stage = (check: (chunk: Buffer) => Error | undefined): Transform =>
       new Transform({
         transform(chunk: Buffer, _encoding, callback) {
-          const error = meter.receive(chunk.length);
-          onProgress?.(meter.received, total);
-          callback(error, chunk);
+          const error = check(chunk);
+          callback(error, error ? undefined : chunk);
         },
       });
-    const saver = (unencoded: boolean): Transform =>
-      new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          const error = (unencoded ? meter.receive(chunk.length) : undefined) ?? meter.write(chunk.length);
-          if (error) return callback(error);
-          hash?.update(chunk);
-          if (unencoded) onProgress?.(meter.received, total);
-          callback(null, chunk);
-        },
-      });
-    // Not encoded: what arrives is what is saved, one counting stage for both.
-    const stages = (): NodeJS.ReadWriteStream[] => (decoder ? [counter(), decoder(), saver(false)] : [saver(true)]);
     const temp = file ? `${file}.part-${randomBytes(6).toString('hex')}` : undefined;
     try {
       if (temp && !decoder && total !== undefined && total <= WHOLE_BODY_MAX_BYTES) {
@@ -159,24 +162,23 @@ export async function download(
         hash?.update(data);
         if (meter.received === total) await fs.promises.writeFile(temp, data, { flag: 'wx', mode: 0o644 });
       } else if (temp) {
-        // Opened before the pipeline starts: a stream's own open runs alongside it and, when the
-        // body fails first, could still create the temp file after the cleanup below has removed
-        // it. Not openSync: a build saves many files at once, and each open blocked all of them.
-        // Writes of up to 1 MiB at a time: far fewer syscalls than one per 64 KiB socket read.
-        // A numeric descriptor, not a FileHandle: a write stream over a FileHandle writes through
-        // its promise API, measurably slower for a 200 MiB file.
+        // Opened before the body is read: the temp file exists exactly while we write it, and
+        // the cleanup below removes it. Not openSync: a build saves many files at once, and each
+        // open blocked all of them.
         const fd = await new Promise<number>((resolve, reject) =>
           fs.open(temp, 'wx', 0o644, (error, opened) => (error ? reject(error) : resolve(opened))),
         );
-        const sink = fs.createWriteStream(temp, { fd, highWaterMark: 1 << 20 });
         try {
-          await pipeline([response.body, ...stages(), sink], { signal });
+          // Encoded: counted as it arrives, decoded, then written (a stage's failure ends the chain).
+          const source = decoder ? streamPipeline(response.body, stage(arrive), decoder(), () => {}) : response.body;
+          await writeBody(source, fd, decoder ? save : arriveAndSave, signal);
         } finally {
-          if (!sink.closed) await once(sink, 'close');
+          await new Promise<void>((resolve) => fs.close(fd, () => resolve()));
         }
       } else {
         // Never end the caller's stream (stdout, say): it may have more to carry.
-        await pipeline([response.body, ...stages(), target as NodeJS.WritableStream], { signal, end: false });
+        const stages = decoder ? [stage(arrive), decoder(), stage(save)] : [stage(arriveAndSave)];
+        await pipeline([response.body, ...stages, target as NodeJS.WritableStream], { signal, end: false });
       }
       meter.finish();
       if (file && temp) {
@@ -211,7 +213,7 @@ export async function download(
  * A body sent with a Content-Encoding (we never ask for one) is decoded when it is one of the
  * common ones; anything else is refused rather than saved as, say, gzip bytes named .png.
  */
-function decoderFor(encoding: string | undefined, url: string): (() => NodeJS.ReadWriteStream) | undefined {
+function decoderFor(encoding: string | undefined, url: string): (() => Transform) | undefined {
   const name = (encoding ?? '').trim().toLowerCase();
   if (name === '' || name === 'identity') return undefined;
   if (name === 'gzip' || name === 'x-gzip') return () => zlib.createGunzip();
