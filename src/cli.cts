@@ -1,9 +1,11 @@
-// The assetgen command line on the real process. `--version` is answered without loading anything;
+// The assetgen command line on the real process. `--version` is answered without loading anything,
+// a plain help request from the help screens rendered at build time (cli/help-screens.cts);
 // everything else goes through the command table (program.cts). CommonJS on purpose: Node starts a
 // CJS entry faster than an ES module graph, and start-up is most of the time of `--help`. This is
 // the only place that ends the process: it sets the exit code and lets the output drain.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type * as HelpScreens from './cli/help-screens.cjs';
 import type * as Program from './program.cjs';
 
 const version = (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
@@ -11,8 +13,21 @@ const args = process.argv.slice(2);
 
 if (args.length === 1 && ['-V', '--version', '-v', 'version'].includes(args[0] ?? '')) {
   process.stdout.write(`${version}\n`);
-} else {
+} else if (!answeredHelp()) {
   void main();
+}
+
+/** A plain help request, answered from the screens rendered at build time (exit 0 once drained). */
+function answeredHelp(): boolean {
+  // Only a command line naming help reads the screens; the rest never loads that module.
+  if (!args.some((arg) => arg === '--help' || arg === '-h' || arg === 'help')) return false;
+  /* eslint-disable-next-line @typescript-eslint/no-require-imports */
+  const { precomputedHelp } = require('./cli/help-screens.cjs') as typeof HelpScreens;
+  const text = precomputedHelp(args, process.stdout);
+  if (text === undefined) return false;
+  exitQuietlyOnBrokenPipe();
+  process.stdout.write(text);
+  return true;
 }
 
 async function main(): Promise<void> {

@@ -4,12 +4,10 @@
 // Stdout carries protocol messages only; logs go to stderr.
 import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandContext } from '../cli/context.js';
 import type { ServerScope } from './call.js';
 import { LineLimit, MCP_MESSAGE_LIMIT_BYTES } from './line-limit.js';
+import { ErrorCode, McpServer, StdioServerTransport } from './sdk.js';
 import { registerAssetTools } from './tools/assets.js';
 import { registerBuildTools } from './tools/build.js';
 import { registerJobTools } from './tools/jobs.js';

@@ -1,5 +1,6 @@
-// Start-up stays cheap: `--version` loads nothing, `--help` only the bundled command table, a piped command only
-// what it needs, and `import('assetgen')` (the SDK) none of the CLI's packages.
+// Start-up stays cheap: `--version` and a plain `--help` load nothing (help comes from the screens rendered at
+// build time), a piped command only what it needs, `assetgen mcp` its bundled SDK but no command before a
+// tool is called, and `import('assetgen')` (the SDK) none of the CLI's packages.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from '../support/cli.js';
 import { BIN } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
+import { spawnPty } from '../support/pty.js';
 
 const recorder = fileURLToPath(new URL('../fixtures/record-imports.cjs', import.meta.url));
 const SDK = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
@@ -46,15 +48,37 @@ afterAll(async () => {
 });
 
 describe('start-up', () => {
-  for (const args of [['--help'], ['--version'], ['video', '--help']]) {
+  for (const args of [['--help'], ['--version'], ['video', '--help'], ['auth', 'help', 'login'], ['--json', '--help']]) {
     it(`assetgen ${args.join(' ')} loads no heavy dependency`, async () => {
       const imports = await importsOf([BIN, ...args]);
-      // --version is answered before the command table is loaded; help needs the table only (one
-      // file, with commander bundled in: scripts/bundle-entry.mjs), no package from node_modules.
-      expect(imports.some((url) => url.endsWith('/dist/program.cjs'))).toBe(args[0] !== '--version');
+      // --version and a plain help request are answered before the command table is loaded; any
+      // other command line needs the table (one file, with commander bundled in: scripts/bundle-entry.mjs).
+      expect(imports.some((url) => url.endsWith('/dist/program.cjs'))).toBe(args[0] === '--json');
       expect(imports.filter((url) => url.includes('/node_modules/'))).toEqual([]);
     });
   }
+
+  it('on a terminal, --help is the screen rendered for its width, or commander at a width it was not rendered for', async () => {
+    const screens = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../dist/help-screens.json', import.meta.url)), 'utf8'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-pty-help-'));
+    try {
+      const env = { PATH: process.env.PATH, HOME: dir, ASSETGEN_STATE_DIR: dir, TERM: 'xterm-256color' };
+      const screenOf = async (cols: number): Promise<string> => {
+        const session = spawnPty(['video', 'create', '--help'], { env, cwd: dir, cols });
+        expect(await session.exit).toBe(0);
+        return session.output().replace(/\r\n/g, '\n');
+      };
+      const wide = screens['video create'];
+      expect(await screenOf(wide.from)).toBe(wide.wide);
+      // Not rendered at 100 columns: commander wraps the long descriptions itself.
+      const narrow = await screenOf(100);
+      expect(narrow).not.toBe(wide.wide);
+      expect(narrow.split('\n').every((line: string) => line.length <= 100)).toBe(true);
+      expect(narrow.replace(/\s+/g, ' ')).toBe(wide.wide.replace(/\s+/g, ' '));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('a piped `generate` loads neither colours, spinners, prompts, the config store nor the mock', async () => {
     const imports = await importsOf([BIN, 'generate', 'sword', '-a', 'sprite-artist', '-o', 'out/'], {
@@ -65,11 +89,14 @@ describe('start-up', () => {
     expect(packages(imports, [...CLI_ONLY, ...MCP_ONLY])).toEqual([]);
   });
 
-  it('only `assetgen mcp` loads the MCP SDK', async () => {
+  it('only `assetgen mcp` loads the MCP SDK: one bundle, and no command before a tool is called', async () => {
     // stdin is /dev/null: the server starts, sees the end of its input and exits 0.
     const imports = await importsOf([BIN, 'mcp'], { ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey });
-    expect(packages(imports, ['@modelcontextprotocol'])).not.toEqual([]);
     expect(imports.some((url) => url.includes('/dist/mcp/server.js'))).toBe(true);
+    // The SDK and zod come bundled (dist/mcp/sdk.js); ajv and zod-to-json-schema load on first use.
+    expect(imports.some((url) => url.includes('/dist/mcp/sdk.js'))).toBe(true);
+    expect(packages(imports, ['@modelcontextprotocol', 'zod', 'ajv', 'zod-to-json-schema', 'yaml'])).toEqual([]);
+    expect(imports.filter((url) => /\/dist\/commands\/(?!mcp\.js)/.test(url))).toEqual([]);
     expect(packages(imports, ['msw', 'ora', '@inquirer'])).toEqual([]);
   });
 

@@ -2,9 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import * as z from 'zod';
-import { agents } from '../../commands/agents.js';
-import { generate } from '../../commands/generate.js';
+import { z } from '../sdk.js';
 import { runCall, type ServerScope } from '../call.js';
 import { decodeGifFirstFrame } from '../../ui/preview/gif.js';
 import { downscale, sniff } from '../../ui/preview/image.js';
@@ -47,6 +45,7 @@ export function registerAssetTools(server: McpServer, scope: ServerScope): void 
     (args, extra) =>
       runCall(scope, extra, async (ctx, captured) => {
         const output = confineOutput(args.output, ctx.cwd, scope.allowOutside);
+        const { generate } = await import('../../commands/generate.js');
         await generate(ctx, args.prompt, { agent: args.agent, output, force: args.overwrite, idempotencyKey: args.idempotency_key });
         const document = captured();
         const saved = Array.isArray(document.saved) ? (document.saved as string[]) : [];
@@ -66,6 +65,7 @@ export function registerAssetTools(server: McpServer, scope: ServerScope): void 
     },
     (_args, extra) =>
       runCall(scope, extra, async (ctx) => {
+        const { agents } = await import('../../commands/agents.js');
         await agents(ctx);
       }),
   );

@@ -1,11 +1,9 @@
 // build: `assetgen build` over the project's assetgen.yaml, as a tool — the plan (dry run) or the
 // per-asset outcome, on the same command, lock and kit as the terminal's.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import * as z from 'zod';
+import { z } from '../sdk.js';
 import path from 'node:path';
-import { build } from '../../commands/build.js';
 import { UsageError } from '../../cli/errors.js';
-import { locateManifest } from '../../build/manifest.js';
 import { folderIn, PathRefusedError } from '../../files/confine.js';
 import { runCall, type ServerScope } from '../call.js';
 import { PAID } from './common.js';
@@ -34,8 +32,10 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
     },
     (args, extra) =>
       runCall(scope, extra, async (ctx, captured) => {
+        const file = await projectManifest(ctx.cwd, scope.allowOutside);
+        const { build } = await import('../../commands/build.js');
         await build(ctx, args.ids ?? [], {
-          file: projectManifest(ctx.cwd, scope.allowOutside),
+          file,
           dryRun: args.dry_run,
           maxCredits: args.max_credits,
           yes: args.confirm_videos,
@@ -51,7 +51,8 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
  * command's, but (without --allow-outside) only inside the working directory, by the one
  * confinement rule: a project above it would be written outside what the server may touch.
  */
-function projectManifest(cwd: string, allowOutside: boolean): string {
+async function projectManifest(cwd: string, allowOutside: boolean): Promise<string> {
+  const { locateManifest } = await import('../../build/manifest.js');
   const file = locateManifest(cwd);
   if (allowOutside) return file;
   try {

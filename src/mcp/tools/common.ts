@@ -1,7 +1,7 @@
 // What the tools share: annotations that tell the truth about each kind of tool, and the schema
 // parts several tools take.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod';
+import { z } from '../sdk.js';
 
 /** Lists and lookups that change nothing (on the service or on disk). */
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };

@@ -1,7 +1,6 @@
 // list_jobs: the local journal (`assetgen jobs`), with how to resume what is unfinished.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import * as z from 'zod';
-import { jobs } from '../../commands/jobs.js';
+import { z } from '../sdk.js';
 import { runCall, type ServerScope } from '../call.js';
 import { LOCAL } from './common.js';
 
@@ -17,6 +16,7 @@ export function registerJobTools(server: McpServer, scope: ServerScope): void {
     },
     (args, extra) =>
       runCall(scope, extra, async (ctx, captured) => {
+        const { jobs } = await import('../../commands/jobs.js');
         await jobs(ctx, { limit: args.limit ?? 20 });
         const document = captured();
         const entries = Array.isArray(document.jobs) ? (document.jobs as { kind: string; id: string; resume?: string | null }[]) : [];

@@ -2,10 +2,9 @@
 // at submission, so create_video needs the cost confirmed — `confirm_credits: 180` in the call, or
 // the person accepting an elicitation that shows the cost — and without either charges nothing.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import * as z from 'zod';
+import { z } from '../sdk.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { CancelledError, UsageError } from '../../cli/errors.js';
-import { create, get, wait } from '../../commands/video.js';
 import { runCall, type Extra, type ServerScope } from '../call.js';
 import { confineOutput } from '../paths.js';
 import { FOLLOW, idempotencyKey, maxWaitSeconds, overwrite, PAID, READ_ONLY, waitBudget } from './common.js';
@@ -16,6 +15,9 @@ const output = z
   .describe(
     'File, or folder (trailing slash or existing) for the video, relative to the working directory; default: the working directory.',
   );
+
+// Loaded on the first call: the server answers `initialize` and `tools/list` without the commands.
+const videoCommands = () => import('../../commands/video.js');
 
 export function registerVideoTools(server: McpServer, scope: ServerScope): void {
   server.registerTool(
@@ -44,7 +46,9 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
         async (ctx, captured) => {
           const target = confineOutput(args.output, ctx.cwd, scope.allowOutside);
           await confirmCharge(server, extra, args.confirm_credits);
-          await create(ctx, args.prompt, {
+          await (
+            await videoCommands()
+          ).create(ctx, args.prompt, {
             agent: args.agent,
             duration: args.duration_seconds,
             aspectRatio: args.aspect_ratio,
@@ -73,7 +77,7 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
       inputSchema: { id: z.string().describe('Video job id (vid_…).') },
       annotations: { ...READ_ONLY, title: 'Poll a video job' },
     },
-    (args, extra) => runCall(scope, extra, (ctx) => get(ctx, args.id)),
+    (args, extra) => runCall(scope, extra, async (ctx) => (await videoCommands()).get(ctx, args.id)),
   );
 
   server.registerTool(
@@ -91,7 +95,7 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
         extra,
         async (ctx) => {
           const target = confineOutput(args.output, ctx.cwd, scope.allowOutside);
-          await wait(ctx, args.id, { output: target, force: args.overwrite });
+          await (await videoCommands()).wait(ctx, args.id, { output: target, force: args.overwrite });
         },
         { waitBudgetMs: waitBudget(args.max_wait_seconds) },
       ),

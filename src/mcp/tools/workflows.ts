@@ -1,11 +1,8 @@
 // list_workflows, run_workflow, get_run, wait_run: the `workflows` and `runs` commands as tools.
 // A run advances one node per poll: run_workflow and wait_run send one progress notification per node.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import * as z from 'zod';
-import { reportDocument } from '../../cli/report.js';
+import { z } from '../sdk.js';
 import { UsageError } from '../../cli/errors.js';
-import { get as getRun, wait as waitRun } from '../../commands/runs.js';
-import { runWorkflow } from '../../commands/workflows.js';
 import { runCall, type ServerScope } from '../call.js';
 import { confineOutput } from '../paths.js';
 import { FOLLOW, idempotencyKey, maxWaitSeconds, overwrite, PAID, READ_ONLY, waitBudget } from './common.js';
@@ -14,6 +11,9 @@ const outputDir = z
   .string()
   .optional()
   .describe("Folder for the run's outputs, relative to the working directory; default: the working directory.");
+
+// Loaded on the first call: the server answers `initialize` and `tools/list` without the commands.
+const runCommands = () => import('../../commands/runs.js');
 
 export function registerWorkflowTools(server: McpServer, scope: ServerScope): void {
   server.registerTool(
@@ -27,6 +27,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
     },
     (_args, extra) =>
       runCall(scope, extra, async (ctx, captured) => {
+        const { reportDocument } = await import('../../cli/report.js');
         const client = await ctx.client();
         const workflows = await client.listWorkflows({ signal: ctx.signal });
         reportDocument(ctx, {
@@ -71,6 +72,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
             if (node.includes('=')) throw new UsageError(`Invalid override node "${node}": a node id has no "=".`);
             return `${node}=${prompt}`;
           });
+          const { runWorkflow } = await import('../../commands/workflows.js');
           await runWorkflow(ctx, args.id, { set, wait: true, output, force: args.overwrite, idempotencyKey: args.idempotency_key });
         },
         { waitBudgetMs: waitBudget(args.max_wait_seconds) },
@@ -86,7 +88,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
       inputSchema: { id: z.string().describe('Run id (run_…).') },
       annotations: { ...FOLLOW, title: 'Poll a run' },
     },
-    (args, extra) => runCall(scope, extra, (ctx) => getRun(ctx, args.id)),
+    (args, extra) => runCall(scope, extra, async (ctx) => (await runCommands()).get(ctx, args.id)),
   );
 
   server.registerTool(
@@ -104,7 +106,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
         extra,
         async (ctx) => {
           const output = runFolder(args.output_dir, ctx.cwd, scope);
-          await waitRun(ctx, args.id, { output, force: args.overwrite });
+          await (await runCommands()).wait(ctx, args.id, { output, force: args.overwrite });
         },
         { waitBudgetMs: waitBudget(args.max_wait_seconds) },
       ),

@@ -1,0 +1,64 @@
+// Help screens rendered at build time (scripts/help-screens.mjs renders each with commander from the
+// command table into dist/help-screens.json), so a plain help request is answered without loading
+// commander or the table. Anything else, and any terminal width a screen was not rendered for, falls
+// back to commander. test/commands/help-screens.test.ts compares every screen with commander's own.
+// CommonJS, like the entry that reads it.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** One command's help as commander prints it, by terminal width (commander wraps descriptions to it). */
+export interface HelpScreen {
+  /** The text at every width from `from` up (no line wraps any more). */
+  wide: string;
+  from: number;
+  /** The text at 80 columns (commander's width when stdout is not a terminal), when `from` is above 80. */
+  at80?: string;
+  /** The command has subcommands, so commander gives it a `help [command]` subcommand. */
+  parent: boolean;
+}
+
+/** Keyed by the command's path below `assetgen` (`video create`; the program itself is ''). */
+export type HelpScreens = Record<string, HelpScreen>;
+
+export const HELP_SCREENS_FILE = path.join(__dirname, '..', 'help-screens.json');
+
+/** The width commander wraps stdout's help to: the terminal's columns, else 80. */
+export function helpWidth(stdout: { isTTY?: boolean; columns?: number }): number {
+  return (stdout.isTTY ? stdout.columns : undefined) ?? 80;
+}
+
+/**
+ * The key of the screen a plain help request asks for — `[cmd…] --help`, `[cmd…] -h`,
+ * `[cmd…] help [sub]` — or undefined for any other command line.
+ */
+export function requestedScreen(args: readonly string[], screens: HelpScreens): string | undefined {
+  const last = args[args.length - 1];
+  const known = (words: readonly string[]): string | undefined => {
+    const key = words.join(' ');
+    return Object.hasOwn(screens, key) ? key : undefined;
+  };
+  if (last === '--help' || last === '-h') return known(args.slice(0, -1));
+  const at = args.lastIndexOf('help');
+  if (at === -1 || at < args.length - 2) return undefined;
+  const parent = known(args.slice(0, at));
+  if (parent === undefined || !screens[parent].parent) return undefined;
+  return at === args.length - 1 ? parent : known([...args.slice(0, at), args[at + 1]]);
+}
+
+/** The screen's text at `width`, when it was rendered for that width. */
+export function screenText(screen: HelpScreen, width: number): string | undefined {
+  if (width >= screen.from) return screen.wide;
+  return width === 80 ? screen.at80 : undefined;
+}
+
+/** The precomputed text for this command line on this stdout, or undefined (ask commander). */
+export function precomputedHelp(args: readonly string[], stdout: { isTTY?: boolean; columns?: number }): string | undefined {
+  let screens: HelpScreens;
+  try {
+    screens = JSON.parse(readFileSync(HELP_SCREENS_FILE, 'utf8')) as HelpScreens;
+  } catch {
+    return undefined; // not built (a dev run from src/): commander answers
+  }
+  const key = requestedScreen(args, screens);
+  return key === undefined ? undefined : screenText(screens[key], helpWidth(stdout));
+}
