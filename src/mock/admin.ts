@@ -95,6 +95,7 @@ function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
     'streamStepMs',
     'latencyMs',
     'faults',
+    'idempotency',
     'seed',
   ]);
   for (const field of Object.keys(body))
@@ -133,6 +134,22 @@ function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
     }
     patch.faults = next as MockConfig['faults'];
   }
+  if (body.idempotency !== undefined) patch.idempotency = idempotencyLimits(body.idempotency);
   for (const key of Object.keys(patch) as (keyof MockConfig)[]) if (patch[key] === undefined) delete patch[key];
   return patch;
+}
+
+/** `{"maxKeys"?, "maxAgeMs"?}`, each a whole number ≥ 1. */
+function idempotencyLimits(value: unknown): MockConfig['idempotency'] {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new Reject(400, 'invalid_request', '"idempotency" must be an object.', { field: 'idempotency' });
+  const limits: Partial<MockConfig['idempotency']> = {};
+  for (const [field, limit] of Object.entries(value)) {
+    if (field !== 'maxKeys' && field !== 'maxAgeMs')
+      throw new Reject(400, 'invalid_request', `Unknown setting "idempotency.${field}".`, { field: `idempotency.${field}` });
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)
+      throw new Reject(400, 'invalid_request', `"idempotency.${field}" must be a whole number ≥ 1.`, { field: `idempotency.${field}` });
+    limits[field] = limit;
+  }
+  return limits as MockConfig['idempotency'];
 }

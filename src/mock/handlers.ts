@@ -25,9 +25,10 @@ function imageAgent(state: MockState, agentId: string) {
 }
 
 function generateImage(state: MockState, ctx: RouteContext, body: Record<string, unknown>, via: string) {
-  const agentId = requiredString(body, 'agentId');
+  const requested = requiredString(body, 'agentId');
   const promptText = prompt(body);
-  imageAgent(state, agentId);
+  // The seeded agent's own id string: a file record per generation must not keep a copy of it.
+  const agentId = imageAgent(state, requested).id;
   const id = state.newId('gen');
   ctx.charge(PRICES.generation, `${via} ${id}`);
   state.addFile(`${id}.png`, { kind: 'image', agentId, prompt: promptText });

@@ -57,10 +57,3 @@ export interface VideoRecord {
   /** For a failed job whose refund is delayed (`videoRefundDelayMs`): when the service applies it (epoch ms). */
   refundAt?: number;
 }
-
-export interface StoredResponse {
-  bodyHash: string;
-  status: number;
-  headers: [string, string][];
-  body: string;
-}

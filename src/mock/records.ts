@@ -1,6 +1,6 @@
 // The records as the API shows them: generations, runs and video jobs.
 import { FILES_PATH } from './constants.js';
-import { renderPng, VIDEO_CONTENT_TYPE } from './media.js';
+import { IMAGE_SIZE, PNG_BYTES, VIDEO_CONTENT_TYPE } from './media.js';
 import { now, type MockState, type RunRecord, type VideoRecord } from './state.js';
 
 // ── records as the API shows them ────────────────────────────────────────────────────────────────
@@ -13,14 +13,13 @@ export function generationRecord(
   promptText: string,
   credits: { charged: number; remaining: number },
 ) {
-  const bytes = renderPng(agentId, promptText);
   return {
     id,
     object: 'generation',
     agentId,
     prompt: promptText,
     status: 'succeeded',
-    output: { url: fileUrl(origin, `${id}.png`), contentType: 'image/png', width: 128, height: 128, bytes: bytes.length },
+    output: { url: fileUrl(origin, `${id}.png`), contentType: 'image/png', width: IMAGE_SIZE, height: IMAGE_SIZE, bytes: PNG_BYTES },
     credits,
     createdAt: now(),
   };

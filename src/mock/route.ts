@@ -1,7 +1,7 @@
 // Every endpoint runs inside the same layers — latency, faults, error answers, authentication,
 // idempotency, credit headers — so each endpoint's own code is only what it does. A layer is a
 // plain function of the call and the rest of the chain; `route` composes them once per endpoint.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ENDPOINTS, type EndpointName } from '../api/endpoints.js';
 import { isStream, type MockRequest, type MockResponse } from './exchange.js';
@@ -86,47 +86,42 @@ const withAuth: Layer = (call, next) => {
 
 /**
  * One Idempotency-Key, one execution: a duplicate while the first runs gets 409 (and must not clear
- * the first one's marker), a later one gets the stored answer, charged nothing.
+ * the first one's marker), a later one gets the stored answer, charged nothing. What is kept, and
+ * for how long, is the store's affair (idempotency.ts).
  */
 const withIdempotency: Layer = async (call, next) => {
   const rawKey = ENDPOINTS[call.name].method === 'POST' ? call.request.header('idempotency-key') : undefined;
   if (!rawKey) return next(call);
-  const { state } = call;
+  const store = call.state.idempotency;
   const key = `${call.principal?.id ?? ''}:${rawKey}`;
-  const text = await call.request.text();
-  const bodyHash = createHash('sha256')
-    .update(`${call.name}\u0000${JSON.stringify(call.params)}\u0000${text}`)
-    .digest('hex');
-  const seen = state.idempotency.get(key);
+  const fingerprint = hash('sha256', `${call.name}\u0000${JSON.stringify(call.params)}\u0000${await call.request.text()}`, 'base64');
+  const seen = store.lookup(key);
   if (seen === 'in-flight')
     throw new Reject(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed.');
   if (seen) {
-    if (seen.bodyHash !== bodyHash)
+    if (seen.fingerprint !== fingerprint)
       throw new Reject(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
-    const headers = Object.fromEntries(seen.headers);
-    Object.assign(headers, {
-      'idempotent-replayed': 'true',
-      'x-request-id': call.requestId,
-      'x-credits-charged': '0',
-      'x-credits-remaining': String(state.credits),
-    });
+    const headers: Record<string, string> = {};
+    for (const [name, value] of seen.headers) headers[name] = value;
+    headers['idempotent-replayed'] = 'true';
+    headers['x-request-id'] = call.requestId;
+    headers['x-credits-charged'] = '0';
+    headers['x-credits-remaining'] = String(call.state.credits);
     return { status: seen.status, headers, body: seen.body };
   }
-  state.idempotency.set(key, 'in-flight');
+  store.begin(key);
   let response: MockResponse;
   try {
     response = await next(call);
   } catch (error) {
-    if (state.idempotency.get(key) === 'in-flight') state.idempotency.delete(key);
+    store.abandon(key);
     throw error;
   }
-  const store = (body: string): void => {
-    state.idempotency.set(key, { bodyHash, status: response.status, headers: Object.entries(response.headers), body });
-  };
-  if (response.status >= 400) state.idempotency.delete(key);
+  const keep = (body: string): void => store.store(key, fingerprint, response.status, response.headers, body);
+  if (response.status >= 400) store.abandon(key);
   // A stream is stored once it ends (or is cut off); until then the key stays in flight.
-  else if (isStream(response.body)) response.onStreamSettled = store;
-  else store(typeof response.body === 'string' ? response.body : '');
+  else if (isStream(response.body)) response.onStreamSettled = keep;
+  else keep(typeof response.body === 'string' ? response.body : '');
   return response;
 };
 

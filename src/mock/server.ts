@@ -81,6 +81,7 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
     return;
   }
   const query = target.indexOf('?');
+  let text: Promise<string> | undefined;
   const request: MockRequest = {
     method: req.method ?? 'GET',
     origin,
@@ -89,7 +90,8 @@ async function handle(service: MockService, req: http.IncomingMessage, res: http
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     },
-    text: () => Promise.resolve(body.toString('utf8')),
+    // Decoded once: the idempotency layer and the endpoint both read it.
+    text: () => (text ??= Promise.resolve(body.toString('utf8'))),
   };
   const response = (await service.dispatch(request)) ?? notFound();
   send(req, res, response);

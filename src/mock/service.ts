@@ -3,7 +3,7 @@
 import { type Dispatch } from './exchange.js';
 import { createRoutes } from './handlers.js';
 import { createRouter } from './router.js';
-import { MockState } from './state.js';
+import { MockState, type MockStateOptions } from './state.js';
 
 export interface MockService {
   state: MockState;
@@ -12,7 +12,7 @@ export interface MockService {
   sessionCookie: string;
 }
 
-export function createService(options: { credits?: number; seed?: string | number } = {}): MockService {
+export function createService(options: MockStateOptions = {}): MockService {
   const state = new MockState(options);
   return {
     state,

@@ -1,13 +1,14 @@
 // The mock's state: one seeded account (credits and a ledger), its credentials (credentials.ts),
 // and the records of generations, runs and video jobs. Pure data and rules: no HTTP here.
 import { CredentialBook } from './credentials.js';
+import { DEFAULT_IDEMPOTENCY_LIMITS, IdempotencyStore, type IdempotencyLimits } from './idempotency.js';
 import { randomHex } from './ids.js';
 import { DEFAULT_CREDITS } from './constants.js';
 import { seededRandom, VIDEO_EXTENSION } from './media.js';
 import { AGENTS, WORKFLOWS, type AgentRecord, type WorkflowRecord } from './seed.js';
-import type { FileRecord, LedgerEntry, RunRecord, StoredResponse, VideoRecord } from './records-state.js';
+import type { FileRecord, LedgerEntry, RunRecord, VideoRecord } from './records-state.js';
 
-export type { FileRecord, LedgerEntry, RunNodeState, RunRecord, StoredResponse, VideoRecord } from './records-state.js';
+export type { FileRecord, LedgerEntry, RunNodeState, RunRecord, VideoRecord } from './records-state.js';
 export type { Principal } from './credentials.js';
 
 export type FaultKind = '500' | '503' | '429' | 'reset' | 'truncate';
@@ -29,6 +30,8 @@ export interface MockConfig {
   /** Added to every public response. */
   latencyMs: number;
   faults: { rate: number; kinds: FaultKind[] };
+  /** How many idempotent answers are kept, and for how long (see idempotency.ts). */
+  idempotency: IdempotencyLimits;
   /** Re-seeds the random choices (fault picks, random outcomes) when set. */
   seed?: string;
 }
@@ -41,6 +44,7 @@ export const DEFAULT_CONFIG: Omit<MockConfig, 'credits'> = {
   streamStepMs: 40,
   latencyMs: 0,
   faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] },
+  idempotency: DEFAULT_IDEMPOTENCY_LIMITS,
 };
 
 /** The time as ISO text, formatted once per millisecond (several requests share one under load). */
@@ -53,6 +57,13 @@ export function now(): string {
     lastIso = new Date(ms).toISOString();
   }
   return lastIso;
+}
+
+export interface MockStateOptions {
+  credits?: number;
+  seed?: string | number;
+  /** Epoch ms, for the age of idempotent answers; a test may pass its own. */
+  clock?: () => number;
 }
 
 export class MockState {
@@ -70,14 +81,15 @@ export class MockState {
   /** Failed jobs whose refund is delayed (`videoRefundDelayMs`), until it is applied. */
   readonly #pendingRefunds = new Set<VideoRecord>();
   streams = new Map<string, { status: 'streaming' | 'completed' | 'cancelled'; events: number }>();
-  idempotency = new Map<string, StoredResponse | 'in-flight'>();
+  readonly idempotency: IdempotencyStore;
   requests = 0;
   random: () => number;
   readonly #seed: string;
   /** API keys and sessions (as hashes); they survive `reset()`. */
   readonly credentials = new CredentialBook();
 
-  constructor(options: { credits?: number; seed?: string | number } = {}) {
+  constructor(options: MockStateOptions = {}) {
+    this.idempotency = new IdempotencyStore(() => this.config.idempotency, options.clock);
     this.initialCredits = options.credits ?? DEFAULT_CREDITS;
     this.credits = this.initialCredits;
     this.#seed = String(options.seed ?? 'assetgen');
@@ -106,7 +118,8 @@ export class MockState {
     if (patch.credits !== undefined) this.credits = patch.credits;
     if (patch.seed !== undefined) this.random = seededRandom(patch.seed);
     const faults = patch.faults ? { ...this.config.faults, ...patch.faults } : this.config.faults;
-    this.config = { ...this.config, ...patch, faults, credits: this.credits };
+    const idempotency = patch.idempotency ? { ...this.config.idempotency, ...patch.idempotency } : this.config.idempotency;
+    this.config = { ...this.config, ...patch, faults, idempotency, credits: this.credits };
   }
 
   // ── credits ────────────────────────────────────────────────────────────────────────────────────

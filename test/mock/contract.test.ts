@@ -965,6 +965,7 @@ describe('admin API, further', () => {
       videoSteps: 5,
       streamStepMs: 99,
       faults: { rate: 0, kinds: ['500'] },
+      idempotency: { maxKeys: 3 },
     });
     await mock.config({ credits: 500 });
     await mock.call('POST', '/api/v1/workflows/wf_tileset/run');
@@ -982,6 +983,7 @@ describe('admin API, further', () => {
       streamStepMs: 40,
       latencyMs: 0,
       faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] },
+      idempotency: { maxKeys: 10_000, maxAgeMs: 86_400_000 },
     });
     expect((await mock.call('GET', '/api/v1/workflows')).status).toBe(200);
     expect((await mock.call('GET', '/api/v1/workflows', { auth: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);

@@ -72,6 +72,7 @@ describe('docs/mock-server.md', () => {
       expect(defaults[key], key).toBe(String(DEFAULT_CONFIG[key]));
     expect(defaults.videoOutcome).toBe(`\`"${DEFAULT_CONFIG.videoOutcome}"\``);
     expect(JSON.parse(defaults.faults!.replaceAll('`', ''))).toEqual(DEFAULT_CONFIG.faults);
+    expect(JSON.parse(defaults.idempotency!.replaceAll('`', ''))).toEqual(DEFAULT_CONFIG.idempotency);
   });
 
   it('states the constants and every error code the handlers use', () => {

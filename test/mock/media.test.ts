@@ -3,7 +3,7 @@
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type MockHandle } from '../support/mock.js';
-import { renderPng, renderVideo } from '../../src/mock/media.js';
+import { PNG_BYTES, renderPng, renderVideo } from '../../src/mock/media.js';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -21,6 +21,7 @@ function decodePng(png: Buffer): { width: number; height: number; colours: numbe
   let offset = 8;
   let width = 0;
   let height = 0;
+  let palette: Buffer = Buffer.alloc(0);
   const idat: Buffer[] = [];
   const types: string[] = [];
   while (offset < png.length) {
@@ -32,21 +33,26 @@ function decodePng(png: Buffer): { width: number; height: number; colours: numbe
     if (type === 'IHDR') {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
-      expect([data[8], data[9]]).toEqual([8, 2]); // 8-bit RGB
+      expect([data[8], data[9]]).toEqual([4, 3]); // 4-bit palette
     }
+    if (type === 'PLTE') palette = data;
     if (type === 'IDAT') idat.push(data);
     offset += 12 + length;
   }
-  expect(types[0]).toBe('IHDR');
-  expect(types.at(-1)).toBe('IEND');
+  expect(types).toEqual(['IHDR', 'PLTE', 'IDAT', 'IEND']);
   expect(offset).toBe(png.length);
   const raw = inflateSync(Buffer.concat(idat));
-  expect(raw.length).toBe(height * (1 + width * 3));
+  const rowBytes = 1 + width / 2;
+  expect(raw.length).toBe(height * rowBytes);
   const colours = new Set<string>();
   for (let y = 0; y < height; y++) {
-    expect(raw[y * (1 + width * 3)]).toBe(0);
-    for (let x = 0; x < width; x++)
-      colours.add(raw.subarray(y * (1 + width * 3) + 1 + x * 3, y * (1 + width * 3) + 4 + x * 3).toString('hex'));
+    expect(raw[y * rowBytes]).toBe(0);
+    for (let x = 0; x < width; x++) {
+      const byte = raw[y * rowBytes + 1 + (x >> 1)]!;
+      const index = x % 2 === 0 ? byte >> 4 : byte & 0x0f;
+      expect(index * 3 + 3).toBeLessThanOrEqual(palette.length);
+      colours.add(palette.subarray(index * 3, index * 3 + 3).toString('hex'));
+    }
   }
   return { width, height, colours: colours.size };
 }
@@ -141,6 +147,11 @@ describe('generated images', () => {
     expect(renderPng('sprite-artist', 'rusty sword').equals(sword)).toBe(true);
     expect(renderPng('sprite-artist', 'golden shield').equals(sword)).toBe(false);
     expect(renderPng('tile-smith', 'rusty sword').equals(sword)).toBe(false);
+  });
+
+  it('all have the one size a generation announces without drawing them', () => {
+    for (const agent of ['sprite-artist', 'tile-smith', 'icon-forge'])
+      for (const prompt of ['rusty sword', 'x', 'ü'.repeat(300)]) expect(renderPng(agent, prompt).length).toBe(PNG_BYTES);
   });
 });
 
