@@ -168,12 +168,15 @@ export async function download(
         const fd = await new Promise<number>((resolve, reject) =>
           fs.open(temp, 'wx', 0o644, (error, opened) => (error ? reject(error) : resolve(opened))),
         );
+        let written = false;
         try {
           // Encoded: counted as it arrives, decoded, then written (a stage's failure ends the chain).
           const source = decoder ? streamPipeline(response.body, stage(arrive), decoder(), () => {}) : response.body;
           await writeBody(source, fd, decoder ? save : arriveAndSave, signal);
+          written = true;
         } finally {
-          await new Promise<void>((resolve) => fs.close(fd, () => resolve()));
+          // A failed close after good writes is a failed save (some filesystems report late).
+          await new Promise<void>((resolve, reject) => fs.close(fd, (error) => (error && written ? reject(error) : resolve())));
         }
       } else {
         // Never end the caller's stream (stdout, say): it may have more to carry.
@@ -231,7 +234,7 @@ function isLocalFileError(error: unknown): boolean {
   return (
     typeof code === 'string' &&
     typeof syscall === 'string' &&
-    ['open', 'write', 'rename', 'mkdir'].includes(syscall) &&
+    ['open', 'write', 'close', 'rename', 'mkdir'].includes(syscall) &&
     code !== 'ECONNRESET'
   );
 }
