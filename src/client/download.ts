@@ -93,7 +93,8 @@ export async function download(
   const target = dest;
   const file = typeof target === 'string' ? path.resolve(target) : undefined;
   if (file && !force && fileExists(file)) throw refuseOverwrite(file);
-  if (file) {
+  // A build saves thousands of files into folders that exist: a stat each, not a recursive mkdir each.
+  if (file && !fs.statSync(path.dirname(file), { throwIfNoEntry: false })?.isDirectory()) {
     try {
       await fs.promises.mkdir(path.dirname(file), { recursive: true });
     } catch (error) {
