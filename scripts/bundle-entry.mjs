@@ -35,6 +35,17 @@ await build({
 // Every help screen, for the entry to print without loading commander or the table.
 fs.writeFileSync('dist/help-screens.json', JSON.stringify(await renderHelpScreens(fs.realpathSync('dist/program.cjs'))));
 
+/** A stand-in for zod's locales/index.js: each locale it names, loaded from zod's CommonJS build on first call. */
+function lazyLocales(indexFile) {
+  const names = [...fs.readFileSync(indexFile, 'utf8').matchAll(/export \{ default as (\w+) \}/g)].map((match) => match[1]);
+  if (names.length < 10) throw new Error(`${indexFile}: an unexpected form (${names.length} locales found)`);
+  const load = "createRequire(import.meta.url)('zod/v4/locales')";
+  return [
+    "import { createRequire } from 'node:module';",
+    ...names.map((name) => `export const ${name} = (...args) => ${load}.${name}(...args);`),
+  ].join('\n');
+}
+
 const lazy = (file) => path.join(path.dirname(fileURLToPath(import.meta.url)), 'lazy', file);
 await build({
   ...common,
@@ -49,6 +60,16 @@ await build({
         // Same exports, loading the real module when first called (scripts/lazy/*.mjs).
         plugin.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, () => ({ path: lazy('ajv-provider.mjs') }));
         plugin.onResolve({ filter: /^zod-to-json-schema$/ }, () => ({ path: lazy('zod-to-json-schema.mjs') }));
+        plugin.onResolve({ filter: /^zod\/v3$/ }, (args) =>
+          /sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-compat\.js$/.test(args.importer) ? { path: lazy('zod-v3.mjs') } : undefined,
+        );
+        // `z.locales`: zod's messages in ~60 languages (assetgen keeps zod's default, English).
+        plugin.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+          /zod[\\/]v4[\\/](classic[\\/]external|mini[\\/]external|core[\\/]index)\.js$/.test(args.importer)
+            ? { path: path.join(path.dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'lazy-zod-locales' }
+            : undefined,
+        );
+        plugin.onLoad({ filter: /.*/, namespace: 'lazy-zod-locales' }, (args) => ({ contents: lazyLocales(args.path) }));
       },
     },
   ],

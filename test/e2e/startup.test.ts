@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from '../support/cli.js';
 import { BIN } from '../support/cli.js';
@@ -105,5 +105,20 @@ describe('start-up', () => {
     expect(imports.some((url) => url.includes('/dist/client/client.js'))).toBe(true);
     expect(packages(imports, [...CLI_ONLY, ...MCP_ONLY, 'commander'])).toEqual([]);
     expect(imports.filter((url) => /\/dist\/(cli|config|ui|commands|installer|mcp)\//.test(url))).toEqual([]);
+  });
+});
+
+describe('the bundled MCP SDK (dist/mcp/sdk.js)', () => {
+  it("loads zod's locales on first use (left out of the bundle)", async () => {
+    const { z } = (await import(
+      pathToFileURL(fileURLToPath(new URL('../../dist/mcp/sdk.js', import.meta.url))).href
+    )) as typeof import('../../src/mcp/sdk.js');
+    try {
+      z.config(z.locales.de());
+      expect(z.string().safeParse(1).error?.issues[0]?.message).toMatch(/^Ungültige Eingabe/);
+    } finally {
+      z.config(z.locales.en());
+    }
+    expect(z.string().safeParse(1).error?.issues[0]?.message).toMatch(/^Invalid input/);
   });
 });
