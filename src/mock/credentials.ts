@@ -1,6 +1,6 @@
 // The mock's credentials: API keys stored only as their sha256 (the plaintext leaves once, at
 // issue), sessions likewise, and every lookup a constant-time comparison against each stored hash.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_KEY_PREFIX, SESSION_COOKIE_NAME } from './constants.js';
 
 export interface Principal {
@@ -9,18 +9,27 @@ export interface Principal {
   id: string;
 }
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
+/** An issued key: its hash, whether revoked, and the principal it authenticates as (made once). */
+interface KeyEntry {
+  hash: Buffer;
+  revoked: boolean;
+  readonly principal: Principal;
+}
+
+// One-shot: a Hash object per request cost more than the digest itself.
+const sha256 = (text: string): Buffer => hash('sha256', text, 'buffer');
 
 export class CredentialBook {
   /** sha256 of each issued key → revoked? Plaintext keys are never kept. */
-  readonly #keys = new Map<string, { hash: Buffer; revoked: boolean }>();
+  readonly #keys = new Map<string, KeyEntry>();
   readonly #sessions = new Map<string, Buffer>();
 
   /** Issues a key; the plaintext is returned once and only its hash is stored. */
   issueApiKey(): string {
     const key = `${API_KEY_PREFIX}${randomBytes(20).toString('hex')}`;
-    const hash = sha256(key);
-    this.#keys.set(hash.toString('hex'), { hash, revoked: false });
+    const digest = sha256(key);
+    const principal: Principal = { kind: 'apiKey', id: `key_${digest.toString('hex').slice(0, 12)}` };
+    this.#keys.set(digest.toString('hex'), { hash: digest, revoked: false, principal });
     return key;
   }
 
@@ -44,7 +53,7 @@ export class CredentialBook {
     const entry = this.#findKey(key);
     if (!entry) return 'unknown';
     if (entry.revoked) return 'revoked';
-    return { kind: 'apiKey', id: `key_${entry.hash.toString('hex').slice(0, 12)}` };
+    return entry.principal;
   }
 
   checkSession(token: string): Principal | 'unknown' {
@@ -56,11 +65,11 @@ export class CredentialBook {
   }
 
   /** Compares hashes in constant time (the map lookup alone would leak timing on the key). */
-  #findKey(key: string): { hash: Buffer; revoked: boolean } | undefined {
-    const hash = sha256(key);
-    let found: { hash: Buffer; revoked: boolean } | undefined;
+  #findKey(key: string): KeyEntry | undefined {
+    const digest = sha256(key);
+    let found: KeyEntry | undefined;
     for (const entry of this.#keys.values()) {
-      if (timingSafeEqual(entry.hash, hash)) found = entry;
+      if (timingSafeEqual(entry.hash, digest)) found = entry;
     }
     return found;
   }

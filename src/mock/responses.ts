@@ -91,7 +91,6 @@ function cookie(request: MockRequest, name: string): string | undefined {
 /** The credentials of a request, checked against what the endpoint accepts. */
 export function authenticate(state: MockState, request: MockRequest, accepted: readonly AuthKind[]): Principal {
   const authorization = request.header('authorization') ?? null;
-  const session = cookie(request, SESSION_COOKIE_NAME);
   if (authorization !== null && accepted.includes('apiKey')) {
     const match = /^Bearer (\S+)$/.exec(authorization.trim());
     if (!match) throw new Reject(401, 'invalid_credentials', 'The Authorization header must be "Bearer <API key>".');
@@ -101,6 +100,8 @@ export function authenticate(state: MockState, request: MockRequest, accepted: r
     if (result === 'revoked') throw new Reject(401, 'invalid_credentials', 'This API key has been revoked.');
     return result;
   }
+  // Read only now: an API key, the common case, needs no cookie parsing.
+  const session = cookie(request, SESSION_COOKIE_NAME);
   if (session !== undefined && accepted.includes('session')) {
     const result = state.credentials.checkSession(session);
     if (result === 'unknown') throw new Reject(401, 'invalid_credentials', 'Unknown or expired session.');

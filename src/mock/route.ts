@@ -50,18 +50,23 @@ function pickFault(state: MockState): FaultKind | undefined {
 }
 
 /** Injected faults: most strike before the work (nothing charged); `truncate` after it (the answer is lost). */
-const withFaults: Layer = async (call, next) => {
+const withFaults: Layer = (call, next) => {
   const fault = pickFault(call.state);
   if (fault === undefined) return next(call);
   const { requestId } = call;
-  if (fault === 'reset') return { status: 0, headers: {}, fault: 'reset' };
-  if (fault === '500') return apiError(500, 'internal_error', 'Injected fault: internal error.', requestId);
-  if (fault === '503') return apiError(503, 'unavailable', 'Injected fault: service unavailable.', requestId, {}, { 'retry-after': '0' });
+  const answer = (response: MockResponse): Promise<MockResponse> => Promise.resolve(response);
+  if (fault === 'reset') return answer({ status: 0, headers: {}, fault: 'reset' });
+  if (fault === '500') return answer(apiError(500, 'internal_error', 'Injected fault: internal error.', requestId));
+  if (fault === '503')
+    return answer(apiError(503, 'unavailable', 'Injected fault: service unavailable.', requestId, {}, { 'retry-after': '0' }));
   if (fault === '429')
-    return apiError(429, 'rate_limited', 'Injected fault: too many requests.', requestId, { retryAfterSeconds: 1 }, { 'retry-after': '1' });
-  const response = await next(call);
-  response.fault = 'truncate';
-  return response;
+    return answer(
+      apiError(429, 'rate_limited', 'Injected fault: too many requests.', requestId, { retryAfterSeconds: 1 }, { 'retry-after': '1' }),
+    );
+  return next(call).then((response) => {
+    response.fault = 'truncate';
+    return response;
+  });
 };
 
 /** A `Reject` thrown anywhere below becomes the service's error answer (with the credit headers once authenticated). */

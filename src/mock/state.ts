@@ -248,6 +248,7 @@ export class MockState {
 
   /** Fails every job, and refunds every failed one, whose time has come, whether or not anyone polled it. */
   settleDueJobs(at = Date.now()): void {
+    if (this.#pendingFailures.size === 0 && this.#pendingRefunds.size === 0) return;
     for (const video of this.#pendingFailures) if ((video.failsAt ?? 0) <= at) this.#fail(video);
     for (const video of this.#pendingRefunds) if ((video.refundAt ?? 0) <= at) this.#refundVideo(video);
   }
