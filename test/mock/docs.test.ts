@@ -10,6 +10,7 @@ import {
   MAX_PROMPT_LENGTH,
   SESSION_COOKIE_NAME,
 } from '../../src/mock/constants.js';
+import { PNG_BYTES } from '../../src/mock/media.js';
 import { PRICES } from '../../src/mock/prices.js';
 import { AGENTS, DEFAULT_VIDEO_AGENT, WORKFLOWS } from '../../src/mock/seed.js';
 import { DEFAULT_CONFIG } from '../../src/mock/state.js';
@@ -81,6 +82,7 @@ describe('docs/mock-server.md', () => {
     expect(doc).toContain(`${MAX_BODY_BYTES / 1024} KiB`);
     expect(doc).toContain(`${MAX_PROMPT_LENGTH} characters`);
     expect(doc).toContain(`${DEFAULT_CREDITS} credits`);
+    expect(doc).toContain(`always ${PNG_BYTES} bytes`);
     // ERROR_CODES is the type of every code the handlers can answer with (the compiler checks it).
     const codes = new Set<string>(ERROR_CODES);
     expect(codes.size).toBeGreaterThan(15);
