@@ -60,13 +60,18 @@ export async function runPlan(
   const recording: Promise<void>[] = [];
   const worker = async (): Promise<void> => {
     for (let item = queue.shift(); item; item = queue.shift()) {
+      // Not started: said in a line of its own, as a finished asset is.
+      const notStarted = (result: ItemResult): void => {
+        results.push(result);
+        board.finish(item.id, resultLine(result));
+      };
       if (stop || ctx.signal.aborted) {
-        results.push(skipped(item, ctx.signal.aborted ? 'interrupted before it started' : 'not started after an earlier failure'));
+        notStarted(skipped(item, ctx.signal.aborted ? 'interrupted before it started' : 'not started after an earlier failure'));
         continue;
       }
       const reservation = budget.start(item.estimate);
       if (isRefusal(reservation)) {
-        results.push({ ...skipped(item, describeRefusal(reservation)), outcome: 'capped', refusal: reservation });
+        notStarted({ ...skipped(item, describeRefusal(reservation)), outcome: 'capped', refusal: reservation });
         continue;
       }
       let filesSaved!: () => void;

@@ -49,6 +49,8 @@ describe('--max-credits by the ledger', () => {
         .every((item) => item.cap === 'over-cap'),
     ).toBe(true);
     expect(jsonError(result)).toMatchObject({ code: 'credit_cap', exitCode: 8 });
+    // Each asset the cap held back has a line of its own, as a finished asset does.
+    expect(result.stderr.match(/^- icon-\d+ {2}capped: would pass --max-credits 30/gm)).toHaveLength(17);
   });
 
   it('a cap of 0 charges nothing, whatever is known; the manifest budget is the default cap, the flag overrides it', async () => {
