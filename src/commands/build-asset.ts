@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { AbortedError, AssetgenError, JobFailedError } from '../client/errors.js';
 import { waitForRun, waitForVideo } from '../client/poll.js';
-import type { AssetgenClient, Credits, Run, VideoJob } from '../client/types.js';
+import type { AssetgenClient, CallOptions, Credits } from '../client/types.js';
 import type { CommandContext } from '../cli/context.js';
 import { followRun, followVideo, targetFor } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
@@ -173,36 +173,32 @@ async function produce(
   };
   // The paid call's own signal waits out the grace period: at Ctrl-C its answer (the job id, the charge) still arrives.
   const paidSignal = AbortSignal.any([run.requestSignal]);
-  /** Recorded with the job as soon as the service answers: its id and what it has been charged. */
-  const recordJob = (jobId: string): Promise<void> =>
-    writer.submitted(item.id, { ...submission, jobId, credits: jobCredits() ?? undefined });
+  /** The paid call, with the build's key, under the grace signal. */
+  const pay = <T extends { credits: Credits }>(call: (options: CallOptions) => Promise<T>): Promise<T> =>
+    paidCall(ctx, key, (options) => call({ signal: paidSignal, ...options }), keyIsNew);
+  /**
+   * A job's paid call (a run, a video), unless the lock has its id already; the job is recorded as
+   * soon as the service answers, with its id and what it has been charged.
+   */
+  const submitJob = async <T extends { id: string; credits: Credits }>(
+    call: (options: CallOptions) => Promise<T>,
+  ): Promise<{ jobId: string; initial?: T }> => {
+    if (item.job?.jobId) return { jobId: item.job.jobId };
+    const initial = await pay(call);
+    await writer.submitted(item.id, { ...submission, jobId: initial.id, credits: jobCredits() ?? undefined });
+    return { jobId: initial.id, initial };
+  };
   // Recorded before the paid call: a crash between paying and answering leaves the key to ask again with.
   if (!item.job?.jobId) await writer.submitted(item.id, submission);
 
   if (asset.kind === 'image') {
-    const generated = await paidCall(
-      ctx,
-      key,
-      (options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, { signal: paidSignal, ...options }),
-      keyIsNew,
-    );
+    const generated = await pay((options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, options));
     const file = { url: generated.assetUrl, stem: asset.id, contentType: generated.contentType, fallbackExtension: '.png' };
     return save([{ ...file, bytes: generated.assetBytes }]);
   }
 
   if (asset.kind === 'workflow') {
-    let jobId = item.job?.jobId;
-    let initial: Run | undefined;
-    if (!jobId) {
-      initial = await paidCall(
-        ctx,
-        key,
-        (options) => client.runWorkflow(asset.workflow!, asset.set, { signal: paidSignal, ...options }),
-        keyIsNew,
-      );
-      jobId = initial.id;
-      await recordJob(jobId);
-    }
+    const { jobId, initial } = await submitJob((options) => client.runWorkflow(asset.workflow!, asset.set, options));
     const done = await followRun(ctx, client, targetFor(ctx, 'run', jobId, { output }), initial);
     return save(
       done.outputs.flatMap((out, index) =>
@@ -213,22 +209,12 @@ async function produce(
     );
   }
 
-  let jobId = item.job?.jobId;
-  let initial: VideoJob | undefined;
-  if (!jobId) {
-    initial = await paidCall(
-      ctx,
-      key,
-      (options) =>
-        client.createVideo(
-          { prompt: asset.prompt!, agentId: asset.agent, durationSeconds: asset.duration, aspectRatio: asset.aspectRatio },
-          { signal: paidSignal, ...options },
-        ),
-      keyIsNew,
-    );
-    jobId = initial.id;
-    await recordJob(jobId);
-  }
+  const { jobId, initial } = await submitJob((options) =>
+    client.createVideo(
+      { prompt: asset.prompt!, agentId: asset.agent, durationSeconds: asset.duration, aspectRatio: asset.aspectRatio },
+      options,
+    ),
+  );
   const job = await followVideo(ctx, client, targetFor(ctx, 'video', jobId, { output }), initial);
   if (!job.assetUrl) throw new AssetgenError(`Video job ${jobId} finished without a video URL.`, { code: 'unexpected_response' });
   return save([{ url: job.assetUrl, stem: asset.id, contentType: job.contentType, fallbackExtension: '.mp4' }]);

@@ -20,11 +20,17 @@ export function checkBudget(plan: Plan, max: number | undefined): BudgetCheck | 
 
 export const failsBudget = (check: BudgetCheck | undefined): boolean => Boolean(check && (check.over || check.unknown.length));
 
+/** Ids in a sentence: the first ten, then how many more (a plan of 5,000 new assets is one line, not 60 KB). */
+export function listIds(ids: readonly string[], code: (id: string) => string = (id) => id, max = 10): string {
+  const shown = ids.slice(0, max).map(code).join(', ');
+  return ids.length > max ? `${shown} and ${(ids.length - max).toLocaleString('en')} more` : shown;
+}
+
 /** "30 credits + unknown for a, b" — the known part, then what is not known, never 0 pretending to be known. */
 export function estimateText(plan: Plan, code: (text: string) => string = (text) => text): string {
   const { credits, unknown } = plan.estimate;
   if (!unknown.length) return plural(credits, 'credit');
-  const ids = unknown.map(code).join(', ');
+  const ids = listIds(unknown, code);
   return `${credits ? `${plural(credits, 'credit')} + ` : ''}unknown for ${ids} (no charge recorded yet for their agent or workflow)`;
 }
 
@@ -50,6 +56,8 @@ export function budgetLine(check: BudgetCheck | undefined): string | undefined {
 /** Markdown cells hold no pipe, newline or backtick of their own (ids and reasons come from the manifest). */
 const cell = (text: string): string => text.replace(/[|`\r\n\\]/g, (c) => (c === '\n' || c === '\r' ? ' ' : `\\${c}`));
 
+const MARKDOWN_ROWS = 100;
+
 /** The plan as a short Markdown summary. */
 export function planMarkdown(plan: Plan, check: BudgetCheck | undefined, manifest: string): string {
   const lines = [`### assetgen build plan — \`${cell(manifest)}\``, ''];
@@ -60,10 +68,15 @@ export function planMarkdown(plan: Plan, check: BudgetCheck | undefined, manifes
   const changes = plan.items.filter((item) => item.action !== 'none');
   if (changes.length) {
     lines.push('| Asset | Status | Action | Credits | Why |', '|---|---|---|---:|---|');
-    for (const item of changes) {
+    // A pull-request comment holds 65,536 characters: the first rows, then a count.
+    for (const item of changes.slice(0, MARKDOWN_ROWS)) {
       const credits = item.action === 'generate' || item.action === 'resume' ? (item.estimate === null ? '?' : String(item.estimate)) : '';
       lines.push(`| \`${cell(item.id)}\` | ${item.status} | ${item.action} | ${credits} | ${cell(item.reasons.join('; '))} |`);
     }
+    if (changes.length > MARKDOWN_ROWS)
+      lines.push(
+        `| … | | | | ${(changes.length - MARKDOWN_ROWS).toLocaleString('en')} more (\`assetgen build --dry-run\` lists them all) |`,
+      );
     lines.push('');
   }
   lines.push('_Nothing was sent or paid: this is `assetgen build --dry-run`._', '');

@@ -11,6 +11,7 @@ import type { Plan } from '../build/plan.js';
 import type { LockWriter } from '../build/writer.js';
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import { runPlan, type ItemResult } from './build-run.js';
+import { listIds } from './build-plan-summary.js';
 import { settleGallery, writeBuildReport } from './report.js';
 
 interface BuildFlags {
@@ -87,7 +88,7 @@ export async function runBuild(
 async function confirmVideos(ctx: CommandContext, plan: Plan, flags: BuildFlags): Promise<void> {
   const videos = plan.items.filter((item) => item.action === 'generate' && item.kind === 'video');
   if (!videos.length || flags.yes) return;
-  const cost = `${videos.length} video job${videos.length === 1 ? '' : 's'} (${videos.length * VIDEO_JOB_COST} credits, refunded if a job fails): ${videos.map((item) => item.id).join(', ')}`;
+  const cost = `${videos.length} video job${videos.length === 1 ? '' : 's'} (${videos.length * VIDEO_JOB_COST} credits, refunded if a job fails): ${listIds(videos.map((item) => item.id))}`;
   if (!ctx.interactive)
     throw new UsageError(`This build submits ${cost}: pass --yes to confirm.`, 'Run with --dry-run to see the whole plan first.');
   await confirmOrCancel(ctx, `This build submits ${cost}. Go ahead?`, {
@@ -118,7 +119,7 @@ function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: Buil
   if (failed.length) {
     const resumable = failed.filter((result) => result.resume);
     throw new AssetgenError(
-      `${failed.length} asset${failed.length === 1 ? '' : 's'} failed: ${failed.map((result) => result.id).join(', ')}.`,
+      `${failed.length} asset${failed.length === 1 ? '' : 's'} failed: ${listIds(failed.map((result) => result.id))}.`,
       {
         code: 'build_failed',
         hint: resumable.length
@@ -132,15 +133,15 @@ function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: Buil
     const inFlight = capped.filter((result) => result.resume).map((result) => result.id);
     const hints = [
       unknown.length
-        ? `No price is recorded yet for ${unknown.join(', ')}: build one asset of each agent or workflow without a cap (\`--max-credits none\`) to learn it.`
+        ? `No price is recorded yet for ${listIds(unknown)}: build one asset of each agent or workflow without a cap (\`--max-credits none\`) to learn it.`
         : '',
       inFlight.length
-        ? `Paid jobs stopped before their next charged poll stay in assetgen.lock (${inFlight.join(', ')}): a later build resumes them.`
+        ? `Paid jobs stopped before their next charged poll stay in assetgen.lock (${listIds(inFlight)}): a later build resumes them.`
         : '',
       'Raise the cap, or build the rest later: what was built is recorded and will not be paid for again.',
     ];
     throw new CreditCapError(
-      `Held at --max-credits ${flags.maxCredits}: ${plural(capped.length, 'asset')} not built (${capped.map((result) => result.id).join(', ')}).`,
+      `Held at --max-credits ${flags.maxCredits}: ${plural(capped.length, 'asset')} not built (${listIds(capped.map((result) => result.id))}).`,
       hints.filter(Boolean).join(' '),
     );
   }

@@ -10,7 +10,16 @@ import { printTable } from '../cli/table.js';
 import { readLock, type Lock } from '../build/lock.js';
 import { LockWriter } from '../build/writer.js';
 import { runBuild } from './build-report.js';
-import { actionCounts, budgetLine, checkBudget, estimateText, failsBudget, planMarkdown, type BudgetCheck } from './build-plan-summary.js';
+import {
+  actionCounts,
+  budgetLine,
+  checkBudget,
+  estimateText,
+  failsBudget,
+  listIds,
+  planMarkdown,
+  type BudgetCheck,
+} from './build-plan-summary.js';
 import { writePlanReport } from './report.js';
 import type { Manifest, OutputTarget } from '../build/manifest.js';
 import { openProject } from './project.js';
@@ -145,7 +154,7 @@ function throwIfOverBudget(budget: BudgetCheck | undefined): void {
   throw new CreditCapError(
     budget!.over
       ? `The plan's estimate passes the cap of ${budget!.max} credits.`
-      : `The plan has assets of unknown price (${budget!.unknown.join(', ')}), which a build capped at ${budget!.max} credits would hold back.`,
+      : `The plan has assets of unknown price (${listIds(budget!.unknown)}), which a build capped at ${budget!.max} credits would hold back.`,
     'Raise the budget (or --max-credits), build fewer assets, or pass --max-credits none to lift the cap.',
   );
 }
