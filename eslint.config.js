@@ -97,6 +97,40 @@ export default tseslint.config(
     },
   },
   {
+    // The config store (credentials, the job journal, paths) is read by the kit, the installer and
+    // the MCP server alike: it knows none of them, nor the terminal.
+    files: ['src/config/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...cliOnly('The config store').filter((p) => !p.group[0].includes('config')),
+            { group: ['**/mock/**', '**/build/**', '**/mcp/**'], message: 'The config store imports none of its users.' },
+          ],
+          paths: terminalPackages.filter((p) => p.name !== 'conf'),
+        },
+      ],
+    },
+  },
+  {
+    // The CLI kit (context, saving, reports, prompts) serves the commands and front ends built on it:
+    // it never imports them.
+    files: ['src/cli/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/commands/**'], message: 'The CLI kit must not import commands.' },
+            { group: ['**/mcp/**', '**/build/**', '**/installer/**'], message: 'The CLI kit must not import the front ends built on it.' },
+            { group: ['**/mock/**'], message: 'The CLI kit must not import the mock.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

@@ -3,12 +3,11 @@
 // everything else goes through the command table (program.cts). CommonJS on purpose: Node starts a
 // CJS entry faster than an ES module graph, and start-up is most of the time of `--help`. This is
 // the only place that ends the process: it sets the exit code and lets the output drain.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type * as HelpScreens from './cli/help-screens.cjs';
+import { packageVersion } from './package-info.cjs';
 import type * as Program from './program.cjs';
 
-const version = (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const version = packageVersion();
 const args = process.argv.slice(2);
 
 if (args.length === 1 && ['-V', '--version', '-v', 'version'].includes(args[0] ?? '')) {

@@ -1,5 +1,54 @@
-// Programmatic API: `import { createClient } from 'assetgen'`.
-export * from './client/errors.js';
+// Programmatic API: `import { createClient } from 'assetgen'`. An explicit list, the SDK's
+// documented surface (README "Programmatic use"): internal helpers stay internal, and
+// test/unit/public-api.test.ts fails when this list and the published module disagree.
+export {
+  AbortedError,
+  ApiError,
+  AssetgenError,
+  AuthenticationError,
+  ConnectionError,
+  GenerationFailedError,
+  InsufficientCreditsError,
+  InvalidArgumentError,
+  InvalidRequestError,
+  JobFailedError,
+  MissingCredentialsError,
+  NotFoundError,
+  OutputFileError,
+  RateLimitError,
+  ResponseTooLargeError,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+  type ApiErrorDetails,
+} from './client/errors.js';
 export { ENDPOINTS, VIDEO_JOB_COST, endpointPath, type EndpointName } from './api/endpoints.js';
 export { createClient } from './client/client.js';
-export type * from './client/types.js';
+export type {
+  Agent,
+  AssetgenClient,
+  CallOptions,
+  ClientOptions,
+  Credits,
+  DownloadOptions,
+  DownloadResult,
+  GenerateRequest,
+  Generation,
+  JobState,
+  Meta,
+  RecordList,
+  RequestTrace,
+  ResponseTrace,
+  RetryTrace,
+  Run,
+  RunOutput,
+  SignalOptions,
+  SkippedRecord,
+  StreamEvent,
+  VideoJob,
+  VideoRequest,
+  WaitForRunOptions,
+  WaitForVideoOptions,
+  Workflow,
+  WorkflowNode,
+} from './client/types.js';

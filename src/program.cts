@@ -3,6 +3,7 @@
 // (cli.cts) runs it on the real process; the tests run the same table in-process with in-memory
 // streams (test/support/cli.ts). CommonJS, like the entry, for a fast start.
 import { Argument, Command, CommanderError, Option } from 'commander';
+import { VIDEO_JOB_COST } from './api/endpoints.js';
 import { attachExamples } from './cli/help.cjs';
 import {
   parseBaseUrl,
@@ -171,15 +172,15 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .action(run(async () => (await import('./commands/runs.js')).wait as Action));
 
   // ── video ────────────────────────────────────────────────────────────────────────────────────────
-  const video = program.command('video').description('video jobs (180 credits each, refunded if the job fails)');
+  const video = program.command('video').description(`video jobs (${VIDEO_JOB_COST} credits each, refunded if the job fails)`);
   video
     .command('create')
-    .description('submit a video job (180 credits) and, unless --no-wait, wait for it and save the video')
+    .description(`submit a video job (${VIDEO_JOB_COST} credits) and, unless --no-wait, wait for it and save the video`)
     .argument('<prompt>')
     .option('-a, --agent <id>', 'video agent (default: the service default)')
     .option('--duration <seconds>', 'length in seconds', parseSeconds)
     .option('--aspect-ratio <ratio>', 'e.g. 16:9, 1:1, 9:16')
-    .option('-y, --yes', 'confirm the 180-credit charge (required without a terminal)')
+    .option('-y, --yes', `confirm the ${VIDEO_JOB_COST}-credit charge (required without a terminal)`)
     .option('--no-wait', 'submit and print the job id without waiting')
     .option('-o, --output <path>', 'file or directory for the video; - for stdout')
     .option('-f, --force', 'overwrite an existing file')
@@ -231,7 +232,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .addOption(new Option('--format <format>', 'with --dry-run: the plan as a Markdown summary (for a pull request)').choices(['markdown']))
     .option('--fail-fast', 'stop submitting after the first failure')
     .option('--lock-out <file>', "write this shard's lock there (join them with `assetgen lock merge`)")
-    .option('-y, --yes', 'confirm the videos in the plan (180 credits each; required without a terminal)')
+    .option('-y, --yes', `confirm the videos in the plan (${VIDEO_JOB_COST} credits each; required without a terminal)`)
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
     .option('--shard <k/n>', 'only the k-th of n deterministic parts (by a hash of each id), e.g. 2/4')
     .option('--force', 'regenerate the selected assets even when up to date or edited by hand (new charges)')

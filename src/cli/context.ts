@@ -213,7 +213,7 @@ export class CommandContext {
 
   /** A client for exactly these credentials (say, a key being verified before it is stored). */
   async clientFor(credentials: { baseUrl: string; apiKey?: string; sessionCookie?: string }): Promise<AssetgenClient> {
-    const { createClient } = await import('../index.js');
+    const { createClient } = await import('../client/client.js');
     return this.#track(
       createClient({
         ...credentials,

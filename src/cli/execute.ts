@@ -1,5 +1,5 @@
 // Runs one command: builds its context, turns Ctrl-C and --timeout into an abort signal, and maps
-// whatever it throws to a message and an exit code (the table lives in src/exit-codes.ts).
+// whatever it throws to a message and an exit code (the table lives in src/cli/exit-codes.ts).
 import {
   AbortedError,
   ApiError,

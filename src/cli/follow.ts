@@ -15,6 +15,7 @@ import {
   withHint,
 } from '../client/errors.js';
 import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
+import { isObject } from '../client/values.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
@@ -212,7 +213,7 @@ function emptyVideo(job: VideoJob): JobFailedError {
 
 /** A record's raw body as an object to spread into the --json document. */
 export function asRecord(raw: unknown): Record<string, unknown> {
-  return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { raw };
+  return isObject(raw) ? raw : { raw };
 }
 
 /** The resume target of a job this command started or follows, from its options. */

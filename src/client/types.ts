@@ -43,7 +43,7 @@ export interface ClientOptions {
   retryBaseDelayMs?: number;
   /** Backoff cap; default 8 000. */
   retryMaxDelayMs?: number;
-  /** A server-requested wait longer than this is not honoured: the error is surfaced; default 60 000. */
+  /** A Retry-After longer than this is not waited for: the retry comes after the client's own backoff instead; default 60 000. */
   maxRetryAfterMs?: number;
   /** Credentials over plain http:// to a non-loopback host are refused unless this is true. */
   allowInsecureHttp?: boolean;

@@ -84,7 +84,7 @@ export async function runBuild(
   settleGallery(ctx, gallery, () => throwForOutcome(ctx, results, flags));
 }
 
-/** A plan with videos spends 180 credits each: it needs --yes, or a yes on a terminal. */
+/** A plan with videos spends VIDEO_JOB_COST credits each: it needs --yes, or a yes on a terminal. */
 async function confirmVideos(ctx: CommandContext, plan: Plan, flags: BuildFlags): Promise<void> {
   const videos = plan.items.filter((item) => item.action === 'generate' && item.kind === 'video');
   if (!videos.length || flags.yes) return;

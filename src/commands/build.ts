@@ -160,7 +160,7 @@ function throwIfOverBudget(budget: BudgetCheck | undefined): void {
 }
 
 /**
- * Node ids of the workflows that might write over another asset's file (./owners.ts), from the
+ * Node ids of the workflows that might write over another asset's file (src/build/owners.ts), from the
  * service's free `workflows list`; asked only when the lock does not know them (usually never).
  */
 async function workflowNodes(ctx: CommandContext, manifest: Manifest, lock: Lock): Promise<Map<string, string[]>> {

@@ -1,6 +1,7 @@
 // `assetgen demo`: the guided tour. Everything runs against an in-process bundled mock on loopback,
 // through the same command code a real run uses, so what the tour shows is what the tool does.
 import path from 'node:path';
+import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { CommandContext } from '../cli/context.js';
 import { generate } from './generate.js';
 import { create as createVideo } from './video.js';
@@ -32,7 +33,7 @@ export async function demo(ctx: CommandContext, options: { dir: string; force?: 
     force: options.force,
   });
 
-  step(3, 'A video job (180 credits on a real account, refunded if it fails): assetgen video create …');
+  step(3, `A video job (${VIDEO_JOB_COST} credits on a real account, refunded if it fails): assetgen video create …`);
   await createVideo(newStep(), 'torch flickering on a dungeon wall', {
     yes: true,
     wait: true,

@@ -5,6 +5,7 @@ import { ConnectionError } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
 import { paidCall } from '../cli/idempotency.js';
+import { asRecord } from '../cli/follow.js';
 import { reportSaved } from '../cli/report.js';
 import { checkOutputTarget, saveOutputs } from '../cli/save.js';
 import { startProgress, type Progress } from '../ui/progress.js';
@@ -47,7 +48,7 @@ export async function generate(ctx: CommandContext, prompt: string, options: Gen
       options,
     );
     progress.stop();
-    reportSaved(ctx, saved, { ...asObject(generation.raw), assetUrl: generation.assetUrl });
+    reportSaved(ctx, saved, { ...asRecord(generation.raw), assetUrl: generation.assetUrl });
   } catch (error) {
     progress.stop();
     throw error;
@@ -70,8 +71,4 @@ async function streamGeneration(
     }
   }
   throw new ConnectionError('The stream ended without a result.');
-}
-
-export function asObject(raw: unknown): Record<string, unknown> {
-  return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { raw };
 }

@@ -76,7 +76,7 @@ export async function wait(ctx: CommandContext, id: string, options: WaitOptions
   await waitAndSave(ctx, client, targetFor(ctx, 'video', id, options), undefined, options);
 }
 
-/** Spending 180 credits needs a yes: asked on a terminal, `--yes` otherwise. */
+/** Spending a video's price needs a yes: asked on a terminal, `--yes` otherwise. */
 async function confirmCharge(ctx: CommandContext, yes: boolean): Promise<void> {
   if (yes) return;
   if (!ctx.interactive) {

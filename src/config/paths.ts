@@ -7,10 +7,15 @@ export type Env = Record<string, string | undefined>;
 
 const APP = 'assetgen';
 
+/** The user's home folder: $HOME (or %USERPROFILE%) when set, so tests and sandboxes can move it. */
+export function homeDir(env: Env = process.env): string {
+  return env.HOME || env.USERPROFILE || os.homedir();
+}
+
 /** Directory of the credentials/settings file (kept at mode 0700). */
 export function configDir(env: Env = process.env): string {
   if (env.ASSETGEN_CONFIG_DIR) return path.resolve(env.ASSETGEN_CONFIG_DIR);
-  const home = env.HOME || env.USERPROFILE || os.homedir();
+  const home = homeDir(env);
   if (process.platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), APP);
   if (process.platform === 'darwin' && !env.XDG_CONFIG_HOME) return path.join(home, 'Library', 'Preferences', APP);
   return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), APP);
@@ -19,7 +24,7 @@ export function configDir(env: Env = process.env): string {
 /** Directory of local state that is not configuration: the job journal. */
 export function stateDir(env: Env = process.env): string {
   if (env.ASSETGEN_STATE_DIR) return path.resolve(env.ASSETGEN_STATE_DIR);
-  const home = env.HOME || env.USERPROFILE || os.homedir();
+  const home = homeDir(env);
   if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), APP, 'state');
   if (process.platform === 'darwin' && !env.XDG_STATE_HOME) return path.join(home, 'Library', 'Application Support', APP);
   return path.join(env.XDG_STATE_HOME || path.join(home, '.local', 'state'), APP);

@@ -2,8 +2,8 @@
 // shared/agents.tsv). Paths are relative to the project (project scope) or to a root directory
 // (user scope), so the environment overrides live in one function below.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { homeDir, type Env } from '../config/paths.js';
 import { InstallerError } from './errors.js';
 
 /** Base directories of user-scope paths; the env var, when set, replaces the default. */
@@ -233,16 +233,12 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
 ];
 
 export type Scope = 'project' | 'user';
-export type Env = Record<string, string | undefined>;
+export type { Env };
 
 export const SCOPES: readonly Scope[] = ['project', 'user'];
 
 export function findAgent(id: string): AgentRecord | undefined {
   return CODING_AGENTS.find((agent) => agent.id === id);
-}
-
-function homeDir(env: Env): string {
-  return env.HOME || env.USERPROFILE || os.homedir();
 }
 
 /** The directory a user root stands for, honouring CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME. */

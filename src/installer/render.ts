@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageVersion } from '../package-info.cjs';
 
 export const SKILL_NAME = 'assetgen';
 const TEMPLATE_DIR = fileURLToPath(new URL('../../templates/skills/assetgen/', import.meta.url));
@@ -100,11 +101,6 @@ export function invocationCommand(env: Record<string, string | undefined>, versi
 function isTransientBinDir(dir: string): boolean {
   const parts = path.normalize(dir).split(/[\\/]+/);
   return parts.includes('_npx') || parts.some((part, index) => part === 'node_modules' && parts[index + 1] === '.bin');
-}
-
-export function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
 }
 
 /** The values of the skill shipped in skills/assetgen: the default rendering. */

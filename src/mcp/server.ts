@@ -2,10 +2,11 @@
 // same commands, kit and client as the CLI: one context per call (see call.ts), derived from the
 // command's own context, so credentials, --base-url and --mock resolve exactly as for any command.
 // Stdout carries protocol messages only; logs go to stderr.
-import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { CommandContext } from '../cli/context.js';
 import type { ServerScope } from './call.js';
+import { packageVersion } from '../package-info.cjs';
 import { LineLimit, MCP_MESSAGE_LIMIT_BYTES } from './line-limit.js';
 import { ErrorCode, McpServer, StdioServerTransport } from './sdk.js';
 import { registerAssetTools } from './tools/assets.js';
@@ -21,7 +22,7 @@ export interface ServeOptions {
 }
 
 const INSTRUCTIONS = `assetgen makes game assets (images, videos) with an AI generation service, paid in credits, and saves them under the working directory.
-generate_image for one image; list_workflows then run_workflow for multi-node workflows; create_video costs 180 credits and needs confirm_credits: 180.
+generate_image for one image; list_workflows then run_workflow for multi-node workflows; create_video costs ${VIDEO_JOB_COST} credits and needs confirm_credits: ${VIDEO_JOB_COST}.
 Waiting tools answer with the job id and a resume hint instead of blocking too long; list_jobs shows unfinished paid work.`;
 
 export function createServer(scope: ServerScope, version: string): McpServer {
@@ -71,9 +72,4 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   );
   await closed;
   ctx.signal.removeEventListener('abort', close);
-}
-
-function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
 }

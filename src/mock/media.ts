@@ -2,6 +2,7 @@
 // and an animated GIF for video jobs (a playable animation; the mock has no video encoder, and a
 // GIF is decoded by every browser and image viewer). Deterministic: same input, same bytes.
 import { createHash } from 'node:crypto';
+import { PNG_SIGNATURE, pngChunk, pngHeader } from '../files/png.js';
 
 type Rgb = readonly [number, number, number];
 
@@ -92,28 +93,6 @@ function agentStyle(agentId: string): string {
 }
 
 // ── PNG ──────────────────────────────────────────────────────────────────────────────────────────
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(buffer: Buffer): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < buffer.length; i++) crc = CRC_TABLE[(crc ^ buffer[i]) & 0xff] ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const typeAndData = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(typeAndData));
-  return Buffer.concat([length, typeAndData, crc]);
-}
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 export const IMAGE_SIZE = 128;
 const GRID = 16;
 const CELL = IMAGE_SIZE / GRID;
@@ -234,14 +213,16 @@ function drawPng(agentId: string, prompt: string): Buffer {
   });
   const idat = Buffer.concat([Buffer.from([0x78, 0x01]), deflateGrid(grid), Buffer.alloc(4)]); // zlib: deflate, 32 KiB window
   idat.writeUInt32BE(adler32(raw), idat.length - 4);
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(IMAGE_SIZE, 0);
-  header.writeUInt32BE(IMAGE_SIZE, 4);
-  header[8] = 4; // bit depth
-  header[9] = 3; // colour type: palette
+  const header = pngHeader(IMAGE_SIZE, IMAGE_SIZE, 4, 3); // 4-bit palette indices
   const plte = Buffer.alloc(3 * PALETTE_ENTRIES);
   colours.forEach((colour, i) => plte.set(colour, i * 3));
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('PLTE', plte), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', header),
+    pngChunk('PLTE', plte),
+    pngChunk('IDAT', idat),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 // ── Animated GIF ─────────────────────────────────────────────────────────────────────────────────

@@ -4,7 +4,7 @@ import type { CommandContext } from '../../cli/context.js';
 import type { AgentRecord, Scope } from '../../installer/agents.js';
 import { readManifest } from '../../installer/manifest.js';
 import { applyMcp, applyMcpRemoval, mcpChanges, planMcp, type McpPlanItem, type McpRemoval } from '../../installer/mcp-register.js';
-import { packageVersion } from '../../installer/render.js';
+import { packageVersion } from '../../package-info.cjs';
 import type { ExtraPlan } from './plan.js';
 
 const names = (item: McpPlanItem): string => item.agents.map((agent) => agent.name).join(', ');

@@ -3,7 +3,8 @@
 import type { CommandContext } from '../../cli/context.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
 import { applyPlan, planChangesSomething, type PlannedFile } from '../../installer/install.js';
-import { invocationCommand, packageVersion, renderSkill, type RenderedFile } from '../../installer/render.js';
+import { invocationCommand, renderSkill, type RenderedFile } from '../../installer/render.js';
+import { packageVersion } from '../../package-info.cjs';
 import { describePlan, describeTargets, reportApplied, reportKept, showPlan } from './view.js';
 
 /** The skill rendered for this machine: how to invoke the CLI, its version, the base URL (configured, or about to be). */

@@ -3,6 +3,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
 import path from 'node:path';
+import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { UsageError } from '../../cli/errors.js';
 import { folderIn, PathRefusedError } from '../../files/confine.js';
 import { runCall, type ServerScope } from '../call.js';
@@ -13,8 +14,7 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
     'build',
     {
       title: 'Build the project manifest',
-      description:
-        "Build the assets listed in the project's assetgen.yaml that are new or changed (assetgen.lock records what was built; up-to-date assets cost nothing, paid work interrupted earlier is resumed). Use dry_run first to see the plan and its cost. A plan with videos (180 credits each) needs confirm_videos: true, only when the user asked for them.",
+      description: `Build the assets listed in the project's assetgen.yaml that are new or changed (assetgen.lock records what was built; up-to-date assets cost nothing, paid work interrupted earlier is resumed). Use dry_run first to see the plan and its cost. A plan with videos (${VIDEO_JOB_COST} credits each) needs confirm_videos: true, only when the user asked for them.`,
       inputSchema: {
         ids: z.array(z.string().min(1)).optional().describe('Asset ids or globs (default: every asset).'),
         dry_run: z.boolean().optional().describe('Only the plan and its estimated cost; nothing is sent.'),
@@ -26,7 +26,7 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
           .describe(
             "Never spend more than this many credits by the service's own figures (default: the manifest's budget); assets of unknown price are held back.",
           ),
-        confirm_videos: z.boolean().optional().describe('Confirm the video jobs in the plan (180 credits each).'),
+        confirm_videos: z.boolean().optional().describe(`Confirm the video jobs in the plan (${VIDEO_JOB_COST} credits each).`),
       },
       annotations: { ...PAID, title: 'Build the project manifest' },
     },

@@ -1,5 +1,5 @@
-// create_video, get_video, wait_video: the `video` commands as tools. A video job costs 180 credits
-// at submission, so create_video needs the cost confirmed — `confirm_credits: 180` in the call, or
+// create_video, get_video, wait_video: the `video` commands as tools. A video job is paid in full
+// at submission, so create_video needs the cost confirmed — `confirm_credits: <the price>` in the call, or
 // the person accepting an elicitation that shows the cost — and without either charges nothing.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
@@ -23,7 +23,7 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
   server.registerTool(
     'create_video',
     {
-      title: 'Create a video (180 credits)',
+      title: `Create a video (${VIDEO_JOB_COST} credits)`,
       description: `Submits a video job. It costs ${VIDEO_JOB_COST} credits, charged at submission and refunded by the service if the job fails. Pass confirm_credits: ${VIDEO_JOB_COST} to confirm the charge (or accept the confirmation your client shows, if it supports elicitation); without a confirmation nothing is charged. Returns the job id; follow it with wait_video (or pass wait: true).`,
       inputSchema: {
         prompt: z.string().describe('What the video shows, e.g. "torch flickering on a dungeon wall".'),
@@ -37,7 +37,7 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
         idempotency_key: idempotencyKey,
         max_wait_seconds: maxWaitSeconds,
       },
-      annotations: { ...PAID, title: 'Create a video (180 credits)' },
+      annotations: { ...PAID, title: `Create a video (${VIDEO_JOB_COST} credits)` },
     },
     (args, extra) =>
       runCall(

@@ -4,9 +4,8 @@
 //
 // The tables follow what established image viewers use for the same decision (yazi's
 // yazi-adapter/src/emulator.rs, chafa's chafa-term-db.c); a terminal not listed is not guessed at.
+import type { Env } from '../../config/paths.js';
 import { PREVIEW_MODES, type PreviewMode, type PreviewProtocol } from './modes.cjs';
-
-type Env = Record<string, string | undefined>;
 
 /** The env var that sets a default for --preview. */
 export const PREVIEW_ENV = 'ASSETGEN_PREVIEW';

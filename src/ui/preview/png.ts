@@ -3,10 +3,10 @@
 // palette, grey+alpha, RGBA; 1-16 bits, tRNS transparency); interlaced files are refused with a
 // note rather than half-supported. Written here rather than pulled in as a dependency: a preview
 // needs only this much, and the CLI's start-up and install stay as small as they are.
-import { crc32, deflateSync, inflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
+import { PNG_SIGNATURE, pngChunk, pngHeader } from '../../files/png.js';
 import { checkSize, PreviewError, type Pixels } from './image.js';
 
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Channels per colour type (0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA). */
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 const DEPTHS: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
@@ -20,7 +20,7 @@ interface Header {
 
 export function decodePng(bytes: Uint8Array): Pixels {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer.length < 8 || !buffer.subarray(0, 8).equals(SIGNATURE)) throw new PreviewError('is not a PNG image');
+  if (buffer.length < 8 || !buffer.subarray(0, 8).equals(PNG_SIGNATURE)) throw new PreviewError('is not a PNG image');
   let header: Header | undefined;
   let palette: Buffer | undefined;
   let transparency: Buffer | undefined;
@@ -146,19 +146,6 @@ export function encodePng(image: Pixels): Buffer {
   for (let y = 0; y < image.height; y++) {
     raw.set(image.data.subarray(y * image.width * 4, (y + 1) * image.width * 4), y * rowBytes + 1);
   }
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(image.width, 0);
-  header.writeUInt32BE(image.height, 4);
-  header[8] = 8;
-  header[9] = 6;
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
-
-function chunk(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])));
-  return Buffer.concat([head, body, crc]);
+  const header = pngHeader(image.width, image.height, 8, 6); // 8-bit RGBA
+  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
 }
