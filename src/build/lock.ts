@@ -1,9 +1,9 @@
 // The lockfile, assetgen.lock: what assetgen made for each asset, next to the manifest and meant to
 // be committed. JSON with a stable key order (a rebuild that changes nothing changes no byte), one
 // entry per asset, written atomically; during a build, only through one LockWriter (./writer.ts).
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
 import { LockError } from './errors.js';
 import { stableStringify } from './hash.js';
 import type { AssetKind } from './manifest.js';
@@ -186,40 +186,14 @@ function entryText(id: string, entry: LockEntry, cache: Map<string, string> | un
 
 /** Temp file in the same directory, flushed, then renamed: a reader (or a crash) never sees half a lock. */
 export async function writeLockAtomic(file: string, lock: Lock, entryTexts?: Map<string, string>): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    const handle = await fs.promises.open(temp, 'wx', 0o644);
-    try {
-      await handle.writeFile(serializeLock(lock, entryTexts), 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.promises.rename(temp, file);
-  } catch (error) {
-    await fs.promises.rm(temp, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(file, serializeLock(lock, entryTexts), { durable: true });
 }
 
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** The same, synchronously (folding a dead build's journal when a writer opens). */
 export function writeLockAtomicSync(file: string, lock: Lock): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    const fd = fs.openSync(temp, 'wx', 0o644);
-    try {
-      fs.writeFileSync(fd, serializeLock(lock), 'utf8');
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
+  writeFileAtomicSync(file, serializeLock(lock), { durable: true });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,9 +1,9 @@
 // The build report's data: each asset's card for the gallery (./gallery.ts), from a build's
 // outcomes or, without a build, from the plan (manifest + lock + files on disk); the files' bytes
 // read from the project; the page written atomically. Prints nothing.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../files/atomic.js';
 import type { GalleryAsset, GalleryFile, GalleryStatus } from './gallery.js';
 import type { Lock } from './lock.js';
 import type { Plan, PlanItem } from './plan.js';
@@ -141,12 +141,5 @@ async function loadFile(root: string, file: string): Promise<GalleryFile> {
 /** Writes the page: its folder made if needed, a temporary file beside it, then a rename. */
 export async function writeReportFile(file: string, html: string): Promise<void> {
   await fs.promises.mkdir(path.dirname(file), { recursive: true });
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await fs.promises.writeFile(temp, html, { encoding: 'utf8', flag: 'wx' });
-    await fs.promises.rename(temp, file);
-  } catch (error) {
-    await fs.promises.rm(temp, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(file, html);
 }

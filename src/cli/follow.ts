@@ -184,17 +184,22 @@ export async function waitAndSave(
 }
 
 function outputFiles(finished: Run | VideoJob, kind: ResumeTarget['kind']): OutputFile[] {
-  if (kind === 'video') {
-    const job = finished as VideoJob;
-    if (!job.assetUrl) throw emptyVideo(job);
-    return [{ url: job.assetUrl, stem: job.id, contentType: job.contentType, fallbackExtension: '.mp4' }];
-  }
-  const run = finished as Run;
+  return kind === 'video' ? [videoOutputFile(finished, finished.id)] : runOutputFiles(finished as Run, finished.id);
+}
+
+/** A finished run's files, one per output with a URL: `<stem>-<node id, or its position>`. */
+export function runOutputFiles(run: Run, stem: string): OutputFile[] {
   return run.outputs.flatMap((output, index) =>
     output.url
-      ? [{ url: output.url, stem: `${run.id}-${output.nodeId ?? index + 1}`, contentType: output.contentType, fallbackExtension: '.png' }]
+      ? [{ url: output.url, stem: `${stem}-${output.nodeId ?? index + 1}`, contentType: output.contentType, fallbackExtension: '.png' }]
       : [],
   );
+}
+
+/** A finished video job's file; a job that succeeded without a video is an error naming it. */
+export function videoOutputFile(job: VideoJob, stem: string): OutputFile {
+  if (!job.assetUrl) throw emptyVideo(job);
+  return { url: job.assetUrl, stem, contentType: job.contentType, fallbackExtension: '.mp4' };
 }
 
 /**

@@ -6,7 +6,7 @@ import { AbortedError, AssetgenError, JobFailedError } from '../client/errors.js
 import { waitForRun, waitForVideo } from '../client/poll.js';
 import type { AssetgenClient, CallOptions, Credits } from '../client/types.js';
 import type { CommandContext } from '../cli/context.js';
-import { followRun, followVideo, targetFor } from '../cli/follow.js';
+import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../cli/save.js';
 import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../build/budget.js';
@@ -113,8 +113,9 @@ export async function buildAsset(
       reason,
       ...(resume ? { resume: run.resumeCommand(item.id) } : {}),
     });
-    if (error instanceof JobFailedError) {
-      // The service gave up (and refunds a video): nothing to resume; the next build tries again.
+    // The service gave up (and refunds a video): nothing to resume; the next build tries again. A job
+    // that succeeded without its file is charged and not refunded: kept, so no build pays for it twice.
+    if (error instanceof JobFailedError && error.code !== 'job_empty') {
       await writer.failed(item.id);
       return result('failed', error.message, false);
     }
@@ -200,13 +201,7 @@ async function produce(
   if (asset.kind === 'workflow') {
     const { jobId, initial } = await submitJob((options) => client.runWorkflow(asset.workflow!, asset.set, options));
     const done = await followRun(ctx, client, targetFor(ctx, 'run', jobId, { output }), initial);
-    return save(
-      done.outputs.flatMap((out, index) =>
-        out.url
-          ? [{ url: out.url, stem: `${asset.id}-${out.nodeId ?? index + 1}`, contentType: out.contentType, fallbackExtension: '.png' }]
-          : [],
-      ),
-    );
+    return save(runOutputFiles(done, asset.id));
   }
 
   const { jobId, initial } = await submitJob((options) =>
@@ -216,8 +211,7 @@ async function produce(
     ),
   );
   const job = await followVideo(ctx, client, targetFor(ctx, 'video', jobId, { output }), initial);
-  if (!job.assetUrl) throw new AssetgenError(`Video job ${jobId} finished without a video URL.`, { code: 'unexpected_response' });
-  return save([{ url: job.assetUrl, stem: asset.id, contentType: job.contentType, fallbackExtension: '.mp4' }]);
+  return save([videoOutputFile(job, asset.id)]);
 }
 
 /**

@@ -14,18 +14,6 @@ export function hashOf(file: string): string | null {
   }
 }
 
-/** Temp file in the same directory, then rename: a reader never sees half a file. */
-export function writeFileAtomic(file: string, content: string): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${Date.now()}.tmp`);
-  try {
-    fs.writeFileSync(temp, content, { mode: 0o644, flag: 'wx' });
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
-}
-
 /** A path with symlinks resolved as far as it exists: two spellings of one directory compare equal. */
 export function canonical(dir: string): string {
   const rest: string[] = [];

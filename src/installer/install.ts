@@ -5,7 +5,8 @@ import path from 'node:path';
 import { removeInside } from '../files/confine.js';
 import { joinInside, type Env } from './agents.js';
 import { InstallerError } from './errors.js';
-import { assertNoLinks, canonical, hashOf, isInside, missingDirs, writeFileAtomic } from './files.js';
+import { writeFileAtomicSync } from '../files/atomic.js';
+import { assertNoLinks, canonical, hashOf, isInside, missingDirs } from './files.js';
 import { readManifest, writeManifest, type Manifest, type ManifestFile } from './manifest.js';
 import type { RenderedFile } from './render.js';
 import { skillRoot, type Target } from './targets.js';
@@ -119,7 +120,7 @@ export function applyPlan(plan: PlannedFile[], env: Env, version: string): void 
           fs.mkdirSync(dir);
           if (!manifest.createdDirs.includes(dir)) manifest.createdDirs.push(dir);
         }
-        writeFileAtomic(item.writeTo, item.content);
+        writeFileAtomicSync(item.writeTo, item.content);
       }
       if (item.removes) {
         removeInside(

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { configDir, type Env } from '../config/paths.js';
 import type { Scope } from './agents.js';
 import { InstallerError } from './errors.js';
-import { writeFileAtomic } from './files.js';
+import { writeFileAtomicSync } from '../files/atomic.js';
 import type { WrittenEntry } from './mcp-config.js';
 
 export interface ManifestFile {
@@ -127,5 +127,5 @@ function manifestProblem(parsed: unknown): string | undefined {
 export function writeManifest(env: Env, manifest: Manifest): void {
   const file = manifestPath(env);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  writeFileAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileAtomicSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }

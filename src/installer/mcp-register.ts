@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { joinInside, userPath, userRoot, type AgentRecord, type Env, type McpFormat, type Scope } from './agents.js';
-import { assertNoLinks, missingDirs, writeFileAtomic } from './files.js';
+import { writeFileAtomicSync } from '../files/atomic.js';
+import { assertNoLinks, missingDirs } from './files.js';
 import { readManifest, writeManifest, type Manifest, type ManifestMcpEntry } from './manifest.js';
 import { addServer, removeServer } from './mcp-config.js';
 
@@ -202,6 +203,6 @@ export function applyMcpRemoval(removals: McpRemoval[], env: Env): void {
 /** Replaces a file atomically, keeping its permissions (a 0600 config stays 0600). */
 function writeKeepingMode(file: string, text: string): void {
   const mode = fs.statSync(file, { throwIfNoEntry: false })?.mode;
-  writeFileAtomic(file, text);
+  writeFileAtomicSync(file, text);
   if (mode !== undefined) fs.chmodSync(file, mode & 0o7777);
 }
