@@ -48,7 +48,7 @@ export default tseslint.config(
         {
           patterns: [
             ...cliOnly('src/files'),
-            { group: ['**/mock/**', '**/build/**', '**/mcp/**'], message: 'src/files is shared: it imports none of its users.' },
+            { group: ['**/mock/**', '**/pipeline/**', '**/mcp/**'], message: 'src/files is shared: it imports none of its users.' },
           ],
           paths: terminalPackages,
         },
@@ -81,13 +81,13 @@ export default tseslint.config(
   {
     // The build modules (manifest, lock, plan) print nothing: commands render. From the CLI kit they
     // use only its usage error, so a manifest error exits 2 like any other bad input.
-    files: ['src/build/**'],
+    files: ['src/pipeline/**'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['**/cli/**', '!**/cli/errors.js'], message: 'src/build may use only the usage error of the CLI kit.' },
+            { group: ['**/cli/**', '!**/cli/errors.js'], message: 'src/pipeline may use only the usage error of the CLI kit.' },
             ...cliOnly('The build modules').filter((p) => !p.group[0].includes('cli/')),
             { group: ['**/mock/**'], message: 'The build modules must not import the mock.' },
           ],
@@ -106,7 +106,7 @@ export default tseslint.config(
         {
           patterns: [
             ...cliOnly('The config store').filter((p) => !p.group[0].includes('config')),
-            { group: ['**/mock/**', '**/build/**', '**/mcp/**'], message: 'The config store imports none of its users.' },
+            { group: ['**/mock/**', '**/pipeline/**', '**/mcp/**'], message: 'The config store imports none of its users.' },
           ],
           paths: terminalPackages.filter((p) => p.name !== 'conf'),
         },
@@ -123,7 +123,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['**/commands/**'], message: 'The CLI kit must not import commands.' },
-            { group: ['**/mcp/**', '**/build/**', '**/installer/**'], message: 'The CLI kit must not import the front ends built on it.' },
+            {
+              group: ['**/mcp/**', '**/pipeline/**', '**/installer/**'],
+              message: 'The CLI kit must not import the front ends built on it.',
+            },
             { group: ['**/mock/**'], message: 'The CLI kit must not import the mock.' },
           ],
         },

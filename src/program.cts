@@ -215,7 +215,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .command('init')
     .description('write a commented starter assetgen.yaml (never over an existing one)')
     .option('-f, --file <path>', 'where to write it (default: ./assetgen.yaml)')
-    .action(run(async () => (await import('./commands/init.js')).init as Action));
+    .action(run(async () => (await import('./commands/project/init.js')).init as Action));
 
   program
     .command('build')
@@ -238,14 +238,14 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('--force', 'regenerate the selected assets even when up to date or edited by hand (new charges)')
     .option('--prune', 'delete the unchanged files of assets gone from the manifest')
     .option('--report <file.html>', 'also write a self-contained HTML gallery of the results (with --dry-run: of the plan)', parseHtmlPath)
-    .action(run(async () => (await import('./commands/build.js')).build as Action));
+    .action(run(async () => (await import('./commands/project/build.js')).build as Action));
 
   program
     .command('report')
     .description('write the HTML gallery of the assets from assetgen.yaml and assetgen.lock alone (no network, no credentials)')
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
     .option('-o, --output <file.html>', 'where to write it (default: assetgen-report.html next to the manifest)', parseHtmlPath)
-    .action(run(async () => (await import('./commands/report.js')).report as Action));
+    .action(run(async () => (await import('./commands/project/gallery.js')).report as Action));
 
   const lock = program.command('lock').description('the lockfile, assetgen.lock: what each asset was built from and into');
   lock
@@ -253,7 +253,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .description('join the locks of a sharded build into assetgen.lock (a conflicting asset is an error)')
     .argument('<files...>', 'lock files written by the shards')
     .option('-f, --file <path>', 'the manifest whose assetgen.lock receives them (default: the nearest assetgen.yaml)')
-    .action(run(async () => (await import('./commands/lock.js')).merge as Action));
+    .action(run(async () => (await import('./commands/project/lock.js')).merge as Action));
 
   // ── coding agents ────────────────────────────────────────────────────────────────────────────────
   function installOptions(command: Command): Command {

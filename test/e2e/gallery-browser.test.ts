@@ -8,8 +8,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderGallery } from '../../src/build/gallery.js';
-import { readLock } from '../../src/build/lock.js';
+import { renderGallery } from '../../src/pipeline/gallery.js';
+import { readLock } from '../../src/pipeline/lock.js';
 import { runCli, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 
@@ -17,7 +17,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const chromium = fs.existsSync(CHROMIUM) ? CHROMIUM : undefined;
 if (!chromium) console.warn(`gallery browser test skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
-const MANIFEST = fs.readFileSync(new URL('../build/fixtures/gallery.yaml', import.meta.url), 'utf8');
+const MANIFEST = fs.readFileSync(new URL('../project/fixtures/gallery.yaml', import.meta.url), 'utf8');
 // Headless, as root (no sandbox), and nothing reaching for the network on a closed machine.
 const ARGS = [
   '--headless',

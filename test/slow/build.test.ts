@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readLock } from '../../src/build/lock.js';
+import { readLock } from '../../src/pipeline/lock.js';
 import { runCli, spawnCli } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
 

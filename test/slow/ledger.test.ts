@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLock } from '../../src/build/lock.js';
+import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson, runCli, spawnCli, type CliResult } from '../support/cli.js';
 import { disagreements, lockVersusLedger, netSpend, spendByKey } from '../support/ledger.js';
 import { useMockProject } from '../support/project.js';

@@ -2,8 +2,8 @@
 // it (by the Idempotency-Key the mock records on a paid POST; polls and refunds by the job id that
 // POST created), and what the lock says each asset cost, side by side.
 import path from 'node:path';
-import { idempotencyKeyFor } from '../../src/build/hash.js';
-import { readLock } from '../../src/build/lock.js';
+import { idempotencyKeyFor } from '../../src/pipeline/hash.js';
+import { readLock } from '../../src/pipeline/lock.js';
 
 export interface LedgerEntry {
   amount: number;

@@ -33,7 +33,7 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
     (args, extra) =>
       runCall(scope, extra, async (ctx, captured) => {
         const file = await projectManifest(ctx.cwd, scope.allowOutside);
-        const { build } = await import('../../commands/build.js');
+        const { build } = await import('../../commands/project/build.js');
         await build(ctx, args.ids ?? [], {
           file,
           dryRun: args.dry_run,
@@ -52,7 +52,7 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
  * confinement rule: a project above it would be written outside what the server may touch.
  */
 async function projectManifest(cwd: string, allowOutside: boolean): Promise<string> {
-  const { locateManifest } = await import('../../build/manifest.js');
+  const { locateManifest } = await import('../../pipeline/manifest.js');
   const file = locateManifest(cwd);
   if (allowOutside) return file;
   try {

@@ -3,9 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeFiles, serviceId, specHash } from '../../src/build/hash.js';
-import { LockWriter } from '../../src/build/writer.js';
-import { parseManifest } from '../../src/build/manifest.js';
+import { describeFiles, serviceId, specHash } from '../../src/pipeline/hash.js';
+import { LockWriter } from '../../src/pipeline/writer.js';
+import { parseManifest } from '../../src/pipeline/manifest.js';
 import { jsonError, parseJson } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
 import { EXAMPLE, writeFiles } from './helpers.js';

@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LockError } from '../../src/build/errors.js';
-import { emptyLock, lockFileFor, parseLock, readLock, serializeLock, type Lock } from '../../src/build/lock.js';
+import { LockError } from '../../src/pipeline/errors.js';
+import { emptyLock, lockFileFor, parseLock, readLock, serializeLock, type Lock } from '../../src/pipeline/lock.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
-import { hashFile, stableStringify } from '../../src/build/hash.js';
+import { hashFile, stableStringify } from '../../src/pipeline/hash.js';
 import { SHA, sampleLock as sample, tempDir, thrown, writeFiles } from './helpers.js';
 
 describe('serializeLock', () => {

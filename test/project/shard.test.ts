@@ -1,6 +1,6 @@
 // Shards split the assets deterministically by a hash of the id; selectors pick ids and globs.
 import { describe, expect, it } from 'vitest';
-import { globToRegExp, inShard, parseShard, selectIds, shardOf } from '../../src/build/shard.js';
+import { globToRegExp, inShard, parseShard, selectIds, shardOf } from '../../src/pipeline/shard.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { thrown } from './helpers.js';
 

@@ -3,13 +3,13 @@
 // bytes; two shards that recorded different results for one asset are a conflict naming it.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CommandContext } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
-import { displayPath } from '../cli/save.js';
-import { lockFileFor, parseLock, serializeLock, type Lock } from '../build/lock.js';
-import { locateManifest } from '../build/manifest.js';
-import { mergeLocks } from '../build/merge.js';
-import { LockWriter } from '../build/writer.js';
+import type { CommandContext } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
+import { displayPath } from '../../cli/save.js';
+import { lockFileFor, parseLock, serializeLock, type Lock } from '../../pipeline/lock.js';
+import { locateManifest } from '../../pipeline/manifest.js';
+import { mergeLocks } from '../../pipeline/merge.js';
+import { LockWriter } from '../../pipeline/writer.js';
 
 export async function merge(ctx: CommandContext, files: string[], options: { file?: string }): Promise<void> {
   const target = lockFileFor(locateManifest(ctx.cwd, options.file));

@@ -1,12 +1,12 @@
 // `assetgen init`: writes a commented starter assetgen.yaml, never over an existing one.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CommandContext } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
-import { displayPath } from '../cli/save.js';
-import { findManifest, MANIFEST_FILE } from '../build/manifest.js';
+import type { CommandContext } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
+import { displayPath } from '../../cli/save.js';
+import { findManifest, MANIFEST_FILE } from '../../pipeline/manifest.js';
 
-export const STARTER = new URL('../../templates/assetgen.yaml', import.meta.url);
+export const STARTER = new URL('../../../templates/assetgen.yaml', import.meta.url);
 
 export async function init(ctx: CommandContext, options: { file?: string }): Promise<void> {
   const target = path.resolve(ctx.cwd, options.file ?? MANIFEST_FILE);

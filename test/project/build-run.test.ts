@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hashFile } from '../../src/build/hash.js';
-import { readLock } from '../../src/build/lock.js';
+import { hashFile } from '../../src/pipeline/hash.js';
+import { readLock } from '../../src/pipeline/lock.js';
 import { PRICES, WORKFLOWS } from '../../src/mock/index.js';
 import { jsonError, parseJson, runCli } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';

@@ -1,9 +1,9 @@
 // Merging shard locks: per asset, the base unless one shard changed it; two changes conflict.
 // The same locks in any order give the same bytes.
 import { describe, expect, it } from 'vitest';
-import { LockError } from '../../src/build/errors.js';
-import { serializeLock, type Lock, type LockEntry } from '../../src/build/lock.js';
-import { mergeLocks } from '../../src/build/merge.js';
+import { LockError } from '../../src/pipeline/errors.js';
+import { serializeLock, type Lock, type LockEntry } from '../../src/pipeline/lock.js';
+import { mergeLocks } from '../../src/pipeline/merge.js';
 import { thrown } from './helpers.js';
 
 const entry = (spec: string, sha = 'a'): LockEntry => ({

@@ -1,6 +1,6 @@
 // The credit cap's bookkeeping: reservations, polls asked one by one, unknown prices never started.
 import { describe, expect, it } from 'vitest';
-import { CreditBudget, describeRefusal, isRefusal, type Reservation } from '../../src/build/budget.js';
+import { CreditBudget, describeRefusal, isRefusal, type Reservation } from '../../src/pipeline/budget.js';
 
 const started = (budget: CreditBudget, cost: number | null): Reservation => {
   const reservation = budget.start(cost);

@@ -1,18 +1,18 @@
-// `assetgen build` without --dry-run: confirm a plan with videos, run it (build-run.ts), then one
+// `assetgen build` without --dry-run: confirm a plan with videos, run it (pool.ts), then one
 // summary on stderr and one --json document with every asset's outcome and the totals.
-import { AbortedError, AssetgenError, withHint } from '../client/errors.js';
-import type { CommandContext } from '../cli/context.js';
-import { CreditCapError, UsageError } from '../cli/errors.js';
-import { plural } from '../cli/credits.js';
-import { confirmOrCancel } from '../cli/prompt.js';
-import { reportDocument } from '../cli/report.js';
-import { shellQuote } from '../cli/resume.js';
-import type { Plan } from '../build/plan.js';
-import type { LockWriter } from '../build/writer.js';
-import { VIDEO_JOB_COST } from '../api/endpoints.js';
-import { runPlan, type ItemResult } from './build-run.js';
-import { listIds } from './build-plan-summary.js';
-import { settleGallery, writeBuildReport } from './report.js';
+import { AbortedError, AssetgenError, withHint } from '../../client/errors.js';
+import type { CommandContext } from '../../cli/context.js';
+import { CreditCapError, UsageError } from '../../cli/errors.js';
+import { plural } from '../../cli/credits.js';
+import { confirmOrCancel } from '../../cli/prompt.js';
+import { reportDocument } from '../../cli/report.js';
+import { shellQuote } from '../../cli/resume.js';
+import type { Plan } from '../../pipeline/plan.js';
+import type { LockWriter } from '../../pipeline/writer.js';
+import { VIDEO_JOB_COST } from '../../api/endpoints.js';
+import { runPlan, type ItemResult } from './pool.js';
+import { listIds } from './plan-summary.js';
+import { settleGallery, writeBuildReport } from './gallery.js';
 
 interface BuildFlags {
   concurrency: number;

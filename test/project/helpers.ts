@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { onTestFinished } from 'vitest';
-import type { Lock } from '../../src/build/lock.js';
-import { parseManifest, type Manifest } from '../../src/build/manifest.js';
+import type { Lock } from '../../src/pipeline/lock.js';
+import { parseManifest, type Manifest } from '../../src/pipeline/manifest.js';
 
 export const EXAMPLE = fs.readFileSync(new URL('./fixtures/example.yaml', import.meta.url), 'utf8');
 export const STARTER = fs.readFileSync(new URL('../../templates/assetgen.yaml', import.meta.url), 'utf8');

@@ -1,9 +1,9 @@
 // What `assetgen build` and `assetgen report` start from: the manifest (found from the current
 // directory upward, or -f), its lock's path, and the service that is part of every asset's spec.
-import type { CommandContext } from '../cli/context.js';
-import { serviceId } from '../build/hash.js';
-import { lockFileFor } from '../build/lock.js';
-import { loadManifest, locateManifest, type Manifest } from '../build/manifest.js';
+import type { CommandContext } from '../../cli/context.js';
+import { serviceId } from '../../pipeline/hash.js';
+import { lockFileFor } from '../../pipeline/lock.js';
+import { loadManifest, locateManifest, type Manifest } from '../../pipeline/manifest.js';
 
 export interface Project {
   file: string;

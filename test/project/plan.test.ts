@@ -3,12 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeFiles, serviceId, specHash } from '../../src/build/hash.js';
-import { readLock, type Lock } from '../../src/build/lock.js';
-import { LockWriter } from '../../src/build/writer.js';
-import { parseManifest, type Manifest } from '../../src/build/manifest.js';
-import { estimateFor, hashProjectFiles, planBuild, type PlanOptions } from '../../src/build/plan.js';
-import { shardOf } from '../../src/build/shard.js';
+import { describeFiles, serviceId, specHash } from '../../src/pipeline/hash.js';
+import { readLock, type Lock } from '../../src/pipeline/lock.js';
+import { LockWriter } from '../../src/pipeline/writer.js';
+import { parseManifest, type Manifest } from '../../src/pipeline/manifest.js';
+import { estimateFor, hashProjectFiles, planBuild, type PlanOptions } from '../../src/pipeline/plan.js';
+import { shardOf } from '../../src/pipeline/shard.js';
 import { EXAMPLE, tempDir, writeFiles } from './helpers.js';
 
 const SERVICE = 'assets.example.com';

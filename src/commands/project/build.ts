@@ -1,15 +1,15 @@
 // `assetgen build`: the plan of a build from assetgen.yaml and assetgen.lock, then (without
-// --dry-run) its paid actions through build-run.ts, the lock written before every wait.
+// --dry-run) its paid actions through run.ts and pool.ts, the lock written before every wait.
 import fs from 'node:fs';
 import path from 'node:path';
-import { MissingCredentialsError } from '../client/errors.js';
-import type { CommandContext } from '../cli/context.js';
-import { CreditCapError, UsageError } from '../cli/errors.js';
-import { displayPath } from '../cli/save.js';
-import { printTable } from '../cli/table.js';
-import { readLock, type Lock } from '../build/lock.js';
-import { LockWriter } from '../build/writer.js';
-import { runBuild } from './build-report.js';
+import { MissingCredentialsError } from '../../client/errors.js';
+import type { CommandContext } from '../../cli/context.js';
+import { CreditCapError, UsageError } from '../../cli/errors.js';
+import { displayPath } from '../../cli/save.js';
+import { printTable } from '../../cli/table.js';
+import { readLock, type Lock } from '../../pipeline/lock.js';
+import { LockWriter } from '../../pipeline/writer.js';
+import { runBuild } from './run.js';
 import {
   actionCounts,
   budgetLine,
@@ -19,16 +19,16 @@ import {
   listIds,
   planMarkdown,
   type BudgetCheck,
-} from './build-plan-summary.js';
-import { writePlanReport } from './report.js';
-import type { Manifest, OutputTarget } from '../build/manifest.js';
-import { openProject } from './project.js';
-import { workflowsToList } from '../build/owners.js';
-import { checkTargets } from '../build/targets.js';
-import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../build/plan.js';
-import { parseShard, type Shard } from '../build/shard.js';
-import { ENV } from '../config/credentials.js';
-import { sanitizeLine } from '../ui/sanitize.js';
+} from './plan-summary.js';
+import { writePlanReport } from './gallery.js';
+import type { Manifest, OutputTarget } from '../../pipeline/manifest.js';
+import { openProject } from './open.js';
+import { workflowsToList } from '../../pipeline/owners.js';
+import { checkTargets } from '../../pipeline/targets.js';
+import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../../pipeline/plan.js';
+import { parseShard, type Shard } from '../../pipeline/shard.js';
+import { ENV } from '../../config/credentials.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
 
 export interface BuildOptions {
   dryRun?: boolean;
@@ -160,7 +160,7 @@ function throwIfOverBudget(budget: BudgetCheck | undefined): void {
 }
 
 /**
- * Node ids of the workflows that might write over another asset's file (src/build/owners.ts), from the
+ * Node ids of the workflows that might write over another asset's file (src/pipeline/owners.ts), from the
  * service's free `workflows list`; asked only when the lock does not know them (usually never).
  */
 async function workflowNodes(ctx: CommandContext, manifest: Manifest, lock: Lock): Promise<Map<string, string[]>> {

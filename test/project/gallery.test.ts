@@ -12,7 +12,7 @@ import {
   sniffMedia,
   type Gallery,
   type GalleryAsset,
-} from '../../src/build/gallery.js';
+} from '../../src/pipeline/gallery.js';
 import { renderPng, renderVideo } from '../../src/mock/media.js';
 
 const PNG = renderPng('icon-forge', 'sword');

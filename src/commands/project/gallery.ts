@@ -1,16 +1,16 @@
 // The build gallery: `assetgen report` from the manifest and the lock alone (no network, no
 // credentials), and the `--report <file.html>` of `assetgen build` (after a build, or from the plan
-// with --dry-run). The cards come from src/build/report.ts, the page from src/build/gallery.ts.
+// with --dry-run). The cards come from src/pipeline/report.ts, the page from src/pipeline/gallery.ts.
 import path from 'node:path';
-import { AssetgenError } from '../client/errors.js';
-import type { CommandContext } from '../cli/context.js';
-import { displayPath } from '../cli/save.js';
-import { GALLERY_STATUSES, galleryTotals, renderGallery, type Gallery, type GalleryTotals } from '../build/gallery.js';
-import { readLock, type Lock } from '../build/lock.js';
-import { hashProjectFiles, planBuild, type Plan } from '../build/plan.js';
-import { cardsFromBuild, cardsFromPlan, loadCards, writeReportFile, type BuildOutcome, type Card } from '../build/report.js';
-import { sanitizeLine } from '../ui/sanitize.js';
-import { openProject } from './project.js';
+import { AssetgenError } from '../../client/errors.js';
+import type { CommandContext } from '../../cli/context.js';
+import { displayPath } from '../../cli/save.js';
+import { GALLERY_STATUSES, galleryTotals, renderGallery, type Gallery, type GalleryTotals } from '../../pipeline/gallery.js';
+import { readLock, type Lock } from '../../pipeline/lock.js';
+import { hashProjectFiles, planBuild, type Plan } from '../../pipeline/plan.js';
+import { cardsFromBuild, cardsFromPlan, loadCards, writeReportFile, type BuildOutcome, type Card } from '../../pipeline/report.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { openProject } from './open.js';
 
 /** Where `assetgen report` writes without -o: next to the manifest. */
 export const DEFAULT_REPORT = 'assetgen-report.html';

@@ -1,6 +1,6 @@
 // Checks manifest text against the manifest's rules, walking the YAML syntax tree so that each
 // problem carries the line and column of the field it concerns. Rules are kept in step with
-// schema/assetgen.schema.json (test/build/schema.test.ts runs both over the same files).
+// schema/assetgen.schema.json (test/project/schema.test.ts runs both over the same files).
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
 import type { AssetKind, ManifestAsset, OutputTarget } from './manifest.js';

@@ -1,8 +1,8 @@
 // The plan of `assetgen build --dry-run` for people and pull requests: the estimate line, the
 // budget check (what the real build's cap would hold back), and a short Markdown summary for
 // $GITHUB_STEP_SUMMARY or a PR comment (--format markdown).
-import type { Plan, PlanAction } from '../build/plan.js';
-import { plural } from '../cli/credits.js';
+import type { Plan, PlanAction } from '../../pipeline/plan.js';
+import { plural } from '../../cli/credits.js';
 
 /** Would the real build hold something back? Known cost over the cap, or unknown costs under one. */
 export interface BudgetCheck {

@@ -1,19 +1,19 @@
 // The paid part of `assetgen build`: the plan's generate and resume actions through a bounded pool,
-// each asset (build-asset.ts) on the same client and kit as the single commands, under one credit
+// each asset (asset.ts) on the same client and kit as the single commands, under one credit
 // budget, the lock updated before every wait so a crash or Ctrl-C never loses a paid job.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CommandContext } from '../cli/context.js';
-import { plural } from '../cli/credits.js';
-import { CreditBudget, describeRefusal, isRefusal } from '../build/budget.js';
-import { OutputClaims } from '../build/owners.js';
-import type { PlanItem } from '../build/plan.js';
-import type { LockWriter } from '../build/writer.js';
-import { sanitizeLine } from '../ui/sanitize.js';
-import { startBoard } from '../cli/board.js';
-import { buildAsset, pruneAsset, type AssetRun, type ItemResult } from './build-asset.js';
+import type { CommandContext } from '../../cli/context.js';
+import { plural } from '../../cli/credits.js';
+import { CreditBudget, describeRefusal, isRefusal } from '../../pipeline/budget.js';
+import { OutputClaims } from '../../pipeline/owners.js';
+import type { PlanItem } from '../../pipeline/plan.js';
+import type { LockWriter } from '../../pipeline/writer.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { startBoard } from '../../cli/board.js';
+import { buildAsset, pruneAsset, type AssetRun, type ItemResult } from './asset.js';
 
-export type { ItemResult, Outcome } from './build-asset.js';
+export type { ItemResult, Outcome } from './asset.js';
 
 export interface RunOptions {
   concurrency: number;

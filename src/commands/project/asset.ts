@@ -2,21 +2,21 @@
 // credit budget first, every charge recorded in the lock with the job, so a resume adds to it.
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { AbortedError, AssetgenError, JobFailedError } from '../client/errors.js';
-import { waitForRun, waitForVideo } from '../client/poll.js';
-import type { AssetgenClient, CallOptions, Credits } from '../client/types.js';
-import type { CommandContext } from '../cli/context.js';
-import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } from '../cli/follow.js';
-import { paidCall } from '../cli/idempotency.js';
-import { saveOutputs, type OutputFile } from '../cli/save.js';
-import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../build/budget.js';
-import { describeFiles, idempotencyKeyFor, lockPath, type FileHash } from '../build/hash.js';
-import type { ManifestAsset } from '../build/manifest.js';
-import type { OutputClaims } from '../build/owners.js';
-import type { PlanItem } from '../build/plan.js';
-import type { LockWriter } from '../build/writer.js';
-import { removeInside } from '../files/confine.js';
-import { sanitizeLine } from '../ui/sanitize.js';
+import { AbortedError, AssetgenError, JobFailedError } from '../../client/errors.js';
+import { waitForRun, waitForVideo } from '../../client/poll.js';
+import type { AssetgenClient, CallOptions, Credits } from '../../client/types.js';
+import type { CommandContext } from '../../cli/context.js';
+import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } from '../../cli/follow.js';
+import { paidCall } from '../../cli/idempotency.js';
+import { saveOutputs, type OutputFile } from '../../cli/save.js';
+import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../../pipeline/budget.js';
+import { describeFiles, idempotencyKeyFor, lockPath, type FileHash } from '../../pipeline/hash.js';
+import type { ManifestAsset } from '../../pipeline/manifest.js';
+import type { OutputClaims } from '../../pipeline/owners.js';
+import type { PlanItem } from '../../pipeline/plan.js';
+import type { LockWriter } from '../../pipeline/writer.js';
+import { removeInside } from '../../files/confine.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
 
 /** How an asset's part of a build ended: a closed set, from which the exit code is derived. */
 export type Outcome = 'built' | 'resumed' | 'failed' | 'interrupted' | 'skipped' | 'capped' | 'pruned';

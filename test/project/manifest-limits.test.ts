@@ -1,12 +1,12 @@
-// How big a manifest may be (src/build/manifest-limits.ts): the file size before it is read, the
+// How big a manifest may be (src/pipeline/manifest-limits.ts): the file size before it is read, the
 // YAML nodes before a tree is built, and the nodes walked through aliases; each a usage error
 // (exit 2) that says which limit and how to split. Manifests within them parse as before.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManifestError } from '../../src/build/errors.js';
-import { MANIFEST_LIMITS } from '../../src/build/manifest-limits.js';
-import { loadManifest } from '../../src/build/manifest.js';
+import { ManifestError } from '../../src/pipeline/errors.js';
+import { MANIFEST_LIMITS } from '../../src/pipeline/manifest-limits.js';
+import { loadManifest } from '../../src/pipeline/manifest.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { manifestOf, tempDir, thrown } from './helpers.js';

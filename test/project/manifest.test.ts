@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManifestError } from '../../src/build/errors.js';
-import { findManifest, loadManifest, locateManifest } from '../../src/build/manifest.js';
+import { ManifestError } from '../../src/pipeline/errors.js';
+import { findManifest, loadManifest, locateManifest } from '../../src/pipeline/manifest.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { EXAMPLE, manifestOf, STARTER, tempDir, thrown, writeFiles } from './helpers.js';

@@ -5,10 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LockError } from '../../src/build/errors.js';
-import { describeFiles } from '../../src/build/hash.js';
-import { readLock, serializeLock } from '../../src/build/lock.js';
-import { claimFileFor, LockWriter } from '../../src/build/writer.js';
+import { LockError } from '../../src/pipeline/errors.js';
+import { describeFiles } from '../../src/pipeline/hash.js';
+import { readLock, serializeLock } from '../../src/pipeline/lock.js';
+import { claimFileFor, LockWriter } from '../../src/pipeline/writer.js';
 import { SHA, sampleLock as sample, tempDir, thrown, writeFiles } from './helpers.js';
 
 const open: LockWriter[] = [];
@@ -55,7 +55,7 @@ describe('LockWriter', () => {
         '--import',
         'tsx',
         '-e',
-        `import { LockWriter } from ${JSON.stringify(new URL('../../src/build/writer.ts', import.meta.url).pathname)};
+        `import { LockWriter } from ${JSON.stringify(new URL('../../src/pipeline/writer.ts', import.meta.url).pathname)};
          const w = LockWriter.open(${JSON.stringify(file)});
          await w.submitted('torch', { spec: 'S9', kind: 'video', idempotencyKey: 'k9', jobId: 'vid_9', credits: 180 });
          await w.forget('hero');
