@@ -6,10 +6,13 @@
 // is a fresh process per run, runs interleaved, medians of BENCH_SDK_RUNS (≥ 5); wall time and the
 // contender's CPU time (user + system) per call, from its first request to its last answer.
 // The split rows (BENCH_SDK_SPLIT=0 leaves them out) say where the SDK's microseconds go: node:http
-// alone with the same keep-alive agent, then + the SDK's headers, then + JSON both ways.
+// alone with the same keep-alive agent, then + the SDK's headers, then + JSON both ways; and, for
+// the transport's own floor, the same headers and JSON through undici's Agent (`dispatcher.request`,
+// undici loaded before the clock starts) in place of node:http.
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runAlone } from './table.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -61,7 +64,9 @@ export async function run() {
   const sample = await measure('sample');
   const { message: server, proc: serverProc } = await child('bare-server', sample);
   const split = process.env.BENCH_SDK_SPLIT !== '0';
-  const contenders = ['autocannon', 'sdk', ...(split ? ['split-http', 'split-headers', 'split-json'] : [])];
+  // BENCH_SDK_BEFORE=<a dist/ built from another commit>: that build's SDK runs beside, for a before/after.
+  const before = process.env.BENCH_SDK_BEFORE ? ['sdk-before'] : [];
+  const contenders = ['autocannon', 'sdk', ...before, ...(split ? ['split-http', 'split-headers', 'split-json', 'split-undici'] : [])];
   const rows = [];
   try {
     for (const calls of [10_000, 1_000]) {
@@ -90,12 +95,24 @@ export async function run() {
         // Each call in flight keeps its keep-alive socket: more would mean sockets not reused.
         met: goal ? ratio >= GOAL && sockets <= IN_FLIGHT : undefined,
       });
+      if (before.length) {
+        const s = summary(results['sdk-before']);
+        rows.push({
+          figure: `the same, the SDK of ${process.env.BENCH_SDK_BEFORE} (before)`,
+          measured: perSecond(s),
+          baseline: `autocannon: ${us(cannon.wall)} wall, ${us(cannon.cpu)} CPU per call`,
+          ratio: cannon.wall / s.wall,
+          goal: 'reference',
+          met: undefined,
+        });
+      }
       if (calls !== 10_000 || !split) continue;
       const steps = [
         ['split-http', 'node:http alone, same keep-alive agent, body read and dropped'],
         ['split-headers', '+ the SDK’s request headers (a fresh Idempotency-Key each)'],
         ['split-json', '+ JSON: the body stringified, the answer read whole and parsed'],
         ['sdk', '+ the SDK (retries, bounds, hooks, credits, the record)'],
+        ['split-undici', 'undici’s Agent in place of node:http: the SDK’s headers, JSON both ways (the transport’s floor)'],
       ];
       for (const [name, what] of steps) {
         const s = summary(results[name]);
@@ -233,8 +250,9 @@ if (role === 'sample') {
     throw new Error(`autocannon: ${ok} of ${data.calls} answered 2xx, ${result.errors} errors`);
   }
   process.send({ calls: data.calls, wallMs: last.wallMs, cpuUs: last.used.user + last.used.system });
-} else if (role === 'sdk') {
-  const { createClient } = await import('../dist/index.js');
+} else if (role === 'sdk' || role === 'sdk-before') {
+  const dist = role === 'sdk' ? '../dist' : path.resolve(process.env.BENCH_SDK_BEFORE);
+  const { createClient } = await import(role === 'sdk' ? `${dist}/index.js` : pathToFileURL(`${dist}/index.js`).href);
   const client = createClient({ baseUrl: data.url, apiKey: data.apiKey });
   const result = await timed(data.calls, async () => {
     const generation = await client.generate(PROMPT);
@@ -242,6 +260,24 @@ if (role === 'sample') {
   });
   await client.close();
   process.send(result);
+} else if (role === 'split-undici') {
+  const { Agent } = await import('undici');
+  const agent = new Agent();
+  const { origin } = new URL(data.url);
+  const step = async () => {
+    const response = await agent.request({
+      origin,
+      path: '/api/v1/generate',
+      method: 'POST',
+      headers: sdkHeaders(data.apiKey),
+      body: JSON.stringify(PROMPT),
+    });
+    if (response.statusCode >= 400) throw new Error(`HTTP ${response.statusCode}`);
+    const answer = JSON.parse(await response.body.text());
+    if (!answer.id) throw new Error('an answer without an id');
+  };
+  process.send(await timed(data.calls, step));
+  await agent.close();
 } else if (role?.startsWith('split-')) {
   const http = await import('node:http');
   const agent = new http.Agent({ keepAlive: true });

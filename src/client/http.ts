@@ -104,9 +104,14 @@ export class HttpClient {
   /** The transport once made: later calls use it without waiting a turn. */
   #ready?: Transport;
   #closed = false;
+  /** The credential headers, worked out once. */
+  readonly #authorization?: string;
+  readonly #cookie?: string;
 
   constructor(settings: HttpSettings) {
     this.settings = settings;
+    if (settings.apiKey) this.#authorization = `Bearer ${settings.apiKey}`;
+    if (settings.sessionCookie) this.#cookie = cookieHeader(settings.sessionCookie);
   }
 
   #wire(): Promise<Transport> {
@@ -173,8 +178,8 @@ export class HttpClient {
     };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     if (call.idempotencyKey) headers['idempotency-key'] = call.idempotencyKey;
-    if (call.credential === 'apiKey' && this.settings.apiKey) headers.authorization = `Bearer ${this.settings.apiKey}`;
-    if (call.credential === 'session' && this.settings.sessionCookie) headers.cookie = cookieHeader(this.settings.sessionCookie);
+    if (call.credential === 'apiKey' && this.#authorization) headers.authorization = this.#authorization;
+    if (call.credential === 'session' && this.#cookie) headers.cookie = this.#cookie;
     return headers;
   }
 

@@ -4,6 +4,7 @@
 // HTTP(S)_PROXY and NO_PROXY) or when the caller hands us a dispatcher of their own.
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { UnexpectedResponseError } from './errors.js';
@@ -13,6 +14,7 @@ import type { HeaderMap } from './values.js';
 export interface WireRequest {
   method: 'GET' | 'POST';
   url: string;
+  /** Made for this request: the transport may add to it (Content-Length). */
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
@@ -112,13 +114,37 @@ function targetOf(href: string): Target {
 /** Calls repeat their URLs (every generate goes to one): each is parsed once, up to this many. */
 const TARGET_CACHE_SIZE = 256;
 
+/**
+ * A new socket gets `ms` to connect, or fails with CONNECT_TIMEOUT (its request sees the error); a
+ * pooled one is connected already. Wrapping the agent's own createConnection arms the timer once
+ * per socket instead of a 'socket' listener on every request.
+ */
+export function withConnectTimeout<A extends http.Agent>(agent: A, ms: number): A {
+  const create = agent.createConnection.bind(agent);
+  agent.createConnection = (options, callback) => {
+    const socket = create(options, callback);
+    if (!socket || !(socket as Socket).connecting) return socket;
+    const timer = setTimeout(() => socket.destroy(timeoutError(`Could not connect within ${ms} ms.`, 'CONNECT_TIMEOUT')), ms);
+    const clear = (): void => clearTimeout(timer);
+    socket.once('connect', clear);
+    socket.once('close', clear);
+    return socket;
+  };
+  return agent;
+}
+
 class NodeTransport implements Transport {
   // Keep-alive sockets, unlimited per host (node's default): a build's 16 calls in flight each keep
   // theirs, and a socket is back in the pool before the next call of its worker is made.
-  readonly #agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  readonly #agents: { http: http.Agent; https: https.Agent };
   readonly #targets = new Map<string, Target>();
 
-  constructor(readonly connectTimeoutMs: number) {}
+  constructor(connectTimeoutMs: number) {
+    this.#agents = {
+      http: withConnectTimeout(new http.Agent({ keepAlive: true }), connectTimeoutMs),
+      https: withConnectTimeout(new https.Agent({ keepAlive: true }), connectTimeoutMs),
+    };
+  }
 
   #target(href: string): Target {
     let target = this.#targets.get(href);
@@ -134,10 +160,8 @@ class NodeTransport implements Transport {
     return new Promise((resolve, reject) => {
       if (wire.signal?.aborted) return reject(abortedError());
       const target = this.#target(wire.url);
-      const headers =
-        wire.body === undefined
-          ? wire.headers
-          : Object.assign({}, wire.headers, { 'content-length': String(Buffer.byteLength(wire.body)) });
+      const headers = wire.headers;
+      if (wire.body !== undefined) headers['content-length'] = String(Buffer.byteLength(wire.body));
       const request = (target.secure ? https : http).request({
         protocol: target.protocol,
         hostname: target.hostname,
@@ -159,33 +183,21 @@ class NodeTransport implements Transport {
         signal.addEventListener('abort', onAbort, { once: true });
         request.once('close', () => signal.removeEventListener('abort', onAbort));
       }
-      let connectTimer: NodeJS.Timeout | undefined;
-      const headersTimer = setTimeout(
-        () => request.destroy(timeoutError(`No answer within ${wire.headersTimeoutMs} ms.`, 'HEADERS_TIMEOUT')),
+      // One timer per call: the headers deadline, then (restarted) the body's longest silence.
+      const timer = setTimeout(
+        () =>
+          response
+            ? response.destroy(timeoutError(`The answer stalled for ${wire.bodyTimeoutMs} ms.`, 'BODY_TIMEOUT'))
+            : request.destroy(timeoutError(`No answer within ${wire.headersTimeoutMs} ms.`, 'HEADERS_TIMEOUT')),
         wire.headersTimeoutMs,
       );
-      const clear = (): void => {
-        clearTimeout(headersTimer);
-        clearTimeout(connectTimer);
-      };
       const fail = (error: Error): void => {
-        clear();
+        clearTimeout(timer);
         reject(error);
       };
-      request.once('socket', (socket) => {
-        // A pooled socket is connected already: only a new one gets a connect timeout.
-        if (!socket.connecting) return;
-        const connect = setTimeout(
-          () => request.destroy(timeoutError(`Could not connect within ${this.connectTimeoutMs} ms.`, 'CONNECT_TIMEOUT')),
-          this.connectTimeoutMs,
-        );
-        connectTimer = connect;
-        socket.once('connect', () => clearTimeout(connect));
-      });
       request.once('error', fail);
       request.once('response', (answer) => {
         response = answer;
-        clear();
         request.off('error', fail);
         // Errors after this point surface on the body stream, to whoever reads it; a body nobody
         // reads any more (done, or left early) must not turn a late abort into an uncaught error.
@@ -196,7 +208,8 @@ class NodeTransport implements Transport {
           else if (!answer.readableEnded && /^HPE_/.test(String((error as { code?: unknown }).code))) answer.destroy(excessError(wire));
         });
         answer.on('error', ignore);
-        if (wire.bodyTimeoutMs > 0) watchSilence(answer, wire.bodyTimeoutMs);
+        if (wire.bodyTimeoutMs > 0) watchSilence(answer, timer, wire);
+        else clearTimeout(timer);
         resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: answer });
       });
       request.end(wire.body);
@@ -211,15 +224,33 @@ class NodeTransport implements Transport {
 
 function ignore(): void {}
 
-/** Fails the body when the socket brings nothing for `ms` (without putting the body in flowing mode). */
-function watchSilence(response: http.IncomingMessage, ms: number): void {
-  const socket = response.socket;
-  const timer = setTimeout(() => response.destroy(timeoutError(`The answer stalled for ${ms} ms.`, 'BODY_TIMEOUT')), ms);
-  const onData = (): void => void timer.refresh();
-  socket.on('data', onData);
-  response.once('close', () => {
-    clearTimeout(timer);
-    socket.off('data', onData);
+/**
+ * Fails the body when the socket brings nothing for `bodyTimeoutMs` (without putting the body in
+ * flowing mode). Decided once node's parser is done with the bytes in hand (a microtask: no I/O
+ * runs before it): a body already whole, the usual small answer, cannot stall and needs no watch.
+ */
+function watchSilence(response: http.IncomingMessage, timer: NodeJS.Timeout, wire: WireRequest): void {
+  queueMicrotask(() => {
+    if (response.complete || response.destroyed) {
+      clearTimeout(timer);
+      return;
+    }
+    let silence = timer;
+    if (wire.bodyTimeoutMs === wire.headersTimeoutMs) silence.refresh();
+    else {
+      clearTimeout(timer);
+      silence = setTimeout(
+        () => response.destroy(timeoutError(`The answer stalled for ${wire.bodyTimeoutMs} ms.`, 'BODY_TIMEOUT')),
+        wire.bodyTimeoutMs,
+      );
+    }
+    const socket = response.socket;
+    const onData = (): void => void silence.refresh();
+    socket.on('data', onData);
+    response.once('close', () => {
+      clearTimeout(silence);
+      socket.off('data', onData);
+    });
   });
 }
 
