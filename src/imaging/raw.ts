@@ -65,7 +65,7 @@ export async function decodeImage(bytes: Buffer, label = 'the image'): Promise<R
       throw new ImagingError('unsupported_format', `${label} is ${format}: post steps and atlases take ${INPUT_FORMATS.join(', ')}`);
     }
     checkSize(metadata.width, metadata.height, label);
-    // sRGB first, so grey, 16-bit and CMYK inputs all come out as 8-bit RGBA.
+    // sRGB first, so grey and 16-bit inputs come out as 8-bit RGBA too.
     const { data, info } = await sharp(bytes, options)
       .toColourspace('srgb')
       .ensureAlpha()
