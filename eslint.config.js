@@ -56,6 +56,23 @@ export default tseslint.config(
     },
   },
   {
+    // Image processing (post steps, atlases): pure functions over bytes, used by the build; they print
+    // nothing and know none of their users.
+    files: ['src/imaging/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...cliOnly('src/imaging'),
+            { group: ['**/mock/**', '**/build/**', '**/mcp/**', '**/client/**'], message: 'src/imaging imports none of its users.' },
+          ],
+          paths: terminalPackages,
+        },
+      ],
+    },
+  },
+  {
     files: ['src/api/**'],
     rules: {
       'no-restricted-imports': [

@@ -1,0 +1,185 @@
+// The `post:` list of a manifest: parsed into typed steps with every default filled in (the parsed
+// list is the canonical spec a lock can hash), or a PostSpecError whose path leads to the bad value.
+import { PostSpecError } from './errors.js';
+import { MAX_COLOURS, MIN_COLOURS } from './palette.js';
+import { IMAGE_LIMITS, type OutputFormat } from './raw.js';
+import { FITS, KERNELS, type ResizeSpec } from './resize.js';
+
+export type PostStep =
+  | { kind: 'trim'; threshold: number }
+  | ({ kind: 'resize' } & ResizeSpec)
+  | { kind: 'pot' }
+  | { kind: 'palette'; colors: number; dither: number }
+  | { kind: 'format'; format: OutputFormat };
+
+export type PostStepKind = PostStep['kind'];
+export const POST_STEP_KINDS: readonly PostStepKind[] = ['trim', 'resize', 'pot', 'palette', 'format'];
+const FORMATS: readonly OutputFormat[] = ['png', 'webp'];
+/** Steps after which a palette would no longer hold: they make new pixels or new colours. */
+const BEFORE_PALETTE: readonly PostStepKind[] = ['trim', 'resize', 'pot'];
+
+type Path = (string | number)[];
+
+export function parsePostSteps(value: unknown): PostStep[] {
+  if (!Array.isArray(value)) {
+    throw new PostSpecError([], `post must be a list of steps, e.g. [trim, {resize: {width: 64, height: 64, kernel: nearest}}, pot]`);
+  }
+  const steps: PostStep[] = [];
+  const seen = new Map<PostStepKind, number>();
+  value.forEach((item: unknown, index) => {
+    const step = parseStep(item, index);
+    const earlier = seen.get(step.kind);
+    if (earlier !== undefined)
+      throw new PostSpecError([index], `post[${index}]: ${step.kind} is already post[${earlier}]; each step may appear once`);
+    seen.set(step.kind, index);
+    steps.push(step);
+  });
+  const format = seen.get('format');
+  if (format !== undefined && format !== steps.length - 1) {
+    throw new PostSpecError([format], `post[${format}]: format must be the last step (it says how the result is written)`);
+  }
+  const palette = seen.get('palette');
+  for (const kind of BEFORE_PALETTE) {
+    const at = seen.get(kind);
+    if (palette !== undefined && at !== undefined && at > palette) {
+      throw new PostSpecError([at], `post[${at}]: ${kind} must come before palette (post[${palette}]): it would add colours back`);
+    }
+  }
+  return steps;
+}
+
+function parseStep(item: unknown, index: number): PostStep {
+  const here = `post[${index}]`;
+  let kind: unknown = item;
+  let argument: unknown;
+  if (isRecord(item)) {
+    const keys = Object.keys(item);
+    if (keys.length !== 1) {
+      throw new PostSpecError(
+        [index],
+        `${here}: a step is one key (${POST_STEP_KINDS.join(', ')}), got ${keys.length === 0 ? 'none' : keys.join(', ')}`,
+      );
+    }
+    kind = keys[0];
+    argument = item[keys[0]];
+  }
+  if (typeof kind !== 'string' || !(POST_STEP_KINDS as readonly string[]).includes(kind)) {
+    throw new PostSpecError([index], `${here}: unknown step ${describe(kind)}; the steps are ${POST_STEP_KINDS.join(', ')}`);
+  }
+  const path: Path = [index, kind];
+  const label = `${here}.${kind}`;
+  switch (kind as PostStepKind) {
+    case 'trim': {
+      if (isAbsent(argument)) return { kind: 'trim', threshold: 0 };
+      const options = record(argument, path, label, ['threshold'], 'true, or {threshold: 0-254}');
+      return { kind: 'trim', threshold: integer(options.threshold ?? 0, [...path, 'threshold'], `${label}.threshold`, 0, 254) };
+    }
+    case 'pot':
+      if (!isAbsent(argument)) throw new PostSpecError(path, `${label} takes no value (write \`pot\`), got ${describe(argument)}`);
+      return { kind: 'pot' };
+    case 'resize':
+      return { kind: 'resize', ...parseResize(argument, path, label) };
+    case 'palette': {
+      if (typeof argument === 'number')
+        return { kind: 'palette', colors: integer(argument, path, label, MIN_COLOURS, MAX_COLOURS), dither: 0 };
+      const options = record(
+        argument,
+        path,
+        label,
+        ['colors', 'dither'],
+        `a number of colours (${MIN_COLOURS}-${MAX_COLOURS}), or {colors, dither: 0-1}`,
+      );
+      const colors = integer(options.colors, [...path, 'colors'], `${label}.colors`, MIN_COLOURS, MAX_COLOURS);
+      const dither = options.dither ?? 0;
+      if (typeof dither !== 'number' || !(dither >= 0 && dither <= 1)) {
+        throw new PostSpecError([...path, 'dither'], `${label}.dither must be a number from 0 to 1, got ${describe(dither)}`);
+      }
+      return { kind: 'palette', colors, dither };
+    }
+    case 'format':
+      if (typeof argument !== 'string' || !(FORMATS as readonly string[]).includes(argument)) {
+        throw new PostSpecError(path, `${label} must be ${FORMATS.join(' or ')}, got ${describe(argument)}`);
+      }
+      return { kind: 'format', format: argument as OutputFormat };
+  }
+}
+
+function parseResize(argument: unknown, path: Path, label: string): ResizeSpec {
+  const max = IMAGE_LIMITS.maxSide;
+  if (typeof argument === 'string') {
+    const match = /^(\d{1,5})x(\d{1,5})$/.exec(argument.trim());
+    if (!match)
+      throw new PostSpecError(
+        path,
+        `${label} must be WIDTHxHEIGHT (e.g. 64x64) or {width, height, fit, kernel}, got ${describe(argument)}`,
+      );
+    return {
+      width: integer(Number(match[1]), path, `${label} width`, 1, max),
+      height: integer(Number(match[2]), path, `${label} height`, 1, max),
+      fit: 'contain',
+      kernel: 'lanczos3',
+    };
+  }
+  const options = record(argument, path, label, ['width', 'height', 'fit', 'kernel'], '{width, height, fit, kernel} or WIDTHxHEIGHT');
+  if (options.width === undefined && options.height === undefined)
+    throw new PostSpecError(path, `${label} needs a width, a height or both`);
+  const fit = options.fit ?? 'contain';
+  if (typeof fit !== 'string' || !(FITS as readonly string[]).includes(fit)) {
+    throw new PostSpecError([...path, 'fit'], `${label}.fit must be one of ${FITS.join(', ')}, got ${describe(fit)}`);
+  }
+  const kernel = options.kernel ?? 'lanczos3';
+  if (typeof kernel !== 'string' || !(KERNELS as readonly string[]).includes(kernel)) {
+    throw new PostSpecError(
+      [...path, 'kernel'],
+      `${label}.kernel must be one of ${KERNELS.join(', ')} (nearest for pixel art), got ${describe(kernel)}`,
+    );
+  }
+  const size = (key: 'width' | 'height') =>
+    options[key] === undefined ? undefined : integer(options[key], [...path, key], `${label}.${key}`, 1, max);
+  return { width: size('width'), height: size('height'), fit: fit as ResizeSpec['fit'], kernel: kernel as ResizeSpec['kernel'] };
+}
+
+/** One line for people (a gallery, a plan): "trim · resize 64×64 contain nearest · pot · palette 8 · webp". */
+export function describePostSteps(steps: readonly PostStep[]): string {
+  return steps
+    .map((step) => {
+      switch (step.kind) {
+        case 'trim':
+          return step.threshold > 0 ? `trim (alpha ≤ ${step.threshold})` : 'trim';
+        case 'resize':
+          return `resize ${step.width ?? 'auto'}×${step.height ?? 'auto'} ${step.fit} ${step.kernel}`;
+        case 'pot':
+          return 'pot';
+        case 'palette':
+          return `palette ${step.colors}${step.dither > 0 ? ` dither ${step.dither}` : ''}`;
+        case 'format':
+          return step.format;
+      }
+    })
+    .join(' · ');
+}
+
+function record(value: unknown, path: Path, label: string, keys: readonly string[], expected: string): Record<string, unknown> {
+  if (!isRecord(value)) throw new PostSpecError(path, `${label} must be ${expected}, got ${describe(value)}`);
+  const unknown = Object.keys(value).find((key) => !keys.includes(key));
+  if (unknown !== undefined)
+    throw new PostSpecError([...path, unknown], `${label}: unknown key ${unknown}; the keys are ${keys.join(', ')}`);
+  return value;
+}
+
+function integer(value: unknown, path: Path, label: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new PostSpecError(path, `${label} must be a whole number from ${min} to ${max}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** `- trim`, `- trim:` and `- trim: true` all mean the step with its defaults. */
+const isAbsent = (value: unknown): boolean => value === undefined || value === null || value === true;
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? 'a list' : 'a map';
+}

@@ -1,0 +1,165 @@
+// Images as plain RGBA pixels (8 bits a channel, not premultiplied) between steps: decoding from and
+// encoding to files goes through sharp, with limits; cropping, padding and copying are exact byte
+// copies here, so no step adds a colour it was not asked to.
+import { ImagingError } from './errors.js';
+import { loadSharp } from './sharp.js';
+
+export interface RawImage {
+  /** width × height × 4 bytes, rows top to bottom. */
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+export interface Rect {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Bounds on every image read or made, so a hostile file (a PNG header claiming 100,000 × 100,000) is
+ * refused before its pixels are allocated: 64 megapixels is 256 MiB as RGBA.
+ */
+export const IMAGE_LIMITS = { maxSide: 16_384, maxPixels: 8_192 * 8_192 } as const;
+
+/** The formats post steps and atlases read: the still images the service sends. */
+
+export type OutputFormat = 'png' | 'webp';
+
+/** Fixed encoder settings: the same pixels give the same bytes (sharp writes no metadata unless asked). */
+const PNG_OPTIONS = { compressionLevel: 9, adaptiveFiltering: false, progressive: false } as const;
+const WEBP_OPTIONS = { lossless: true, effort: 4, exact: false } as const;
+/** WebP's own bound on a side. */
+const WEBP_MAX_SIDE = 16_383;
+
+export function checkSize(width: number, height: number, what: string): void {
+  if (width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide || width * height > IMAGE_LIMITS.maxPixels) {
+    throw new ImagingError(
+      'too_large',
+      `${what} would be ${width}×${height} pixels: the limit is ${IMAGE_LIMITS.maxSide} a side and ${IMAGE_LIMITS.maxPixels.toLocaleString('en-US')} pixels`,
+    );
+  }
+}
+
+export function blank(width: number, height: number): RawImage {
+  checkSize(width, height, 'an image');
+  return { data: Buffer.alloc(width * height * 4), width, height };
+}
+
+/** The formats post steps and atlases read: the still images the service sends. */
+export const INPUT_FORMATS: readonly string[] = ['png', 'jpeg', 'webp', 'gif'];
+
+/** Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels; anything else is an ImagingError. */
+export async function decodeImage(bytes: Buffer, label = 'the image'): Promise<RawImage> {
+  if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw new ImagingError('not_an_image', `${label} is empty`);
+  const sharp = await loadSharp();
+  const options = { limitInputPixels: IMAGE_LIMITS.maxPixels, failOn: 'error', animated: false } as const;
+  let format: string | undefined;
+  try {
+    // The header first (cheap): the format and the size are checked before any pixel is decoded.
+    const metadata = await sharp(bytes, options).metadata();
+    format = metadata.format;
+    if (!INPUT_FORMATS.includes(format)) {
+      throw new ImagingError('unsupported_format', `${label} is ${format}: post steps and atlases take ${INPUT_FORMATS.join(', ')}`);
+    }
+    checkSize(metadata.width, metadata.height, label);
+    // sRGB first, so grey and 16-bit inputs come out as 8-bit RGBA too.
+    const { data, info } = await sharp(bytes, options)
+      .toColourspace('srgb')
+      .ensureAlpha()
+      .raw({ depth: 'uchar' })
+      .toBuffer({ resolveWithObject: true });
+    if (info.channels !== 4) throw new ImagingError('damaged', `${label} decoded to ${info.channels} channels, not RGBA`);
+    return { data, width: info.width, height: info.height };
+  } catch (error) {
+    throw asImagingError(error, label, format);
+  }
+}
+
+/** sharp's errors, said for people: its messages name no file. */
+function asImagingError(error: unknown, label: string, format: string | undefined): ImagingError {
+  if (error instanceof ImagingError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/unsupported image format/i.test(message)) return new ImagingError('not_an_image', `${label} is not an image sharp can read`);
+  if (/pixel limit/i.test(message)) {
+    return new ImagingError('too_large', `${label} has more than ${IMAGE_LIMITS.maxPixels.toLocaleString('en-US')} pixels`);
+  }
+  const reason = message.split('\n')[0].slice(0, 200);
+  return new ImagingError('damaged', `${label}${format ? ` (${format})` : ''} cannot be decoded: ${reason}`);
+}
+
+/** Encodes RGBA pixels: PNG (RGBA, zlib level 9) or lossless WebP. */
+export async function encodeImage(image: RawImage, format: OutputFormat): Promise<Buffer> {
+  if (format === 'webp' && (image.width > WEBP_MAX_SIDE || image.height > WEBP_MAX_SIDE)) {
+    throw new ImagingError('too_large', `a WebP is at most ${WEBP_MAX_SIDE} pixels a side; this image is ${image.width}×${image.height}`);
+  }
+  const pipeline = (await loadSharp())(image.data, { raw: { width: image.width, height: image.height, channels: 4 } });
+  return format === 'png' ? pipeline.png(PNG_OPTIONS).toBuffer() : pipeline.webp(WEBP_OPTIONS).toBuffer();
+}
+
+/**
+ * An indexed PNG of an image of at most 256 colours, when sharp's quantiser gives back exactly these
+ * pixels (it keeps a palette that already fits; checked, not assumed); otherwise undefined.
+ */
+export async function encodeIndexedPng(image: RawImage, colours: number): Promise<Buffer | undefined> {
+  const sharp = await loadSharp();
+  const bytes = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: 4 } })
+    .png({ ...PNG_OPTIONS, palette: true, colours, dither: 0, effort: 10 })
+    .toBuffer();
+  const back = await decodeImage(bytes, 'an indexed PNG');
+  return back.data.equals(image.data) ? bytes : undefined;
+}
+
+/** The smallest rectangle holding every pixel whose alpha is above `threshold`; undefined when there is none. */
+export function opaqueBounds(image: RawImage, threshold = 0): Rect | undefined {
+  const { data, width, height } = image;
+  let left = width;
+  let right = -1;
+  let top = height;
+  let bottom = -1;
+  for (let y = 0; y < height; y++) {
+    const row = y * width * 4;
+    for (let x = 0; x < width; x++) {
+      if (data[row + x * 4 + 3] > threshold) {
+        if (x < left) left = x;
+        if (x > right) right = x;
+        if (y < top) top = y;
+        bottom = y;
+      }
+    }
+  }
+  return right < 0 ? undefined : { left, top, width: right - left + 1, height: bottom - top + 1 };
+}
+
+/** The pixels inside `rect` (which must lie inside the image). */
+export function crop(image: RawImage, rect: Rect): RawImage {
+  const out = blank(rect.width, rect.height);
+  for (let y = 0; y < rect.height; y++) {
+    const from = ((rect.top + y) * image.width + rect.left) * 4;
+    image.data.copy(out.data, y * rect.width * 4, from, from + rect.width * 4);
+  }
+  return out;
+}
+
+/**
+ * Copies `source` onto `target` with its top-left corner at (left, top), either of which may be
+ * negative; what falls outside the target is cut off. Pixels are replaced, not blended.
+ */
+export function blit(source: RawImage, target: RawImage, left: number, top: number): void {
+  const x0 = Math.max(0, left);
+  const x1 = Math.min(target.width, left + source.width);
+  if (x1 <= x0) return;
+  for (let y = Math.max(0, top); y < Math.min(target.height, top + source.height); y++) {
+    const from = ((y - top) * source.width + (x0 - left)) * 4;
+    source.data.copy(target.data, (y * target.width + x0) * 4, from, from + (x1 - x0) * 4);
+  }
+}
+
+/** The distinct RGBA values of an image, counted up to `stopAfter`. */
+export function countColours(image: RawImage, stopAfter = Infinity): number {
+  const seen = new Set<number>();
+  for (let offset = 0; offset < image.data.length && seen.size <= stopAfter; offset += 4) seen.add(image.data.readUInt32BE(offset));
+  return seen.size;
+}

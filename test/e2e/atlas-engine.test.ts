@@ -1,0 +1,161 @@
+// A real engine's loader reads an atlas packAtlas made: Phaser 3 (`this.load.atlas`, canvas renderer)
+// and PixiJS 8 (`Assets.load` of the JSON) in headless chromium, from a node:http server on
+// 127.0.0.1. Every frame is listed with its size, a trimmed frame keeps its source size, and the
+// pixels the engine reads from a frame are the source's.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { atlasJson, packAtlas, type TexturePackerJsonHash } from '../../src/imaging/atlas.js';
+import { makePixels, toPng, type RGBA } from '../imaging/pixels.js';
+import { CHROMIUM, launchChromium, warnWithoutChromium } from '../support/chromium.js';
+
+warnWithoutChromium('atlas engine test');
+
+const moduleFile = (relative: string) => fs.readFileSync(new URL(`../../node_modules/${relative}`, import.meta.url));
+
+/** Opaque frames (a canvas reads half-transparent pixels back premultiplied), one with transparent borders to trim. */
+const FRAMES: { name: string; width: number; height: number; colour: (x: number, y: number) => RGBA }[] = [
+  { name: 'knight/walk-0', width: 12, height: 20, colour: (x, y) => [x * 20, y * 12, 40, 255] },
+  { name: 'knight/walk-1', width: 12, height: 20, colour: (x, y) => [x * 20, 40, y * 12, 255] },
+  { name: 'coin', width: 9, height: 9, colour: (x, y) => [250, 200 - x * 10, y * 25, 255] },
+  { name: 'banner', width: 40, height: 6, colour: (x) => [x * 6, 0, 255 - x * 6, 255] },
+  // Content at (4,3) to (11,8) of 16×12: trimmed to 8×6.
+  { name: 'gem', width: 16, height: 12, colour: (x, y) => (x >= 4 && x < 12 && y >= 3 && y < 9 ? [30, 220, 90 + x, 255] : [0, 0, 0, 0]) },
+];
+
+describe.skipIf(!CHROMIUM)('an atlas in real engines', () => {
+  let browser: Browser;
+  let server: http.Server;
+  let origin: string;
+  let data: TexturePackerJsonHash;
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    const frames = await Promise.all(
+      FRAMES.map(async (frame) => ({ name: frame.name, bytes: await toPng(makePixels(frame.width, frame.height, frame.colour)) })),
+    );
+    const atlas = await packAtlas(frames, { padding: 2, extrude: 1, maxSize: 256, trim: true, image: 'sheet.png' });
+    data = atlas.data;
+    const files: Record<string, [string, Buffer]> = {
+      '/phaser.min.js': ['text/javascript', moduleFile('phaser/dist/phaser.min.js')],
+      '/pixi.min.js': ['text/javascript', moduleFile('pixi.js/dist/pixi.min.js')],
+      '/assets/sheet.png': ['image/png', atlas.png],
+      '/assets/sheet.json': ['application/json', Buffer.from(atlasJson(atlas.data))],
+      '/phaser.html': ['text/html', Buffer.from('<!doctype html><meta charset="utf-8"><body><script src="/phaser.min.js"></script>')],
+      '/pixi.html': ['text/html', Buffer.from('<!doctype html><meta charset="utf-8"><body><script src="/pixi.min.js"></script>')],
+    };
+    server = http.createServer((req, res) => {
+      requests.push(req.url ?? '');
+      // The browser asks for a favicon on its own: no content, no console error.
+      if (req.url === '/favicon.ico') return void res.writeHead(204).end();
+      const file = files[req.url ?? ''];
+      res.writeHead(file ? 200 : 404, { 'content-type': file?.[0] ?? 'text/plain' }).end(file?.[1] ?? 'not found');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  /** A page that records every console error or warning, page error and failed request. */
+  async function open(file: string): Promise<{ page: Page; problems: string[] }> {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+    await page.goto(`${origin}/${file}`, { waitUntil: 'load', timeout: 10_000 });
+    return { page, problems };
+  }
+
+  it('Phaser 3 lists every frame, with its size, source size and pixels', async () => {
+    const { page, problems } = await open('phaser.html');
+    const seen = await page.evaluate(
+      () =>
+        new Promise<{ names: string[]; frames: Record<string, number[]>; pixels: number[][]; size: number[] }>((resolve, reject) => {
+          setTimeout(() => reject(new Error('Phaser did not start in 8 s')), 8_000);
+          const Phaser = (window as any).Phaser;
+          new Phaser.Game({
+            type: Phaser.CANVAS,
+            width: 32,
+            height: 32,
+            banner: false,
+            audio: { noAudio: true },
+            scene: {
+              preload(this: any) {
+                this.load.on('loaderror', (file: any) => reject(new Error(`Phaser could not load ${file.src}`)));
+                this.load.atlas('sheet', '/assets/sheet.png', '/assets/sheet.json');
+              },
+              create(this: any) {
+                const texture = this.textures.get('sheet');
+                const names: string[] = texture.getFrameNames();
+                const frames = Object.fromEntries(
+                  names.map((name) => {
+                    const frame = texture.get(name);
+                    return [name, [frame.cutX, frame.cutY, frame.cutWidth, frame.cutHeight, frame.realWidth, frame.realHeight]];
+                  }),
+                );
+                const pixel = (x: number, y: number, name: string) => {
+                  const colour = this.textures.getPixel(x, y, 'sheet', name);
+                  return [colour.red, colour.green, colour.blue, colour.alpha];
+                };
+                const pixels = [pixel(0, 0, 'coin'), pixel(8, 8, 'coin'), pixel(39, 5, 'banner'), pixel(3, 17, 'knight/walk-1')];
+                resolve({ names, frames, pixels, size: [texture.source[0].width, texture.source[0].height] });
+              },
+            },
+          });
+        }),
+    );
+    expect(seen.names.sort()).toEqual(Object.keys(data.frames).sort());
+    expect(seen.names).toHaveLength(FRAMES.length);
+    for (const [name, entry] of Object.entries(data.frames)) {
+      const { x, y, w, h } = entry.frame;
+      expect(seen.frames[name], name).toEqual([x, y, w, h, entry.sourceSize.w, entry.sourceSize.h]);
+    }
+    expect(seen.frames.gem).toEqual([data.frames.gem!.frame.x, data.frames.gem!.frame.y, 8, 6, 16, 12]);
+    expect(seen.frames.coin!.slice(2)).toEqual([9, 9, 9, 9]);
+    const colour = (name: string, x: number, y: number) => [...FRAMES.find((frame) => frame.name === name)!.colour(x, y)];
+    expect(seen.pixels).toEqual([colour('coin', 0, 0), colour('coin', 8, 8), colour('banner', 39, 5), colour('knight/walk-1', 3, 17)]);
+    expect(seen.size).toEqual([data.meta.size.w, data.meta.size.h]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('PixiJS 8 Assets.load gives a spritesheet with every frame, its size and its source size', async () => {
+    const { page, problems } = await open('pixi.html');
+    const seen = await page.evaluate(async () => {
+      const PIXI = (window as any).PIXI;
+      const sheet = await PIXI.Assets.load('/assets/sheet.json');
+      const frames: Record<string, number[]> = {};
+      for (const [name, texture] of Object.entries<any>(sheet.textures)) {
+        frames[name] = [
+          texture.frame.x,
+          texture.frame.y,
+          texture.frame.width,
+          texture.frame.height,
+          texture.orig.width,
+          texture.orig.height,
+        ];
+      }
+      return { frames, size: [sheet.textureSource.width, sheet.textureSource.height] };
+    });
+    expect(Object.keys(seen.frames).sort()).toEqual(Object.keys(data.frames).sort());
+    for (const [name, entry] of Object.entries(data.frames)) {
+      const { x, y, w, h } = entry.frame;
+      expect(seen.frames[name], name).toEqual([x, y, w, h, entry.sourceSize.w, entry.sourceSize.h]);
+    }
+    expect(seen.size).toEqual([data.meta.size.w, data.meta.size.h]);
+    // The image came from meta.image, beside the JSON.
+    expect(requests).toContain('/assets/sheet.png');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

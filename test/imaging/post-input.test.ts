@@ -1,0 +1,108 @@
+// What post steps refuse, and how: hostile or broken input gives a typed ImagingError with a message
+// naming it, never a crash or a huge allocation; odd but valid input (grey, 16-bit, JPEG, GIF) works.
+import zlib from 'node:zlib';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { ImagingError } from '../../src/imaging/errors.js';
+import { applyPostSteps } from '../../src/imaging/post.js';
+import { parsePostSteps } from '../../src/imaging/post-steps.js';
+import { makePixels, noisy, readPixels, toPng } from './pixels.js';
+
+async function failure(bytes: Buffer, post: unknown = ['trim']): Promise<ImagingError> {
+  const error = await applyPostSteps(bytes, parsePostSteps(post), 'sprite.png').then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ImagingError);
+  return error as ImagingError;
+}
+
+/** A real PNG whose header claims another size (its CRC recomputed, so only the size is a lie). */
+async function pngClaiming(width: number, height: number): Promise<Buffer> {
+  const png = Buffer.from(await toPng(makePixels(1, 1, () => [1, 2, 3, 255])));
+  png.writeUInt32BE(width, 16);
+  png.writeUInt32BE(height, 20);
+  png.writeUInt32BE(zlib.crc32(png.subarray(12, 29)), 29);
+  return png;
+}
+
+describe('hostile input', () => {
+  it('refuses bytes that are not an image', async () => {
+    const error = await failure(Buffer.from('<html>not a picture</html>'));
+    expect(error.code).toBe('not_an_image');
+    expect(error.message).toBe('sprite.png is not an image sharp can read');
+    expect((await failure(Buffer.alloc(0))).code).toBe('not_an_image');
+  });
+
+  it('refuses a PNG claiming 100,000 × 100,000 pixels before decoding it', async () => {
+    const started = Date.now();
+    const error = await failure(await pngClaiming(100_000, 100_000));
+    expect(error.code).toBe('too_large');
+    expect(error.message).toMatch(/^sprite\.png .*67,108,864 pixels/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('refuses a side over 16,384 even when the pixel count is small', async () => {
+    const error = await failure(await pngClaiming(20_000, 2));
+    expect(error.code).toBe('too_large');
+    expect(error.message).toContain('20000×2');
+  });
+
+  it('refuses a resize or a pot that would make an image past the limits', async () => {
+    const small = await toPng(makePixels(3, 1, noisy(1)));
+    expect((await failure(small, [{ resize: { width: 16_384, kernel: 'nearest' } }])).code).toBe('too_large');
+    const wide = await toPng(makePixels(9_000, 1, noisy(2)));
+    expect((await failure(wide, [{ resize: { width: 9_000, height: 9_000, fit: 'fill', kernel: 'nearest' } }])).message).toContain(
+      '9000×9000',
+    );
+  });
+
+  it('refuses SVG (active content) and TIFF: formats the service does not send', async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>');
+    const error = await failure(svg);
+    expect(error.code).toBe('unsupported_format');
+    expect(error.message).toBe('sprite.png is svg: post steps and atlases take png, jpeg, webp, gif');
+    const tiff = await sharp(makePixels(2, 2, noisy(1)).data, { raw: { width: 2, height: 2, channels: 4 } })
+      .tiff()
+      .toBuffer();
+    expect((await failure(tiff)).code).toBe('unsupported_format');
+  });
+
+  it('refuses a truncated PNG as damaged', async () => {
+    const png = await toPng(makePixels(64, 64, noisy(5)));
+    const error = await failure(png.subarray(0, Math.floor(png.length / 2)));
+    expect(error.code).toBe('damaged');
+    expect(error.message).toMatch(/^sprite\.png \(png\) cannot be decoded: \S/);
+  });
+});
+
+describe('valid input of other kinds', () => {
+  it('reads grey, 16-bit, JPEG and GIF input as RGBA', async () => {
+    const grey = await sharp(Buffer.alloc(6 * 4, 90), { raw: { width: 6, height: 4, channels: 1 } })
+      .png()
+      .toBuffer();
+    const deep = await sharp(makePixels(5, 5, noisy(2)).data, { raw: { width: 5, height: 5, channels: 4 } })
+      .png({ force: true })
+      .toColourspace('rgb16')
+      .toBuffer();
+    const jpeg = await sharp(makePixels(8, 8, () => [10, 200, 30, 255]).data, { raw: { width: 8, height: 8, channels: 4 } })
+      .jpeg()
+      .toBuffer();
+    const gif = await sharp(makePixels(4, 4, (x) => (x < 2 ? [255, 0, 0, 255] : [0, 0, 0, 0])).data, {
+      raw: { width: 4, height: 4, channels: 4 },
+    })
+      .gif()
+      .toBuffer();
+    for (const [bytes, width] of [
+      [grey, 6],
+      [deep, 5],
+      [jpeg, 8],
+      [gif, 2],
+    ] as const) {
+      const result = await applyPostSteps(bytes, parsePostSteps(['trim']));
+      const pixels = await readPixels(result.bytes);
+      expect([result.width, pixels.width, pixels.format]).toEqual([width, width, 'png']);
+    }
+    expect((await sharp(deep).metadata()).depth).toBe('ushort');
+  });
+});

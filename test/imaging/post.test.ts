@@ -1,0 +1,188 @@
+// Post steps on real pixels: PNG fixtures made here from RGBA buffers, run through applyPostSteps,
+// and the result decoded and compared pixel by pixel.
+import { describe, expect, it } from 'vitest';
+import { applyPostSteps, nextPowerOfTwo } from '../../src/imaging/post.js';
+import { parsePostSteps } from '../../src/imaging/post-steps.js';
+import { resizeGeometry } from '../../src/imaging/resize.js';
+import { coloursOf, makePixels, noisy, pixelAt, readPixels, region, toPng, type RGBA } from './pixels.js';
+
+const CLEAR: RGBA = [0, 0, 0, 0];
+const run = async (bytes: Buffer, post: unknown) => {
+  const result = await applyPostSteps(bytes, parsePostSteps(post));
+  return { result, pixels: await readPixels(result.bytes) };
+};
+
+describe('trim', () => {
+  // Transparent 20×16 with content at (3,5), (11,9) and one barely visible pixel (alpha 1) at (14,2).
+  const source = makePixels(20, 16, (x, y) => {
+    if (x === 3 && y === 5) return [255, 0, 0, 255];
+    if (x === 11 && y === 9) return [0, 0, 255, 200];
+    if (x === 14 && y === 2) return [9, 9, 9, 1];
+    if (x >= 3 && x <= 11 && y >= 5 && y <= 9) return [0, 128, 0, 255];
+    return CLEAR;
+  });
+
+  it('cuts to the exact bounding box of non-transparent pixels and records the offsets', async () => {
+    const { result, pixels } = await run(await toPng(source), ['trim']);
+    expect(result.trim).toEqual({ left: 3, top: 2, width: 12, height: 8, sourceWidth: 20, sourceHeight: 16 });
+    expect([result.width, result.height, pixels.width, pixels.height]).toEqual([12, 8, 12, 8]);
+    expect(pixels.data.equals(region(source, 3, 2, 12, 8))).toBe(true);
+    expect(pixelAt(pixels, 0, 3)).toBe('ff0000ff');
+  });
+
+  it('with a threshold, treats faint pixels as transparent', async () => {
+    const { result, pixels } = await run(await toPng(source), [{ trim: { threshold: 1 } }]);
+    expect(result.trim).toEqual({ left: 3, top: 5, width: 9, height: 5, sourceWidth: 20, sourceHeight: 16 });
+    expect(pixels.data.equals(region(source, 3, 5, 9, 5))).toBe(true);
+  });
+
+  it('leaves an image without transparent borders as it is, and makes a fully transparent one a single pixel', async () => {
+    const full = makePixels(5, 4, noisy(1));
+    const { result, pixels } = await run(await toPng(full), ['trim']);
+    expect(result.trim).toEqual({ left: 0, top: 0, width: 5, height: 4, sourceWidth: 5, sourceHeight: 4 });
+    expect(pixels.data.equals(full.data)).toBe(true);
+    const empty = await run(await toPng(makePixels(7, 3, () => CLEAR)), ['trim']);
+    expect(empty.result.trim).toEqual({ left: 0, top: 0, width: 1, height: 1, sourceWidth: 7, sourceHeight: 3 });
+    expect(pixelAt(empty.pixels, 0, 0)).toBe('00000000');
+  });
+});
+
+describe('resize', () => {
+  // Pixel art: 8×8 of five colours, two of them half-transparent (which premultiplied scaling shifts).
+  const palette: RGBA[] = [[255, 0, 0, 255], [0, 255, 0, 128], [250, 250, 0, 37], [0, 0, 255, 255], CLEAR];
+  const art = makePixels(8, 8, (x, y) => palette[(x * 3 + y * 5 + ((x * y) % 3)) % palette.length]!);
+
+  it('nearest keeps every colour of pixel art and nothing else, each source pixel a block of the output', async () => {
+    const { result, pixels } = await run(await toPng(art), [{ resize: { width: 24, height: 24, kernel: 'nearest' } }]);
+    expect([result.width, result.height]).toEqual([24, 24]);
+    expect(coloursOf(pixels)).toEqual(coloursOf(art));
+    for (let y = 0; y < 24; y++)
+      for (let x = 0; x < 24; x++) expect(pixelAt(pixels, x, y)).toBe(pixelAt(art, Math.floor(x / 3), Math.floor(y / 3)));
+  });
+
+  it('nearest at an odd size and aspect adds only transparent padding', async () => {
+    const { result, pixels } = await run(await toPng(art), [{ resize: { width: 19, height: 13, fit: 'contain', kernel: 'nearest' } }]);
+    expect([result.width, result.height]).toEqual([19, 13]);
+    for (const colour of coloursOf(pixels)) expect(coloursOf(art).has(colour) || colour === '00000000', colour).toBe(true);
+  });
+
+  it('a smoothing kernel makes new colours (what nearest is for)', async () => {
+    const { pixels } = await run(await toPng(art), [{ resize: { width: 20, height: 20, kernel: 'lanczos3' } }]);
+    expect([...coloursOf(pixels)].filter((colour) => !coloursOf(art).has(colour)).length).toBeGreaterThan(0);
+  });
+
+  it('places the picture as each fit says', () => {
+    const spec = (fit: 'contain' | 'cover' | 'fill' | 'inside' | 'outside') => ({ width: 64, height: 64, fit, kernel: 'nearest' as const });
+    expect(resizeGeometry(100, 50, spec('contain'))).toEqual({
+      scaledWidth: 64,
+      scaledHeight: 32,
+      width: 64,
+      height: 64,
+      left: 0,
+      top: 16,
+    });
+    expect(resizeGeometry(100, 50, spec('cover'))).toEqual({
+      scaledWidth: 128,
+      scaledHeight: 64,
+      width: 64,
+      height: 64,
+      left: -32,
+      top: 0,
+    });
+    expect(resizeGeometry(100, 50, spec('fill'))).toEqual({ scaledWidth: 64, scaledHeight: 64, width: 64, height: 64, left: 0, top: 0 });
+    expect(resizeGeometry(100, 50, spec('inside'))).toEqual({ scaledWidth: 64, scaledHeight: 32, width: 64, height: 32, left: 0, top: 0 });
+    expect(resizeGeometry(100, 50, spec('outside'))).toEqual({
+      scaledWidth: 128,
+      scaledHeight: 64,
+      width: 128,
+      height: 64,
+      left: 0,
+      top: 0,
+    });
+    expect(resizeGeometry(100, 50, { width: 30, fit: 'contain', kernel: 'nearest' })).toMatchObject({ width: 30, height: 15 });
+  });
+
+  it('"64x64" makes a 64×64 image from a 128×96 one (contain: the picture whole, centred)', async () => {
+    const big = makePixels(128, 96, () => [200, 10, 10, 255]);
+    const { result, pixels } = await run(await toPng(big), [{ resize: '64x64' }]);
+    expect([result.width, result.height]).toEqual([64, 64]);
+    expect([pixelAt(pixels, 32, 0), pixelAt(pixels, 32, 8), pixelAt(pixels, 32, 32), pixelAt(pixels, 32, 63)]).toEqual([
+      '00000000',
+      'c80a0aff',
+      'c80a0aff',
+      '00000000',
+    ]);
+  });
+});
+
+describe('pot', () => {
+  it.each([
+    [20, 9, 32, 16],
+    [64, 64, 64, 64],
+    [1, 1, 1, 1],
+    [65, 3, 128, 4],
+  ])('pads %i×%i to %i×%i: the picture at the top left, the rest transparent', async (width, height, potWidth, potHeight) => {
+    const source = makePixels(width, height, noisy(width));
+    const { result, pixels } = await run(await toPng(source), ['pot']);
+    expect([result.width, result.height, pixels.width, pixels.height]).toEqual([potWidth, potHeight, potWidth, potHeight]);
+    expect(region(pixels, 0, 0, width, height).equals(source.data)).toBe(true);
+    const padding = [region(pixels, width, 0, potWidth - width, potHeight), region(pixels, 0, height, potWidth, potHeight - height)];
+    for (const pixelsOf of padding) expect(pixelsOf.every((byte) => byte === 0)).toBe(true);
+  });
+
+  it('computes the next power of two', () => {
+    expect([1, 2, 3, 5, 64, 65, 1000].map(nextPowerOfTwo)).toEqual([1, 2, 4, 8, 64, 128, 1024]);
+  });
+});
+
+describe('palette', () => {
+  const gradient = makePixels(64, 64, (x, y) => [x * 4, y * 4, (x * y) % 256, x % 7 === 0 ? 0 : 255]);
+
+  it.each([8, 5, 2, 256])('palette %i leaves at most that many colours', async (colours) => {
+    expect(coloursOf(gradient).size).toBeGreaterThan(256);
+    const { result, pixels } = await run(await toPng(gradient), [{ palette: colours }]);
+    expect(result.format).toBe('png');
+    const left = coloursOf(pixels).size;
+    expect(left).toBeLessThanOrEqual(colours);
+    expect(left).toBeGreaterThan(Math.min(1, colours - 1));
+  });
+
+  it('writes an indexed PNG, and keeps an image that already fits as it is', async () => {
+    const { result } = await run(await toPng(gradient), [{ palette: 8 }]);
+    expect((await readPixels(result.bytes)).format).toBe('png');
+    // An indexed PNG has a PLTE chunk.
+    expect(result.bytes.includes(Buffer.from('PLTE'))).toBe(true);
+    const few = makePixels(9, 9, (x) => (x % 2 ? [1, 2, 3, 255] : [200, 100, 50, 128]));
+    const kept = await run(await toPng(few), [{ palette: 4 }]);
+    expect(kept.pixels.data.equals(few.data)).toBe(true);
+  });
+});
+
+describe('format and determinism', () => {
+  const source = makePixels(33, 17, noisy(3));
+
+  it('format webp gives a lossless WebP of the same pixels', async () => {
+    const { result, pixels } = await run(await toPng(source), [{ format: 'webp' }]);
+    expect(result.format).toBe('webp');
+    expect(result.bytes.toString('latin1', 0, 4)).toBe('RIFF');
+    expect(result.bytes.toString('latin1', 8, 12)).toBe('WEBP');
+    expect(pixels.format).toBe('webp');
+    expect(pixels.data.equals(source.data)).toBe(true);
+  });
+
+  it('the same input and steps give the same bytes, with no metadata chunks', async () => {
+    const input = await toPng(makePixels(40, 30, (x, y) => (x > 5 && y > 3 && x < 30 ? noisy(4)(x, y) : CLEAR)));
+    const lists: unknown[] = [
+      [],
+      ['trim', { resize: { width: 50, kernel: 'nearest' } }, 'pot'],
+      ['trim', { resize: { width: 50, height: 20, fit: 'cover' } }, 'pot', { palette: 12 }],
+      [{ resize: '16x16' }, { palette: 6 }, { format: 'webp' }],
+    ];
+    for (const post of lists) {
+      const first = await run(input, post);
+      const second = await run(input, post);
+      expect(first.result.bytes.equals(second.result.bytes), JSON.stringify(post)).toBe(true);
+      for (const chunk of ['tEXt', 'iTXt', 'zTXt', 'tIME', 'eXIf']) expect(first.result.bytes.includes(Buffer.from(chunk))).toBe(false);
+    }
+  });
+});
