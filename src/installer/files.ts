@@ -5,24 +5,14 @@ import path from 'node:path';
 import { InstallerError } from './errors.js';
 import { sha256 } from './render.js';
 
+export { writeFileAtomic } from '../files/atomic-write.js';
+
 /** The sha256 of a file, or null when it cannot be read (gone, say). */
 export function hashOf(file: string): string | null {
   try {
     return sha256(fs.readFileSync(file));
   } catch {
     return null;
-  }
-}
-
-/** Temp file in the same directory, then rename: a reader never sees half a file. */
-export function writeFileAtomic(file: string, content: string): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${Date.now()}.tmp`);
-  try {
-    fs.writeFileSync(temp, content, { mode: 0o644, flag: 'wx' });
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
   }
 }
 
