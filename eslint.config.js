@@ -65,7 +65,7 @@ export default tseslint.config(
         {
           patterns: [
             ...cliOnly('src/imaging'),
-            { group: ['**/mock/**', '**/build/**', '**/mcp/**', '**/client/**'], message: 'src/imaging imports none of its users.' },
+            { group: ['**/mock/**', '**/pipeline/**', '**/mcp/**', '**/client/**'], message: 'src/imaging imports none of its users.' },
           ],
           paths: terminalPackages,
         },

@@ -339,6 +339,8 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .command('completion')
     .description('print a shell completion script (bash, zsh or fish)')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    // What the script asks for at `--agent`: the ids of the last agents list (config/agents-cache.ts).
+    .addOption(new Option('--agent-ids <kind>').choices(['image', 'video']).hideHelp())
     .action(run(async () => (await import('./commands/completion.js')).completion as Action));
 
   program

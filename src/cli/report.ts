@@ -1,6 +1,7 @@
 // The end of a command that talked to the service: the saved paths (once each), what it cost, and
 // the one --json document, which always carries `credits` and, on the bundled mock, `"mock": true`
 // (a result from the mock is never mistaken for a real asset).
+import { mediaInfo } from '../files/media-info.js';
 import { previewSaved } from '../ui/preview/index.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import type { CommandContext } from './context.js';
@@ -16,7 +17,8 @@ export function reportDocument(ctx: CommandContext, document: Record<string, unk
 /**
  * Each saved path once: on stdout as the result; on stderr as "Saved …" only when stdout is not
  * the terminal the person is looking at (piped into a script, say). Then, with --preview, the
- * saved images inline on stderr: every command that saves files comes through here.
+ * saved images inline on stderr: every command that saves files comes through here, so each
+ * --json document with `saved` also has `media`: each file's format and pixel size, in the same order.
  */
 export function reportSaved(ctx: CommandContext, saved: string[], document: Record<string, unknown>): void {
   for (const file of saved) {
@@ -36,7 +38,8 @@ export function reportSaved(ctx: CommandContext, saved: string[], document: Reco
     },
     saved.filter((file) => file !== '-'),
   );
-  reportDocument(ctx, { ...document, saved: saved.filter((file) => file !== '-') });
+  const files = saved.filter((file) => file !== '-');
+  reportDocument(ctx, { ...document, saved: files, media: files.map(mediaInfo) });
 }
 
 export const mockMark = (ctx: CommandContext): string => (ctx.globals.mock ? ' (mock)' : '');

@@ -1,19 +1,52 @@
-// `assetgen agents`: GET /api/ai/agents (session only).
+// `assetgen agents`: GET /api/ai/agents, which takes a session cookie only. Each list the service
+// gives is cached (config/agents-cache.ts); with only an API key the command answers from that
+// cache, labelled as such, or says exactly how to get valid ids. It never makes one up.
+import { MissingCredentialsError } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
 import { reportDocument, warnSkipped } from '../cli/report.js';
 import { printTable } from '../cli/table.js';
+import { agentsCachePath, cacheAgents, readCachedAgents } from '../config/agents-cache.js';
+import { redactUrl } from '../client/redact.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
 export async function agents(ctx: CommandContext): Promise<void> {
+  const creds = ctx.credentials();
+  if (!ctx.globals.mock && creds.baseUrl && !creds.sessionCookie && creds.apiKey) return fromCache(ctx, creds.baseUrl.value);
   const client = await ctx.client('session');
   const list = await client.listAgents({ signal: ctx.signal });
-  reportDocument(ctx, { agents: list.map((agent) => agent.raw), skipped: list.skipped });
+  // The in-process mock's URL lives for one command: nothing to remember.
+  if (!ctx.globals.mock) cacheAgents(ctx.env, client.baseUrl, list);
+  reportDocument(ctx, { agents: list.map((agent) => agent.raw), skipped: list.skipped, source: 'service' });
   if (ctx.out.json) return;
   warnSkipped(ctx, 'agent', list.skipped);
   if (!list.length) {
     ctx.out.info('The service lists no agents.');
     return;
   }
+  printAgents(ctx, list);
+}
+
+/** Only an API key: the list the service gave last time, with its date, or what to do instead. */
+function fromCache(ctx: CommandContext, baseUrl: string): void {
+  const cached = readCachedAgents(ctx.env, baseUrl);
+  if (!cached) {
+    throw new MissingCredentialsError(
+      `Listing agents needs a session cookie (GET /api/ai/agents); only an API key is configured, and no earlier list of ${redactUrl(baseUrl)} is cached.`,
+      [
+        'Generating works with the key: use an agent id the user gives you (`assetgen generate "<prompt>" --agent <id>`).',
+        'To list them, the user stores a session cookie once, in their own terminal: `printf %s "$COOKIE" | assetgen auth login --session`;',
+        `\`assetgen agents\` then lists the agents and caches the list in ${agentsCachePath(ctx.env)}, which later key-only runs read.`,
+      ].join(' '),
+    );
+  }
+  const note = `Cached list from ${cached.listedAt} (listing needs a session cookie, and only an API key is configured): an agent added or removed since is not shown.`;
+  reportDocument(ctx, { agents: cached.agents, skipped: [], source: 'cache', listedAt: cached.listedAt, note });
+  if (ctx.out.json) return;
+  ctx.out.warn(note);
+  printAgents(ctx, cached.agents);
+}
+
+function printAgents(ctx: CommandContext, list: readonly { id: string; kind?: string; name?: string; description?: string }[]): void {
   const rows = list.map((agent) => [agent.id, agent.kind ?? '', agent.name ?? '', agent.description ?? ''].map(sanitizeLine));
   printTable(ctx, ['ID', 'KIND', 'NAME', 'DESCRIPTION'], rows);
 }

@@ -1,6 +1,6 @@
 // `assetgen auth login|status|logout`. A secret is never accepted as a flag value (it would leak
 // through `ps` and shell history): it comes from a masked prompt, stdin, or the environment.
-import { ApiError, MissingCredentialsError, withHint } from '../client/errors.js';
+import { MissingCredentialsError } from '../client/errors.js';
 import { UsageError } from '../cli/errors.js';
 import { maskSecret, redactUrl } from '../client/redact.js';
 import { CredentialStore } from '../config/credential-store.js';
@@ -9,6 +9,7 @@ import type { CommandContext } from '../cli/context.js';
 import { password } from '../cli/prompt.js';
 import { reportDocument } from '../cli/report.js';
 import { readStdin } from '../cli/stdin.js';
+import { verifyCredential } from '../cli/verify-credential.js';
 
 interface LoginOptions {
   withKey?: boolean;
@@ -58,35 +59,6 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
     file: store.path,
     baseUrl: redactOptional(baseUrl ?? store.read().baseUrl),
   });
-}
-
-/**
- * Asks the service with the cheapest call there is for this credential: listing workflows (no
- * generation; with a key the service may charge it, the bundled mock 1 credit; with a session,
- * nothing). Rejected → exit 4 and nothing stored; unreachable → exit 1, nothing stored.
- */
-async function verifyCredential(
-  ctx: CommandContext,
-  credentials: { baseUrl: string; apiKey?: string; sessionCookie?: string },
-): Promise<void> {
-  const client = await ctx.clientFor(credentials);
-  const what = credentials.apiKey ? 'API key' : 'session cookie';
-  try {
-    const workflows = await client.listWorkflows({ signal: ctx.signal });
-    const { charged, balance } = ctx.credits.report;
-    const cost = charged ? `charged ${charged} credit${charged === 1 ? '' : 's'}` : 'no charge';
-    ctx.out.info(
-      `The service accepted the ${what} (GET /api/v1/workflows: ${workflows.length} workflows; ${cost}${balance !== null ? `, ${balance} remaining` : ''}).`,
-    );
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-      throw withHint(
-        new MissingCredentialsError(`The service rejected this ${what} (HTTP ${error.status}): ${error.message}`),
-        'Nothing was stored. Check the value (and the base URL), then log in again.',
-      );
-    }
-    throw withHint(error, `Nothing was stored. Pass --no-verify to store the ${what} without checking it.`);
-  }
 }
 
 export async function status(ctx: CommandContext): Promise<void> {

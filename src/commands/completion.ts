@@ -1,32 +1,54 @@
 // `assetgen completion bash|zsh|fish`: a completion script generated from the command table itself,
-// so it always knows every command, option and fixed value. Completing never calls the service.
+// so it always knows every command, option and fixed value. Completing never calls the service:
+// `--agent` offers the coding agents of the installer's table (install, skills) or the ids of the
+// last agents list the service gave (generate, video create; config/agents-cache.ts), never files.
 import type { Command } from 'commander';
 import { UsageError } from '../cli/errors.js';
 import type { CommandContext } from '../cli/context.js';
+import { readCachedAgents } from '../config/agents-cache.js';
+import { CODING_AGENTS } from '../installer/agents.js';
 import { buildProgram, commandPath } from '../program.cjs';
 
 interface Node {
   path: string;
   /** Options of this command only (the program's own are the global ones). */
   subcommands: { name: string; description: string }[];
-  options: { flags: string[]; description: string; choices?: readonly string[]; takesValue: boolean }[];
+  options: { flags: string[]; description: string; choices?: readonly string[]; takesValue: boolean; agents?: AgentValues }[];
 }
+
+/** What `--agent` takes: a coding agent of the installer, or a service agent of a kind (from the cache). */
+type AgentValues = { installer: readonly string[] } | { cached: 'image' | 'video' };
+
+function agentValues(path: string, long: string | undefined): AgentValues | undefined {
+  if (long !== '--agent') return undefined;
+  if (path === 'install' || path.startsWith('skills ')) return { installer: CODING_AGENTS.map((agent) => agent.id) };
+  if (path === 'generate') return { cached: 'image' };
+  if (path === 'video create') return { cached: 'video' };
+  return undefined;
+}
+
+/** The shell words that print the cached ids of one kind (errors, such as a broken config, say nothing). */
+const cachedIds = (shell: string, kind: string): string =>
+  `command assetgen completion ${shell} --agent-ids ${kind} </dev/null 2>/dev/null`;
 
 /** Every command of the table with its subcommands and options (global options included). */
 function commandTree(): Node[] {
   const { program } = buildProgram({ version: '', execute: async () => 0, writeOut() {}, writeErr() {} });
   const nodes: Node[] = [];
   const walk = (command: Command): void => {
-    const options = command.options;
+    const path = commandPath(command);
     nodes.push({
-      path: commandPath(command),
+      path,
       subcommands: command.commands.map((sub) => ({ name: sub.name(), description: sub.description() })),
-      options: options.map((option) => ({
-        flags: [option.short, option.long].filter((flag): flag is string => Boolean(flag)),
-        description: option.description,
-        choices: option.argChoices,
-        takesValue: option.required || option.optional,
-      })),
+      options: command.options
+        .filter((option) => !option.hidden)
+        .map((option) => ({
+          flags: [option.short, option.long].filter((flag): flag is string => Boolean(flag)),
+          description: option.description,
+          choices: option.argChoices,
+          takesValue: option.required || option.optional,
+          agents: agentValues(path, option.long),
+        })),
     });
     command.commands.forEach(walk);
   };
@@ -47,21 +69,28 @@ export function bashScript(nodes: Node[]): string {
       return `    "${node.path}") subs=${quote(subs)}; opts=${quote(opts)} ;;`;
     })
     .join('\n');
+  // An agent id is never a file: bash's fallback to file names (-o default) is turned off there.
+  const agentWords = (agents: AgentValues): string =>
+    'installer' in agents ? quote(agents.installer.join(' ')) : `"$(${cachedIds('bash', agents.cached)})"`;
   const valueCases = nodes
     .flatMap((node) =>
-      node.options
-        .filter((option) => option.choices)
-        .flatMap((option) =>
-          option.flags.map(
-            (flag) => `    "${node.path}|${flag}") COMPREPLY=($(compgen -W ${quote(option.choices!.join(' '))} -- "$cur")); return ;;`,
-          ),
+      node.options.flatMap((option) =>
+        option.flags.flatMap((flag) =>
+          option.choices
+            ? [`    "${node.path}|${flag}") COMPREPLY=($(compgen -W ${quote(option.choices.join(' '))} -- "$cur")); return ;;`]
+            : option.agents
+              ? [
+                  `    "${node.path}|${flag}") compopt +o default +o bashdefault 2>/dev/null; COMPREPLY=($(compgen -W ${agentWords(option.agents)} -- "$cur")); return ;;`,
+                ]
+              : [],
         ),
+      ),
     )
     .join('\n');
   const needsValue = nodes
     .flatMap((node) =>
       node.options
-        .filter((option) => option.takesValue && !option.choices)
+        .filter((option) => option.takesValue && !option.choices && !option.agents)
         .flatMap((option) => option.flags.map((flag) => `"${node.path}|${flag}"`)),
     )
     .join('|');
@@ -107,7 +136,13 @@ export function fishScript(nodes: Node[]): string {
   const all = new Set(nodes.flatMap((node) => node.subcommands.map((sub) => sub.name)));
   const optionLine = (condition: string | undefined, option: Node['options'][number]): string => {
     const flags = option.flags.map((flag) => (flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`)).join(' ');
-    const values = option.choices ? ` -x -a ${quote(option.choices.join(' '))}` : option.takesValue ? ' -r' : '';
+    const values = option.choices
+      ? ` -x -a ${quote(option.choices.join(' '))}`
+      : option.agents
+        ? ` -x -a ${quote('installer' in option.agents ? option.agents.installer.join(' ') : `(${cachedIds('fish', option.agents.cached)})`)}`
+        : option.takesValue
+          ? ' -r'
+          : '';
     return `complete -c assetgen${condition ? ` -n ${quote(condition)}` : ''} ${flags}${values} -d ${quote(option.description)}`;
   };
   for (const option of nodes[0].options) lines.push(optionLine(undefined, option));
@@ -126,8 +161,18 @@ export function fishScript(nodes: Node[]): string {
 
 const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 
-export async function completion(ctx: CommandContext, shell: string): Promise<void> {
+export async function completion(ctx: CommandContext, shell: string, options: { agentIds?: 'image' | 'video' } = {}): Promise<void> {
   const render = SHELLS[shell as keyof typeof SHELLS];
   if (!render) throw new UsageError(`No completion for "${shell}".`, 'Use bash, zsh or fish.');
+  if (options.agentIds) return printCachedAgentIds(ctx, options.agentIds);
   ctx.io.stdout.write(render(commandTree()));
+}
+
+/** The ids of the configured service's cached agents list, of `kind` (or of no stated kind), one a line. */
+function printCachedAgentIds(ctx: CommandContext, kind: 'image' | 'video'): void {
+  const baseUrl = ctx.credentials().baseUrl?.value;
+  const cached = baseUrl ? readCachedAgents(ctx.env, baseUrl) : undefined;
+  for (const agent of cached?.agents ?? []) {
+    if (!agent.kind || agent.kind === kind) ctx.io.stdout.write(`${agent.id}\n`);
+  }
 }

@@ -216,14 +216,15 @@ describe('generate', () => {
 
 describe('agents and workflows', () => {
   it('lists agents with a session, and explains how to get one without', async () => {
+    // Nothing listed before on this machine: a key alone cannot list them (test/commands/agents.test.ts).
+    const noSession = await cli(['agents']);
+    expect(noSession.code).toBe(4);
+    expect(noSession.stderr).toContain('session');
     const human = await cli(['agents'], sessionEnv);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('sprite-artist');
     const json = parseJson(await cli(['agents', '--json'], sessionEnv)) as { agents: { id: string }[] };
     expect(json.agents.map((agent) => agent.id)).toContain('motion-director');
-    const noSession = await cli(['agents']);
-    expect(noSession.code).toBe(4);
-    expect(noSession.stderr).toContain('session');
   });
 
   it('lists workflows with node counts and overridable nodes', async () => {

@@ -3,12 +3,21 @@
 // Each test has its own temp home, so they run concurrently (each is a real process, mostly waiting).
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, it, type ExpectStatic, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, it, type ExpectStatic, type TestContext } from 'vitest';
 import { readManifest } from '../../src/installer/manifest.js';
 import { runInProcess, tempHome } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
 import { KEYS, spawnPty } from '../support/pty.js';
 
 const KEY = 'agk_0000000000000000000000000000000000000000';
+
+// A key typed at the installer is checked against the service before it is stored (as `auth login`
+// does): the real mock answers.
+let mock: MockHandle;
+beforeAll(async () => {
+  mock = await startMock();
+});
+afterAll(() => mock.close());
 
 /** A temp home removed when the test ends, and a pty spawner in it. Concurrent tests must use their
  * own context's hook. */
@@ -63,7 +72,7 @@ describe.concurrent('assetgen install on a terminal', () => {
     const { expect } = context;
     const { home, credentials, spawn } = setup(context);
     fs.mkdirSync(path.join(home.home, '.claude'));
-    const key = 'agk_feedfacefeedfacefeedfacefeedfacefeedface';
+    const key = mock.apiKey;
     const session = spawn(['install']);
     await session.waitFor('which coding agents');
     expect(session.screen()).toMatch(/◉ Claude Code \(detected\)/);
@@ -76,12 +85,16 @@ describe.concurrent('assetgen install on a terminal', () => {
     session.write('not a url\r'); // validated at the prompt
     await session.waitFor('Use a full URL');
     for (let i = 0; i < 'not a url'.length; i++) session.write('\x7f');
-    session.write('https://assets.example.com\r');
+    session.write(`${mock.url}\r`);
     await session.waitFor('API key');
     session.write(`${key}\r`);
+    // Checked exactly as `auth login` checks it, before the plan.
+    await session.waitFor('The service accepted the API key (GET /api/v1/workflows');
     await session.waitFor('Write these files?');
     // The plan shows the settings it will store (the key masked) before anything is written.
-    expect(session.screen()).toMatch(/Also stores in .*credentials\.json: base URL https:\/\/assets\.example\.com\/?, API key agk_…face/);
+    expect(session.screen()).toMatch(
+      new RegExp(`Also stores in .*credentials\\.json: base URL ${mock.url.replace(/\./g, '\\.')}/?, API key agk_…${key.slice(-4)}`),
+    );
     expect(fs.existsSync(credentials)).toBe(false);
     // The plan names every file before anything is written.
     expect(session.screen()).toContain(path.join('.claude', 'skills', 'assetgen'));
@@ -96,7 +109,7 @@ describe.concurrent('assetgen install on a terminal', () => {
     expect(session.screen()).toContain('*'.repeat(key.length));
     expect(fs.existsSync(path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
     expect(fs.existsSync(path.join(home.cwd, '.agents', 'skills', 'assetgen', 'SKILL.md'))).toBe(true);
-    expect(JSON.parse(fs.readFileSync(credentials, 'utf8'))).toMatchObject({ apiKey: key, baseUrl: 'https://assets.example.com' });
+    expect(JSON.parse(fs.readFileSync(credentials, 'utf8'))).toMatchObject({ apiKey: key, baseUrl: mock.url });
     // Setup finished: the CLI is ready to call the service.
     expect((await runInProcess(['auth', 'status'], { env: home.env, cwd: home.cwd })).code).toBe(0);
     expect(fs.statSync(credentials).mode & 0o777).toBe(0o600);
@@ -141,7 +154,7 @@ describe.concurrent('assetgen install on a terminal', () => {
   // Raw mode: Ctrl-C arrives as a key, not as SIGINT.
   // [name, args, extra env, the question to back out of, an earlier question and its answer]
   const WITH_URL = { ASSETGEN_BASE_URL: 'https://assets.example.com' };
-  const installPrompts: [string, string[], Record<string, string>, string, [string, string][]?][] = [
+  const installPrompts: [string, string[], Record<string, string>, string, [string, () => string][]?][] = [
     ['the agent selection', ['install'], {}, 'which coding agents'],
     ['the scope', ['install', '--agent', 'cursor'], {}, 'project or for your user'],
     ['the service URL', ['install', '--agent', 'cursor', '--scope', 'user'], {}, 'Service URL'],
@@ -159,8 +172,8 @@ describe.concurrent('assetgen install on a terminal', () => {
       {},
       'Write these files?',
       [
-        ['Service URL', 'https://assets.example.com\r'],
-        ['API key for the CLI', `${KEY}\r`],
+        ['Service URL', () => `${mock.url}\r`],
+        ['API key for the CLI', () => `${mock.apiKey}\r`],
       ],
     ],
   ];
@@ -177,7 +190,7 @@ describe.concurrent('assetgen install on a terminal', () => {
         const session = spawn(args, extra);
         for (const [earlier, answer] of before ?? []) {
           await session.waitFor(earlier);
-          session.write(answer);
+          session.write(answer());
         }
         await session.waitFor(question);
         session.write(keyName === 'Ctrl-C' ? KEYS.ctrlC : KEYS.escape);
@@ -198,9 +211,9 @@ describe.concurrent('assetgen install on a terminal', () => {
     const { home, manifest, credentials, spawn } = setup(context);
     const session = spawn(['install', '--agent', 'cursor', '--scope', 'user']);
     await session.waitFor('Service URL');
-    session.write('https://assets.example.com\r');
+    session.write(`${mock.url}\r`);
     await session.waitFor('API key for the CLI');
-    session.write(`${KEY}\r`);
+    session.write(`${mock.apiKey}\r`);
     await session.waitFor('Write these files?');
     session.write('n\r');
     // A "no" is a quiet cancel: exit 2, one line, no "Error:".
@@ -209,6 +222,34 @@ describe.concurrent('assetgen install on a terminal', () => {
     expect(session.screen()).not.toContain('Error:');
     expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
     expect(fs.existsSync(manifest)).toBe(false);
+    expect(fs.existsSync(credentials)).toBe(false);
+  });
+
+  it('refuses a key the service rejects, as auth login does: exit 4, nothing written or stored', async (context) => {
+    const { expect } = context;
+    const { home, manifest, credentials, spawn } = setup(context);
+    const session = spawn(['install', '--agent', 'cursor', '--scope', 'user'], { ASSETGEN_BASE_URL: mock.url });
+    await session.waitFor('API key for the CLI');
+    session.write(`${KEY}\r`);
+    expect(await session.exit).toBe(4);
+    expect(session.screen()).toContain('The service rejected this API key (HTTP 401)');
+    expect(session.screen()).not.toContain('Write these files?');
+    expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
+    expect(fs.existsSync(manifest)).toBe(false);
+    expect(fs.existsSync(credentials)).toBe(false);
+  });
+
+  it('without a service URL, asks for no key (it could not be checked) and says what to run', async (context) => {
+    const { expect } = context;
+    const { credentials, spawn } = setup(context);
+    const session = spawn(['install', '--agent', 'cursor', '--scope', 'user']);
+    await session.waitFor('Service URL');
+    session.write('\r');
+    await session.waitFor('Write these files?');
+    expect(session.screen()).not.toContain('API key for the CLI');
+    expect(session.screen()).toContain('Run `assetgen auth login --base-url <url>` before your agent uses the skill.');
+    session.write(KEYS.enter);
+    expect(await session.exit).toBe(0);
     expect(fs.existsSync(credentials)).toBe(false);
   });
 

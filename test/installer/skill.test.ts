@@ -129,13 +129,20 @@ describe('every command the skill teaches', () => {
     // Ids for the placeholders, made the way an agent would.
     ids.runId = JSON.parse((await run(['workflows', 'run', 'wf_tileset', '--no-wait', '--json'])).stdout).id;
     ids.videoId = JSON.parse((await run(['video', 'create', 'loop', '--yes', '--no-wait', '--json'])).stdout).id;
-    // The project's manifest, with the asset an agent would have added to it.
-    fs.writeFileSync(
-      path.join(home.cwd, 'assetgen.yaml'),
-      'assets:\n  - id: crate\n    prompt: a wooden crate\n    agent: sprite-artist\n    out: assets/crate.png\n',
-    );
+    // The project's manifest, with the asset an agent would have added to it (after `init`, which
+    // writes the starter and refuses to replace one).
+    const manifest = path.join(home.cwd, 'assetgen.yaml');
+    const writeManifest = () =>
+      fs.writeFileSync(
+        manifest,
+        'assets:\n  - id: crate\n    prompt: a wooden crate\n    agent: sprite-artist\n    out: assets/crate.png\n',
+      );
+    writeManifest();
     const fill: [RegExp, string][] = [
-      [/<node>=<prompt>/g, 'theme="frozen cavern"'],
+      [/<node>="<prompt>"/g, 'theme="frozen cavern"'],
+      [/<folder>\/<name>\.png/g, 'assets/crate.png'],
+      [/<folder>\/<name>/g, 'assets/clip'],
+      [/<assetId>\.\.\./g, 'crate'],
       [/"<prompt>"/g, '"a wooden crate, 32x32 pixel art"'],
       [/<agentId>/g, 'sprite-artist'],
       [/<workflowId>/g, 'wf_tileset'],
@@ -152,7 +159,9 @@ describe('every command the skill teaches', () => {
       // Examples that save may meet a file an earlier example saved under the same id.
       const args = argv(line).slice(1);
       if (args.includes('-o')) args.push('--force');
+      if (args[0] === 'init') fs.rmSync(manifest);
       const result = await run(args);
+      if (args[0] === 'init') writeManifest();
       expect(result.code, `${line}\n${result.stderr}`).toBe(0);
       if (args.includes('--json')) expect(() => JSON.parse(result.stdout), line).not.toThrow();
     }
@@ -170,7 +179,9 @@ describe('every command the skill teaches', () => {
       // folder of its own so that no two save into the same place.
       const results = await pool(examples, 4, async (example, index) => {
         const line = example
-          .replace(/<node>=<prompt>/g, 'theme="frozen cavern"')
+          .replace(/<node>="<prompt>"/g, 'theme="frozen cavern"')
+          .replace(/<folder>\/<name>\.png/g, 'assets/crate.png')
+          .replace(/<folder>\/<name>/g, 'assets/clip')
           .replace(/"<prompt>"/g, '"a wooden crate"')
           .replace(/<agentId>/g, 'icon-forge')
           .replace(/<workflowId>/g, 'wf_tileset')

@@ -31,6 +31,19 @@ it('docs/mcp.md names every tool with its arguments and annotations kind', async
   for (const tool of tools) expect(readme).toContain(`\`${tool.name}\``);
 });
 
+it('docs/cli.md counts the tools right and names each one', async () => {
+  const doc = fs.readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('### `assetgen mcp'), doc.indexOf('\n### ', doc.indexOf('### `assetgen mcp') + 1));
+  const { tools } = await mcp.client.listTools();
+  const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+  words.push('thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty');
+  const counted = [...section.matchAll(/\b(\w+)\s+tools\b/g)]
+    .map((match) => match[1]!.toLowerCase())
+    .filter((word) => words.includes(word));
+  expect(counted, 'the count of tools in words').toEqual([words[tools.length]]);
+  for (const tool of tools) expect(section, tool.name).toContain(`\`${tool.name}\``);
+});
+
 it('assetgen mcp --help shows how to add it to a client', async () => {
   const help = await runInProcess(['mcp', '--help'], { env: home.env, cwd: home.cwd });
   expect(help.stdout).toContain('"mcpServers"');

@@ -94,6 +94,17 @@ describe('assetgen build', () => {
     expect(outcomes).toEqual({ sword: 'kept', shield: 'built', potion: 'unchanged', hero: 'unchanged', torch: 'unchanged' });
     expect(await charges()).toHaveLength(before + 1);
     expect(fs.readFileSync(path.join(project.cwd, 'assets', 'icons', 'sword.png'), 'utf8')).toContain('edited');
+    // Piped, the kept asset is named with why, on a line of its own, like every built one.
+    const lines = result.stderr.split('\n');
+    expect(lines).toContain('- sword  kept: assets/icons/sword.png edited since assetgen wrote it; left alone (--force regenerates)');
+    expect(lines.filter((line) => /^✓ shield {2}built assets\/shield\.png/.test(line))).toHaveLength(1);
+    // Every file on disk is described: its format and pixel size, read from the file.
+    const media = Object.fromEntries((parseJson(result).items as { id: string; media?: unknown[] }[]).map((i) => [i.id, i.media]));
+    expect(media.shield).toEqual([{ path: 'assets/shield.png', format: 'png', width: 128, height: 128 }]);
+    expect(media.torch).toEqual([{ path: expect.stringMatching(/^assets\/fx\/torch\.gif$/), format: 'gif', width: 96, height: 96 }]);
+    const quiet = await build(['-q']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).toBe('');
   });
 
   it('--prune deletes the unchanged files of an asset gone from the manifest, and forgets it', async () => {

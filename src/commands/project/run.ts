@@ -1,5 +1,6 @@
 // `assetgen build` without --dry-run: confirm a plan with videos, run it (pool.ts), then one
 // summary on stderr and one --json document with every asset's outcome and the totals.
+import path from 'node:path';
 import { AbortedError, AssetgenError, withHint } from '../../client/errors.js';
 import type { CommandContext } from '../../cli/context.js';
 import { CreditCapError, UsageError } from '../../cli/errors.js';
@@ -10,6 +11,8 @@ import { shellQuote } from '../../cli/resume.js';
 import type { Plan } from '../../pipeline/plan.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
+import { mediaInfo } from '../../files/media-info.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
 import { runPlan, type ItemResult } from './pool.js';
 import { listIds } from './plan-summary.js';
 import { settleGallery, writeBuildReport } from './gallery.js';
@@ -44,11 +47,14 @@ export async function runBuild(
   const items = plan.items.map((item) => {
     const result = byId.get(item.id);
     const outcome = result?.outcome ?? (item.action === 'keep' ? 'kept' : 'unchanged');
+    const files = result?.files ?? item.files.map((file) => file.path);
     return {
       id: item.id,
       status: item.status,
       outcome,
-      files: result?.files ?? item.files.map((file) => file.path),
+      files,
+      // Each file's format and pixel size, as for every command that saves (cli/report.ts).
+      ...(ON_DISK.has(outcome) ? { media: files.map((file) => ({ ...mediaInfo(path.resolve(root, file)), path: file })) } : {}),
       credits: result?.credits ?? 0,
       ...(result?.cost !== undefined ? { cost: result.cost } : {}),
       ...(result?.refusal ? { cap: result.refusal.kind } : {}),
@@ -57,6 +63,9 @@ export async function runBuild(
       ...(item.reasons.length ? { why: item.reasons } : {}),
     };
   });
+  // Each asset left alone is named with why, one line each, as the pool names what it built or skipped.
+  for (const item of plan.items.filter((entry) => entry.action === 'keep'))
+    ctx.out.info(`- ${sanitizeLine(item.id)}  kept: ${sanitizeLine(item.reasons.join('; '))}`);
   const count = (outcome: string): number => items.filter((item) => item.outcome === outcome).length;
   const totals = {
     assets: items.length,
@@ -83,6 +92,9 @@ export async function runBuild(
   reportDocument(ctx, { manifest: where.file, lock: where.lockFile, service: where.service, items, totals, ...gallery?.document });
   settleGallery(ctx, gallery, () => throwForOutcome(ctx, results, flags));
 }
+
+/** Outcomes whose files are on disk once the build ends. */
+const ON_DISK = new Set(['built', 'resumed', 'unchanged', 'kept']);
 
 /** A plan with videos spends VIDEO_JOB_COST credits each: it needs --yes, or a yes on a terminal. */
 async function confirmVideos(ctx: CommandContext, plan: Plan, flags: BuildFlags): Promise<void> {

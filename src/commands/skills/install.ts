@@ -3,6 +3,7 @@
 import type { CommandContext } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { checkbox, input, password, select } from '../../cli/prompt.js';
+import { verifyCredential } from '../../cli/verify-credential.js';
 import { baseUrlProblem } from '../../cli/values.cjs';
 import { maskSecret, redactUrl } from '../../client/redact.js';
 import { ENV } from '../../config/credentials.js';
@@ -42,7 +43,7 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
 
   const skipAsking = Boolean(options.dryRun || options.yes) || !ctx.interactive;
   const baseUrl = await askForBaseUrl(ctx, skipAsking);
-  const key = await askForKey(ctx, skipAsking);
+  const key = await askForKey(ctx, skipAsking, baseUrl);
   if (skipAsking) reportMissingSetup(ctx);
 
   const manifest = readManifest(ctx.env);
@@ -129,14 +130,26 @@ async function askForBaseUrl(ctx: CommandContext, skip: boolean): Promise<string
   return url || undefined;
 }
 
-/** On a terminal, when no credentials exist yet, asks for the key (masked) for the CLI. */
-async function askForKey(ctx: CommandContext, skip: boolean): Promise<string | undefined> {
+/**
+ * On a terminal, when no credentials exist yet, asks for the key (masked) for the CLI and checks it
+ * exactly as `auth login` does, before the plan is shown: a key the service refuses is never stored
+ * (exit 4, nothing written). Without a service URL it cannot be checked, so it is not asked for.
+ */
+async function askForKey(ctx: CommandContext, skip: boolean, typedBaseUrl: string | undefined): Promise<string | undefined> {
   const creds = ctx.credentials();
   if (skip || creds.apiKey || creds.sessionCookie) return undefined;
+  const baseUrl = typedBaseUrl ?? creds.baseUrl?.value;
+  if (!baseUrl) {
+    ctx.out.info('No service URL, so no API key is asked for (a key is checked against the service before it is stored).');
+    ctx.out.info('Run `assetgen auth login --base-url <url>` before your agent uses the skill.');
+    return undefined;
+  }
   const key = (
     await password(ctx, 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', 'changed')
   ).trim();
-  return key || undefined;
+  if (!key) return undefined;
+  await verifyCredential(ctx, { baseUrl, apiKey: key }, 'Check the service URL and try `assetgen install` again, or skip the key and run `assetgen auth login` later.');
+  return key;
 }
 
 /** Without prompts, names what the CLI still needs before an agent can use the skill. */

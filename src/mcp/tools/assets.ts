@@ -59,7 +59,8 @@ export function registerAssetTools(server: McpServer, scope: ServerScope): void 
     'list_agents',
     {
       title: 'List agents',
-      description: 'Lists the agents that generate assets (id, kind image|video, name, description). Needs a session cookie.',
+      description:
+        'Lists the agents that generate assets (id, kind image|video, name, description). Needs a session cookie; with only an API key it answers with the last list assetgen cached (`source: "cache"`, `listedAt`), or an error saying how to get one. Never guess an agent id.',
       inputSchema: {},
       annotations: { ...READ_ONLY, title: 'List agents' },
     },
