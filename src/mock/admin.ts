@@ -2,7 +2,8 @@
 // authenticated or faulted: they are how tests look at and steer the mock.
 import { ADMIN_PATH, FILES_PATH } from './constants.js';
 import { type MockRequest, type MockResponse } from './exchange.js';
-import { renderPng, renderVideo, VIDEO_CONTENT_TYPE } from './media.js';
+import { renderVideo, VIDEO_CONTENT_TYPE } from './media/gif.js';
+import { renderPng } from './media/png.js';
 import { type Route } from './router.js';
 import { FAULT_KINDS, type MockState, type FaultKind, type MockConfig } from './state.js';
 import { Reject, apiError, json, newRequestId, readJsonObject, requiredString } from './responses.js';

@@ -1,6 +1,7 @@
 // The records as the API shows them: generations, runs and video jobs.
 import { FILES_PATH } from './constants.js';
-import { IMAGE_SIZE, PNG_BYTES, VIDEO_CONTENT_TYPE } from './media.js';
+import { VIDEO_CONTENT_TYPE } from './media/gif.js';
+import { IMAGE_SIZE, PNG_BYTES } from './media/png.js';
 import { now, type MockState, type RunRecord, type VideoRecord } from './state.js';
 
 // ── records as the API shows them ────────────────────────────────────────────────────────────────

@@ -4,7 +4,8 @@ import { CredentialBook } from './credentials.js';
 import { DEFAULT_IDEMPOTENCY_LIMITS, IdempotencyStore, type IdempotencyLimits } from './idempotency.js';
 import { randomHex } from './ids.js';
 import { DEFAULT_CREDITS } from './constants.js';
-import { seededRandom, VIDEO_EXTENSION } from './media.js';
+import { VIDEO_EXTENSION } from './media/gif.js';
+import { seededRandom } from './media/pixel-art.js';
 import { AGENTS, WORKFLOWS, type AgentRecord, type WorkflowRecord } from './seed.js';
 import type { FileRecord, LedgerEntry, RunRecord, VideoRecord } from './records-state.js';
 

@@ -326,8 +326,10 @@ describe('video', () => {
   });
 
   it('--timeout gives up with exit 7 and the resume command', async () => {
+    // The job never ends (1,000 steps of 50 ms): the timeout falls in the polling. It is generous
+    // enough that the submission has answered by then even on a loaded machine (400 ms was not).
     await project.mock.config({ videoSteps: 1000 });
-    const result = await cli(['video', 'create', 'endless', '--yes', '--interval', '50ms', '--timeout', '400ms']);
+    const result = await cli(['video', 'create', 'endless', '--yes', '--interval', '50ms', '--timeout', '1500ms']);
     expect(result.code).toBe(7);
     expect(result.stderr).toMatch(/assetgen video wait vid_/);
   });

@@ -2,7 +2,7 @@
 // one line in place; on a pipe only with --verbose, as calm plain lines). A quick one says nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../src/cli/transfer.js';
-import { renderPng } from '../../src/mock/media.js';
+import { renderPng } from '../../src/mock/media/png.js';
 import { runInProcess, tempHome } from '../support/cli.js';
 import { json, startServer, type TestServer } from '../support/http.js';
 

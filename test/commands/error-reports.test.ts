@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderPng } from '../../src/mock/media.js';
+import { renderPng } from '../../src/mock/media/png.js';
 import { jsonError, runInProcess } from '../support/cli.js';
 import { json, type Handler, useScriptedService } from '../support/http.js';
 import { startMock } from '../support/mock.js';

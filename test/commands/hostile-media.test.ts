@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderPng, renderVideo } from '../../src/mock/media.js';
+import { renderVideo } from '../../src/mock/media/gif.js';
+import { renderPng } from '../../src/mock/media/png.js';
 import { jsonError, runInProcess } from '../support/cli.js';
 import { json, type Handler, useScriptedService } from '../support/http.js';
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { renderPng } from '../../src/mock/media.js';
+import { renderPng } from '../../src/mock/media/png.js';
 import { jsonError } from '../support/cli.js';
 import { flood, json, type Handler, useScriptedService } from '../support/http.js';
 import { runMeasured, spawnMeasured } from '../support/peak-rss.js';

@@ -10,7 +10,7 @@ import {
   MAX_PROMPT_LENGTH,
   SESSION_COOKIE_NAME,
 } from '../../src/mock/constants.js';
-import { PNG_BYTES } from '../../src/mock/media.js';
+import { PNG_BYTES } from '../../src/mock/media/png.js';
 import { PRICES } from '../../src/mock/prices.js';
 import { AGENTS, DEFAULT_VIDEO_AGENT, WORKFLOWS } from '../../src/mock/seed.js';
 import { DEFAULT_CONFIG } from '../../src/mock/state.js';

@@ -1,9 +1,11 @@
 // The assets are real files: a PNG decoded down to its pixels, and a GIF decoded frame by frame
 // (LZW included), which is what a player does.
+import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type MockHandle } from '../support/mock.js';
-import { PNG_BYTES, renderPng, renderVideo } from '../../src/mock/media.js';
+import { renderVideo } from '../../src/mock/media/gif.js';
+import { PNG_BYTES, renderPng } from '../../src/mock/media/png.js';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -163,6 +165,25 @@ describe('generated videos', () => {
     expect(frames.length).toBeGreaterThanOrEqual(2);
     expect(Buffer.from(frames[0]!).equals(Buffer.from(frames[3]!))).toBe(false);
     expect(renderVideo('motion-director', 'torch flicker').equals(gif)).toBe(true);
+  });
+});
+
+// The bytes themselves, pinned: drawn before src/mock/media.ts was split into media/ (pixel-art,
+// png, gif), so a refactor of the drawing code cannot change a picture without this failing.
+describe('media bytes are pinned', () => {
+  const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+  it.each([
+    ['sprite-artist', 'rusty sword', 'f40b4c751d7b6bad3e0a63f90f898b55e6369ebb5f299a7b5f33c085f9325c40'],
+    ['tile-smith', 'mossy brick', 'cec7bca921c38f122f81c349865f79c98e370e916ceb299bea85a3cce4297d2d'],
+    ['icon-forge', 'health potion', '884f826eead67f3c94bdcd7c356b5abf5c4f1da7c993ecf513bbe077b10e119b'],
+  ])('renderPng(%s, %s)', (agent, prompt, expected) => {
+    expect(sha256(renderPng(agent, prompt))).toBe(expected);
+  });
+  it.each([
+    ['motion-director', 'torch', 12, '36dc4b30d1ba8750c1de701b77bdfd3a4fd6542d816add9f6d8a651f6ebdc1af'],
+    ['', 'a frog knight walks', 5, '8b670c6dc140d36c0277ab440bd6690661c22a6ab91cab7622463ebe1f7ba895'],
+  ])('renderVideo(%s, %s, %d frames)', (agent, prompt, frames, expected) => {
+    expect(sha256(renderVideo(agent, prompt, frames))).toBe(expected);
   });
 });
 

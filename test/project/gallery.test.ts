@@ -13,7 +13,8 @@ import {
   type Gallery,
   type GalleryAsset,
 } from '../../src/pipeline/gallery.js';
-import { renderPng, renderVideo } from '../../src/mock/media.js';
+import { renderVideo } from '../../src/mock/media/gif.js';
+import { renderPng } from '../../src/mock/media/png.js';
 
 const PNG = renderPng('icon-forge', 'sword');
 const GIF = renderVideo('video', 'torch', 2);

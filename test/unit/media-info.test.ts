@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mediaInfo } from '../../src/files/media-info.js';
-import { renderPng, renderVideo } from '../../src/mock/media.js';
+import { renderVideo } from '../../src/mock/media/gif.js';
+import { renderPng } from '../../src/mock/media/png.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-media-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
