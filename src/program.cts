@@ -18,10 +18,12 @@ import {
 import { PREVIEW_MODES } from './ui/preview/modes.cjs';
 
 export { commandPath, EXAMPLES } from './cli/help.cjs';
+import type { Command as AssetgenCommand, CommandResult } from './cli/command.js';
 import type { CommandContext } from './cli/context.js';
 import type { Runtime } from './cli/execute.js';
 
-type Action = (ctx: CommandContext, ...args: unknown[]) => Promise<void>;
+/** A command body: a Command (a result, presented here) or, for the few that print as they go, a function. */
+type Action = ((ctx: CommandContext, ...args: unknown[]) => Promise<void>) | AssetgenCommand<never[], CommandResult>;
 
 /** What the program needs from where it runs: how to execute a command body, and its output. */
 export interface ProgramHost {
@@ -59,7 +61,10 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       const commandArgs = args.slice(0, -1);
       exitCode = await host.execute(command.optsWithGlobals<Record<string, unknown>>(), async (ctx) => {
         const action = await load();
-        await action(ctx, ...commandArgs);
+        if (typeof action === 'function') return action(ctx, ...commandArgs);
+        const { present } = await import('./cli/command.js');
+        const args = commandArgs as never[];
+        present(ctx, action, await action.run(ctx, ...args), ...args);
       });
     };
 
@@ -107,7 +112,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('--with-key', 'read the API key from stdin')
     .option('--session', 'read a session cookie (name=value) from stdin')
     .option('--no-verify', 'store without checking it against the service (offline setup)')
-    .action(run(async () => (await import('./commands/auth.js')).login as Action));
+    .action(run(async () => (await import('./commands/auth.js')).login));
   auth
     .command('status')
     .description('show where credentials come from, the masked key and the base URL (exit 4 when none)')
@@ -130,7 +135,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       '--idempotency-key <key>',
       'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge (if the service honours Idempotency-Key)',
     )
-    .action(run(async () => (await import('./commands/generate.js')).generate as Action));
+    .action(run(async () => (await import('./commands/generate.js')).generate));
 
   program
     .command('agents')
@@ -155,21 +160,21 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       '--idempotency-key <key>',
       'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge (if the service honours Idempotency-Key)',
     )
-    .action(run(async () => (await import('./commands/workflows.js')).runWorkflow as Action));
+    .action(run(async () => (await import('./commands/workflows.js')).runWorkflow));
 
   const runs = program.command('runs').description('workflow runs: poll or wait');
   runs
     .command('get')
     .description('poll a run once (each poll advances it by one node)')
     .argument('<runId>')
-    .action(run(async () => (await import('./commands/runs.js')).get as Action));
+    .action(run(async () => (await import('./commands/runs.js')).get));
   runs
     .command('wait')
     .description('poll a run until it finishes, then save its outputs')
     .argument('<runId>')
     .option('-o, --output <dir>', 'directory for the outputs (default: current directory)')
     .option('-f, --force', 'overwrite existing files')
-    .action(run(async () => (await import('./commands/runs.js')).wait as Action));
+    .action(run(async () => (await import('./commands/runs.js')).wait));
 
   // ── video ────────────────────────────────────────────────────────────────────────────────────────
   const video = program.command('video').description(`video jobs (${VIDEO_JOB_COST} credits each, refunded if the job fails)`);
@@ -189,12 +194,12 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       '--idempotency-key <key>',
       'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge (if the service honours Idempotency-Key)',
     )
-    .action(run(async () => (await import('./commands/video.js')).create as Action));
+    .action(run(async () => (await import('./commands/video.js')).create));
   video
     .command('get')
     .description('poll a video job once')
     .argument('<id>')
-    .action(run(async () => (await import('./commands/video.js')).get as Action));
+    .action(run(async () => (await import('./commands/video.js')).get));
   video
     .command('wait')
     .description('wait for a video job to finish and save the video')
@@ -202,20 +207,20 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('-o, --output <path>', 'file or directory for the video; - for stdout')
     .option('-f, --force', 'overwrite an existing file')
     .option('--interval <duration>', 'fixed polling interval instead of backoff', parseDuration)
-    .action(run(async () => (await import('./commands/video.js')).wait as Action));
+    .action(run(async () => (await import('./commands/video.js')).wait));
 
   program
     .command('jobs')
     .description('video jobs and workflow runs started from this machine, with their last known status')
     .addOption(new Option('-n, --limit <count>', 'how many to show').default(20).argParser(parsePositiveInt))
-    .action(run(async () => (await import('./commands/jobs.js')).jobs as Action));
+    .action(run(async () => (await import('./commands/jobs.js')).jobs));
 
   // ── build pipelines (assetgen.yaml → assetgen.lock) ─────────────────────────────────────────────────
   program
     .command('init')
     .description('write a commented starter assetgen.yaml (never over an existing one)')
     .option('-f, --file <path>', 'where to write it (default: ./assetgen.yaml)')
-    .action(run(async () => (await import('./commands/project/init.js')).init as Action));
+    .action(run(async () => (await import('./commands/project/init.js')).init));
 
   program
     .command('build')
@@ -238,14 +243,14 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('--force', 'regenerate the selected assets even when up to date or edited by hand (new charges)')
     .option('--prune', 'delete the unchanged files of assets gone from the manifest')
     .option('--report <file.html>', 'also write a self-contained HTML gallery of the results (with --dry-run: of the plan)', parseHtmlPath)
-    .action(run(async () => (await import('./commands/project/build.js')).build as Action));
+    .action(run(async () => (await import('./commands/project/build.js')).build));
 
   program
     .command('report')
     .description('write the HTML gallery of the assets from assetgen.yaml and assetgen.lock alone (no network, no credentials)')
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
     .option('-o, --output <file.html>', 'where to write it (default: assetgen-report.html next to the manifest)', parseHtmlPath)
-    .action(run(async () => (await import('./commands/project/gallery.js')).report as Action));
+    .action(run(async () => (await import('./commands/project/gallery.js')).report));
 
   const lock = program.command('lock').description('the lockfile, assetgen.lock: what each asset was built from and into');
   lock
@@ -253,7 +258,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .description('join the locks of a sharded build into assetgen.lock (a conflicting asset is an error)')
     .argument('<files...>', 'lock files written by the shards')
     .option('-f, --file <path>', 'the manifest whose assetgen.lock receives them (default: the nearest assetgen.yaml)')
-    .action(run(async () => (await import('./commands/project/lock.js')).merge as Action));
+    .action(run(async () => (await import('./commands/project/lock.js')).merge));
 
   // ── coding agents ────────────────────────────────────────────────────────────────────────────────
   function installOptions(command: Command): Command {

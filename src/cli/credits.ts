@@ -38,17 +38,17 @@ export class CreditTally {
   get report(): CreditsReport {
     return { charged: this.#charged, refunded: this.#refunded, balance: this.#balance };
   }
+}
 
-  /** "Charged 10 credits; 990 remaining." for a human, or undefined when nothing is known. */
-  line(): string | undefined {
-    const parts: string[] = [];
-    if (this.#charged) parts.push(`Charged ${plural(this.#charged, 'credit')}`);
-    if (this.#refunded) parts.push(`refunded ${this.#refunded}`);
-    if (this.#balance !== null) parts.push(`${this.#balance} remaining`);
-    if (!parts.length) return undefined;
-    const text = parts.join('; ');
-    return `${text[0].toUpperCase()}${text.slice(1)}.`;
-  }
+/** A credits report in words: "Charged 10 credits; 990 remaining.", or undefined when nothing is known. */
+export function creditsLine(report: CreditsReport): string | undefined {
+  const parts: string[] = [];
+  if (report.charged) parts.push(`Charged ${plural(report.charged, 'credit')}`);
+  if (report.refunded) parts.push(`refunded ${report.refunded}`);
+  if (report.balance !== null) parts.push(`${report.balance} remaining`);
+  if (!parts.length) return undefined;
+  const text = parts.join('; ');
+  return `${text[0].toUpperCase()}${text.slice(1)}.`;
 }
 
 export const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;

@@ -19,7 +19,7 @@ import { isObject } from '../client/values.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
-import { reportSaved } from './report.js';
+import { savedResult, type SavedResult } from './report.js';
 import { absoluteOutput, attachJob, resumeCommand, type ResumeTarget } from './resume.js';
 import { saveOutputs, type OutputFile } from './save.js';
 
@@ -155,7 +155,7 @@ export function describeRunProgress(run: Run): string {
 }
 
 /**
- * The whole wait of a paid job: follow it, save what it made, journal the files, report. A save
+ * The whole wait of a paid job: follow it, save what it made, journal the files; its result. A save
  * error after a finished job still names the job (its outputs can be fetched again by resuming).
  */
 export async function waitAndSave(
@@ -164,7 +164,7 @@ export async function waitAndSave(
   target: ResumeTarget,
   initial: Run | VideoJob | undefined,
   options: { output?: string; force?: boolean },
-): Promise<void> {
+): Promise<SavedResult<Record<string, unknown>>> {
   const finished =
     target.kind === 'video'
       ? await followVideo(ctx, client, target, initial)
@@ -174,7 +174,7 @@ export async function waitAndSave(
     const saved = await saveOutputs(ctx, client, files, options);
     if (saved.length) ctx.journal.recordUpdate(target.kind, target.id, client.baseUrl, { saved: saved.filter((file) => file !== '-') });
     else ctx.out.info(`The ${target.kind === 'video' ? 'video job' : 'run'} produced no files to save.`);
-    reportSaved(ctx, saved, {
+    return savedResult(ctx, saved, {
       ...asRecord(finished.raw),
       ...(target.kind === 'video' ? { assetUrl: (finished as VideoJob).assetUrl } : {}),
     });

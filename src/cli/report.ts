@@ -1,28 +1,49 @@
-// The end of a command that talked to the service: the saved paths (once each), what it cost, and
-// the one --json document, which always carries `credits` and, on the bundled mock, `"mock": true`
-// (a result from the mock is never mistaken for a real asset).
+// The end of a command that talked to the service: its result always carries `credits` and, on the
+// bundled mock, `"mock": true` (a result from the mock is never mistaken for a real asset); for
+// people, the saved paths (once each) and what it cost.
 import { mediaInfo } from '../files/media-info.js';
 import { previewSaved } from '../ui/preview/index.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import type { CommandContext } from './context.js';
+import { creditsLine, type CreditsReport } from './credits.js';
 import { displayPath } from './save.js';
 
-/** Prints the credits line (stderr) and the --json document with `credits` and `mock` added. */
-export function reportDocument(ctx: CommandContext, document: Record<string, unknown>): void {
-  const line = ctx.credits.line();
+/** What every result of a command that talked to the service carries: `credits` and, on the mock, `mock: true`. */
+export type Charged<T> = T & { credits: CreditsReport; mock?: true };
+
+/** A command's document as its result: `credits` (what this command spent) and `mock` added. */
+export function withCredits<T extends object>(ctx: CommandContext, document: T): Charged<T> {
+  return { ...document, credits: ctx.credits.report, ...(ctx.globals.mock ? { mock: true as const } : {}) };
+}
+
+/** People's end of a command that talked to the service: what it cost (the result's `credits`), on stderr. */
+export function renderCredits(ctx: CommandContext, result: { credits: CreditsReport }): void {
+  const line = creditsLine(result.credits);
   if (line) ctx.out.info(ctx.out.style.dim(`${line}${mockMark(ctx)}`));
-  ctx.out.document({ ...document, credits: ctx.credits.report, ...(ctx.globals.mock ? { mock: true } : {}) });
+}
+
+/** A saved file's format and pixel size, read from its header (null where the format has none). */
+export type SavedMedia = ReturnType<typeof mediaInfo>;
+
+/** The result of a command that saved files. */
+export type SavedResult<T> = Charged<T & { saved: string[]; media: SavedMedia[] }>;
+
+/**
+ * Every command that saves files comes through here: each result with `saved` also has `media`,
+ * each file's format and pixel size, in the same order.
+ */
+export function savedResult<T extends object>(ctx: CommandContext, saved: string[], document: T): SavedResult<T> {
+  const files = saved.filter((file) => file !== '-');
+  return withCredits(ctx, { ...document, saved: files, media: files.map(mediaInfo) });
 }
 
 /**
  * Each saved path once: on stdout as the result; on stderr as "Saved …" only when stdout is not
  * the terminal the person is looking at (piped into a script, say). Then, with --preview, the
- * saved images inline on stderr: every command that saves files comes through here, so each
- * --json document with `saved` also has `media`: each file's format and pixel size, in the same order.
+ * saved images inline on stderr; then what it cost.
  */
-export function reportSaved(ctx: CommandContext, saved: string[], document: Record<string, unknown>): void {
-  for (const file of saved) {
-    if (file === '-') continue;
+export function renderSaved(ctx: CommandContext, result: { saved: string[]; credits: CreditsReport }): void {
+  for (const file of result.saved) {
     ctx.out.result(file);
     if (!ctx.io.stdoutIsTTY || ctx.out.json) ctx.out.info(`Saved ${displayPath(ctx, file)}${mockMark(ctx)}`);
   }
@@ -36,10 +57,9 @@ export function reportSaved(ctx: CommandContext, saved: string[], document: Reco
       flag: ctx.globals.preview,
       display: (file) => displayPath(ctx, file),
     },
-    saved.filter((file) => file !== '-'),
+    result.saved,
   );
-  const files = saved.filter((file) => file !== '-');
-  reportDocument(ctx, { ...document, saved: files, media: files.map(mediaInfo) });
+  renderCredits(ctx, result);
 }
 
 export const mockMark = (ctx: CommandContext): string => (ctx.globals.mock ? ' (mock)' : '');

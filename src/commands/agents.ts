@@ -3,31 +3,49 @@
 // cache, labelled as such, or says exactly how to get valid ids. It never makes one up.
 import { MissingCredentialsError } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
-import { reportDocument, warnSkipped } from '../cli/report.js';
+import { command } from '../cli/command.js';
+import { renderCredits, warnSkipped, withCredits } from '../cli/report.js';
 import { printTable } from '../cli/table.js';
 import { agentsCachePath, cacheAgents, readCachedAgents } from '../config/agents-cache.js';
+import { normalizeAgents } from '../client/lists.js';
 import { redactUrl } from '../client/redact.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
-export async function agents(ctx: CommandContext): Promise<void> {
+export const agents = command({ run: listAgents, render: renderAgents });
+
+async function listAgents(ctx: CommandContext) {
   const creds = ctx.credentials();
   if (!ctx.globals.mock && creds.baseUrl && !creds.sessionCookie && creds.apiKey) return fromCache(ctx, creds.baseUrl.value);
   const client = await ctx.client('session');
   const list = await client.listAgents({ signal: ctx.signal });
   // The in-process mock's URL lives for one command: nothing to remember.
   if (!ctx.globals.mock) cacheAgents(ctx.env, client.baseUrl, list);
-  reportDocument(ctx, { agents: list.map((agent) => agent.raw), skipped: list.skipped, source: 'service' });
+  return withCredits(ctx, {
+    agents: list.map<unknown>((agent) => agent.raw),
+    skipped: list.skipped,
+    source: 'service',
+    listedAt: undefined as string | undefined,
+    note: undefined as string | undefined,
+  });
+}
+
+type AgentsResult = Awaited<ReturnType<typeof listAgents>>;
+
+function renderAgents(ctx: CommandContext, result: AgentsResult): void {
+  renderCredits(ctx, result);
   if (ctx.out.json) return;
-  warnSkipped(ctx, 'agent', list.skipped);
-  if (!list.length) {
+  if (result.note) ctx.out.warn(result.note);
+  warnSkipped(ctx, 'agent', result.skipped);
+  if (!result.agents.length) {
     ctx.out.info('The service lists no agents.');
     return;
   }
-  printAgents(ctx, list);
+  // The records read the way the client reads them (a bare id, `type` for `kind`, …).
+  printAgents(ctx, normalizeAgents(result.agents));
 }
 
 /** Only an API key: the list the service gave last time, with its date, or what to do instead. */
-function fromCache(ctx: CommandContext, baseUrl: string): void {
+function fromCache(ctx: CommandContext, baseUrl: string) {
   const cached = readCachedAgents(ctx.env, baseUrl);
   if (!cached) {
     throw new MissingCredentialsError(
@@ -40,10 +58,13 @@ function fromCache(ctx: CommandContext, baseUrl: string): void {
     );
   }
   const note = `Cached list from ${cached.listedAt} (listing needs a session cookie, and only an API key is configured): an agent added or removed since is not shown.`;
-  reportDocument(ctx, { agents: cached.agents, skipped: [], source: 'cache', listedAt: cached.listedAt, note });
-  if (ctx.out.json) return;
-  ctx.out.warn(note);
-  printAgents(ctx, cached.agents);
+  return withCredits(ctx, {
+    agents: cached.agents,
+    skipped: [],
+    source: 'cache',
+    listedAt: cached.listedAt,
+    note: note,
+  });
 }
 
 function printAgents(ctx: CommandContext, list: readonly { id: string; kind?: string; name?: string; description?: string }[]): void {

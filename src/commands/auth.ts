@@ -7,7 +7,8 @@ import { CredentialStore } from '../config/credential-store.js';
 import { ENV, type Sourced } from '../config/credentials.js';
 import type { CommandContext } from '../cli/context.js';
 import { password } from '../cli/prompt.js';
-import { reportDocument } from '../cli/report.js';
+import { command } from '../cli/command.js';
+import { renderCredits, withCredits } from '../cli/report.js';
 import { readStdin } from '../cli/stdin.js';
 import { verifyCredential } from '../cli/verify-credential.js';
 
@@ -18,7 +19,9 @@ interface LoginOptions {
   verify?: boolean;
 }
 
-export async function login(ctx: CommandContext, options: LoginOptions): Promise<void> {
+export const login = command({ run: storeCredential, render: renderCredits });
+
+async function storeCredential(ctx: CommandContext, options: LoginOptions) {
   if (options.withKey && options.session) throw new UsageError('Pass either --with-key or --session, not both.');
   const store = new CredentialStore(ctx.env);
   const baseUrl = ctx.globals.baseUrl;
@@ -53,15 +56,17 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   if (ctx.env[ENV.apiKey] || ctx.env[ENV.session]) {
     ctx.out.warn(`${ctx.env[ENV.apiKey] ? ENV.apiKey : ENV.session} is set in the environment and takes precedence over the stored value.`);
   }
-  reportDocument(ctx, {
-    stored: options.session ? 'sessionCookie' : 'apiKey',
+  return withCredits(ctx, {
+    stored: options.session ? ('sessionCookie' as const) : ('apiKey' as const),
     verified: Boolean(verifyAt),
     file: store.path,
     baseUrl: redactOptional(baseUrl ?? store.read().baseUrl),
   });
 }
 
-export async function status(ctx: CommandContext): Promise<void> {
+export const status = command({ run: readStatus, render: renderStatus, settle: settleStatus });
+
+async function readStatus(ctx: CommandContext) {
   const creds = ctx.credentials();
   const describe = (value: Sourced<string> | undefined, secret: boolean) =>
     value
@@ -70,7 +75,7 @@ export async function status(ctx: CommandContext): Promise<void> {
   const authenticated = Boolean(creds.apiKey || creds.sessionCookie);
   // One verdict, the same as the exit code: 0 when a command could reach the service, else 4.
   const ready = authenticated && Boolean(creds.baseUrl);
-  const document = {
+  return {
     ready,
     authenticated,
     baseUrl: describe(creds.baseUrl, false),
@@ -78,24 +83,30 @@ export async function status(ctx: CommandContext): Promise<void> {
     session: describe(creds.sessionCookie, true),
     credentialsFile: creds.file,
   };
-  ctx.out.document(document);
-  if (!ctx.out.json) {
-    const line = (label: string, value: ReturnType<typeof describe>) =>
-      ctx.out.result(
-        `${label.padEnd(10)} ${value ? `${value.value}  (from ${value.source === 'env' ? `env ${value.location}` : value.location})` : 'not set'}`,
-      );
-    line('Base URL:', document.baseUrl);
-    line('API key:', document.apiKey);
-    line('Session:', document.session);
-    ctx.out.result(`${'Ready:'.padEnd(10)} ${ready ? 'yes' : 'no'}`);
-  }
-  if (!authenticated) {
+}
+
+type Status = Awaited<ReturnType<typeof readStatus>>;
+
+function renderStatus(ctx: CommandContext, status: Status): void {
+  const line = (label: string, value: Status['apiKey']) =>
+    ctx.out.result(
+      `${label.padEnd(10)} ${value ? `${value.value}  (from ${value.source === 'env' ? `env ${value.location}` : value.location})` : 'not set'}`,
+    );
+  line('Base URL:', status.baseUrl);
+  line('API key:', status.apiKey);
+  line('Session:', status.session);
+  ctx.out.result(`${'Ready:'.padEnd(10)} ${status.ready ? 'yes' : 'no'}`);
+}
+
+/** One verdict, the same as `ready`: exit 4 when no command could reach the service. */
+function settleStatus(ctx: CommandContext, status: Status): void {
+  if (!status.authenticated) {
     throw new MissingCredentialsError(
       'Not logged in: no API key or session cookie is configured.',
       `Run \`assetgen auth login\`, pipe a key to \`assetgen auth login --with-key\`, or set ${ENV.apiKey}.`,
     );
   }
-  if (!creds.baseUrl) {
+  if (!status.baseUrl) {
     throw new MissingCredentialsError(
       'No service URL is configured.',
       `Run \`assetgen auth login --base-url <url>\` or set ${ENV.baseUrl}.`,
@@ -103,7 +114,9 @@ export async function status(ctx: CommandContext): Promise<void> {
   }
 }
 
-export async function logout(ctx: CommandContext): Promise<void> {
+export const logout = command({ run: removeCredentials, render: () => {} });
+
+async function removeCredentials(ctx: CommandContext) {
   const store = new CredentialStore(ctx.env);
   const had = store.read();
   store.remove(['apiKey', 'sessionCookie']);
@@ -111,7 +124,7 @@ export async function logout(ctx: CommandContext): Promise<void> {
   ctx.out.info(removed.length ? `Removed the stored ${removed.join(' and ')} from ${store.path}.` : 'No stored credentials to remove.');
   const envSet = [ENV.apiKey, ENV.session].filter((name) => ctx.env[name]);
   if (envSet.length) ctx.out.warn(`${envSet.join(' and ')} ${envSet.length > 1 ? 'are' : 'is'} still set in the environment.`);
-  ctx.out.document({ removed: removed.length > 0, file: store.path });
+  return { removed: removed.length > 0, file: store.path };
 }
 
 /**

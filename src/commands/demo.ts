@@ -2,6 +2,7 @@
 // through the same command code a real run uses, so what the tour shows is what the tool does.
 import path from 'node:path';
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
+import { runAndPresent } from '../cli/command.js';
 import type { CommandContext } from '../cli/context.js';
 import { generate } from './generate.js';
 import { create as createVideo } from './video.js';
@@ -19,14 +20,14 @@ export async function demo(ctx: CommandContext, options: { dir: string; force?: 
   out.info(`Files go to ${dir}. Nothing here costs real credits.`);
 
   step(1, 'An image: assetgen generate "rusty sword icon" --agent sprite-artist');
-  await generate(newStep(), 'rusty sword icon, 32x32 pixel art', {
+  await runAndPresent(newStep(), generate, 'rusty sword icon, 32x32 pixel art', {
     agent: 'sprite-artist',
     output: `${dir}${path.sep}`,
     force: options.force,
   });
 
   step(2, 'A workflow, node by node: assetgen workflows run wf_sprite_sheet --set character=…');
-  await runWorkflow(newStep(), 'wf_sprite_sheet', {
+  await runAndPresent(newStep(), runWorkflow, 'wf_sprite_sheet', {
     set: ['character=a dwarf miner with a lantern'],
     wait: true,
     output: dir,
@@ -34,7 +35,7 @@ export async function demo(ctx: CommandContext, options: { dir: string; force?: 
   });
 
   step(3, `A video job (${VIDEO_JOB_COST} credits on a real account, refunded if it fails): assetgen video create …`);
-  await createVideo(newStep(), 'torch flickering on a dungeon wall', {
+  await runAndPresent(newStep(), createVideo, 'torch flickering on a dungeon wall', {
     yes: true,
     wait: true,
     output: `${dir}${path.sep}`,
@@ -42,7 +43,7 @@ export async function demo(ctx: CommandContext, options: { dir: string; force?: 
   });
 
   step(4, 'Streaming progress events: assetgen generate … --stream');
-  await generate(newStep(), 'mossy stone floor tile', {
+  await runAndPresent(newStep(), generate, 'mossy stone floor tile', {
     agent: 'tile-smith',
     stream: true,
     output: `${dir}${path.sep}`,

@@ -6,7 +6,8 @@ import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
 import { paidCall } from '../cli/idempotency.js';
 import { asRecord } from '../cli/follow.js';
-import { reportSaved } from '../cli/report.js';
+import { command } from '../cli/command.js';
+import { renderSaved, savedResult } from '../cli/report.js';
 import { checkOutputTarget, saveOutputs } from '../cli/save.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 
@@ -18,7 +19,9 @@ interface GenerateOptions {
   idempotencyKey?: string;
 }
 
-export async function generate(ctx: CommandContext, prompt: string, options: GenerateOptions): Promise<void> {
+export const generate = command({ run: generateImage, render: renderSaved });
+
+async function generateImage(ctx: CommandContext, prompt: string, options: GenerateOptions) {
   if (!prompt.trim())
     throw new UsageError('The prompt is empty.', 'Describe the asset, e.g. assetgen generate "rusty sword icon" --agent sprite-artist');
   if (!options.agent.trim()) throw new UsageError('--agent needs an agent id (see `assetgen agents`).');
@@ -48,7 +51,8 @@ export async function generate(ctx: CommandContext, prompt: string, options: Gen
       options,
     );
     progress.stop();
-    reportSaved(ctx, saved, { ...asRecord(generation.raw), assetUrl: generation.assetUrl });
+    const record: Record<string, unknown> = { ...asRecord(generation.raw), assetUrl: generation.assetUrl };
+    return savedResult(ctx, saved, record);
   } catch (error) {
     progress.stop();
     throw error;

@@ -1,20 +1,34 @@
 // `assetgen jobs`: what this machine started (from the local journal), so nothing paid for is lost.
 // Each unfinished job shows the same resume command its waiting command printed.
 import type { CommandContext } from '../cli/context.js';
-import { warnSkipped } from '../cli/report.js';
+import { command } from '../cli/command.js';
+import { warnSkipped, type SkippedEntry } from '../cli/report.js';
 import { resumeCommand } from '../cli/resume.js';
 import { printTable } from '../cli/table.js';
 import type { JournalEntry } from '../config/journal.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
-export async function jobs(ctx: CommandContext, options: { limit: number }): Promise<void> {
-  const journal = ctx.journal.read();
-  const entries = journal.entries.slice(0, options.limit);
-  const withResume = entries.map((entry) => ({ ...entry, resume: resumeOf(ctx, entry) }));
-  ctx.out.document({ jobs: withResume, journal: ctx.journal.file, skipped: journal.skipped });
+export const jobs = command({
+  async run(ctx: CommandContext, options: { limit: number }) {
+    const journal = ctx.journal.read();
+    const entries = journal.entries.slice(0, options.limit);
+    return {
+      jobs: entries.map((entry) => ({ ...entry, resume: resumeOf(ctx, entry) })),
+      journal: ctx.journal.file,
+      skipped: journal.skipped,
+    };
+  },
+  render: renderJobs,
+});
+
+function renderJobs(
+  ctx: CommandContext,
+  result: { jobs: (Omit<JournalEntry, 'resume'> & { resume: string | null })[]; skipped: SkippedEntry[] },
+): void {
   if (ctx.out.json) return;
-  warnSkipped(ctx, `record of ${ctx.journal.file ?? 'the journal'}`, journal.skipped);
-  if (!entries.length) {
+  const withResume = result.jobs;
+  warnSkipped(ctx, `record of ${ctx.journal.file ?? 'the journal'}`, result.skipped);
+  if (!withResume.length) {
     ctx.out.info('No jobs started from this machine yet.');
     return;
   }

@@ -2,7 +2,9 @@
 // so a run is never polled after it finished, and a run of N nodes is followed with exactly N polls.
 import type { CommandContext } from '../cli/context.js';
 import { asRecord, describeRunProgress, targetFor, waitAndSave } from '../cli/follow.js';
-import { reportDocument } from '../cli/report.js';
+import { command } from '../cli/command.js';
+import { renderCredits, renderSaved, withCredits } from '../cli/report.js';
+import { normalizeRun } from '../client/normalize.js';
 import { checkOutputTarget } from '../cli/save.js';
 
 interface WaitOptions {
@@ -10,16 +12,26 @@ interface WaitOptions {
   force?: boolean;
 }
 
-export async function get(ctx: CommandContext, runId: string): Promise<void> {
-  const client = await ctx.client();
-  const run = await client.getRun(runId, { signal: ctx.signal });
-  ctx.journal.recordUpdate('run', run.id, client.baseUrl, { state: run.state });
-  ctx.out.result([run.id, run.state, describeRunProgress(run)].map((cell) => ctx.out.server(cell)).join('\t'));
-  reportDocument(ctx, asRecord(run.raw));
-}
+export const get = command({
+  async run(ctx: CommandContext, runId: string) {
+    const client = await ctx.client();
+    const run = await client.getRun(runId, { signal: ctx.signal });
+    ctx.journal.recordUpdate('run', run.id, client.baseUrl, { state: run.state });
+    return withCredits(ctx, asRecord(run.raw));
+  },
+  render(ctx, result) {
+    // The record read the way the client read it: id, state and node progress.
+    const run = normalizeRun(result, { headers: {}, baseUrl: ctx.credentials().baseUrl?.value ?? 'http://127.0.0.1/' });
+    ctx.out.result([run.id, run.state, describeRunProgress(run)].map((cell) => ctx.out.server(cell)).join('\t'));
+    renderCredits(ctx, result);
+  },
+});
 
-export async function wait(ctx: CommandContext, runId: string, options: WaitOptions): Promise<void> {
-  checkOutputTarget(ctx, options.output, Boolean(options.force), { several: true });
-  const client = await ctx.client();
-  await waitAndSave(ctx, client, targetFor(ctx, 'run', runId, options), undefined, options);
-}
+export const wait = command({
+  async run(ctx: CommandContext, runId: string, options: WaitOptions) {
+    checkOutputTarget(ctx, options.output, Boolean(options.force), { several: true });
+    const client = await ctx.client();
+    return waitAndSave(ctx, client, targetFor(ctx, 'run', runId, options), undefined, options);
+  },
+  render: renderSaved,
+});

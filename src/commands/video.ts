@@ -8,7 +8,9 @@ import { UsageError } from '../cli/errors.js';
 import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
 import { confirmOrCancel } from '../cli/prompt.js';
-import { reportDocument } from '../cli/report.js';
+import { command } from '../cli/command.js';
+import { renderCredits, renderSaved, withCredits } from '../cli/report.js';
+import { normalizeVideo } from '../client/normalize.js';
 import { resumeCommand } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 
@@ -28,7 +30,14 @@ interface CreateOptions extends WaitOptions {
   idempotencyKey?: string;
 }
 
-export async function create(ctx: CommandContext, prompt: string, options: CreateOptions): Promise<void> {
+export const create = command({
+  run: createVideo,
+  // Waited for: the saved video; else the job id on stdout.
+  render: (ctx, result) =>
+    'saved' in result ? renderSaved(ctx, result) : (ctx.out.result(String(result.job.id)), renderCredits(ctx, result)),
+});
+
+async function createVideo(ctx: CommandContext, prompt: string, options: CreateOptions) {
   if (!prompt.trim()) throw new UsageError('The prompt is empty.');
   checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'video' });
   await confirmCharge(ctx, options.yes === true);
@@ -52,29 +61,40 @@ export async function create(ctx: CommandContext, prompt: string, options: Creat
   if (!options.wait) {
     const resume = resumeCommand(target, ctx.cwd);
     ctx.out.info(`Wait for it with: ${resume}`);
-    ctx.out.result(job.id);
-    reportDocument(ctx, { ...asRecord(job.raw), job: { id: job.id, kind: 'video', resume } });
-    return;
+    return withCredits(ctx, { ...asRecord(job.raw), job: { id: job.id, kind: 'video' as const, resume } });
   }
-  await waitAndSave(ctx, client, target, job, options);
+  return waitAndSave(ctx, client, target, job, options);
 }
 
-export async function get(ctx: CommandContext, id: string): Promise<void> {
-  const client = await ctx.client();
-  const job = await client.getVideo(id, { signal: ctx.signal });
-  ctx.journal.recordUpdate('video', job.id, client.baseUrl, { state: job.state, ...(job.refunded ? { refunded: true } : {}) });
+export const get = command({
+  async run(ctx: CommandContext, id: string) {
+    const client = await ctx.client();
+    const job = await client.getVideo(id, { signal: ctx.signal });
+    ctx.journal.recordUpdate('video', job.id, client.baseUrl, { state: job.state, ...(job.refunded ? { refunded: true } : {}) });
+    return withCredits(ctx, asRecord(job.raw));
+  },
+  render(ctx, result) {
+    // The record read the way the client read it.
+    renderVideoJob(ctx, normalizeVideo(result, { headers: {}, baseUrl: ctx.credentials().baseUrl?.value ?? 'http://127.0.0.1/' }));
+    renderCredits(ctx, result);
+  },
+});
+
+function renderVideoJob(ctx: CommandContext, job: VideoJob): void {
   const progress = typeof job.progress === 'number' ? ` ${Math.round(job.progress * 100)}%` : '';
   ctx.out.result([job.id, job.state + progress, ...(job.assetUrl ? [job.assetUrl] : [])].map((cell) => ctx.out.server(cell)).join('\t'));
   if (job.state === 'failed') ctx.out.info(ctx.out.server(failureText(job)));
   if (job.state === 'succeeded' && !job.assetUrl) ctx.out.warn(`Video job ${job.id} succeeded, but the service sent no video for it.`);
-  reportDocument(ctx, asRecord(job.raw));
 }
 
-export async function wait(ctx: CommandContext, id: string, options: WaitOptions): Promise<void> {
-  checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'video' });
-  const client = await ctx.client();
-  await waitAndSave(ctx, client, targetFor(ctx, 'video', id, options), undefined, options);
-}
+export const wait = command({
+  async run(ctx: CommandContext, id: string, options: WaitOptions) {
+    checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'video' });
+    const client = await ctx.client();
+    return waitAndSave(ctx, client, targetFor(ctx, 'video', id, options), undefined, options);
+  },
+  render: renderSaved,
+});
 
 /** Spending a video's price needs a yes: asked on a terminal, `--yes` otherwise. */
 async function confirmCharge(ctx: CommandContext, yes: boolean): Promise<void> {

@@ -3,27 +3,36 @@ import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
 import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
-import { reportDocument, warnSkipped } from '../cli/report.js';
+import { command } from '../cli/command.js';
+import { renderCredits, renderSaved, warnSkipped, withCredits } from '../cli/report.js';
 import { resumeCommand } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 import { printTable } from '../cli/table.js';
+import { normalizeWorkflows } from '../client/lists.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
-export async function list(ctx: CommandContext): Promise<void> {
-  const client = await ctx.client();
-  const workflows = await client.listWorkflows({ signal: ctx.signal });
-  reportDocument(ctx, { workflows: workflows.map((workflow) => workflow.raw), skipped: workflows.skipped });
-  if (ctx.out.json) return;
-  warnSkipped(ctx, 'workflow', workflows.skipped);
-  if (!workflows.length) {
-    ctx.out.info('No saved workflows. Save one on the canvas first.');
-    return;
-  }
-  const rows = workflows.map((workflow) =>
-    [workflow.id, workflow.name ?? '', String(workflow.nodes.length), workflow.overridableNodes.join(',') || '-'].map(sanitizeLine),
-  );
-  printTable(ctx, ['ID', 'NAME', 'NODES', 'OVERRIDABLE'], rows);
-}
+export const list = command({
+  async run(ctx: CommandContext) {
+    const client = await ctx.client();
+    const workflows = await client.listWorkflows({ signal: ctx.signal });
+    return withCredits(ctx, { workflows: workflows.map<unknown>((workflow) => workflow.raw), skipped: workflows.skipped });
+  },
+  render(ctx, result) {
+    renderCredits(ctx, result);
+    if (ctx.out.json) return;
+    warnSkipped(ctx, 'workflow', result.skipped);
+    // The records read the way the client reads them.
+    const workflows = normalizeWorkflows({ workflows: result.workflows });
+    if (!workflows.length) {
+      ctx.out.info('No saved workflows. Save one on the canvas first.');
+      return;
+    }
+    const rows = workflows.map((workflow) =>
+      [workflow.id, workflow.name ?? '', String(workflow.nodes.length), workflow.overridableNodes.join(',') || '-'].map(sanitizeLine),
+    );
+    printTable(ctx, ['ID', 'NAME', 'NODES', 'OVERRIDABLE'], rows);
+  },
+});
 
 interface RunOptions {
   set: string[];
@@ -33,7 +42,14 @@ interface RunOptions {
   idempotencyKey?: string;
 }
 
-export async function runWorkflow(ctx: CommandContext, workflowId: string, options: RunOptions): Promise<void> {
+export const runWorkflow = command({
+  run: startWorkflow,
+  // Waited for: the saved files; else the run id on stdout.
+  render: (ctx, result) =>
+    'saved' in result ? renderSaved(ctx, result) : (ctx.out.result(String(result.job.id)), renderCredits(ctx, result)),
+});
+
+async function startWorkflow(ctx: CommandContext, workflowId: string, options: RunOptions) {
   const overrides = parseOverrides(options.set);
   checkOutputTarget(ctx, options.output, Boolean(options.force), { several: true });
   const client = await ctx.client();
@@ -49,11 +65,9 @@ export async function runWorkflow(ctx: CommandContext, workflowId: string, optio
   if (!options.wait) {
     const resume = resumeCommand(target, ctx.cwd);
     ctx.out.info(`Follow it with: ${resume}`);
-    ctx.out.result(run.id);
-    reportDocument(ctx, { ...asRecord(run.raw), job: { id: run.id, kind: 'run', resume } });
-    return;
+    return withCredits(ctx, { ...asRecord(run.raw), job: { id: run.id, kind: 'run' as const, resume } });
   }
-  await waitAndSave(ctx, client, target, run, options);
+  return waitAndSave(ctx, client, target, run, options);
 }
 
 /** `--set node=prompt` pairs; the prompt may itself contain `=`. */

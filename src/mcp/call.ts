@@ -1,10 +1,12 @@
-// One tool call of `assetgen mcp`: a context of its own (captured stdout, its own credit tally,
-// signal and clients) derived from the server's, the command's `--json` document as the result,
-// and anything thrown as a tool error with the same code/message/hint as a `--json` error.
+// One tool call of `assetgen mcp`: a context of its own (no stdout, its own credit tally, signal
+// and clients) derived from the server's; the command's result — the object `--json` prints — as
+// the tool's structuredContent, and anything thrown as a tool error with the same code/message/hint
+// as a `--json` error.
 import { Readable, Writable } from 'node:stream';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { AbortedError, TimeoutError } from '../client/errors.js';
+import type { Command, CommandResult } from '../cli/command.js';
 import type { CommandContext, JobProgress } from '../cli/context.js';
 import { effectiveError, errorDocument } from '../cli/execute.js';
 import { jobOf } from '../cli/resume.js';
@@ -26,20 +28,49 @@ export interface CallOptions {
   waitBudgetMs?: number;
 }
 
-/** What a tool body returns: a document to answer with (else the command's captured --json document), and extra content. */
+/** What a tool body returns: the command's result (the tool's structuredContent), and extra content (an image). */
 export interface CallOutcome {
-  document?: Record<string, unknown>;
+  result: CommandResult;
   content?: CallToolResult['content'];
 }
 
+/** A command's result, and the error its outcome stands for (a build with failed assets): both go back to the client. */
+class SettledError extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly result: CommandResult,
+  ) {
+    super('settled');
+  }
+}
+
 /**
- * Runs `body` in a fresh per-call context and turns the outcome into a tool result. Never throws:
- * every failure is a tool result with isError (the server keeps serving).
+ * Runs a command for a tool: its result, as the command line computes it. When the outcome stands
+ * for an error (`settle`), the call is a tool error that carries the result too.
+ */
+export async function callCommand<A extends unknown[], R extends CommandResult>(
+  ctx: CommandContext,
+  cmd: Command<A, R>,
+  ...args: A
+): Promise<R> {
+  const result = await cmd.run(ctx, ...args);
+  try {
+    cmd.settle?.(ctx, result, ...args);
+  } catch (error) {
+    throw new SettledError(error, result);
+  }
+  return result;
+}
+
+/**
+ * Runs `body` in a fresh per-call context and turns the outcome into a tool result: the command's
+ * result as structuredContent (checked against the tool's outputSchema by the SDK) and as JSON text.
+ * Never throws: every failure is a tool result with isError (the server keeps serving).
  */
 export async function runCall(
   scope: ServerScope,
   extra: Extra,
-  body: (ctx: CommandContext, document: () => Record<string, unknown>) => Promise<CallOutcome | void>,
+  body: (ctx: CommandContext) => Promise<CallOutcome>,
   options: CallOptions = {},
 ): Promise<CallToolResult> {
   const controller = new AbortController();
@@ -51,16 +82,11 @@ export async function runCall(
   extra.signal.addEventListener('abort', onCancel, { once: true });
   scope.closing.addEventListener('abort', onClose, { once: true });
   const timer = budget ? setTimeout(abort(budget), options.waitBudgetMs) : undefined;
-  const stdout: Buffer[] = [];
   const ctx = scope.ctx.forCall({
     io: {
       stdin: Readable.from([]),
-      stdout: new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          stdout.push(Buffer.from(chunk));
-          done();
-        },
-      }),
+      // The server's stdout is the protocol: nothing a command writes may reach it.
+      stdout: new Writable({ write: (_chunk, _encoding, done) => done() }),
       stderr: scope.ctx.io.stderr,
       stdinIsTTY: false,
       stdoutIsTTY: false,
@@ -73,15 +99,17 @@ export async function runCall(
     ...(scope.allowOutside ? {} : { outputRoot: scope.ctx.cwd }),
   });
   try {
-    const captured = (): Record<string, unknown> => parseDocument(Buffer.concat(stdout).toString('utf8'));
-    const outcome = (await body(ctx, captured)) ?? {};
-    const document = outcome.document ?? captured();
-    return { content: [jsonText(document), ...(outcome.content ?? [])] };
-  } catch (error) {
-    const effective = effectiveError(error, controller.signal);
+    const { result, content = [] } = await body(ctx);
+    return { content: [jsonText(result), ...content], structuredContent: result as Record<string, unknown> };
+  } catch (thrown) {
+    const settled = thrown instanceof SettledError ? thrown : undefined;
+    const effective = effectiveError(settled ? settled.error : thrown, controller.signal);
     const job = jobOf(effective);
     if (budget && effective === budget && job) return stillRunning(ctx, job, options.waitBudgetMs ?? 0);
-    return { isError: true, content: [jsonText({ error: errorDocument(effective, ctx) })] };
+    return {
+      isError: true,
+      content: [jsonText({ error: errorDocument(effective, ctx) }), ...(settled ? [jsonText(settled.result)] : [])],
+    };
   } finally {
     clearTimeout(timer);
     extra.signal.removeEventListener('abort', onCancel);
@@ -102,12 +130,7 @@ function stillRunning(ctx: CommandContext, job: NonNullable<ReturnType<typeof jo
     credits: ctx.credits.report,
     ...(ctx.globals.mock ? { mock: true } : {}),
   };
-  return { content: [jsonText(document)] };
-}
-
-function parseDocument(text: string): Record<string, unknown> {
-  if (!text.trim()) return {};
-  return JSON.parse(text) as Record<string, unknown>;
+  return { content: [jsonText(document)], structuredContent: document };
 }
 
 export const jsonText = (value: unknown): { type: 'text'; text: string } => ({ type: 'text', text: JSON.stringify(value, null, 2) });

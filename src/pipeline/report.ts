@@ -6,6 +6,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../files/atomic.js';
 import type { GalleryAsset, GalleryFile, GalleryStatus } from './gallery.js';
 import type { Lock } from './lock.js';
+import type { AssetResult } from './outcome.js';
 import type { Plan, PlanItem } from './plan.js';
 
 /** Files larger than this are not embedded (the card says so): the page has to open in a browser. */
@@ -13,18 +14,6 @@ export const MAX_EMBED_BYTES = 64 * 1024 * 1024;
 
 /** A card before its files are read: the files are project paths. */
 export type Card = Omit<GalleryAsset, 'files'> & { files: string[] };
-
-/** One asset's outcome in a build (the items of `assetgen build --json`). */
-export interface BuildOutcome {
-  id: string;
-  outcome: string;
-  files: string[];
-  credits: number;
-  /** Built or resumed: the asset's whole cost, as the lock records it (null: part of it unknown). */
-  cost?: number | null;
-  reason?: string;
-  resume?: string;
-}
 
 const EDITED = 'edited by hand since assetgen wrote it: builds leave it alone (--force regenerates)';
 const EARLIER = 'shown: the output of an earlier build';
@@ -35,7 +24,7 @@ const EARLIER = 'shown: the output of an earlier build';
  * skipped → skipped with its reason. Pruned assets, and assets gone from the manifest, have no
  * card (`gone` counts them).
  */
-export function cardsFromBuild(plan: Plan, outcomes: BuildOutcome[], lock: Lock): { cards: Card[]; gone: number } {
+export function cardsFromBuild(plan: Plan, outcomes: readonly AssetResult[], lock: Lock): { cards: Card[]; gone: number } {
   const byId = new Map(outcomes.map((outcome) => [outcome.id, outcome]));
   const cards: Card[] = [];
   for (const item of plan.items) {
@@ -45,7 +34,7 @@ export function cardsFromBuild(plan: Plan, outcomes: BuildOutcome[], lock: Lock)
   return { cards, gone: plan.items.filter((item) => item.status === 'removed').length };
 }
 
-function buildCard(item: PlanItem, result: BuildOutcome, lock: Lock): Card {
+function buildCard(item: PlanItem, result: AssetResult, lock: Lock): Card {
   // By default the card shows what the lock recorded before the build, and what that cost.
   const base = { ...describe(item), credits: lock.assets[item.id]?.credits ?? null, creditsWhen: 'when built', files: paths(item) };
   const thisBuild = { credits: result.credits, creditsWhen: 'this build' };

@@ -9,7 +9,8 @@ import { displayPath } from '../../cli/save.js';
 import { printTable } from '../../cli/table.js';
 import { readLock, type Lock } from '../../pipeline/lock.js';
 import { LockWriter } from '../../pipeline/writer.js';
-import { runBuild } from './run.js';
+import { command } from '../../cli/command.js';
+import { renderRun, runBuild, settleRun, type BuildRunResult } from './run.js';
 import {
   actionCounts,
   budgetLine,
@@ -19,6 +20,7 @@ import {
   listIds,
   planMarkdown,
   type BudgetCheck,
+  type PlanView,
 } from './plan-summary.js';
 import { writePlanReport } from './gallery.js';
 import type { Manifest, OutputTarget } from '../../pipeline/manifest.js';
@@ -49,7 +51,9 @@ export interface BuildOptions {
   report?: string;
 }
 
-export async function build(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<void> {
+export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild });
+
+async function planOrBuild(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<BuildResult> {
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
   const { file, manifest, lockFile, service } = openProject(ctx, options.file);
   // The paid build holds the lock's one writer from planning to the end: no other process can
@@ -57,10 +61,25 @@ export async function build(ctx: CommandContext, selectors: string[], options: B
   const writer = options.dryRun ? undefined : await openWriter(ctx, lockFile, options.lockOut);
   try {
     const lock = writer ? writer.lock : readLock(lockFile);
-    await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service });
+    return await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service });
   } finally {
     await writer?.close();
   }
+}
+
+/** What a build computed: its dry run's plan, or every asset's outcome of a build that ran. */
+export type BuildResult = DryRunResult | BuildRunResult;
+
+const isDryRun = (result: BuildResult): result is DryRunResult => 'dryRun' in result;
+
+function renderBuild(ctx: CommandContext, result: BuildResult, _selectors: string[], options: BuildOptions): void {
+  if (isDryRun(result)) renderDryRun(ctx, result, options);
+  else renderRun(ctx, result);
+}
+
+function settleBuild(ctx: CommandContext, result: BuildResult): void {
+  if (isDryRun(result)) throwIfOverBudget(result.budget);
+  else settleRun(ctx, result);
 }
 
 /**
@@ -82,7 +101,7 @@ async function planAndRun(
   selectors: string[],
   options: BuildOptions,
   found: { file: string; lockFile: string; lock: Lock; writer?: LockWriter; manifest: Manifest; shard?: Shard; service: string },
-): Promise<void> {
+): Promise<BuildResult> {
   const { file, lockFile, lock, writer, manifest, shard, service } = found;
   // The service is part of every spec: without one, nothing could be judged up to date.
   if (!service)
@@ -106,12 +125,8 @@ async function planAndRun(
   if (writer) return runBuild(ctx, plan, manifest.root, writer, { ...options, maxCredits }, { file, lockFile: writer.file, service });
 
   const budget = checkBudget(plan, maxCredits);
-  if (options.format === 'markdown') {
-    ctx.out.result(planMarkdown(plan, budget, displayPath(ctx, file)));
-    return throwIfOverBudget(budget);
-  }
   const report = options.report ? await writePlanReport(ctx, options.report, plan, { file, lock }) : undefined;
-  ctx.out.document({
+  return {
     manifest: file,
     lock: lockFile,
     service,
@@ -122,30 +137,42 @@ async function planAndRun(
     counts: counts(plan),
     estimate: plan.estimate,
     ...(budget ? { budget } : {}),
-    ...(ctx.globals.mock ? { mock: true } : {}),
-  });
-  if (ctx.out.json) return throwIfOverBudget(budget);
-  if (!plan.items.length) ctx.out.info(shard ? `No asset falls in shard ${shard.index}/${shard.total}.` : 'The manifest lists no assets.');
+    ...(ctx.globals.mock ? { mock: true as const } : {}),
+  };
+}
+
+/** The plan of `build --dry-run` (the --json document; the plan alone, nothing sent). */
+export interface DryRunResult {
+  manifest: string;
+  lock: string;
+  service: string;
+  dryRun: true;
+  shard?: Shard;
+  report?: string;
+  items: (Omit<PlanItem, 'asset'> & { out?: string })[];
+  counts: Partial<Record<PlanStatus, number>>;
+  estimate: Plan['estimate'];
+  budget?: BudgetCheck;
+  mock?: true;
+}
+
+/** People's view of a plan: the table and the estimate, or with --format markdown the PR summary on stdout. */
+function renderDryRun(ctx: CommandContext, result: DryRunResult, options: BuildOptions): void {
+  if (options.format === 'markdown') return ctx.out.result(planMarkdown(result, result.budget, displayPath(ctx, result.manifest)));
+  if (ctx.out.json) return;
+  if (!result.items.length)
+    ctx.out.info(result.shard ? `No asset falls in shard ${result.shard.index}/${result.shard.total}.` : 'The manifest lists no assets.');
   else
     printTable(
       ctx,
       ['ID', 'STATUS', 'ACTION', 'KIND', 'CREDITS', 'OUT', 'WHY'],
-      plan.items.map((item) =>
-        [
-          item.id,
-          item.status,
-          item.action,
-          item.kind,
-          credits(item),
-          item.asset ? outText(item.asset.out) : '',
-          item.reasons.join('; '),
-        ].map(sanitizeLine),
+      result.items.map((item) =>
+        [item.id, item.status, item.action, item.kind, credits(item), item.out ?? '', item.reasons.join('; ')].map(sanitizeLine),
       ),
     );
-  ctx.out.info(summary(plan));
-  const line = budgetLine(budget);
+  ctx.out.info(summary(result));
+  const line = budgetLine(result.budget);
   if (line) ctx.out.info(line);
-  throwIfOverBudget(budget);
 }
 
 /** A dry run predicts the real build's exit: 8 when its cap would hold something back, before anything is paid. */
@@ -172,13 +199,14 @@ async function workflowNodes(ctx: CommandContext, manifest: Manifest, lock: Lock
   );
 }
 
-function itemDocument(item: PlanItem): Record<string, unknown> {
+function itemDocument(item: PlanItem): DryRunResult['items'][number] {
   const { asset, ...rest } = item;
   return { ...rest, ...(asset ? { out: outText(asset.out) } : {}) };
 }
 
 const outText = (out: OutputTarget): string => (out.type === 'file' ? out.path : `${out.dir === '.' ? '.' : out.dir}/`);
-const credits = (item: PlanItem): string => (item.action !== 'generate' ? '' : item.estimate === null ? '?' : String(item.estimate));
+const credits = (item: Pick<PlanItem, 'action' | 'estimate'>): string =>
+  item.action !== 'generate' ? '' : item.estimate === null ? '?' : String(item.estimate);
 
 function counts(plan: Plan): Partial<Record<PlanStatus, number>> {
   const result: Partial<Record<PlanStatus, number>> = {};
@@ -186,6 +214,6 @@ function counts(plan: Plan): Partial<Record<PlanStatus, number>> {
   return result;
 }
 
-function summary(plan: Plan): string {
+function summary(plan: PlanView): string {
   return `Dry run, nothing sent: ${actionCounts(plan).join(', ')}. Estimated cost: ${sanitizeLine(estimateText(plan))}.`;
 }

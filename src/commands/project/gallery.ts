@@ -3,12 +3,14 @@
 // with --dry-run). The cards come from src/pipeline/report.ts, the page from src/pipeline/gallery.ts.
 import path from 'node:path';
 import { AssetgenError } from '../../client/errors.js';
+import { command } from '../../cli/command.js';
 import type { CommandContext } from '../../cli/context.js';
 import { displayPath } from '../../cli/save.js';
 import { GALLERY_STATUSES, galleryTotals, renderGallery, type Gallery, type GalleryTotals } from '../../pipeline/gallery.js';
 import { readLock, type Lock } from '../../pipeline/lock.js';
 import { hashProjectFiles, planBuild, type Plan } from '../../pipeline/plan.js';
-import { cardsFromBuild, cardsFromPlan, loadCards, writeReportFile, type BuildOutcome, type Card } from '../../pipeline/report.js';
+import { cardsFromBuild, cardsFromPlan, loadCards, writeReportFile, type Card } from '../../pipeline/report.js';
+import type { AssetResult } from '../../pipeline/outcome.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { openProject } from './open.js';
 
@@ -30,7 +32,9 @@ const FROM = {
 const NO_SERVICE = 'No service is configured, so specs were not compared: an asset whose files are intact shows as unchanged.';
 
 /** `assetgen report`: the gallery of what the lock records, judged against the manifest and the files. */
-export async function report(ctx: CommandContext, options: ReportOptions): Promise<void> {
+export const report = command({ run: writeLockGallery, render: renderLockGallery });
+
+async function writeLockGallery(ctx: CommandContext, options: ReportOptions) {
   const { file, manifest, lockFile, service } = openProject(ctx, options.file);
   const lock = readLock(lockFile);
   // The service is part of every spec. Without one configured, the report still shows the lock and
@@ -39,9 +43,12 @@ export async function report(ctx: CommandContext, options: ReportOptions): Promi
   const target = options.output ? path.resolve(ctx.cwd, options.output) : path.join(manifest.root, DEFAULT_REPORT);
   const notes = service ? [] : [NO_SERVICE];
   const written = await writeGallery(ctx, target, 'lock', { file, service, notes, ...cardsFromPlan(plan, lock) });
-  ctx.out.document({ manifest: file, lock: lockFile, service: service || null, report: target, ...written });
-  ctx.out.result(target);
-  ctx.out.info(summary(ctx, target, written.totals, FROM.lock.credits));
+  return { manifest: file, lock: lockFile, service: service || null, report: target, ...written };
+}
+
+function renderLockGallery(ctx: CommandContext, result: Awaited<ReturnType<typeof writeLockGallery>>): void {
+  ctx.out.result(result.report);
+  ctx.out.info(summary(ctx, result.report, result.totals, FROM.lock.credits));
 }
 
 /** `build --dry-run --report`: the same page from the plan the dry run printed; returns its path. */
@@ -71,7 +78,7 @@ export interface BuildGallery {
 export async function writeBuildReport(
   ctx: CommandContext,
   target: string,
-  build: { plan: Plan; items: BuildOutcome[]; lock: Lock; file: string; service: string },
+  build: { plan: Plan; items: readonly AssetResult[]; lock: Lock; file: string; service: string },
 ): Promise<BuildGallery> {
   const absolute = path.resolve(ctx.cwd, target);
   try {
@@ -90,14 +97,14 @@ export async function writeBuildReport(
  * Ends a build that wrote (or tried to write) its gallery: the build's own failure keeps its exit
  * code, with the report's error printed before it; otherwise the report's error fails the build (exit 1).
  */
-export function settleGallery(ctx: CommandContext, gallery: BuildGallery | undefined, throwForBuild: () => void): void {
+export function settleGallery(ctx: CommandContext, galleryError: AssetgenError | undefined, throwForBuild: () => void): void {
   try {
     throwForBuild();
   } catch (error) {
-    if (gallery?.error && !ctx.out.json) ctx.out.error(`Error: ${sanitizeLine(gallery.error.message)}`);
+    if (galleryError && !ctx.out.json) ctx.out.error(`Error: ${sanitizeLine(galleryError.message)}`);
     throw error;
   }
-  if (gallery?.error) throw gallery.error;
+  if (galleryError) throw galleryError;
 }
 
 async function writeGallery(

@@ -1,6 +1,7 @@
 // `assetgen init`: writes a commented starter assetgen.yaml, never over an existing one.
 import fs from 'node:fs';
 import path from 'node:path';
+import { command } from '../../cli/command.js';
 import type { CommandContext } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
@@ -8,7 +9,9 @@ import { findManifest, MANIFEST_FILE } from '../../pipeline/manifest.js';
 
 export const STARTER = new URL('../../../templates/assetgen.yaml', import.meta.url);
 
-export async function init(ctx: CommandContext, options: { file?: string }): Promise<void> {
+export const init = command({ run: writeStarter, render: renderInit });
+
+async function writeStarter(ctx: CommandContext, options: { file?: string }) {
   const target = path.resolve(ctx.cwd, options.file ?? MANIFEST_FILE);
   const shown = displayPath(ctx, target);
   if (fs.existsSync(target))
@@ -27,11 +30,14 @@ export async function init(ctx: CommandContext, options: { file?: string }): Pro
       throw new UsageError(`${shown} already exists; assetgen init never replaces it.`);
     throw error;
   }
-  ctx.out.result(shown);
-  ctx.out.document({ manifest: target, created: true });
   if (outer)
     ctx.out.info(
       `Note: ${displayPath(ctx, outer)} is further up; commands run under ${displayPath(ctx, path.dirname(target))} now use the new one.`,
     );
+  return { manifest: target, created: true as const };
+}
+
+function renderInit(ctx: CommandContext, result: { manifest: string }): void {
+  ctx.out.result(displayPath(ctx, result.manifest));
   ctx.out.info('Next: list your assets in it, then `assetgen build --dry-run` shows the plan and its cost.');
 }

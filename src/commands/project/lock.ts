@@ -3,6 +3,7 @@
 // bytes; two shards that recorded different results for one asset are a conflict naming it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { command } from '../../cli/command.js';
 import type { CommandContext } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
@@ -11,7 +12,9 @@ import { locateManifest } from '../../pipeline/manifest.js';
 import { mergeLocks } from '../../pipeline/merge.js';
 import { LockWriter } from '../../pipeline/writer.js';
 
-export async function merge(ctx: CommandContext, files: string[], options: { file?: string }): Promise<void> {
+export const merge = command({ run: mergeLockFiles, render: renderMerge });
+
+async function mergeLockFiles(ctx: CommandContext, files: string[], options: { file?: string }) {
   const target = lockFileFor(locateManifest(ctx.cwd, options.file));
   const shards = files.map((file) => {
     const resolved = path.resolve(ctx.cwd, file);
@@ -41,10 +44,13 @@ export async function merge(ctx: CommandContext, files: string[], options: { fil
   } finally {
     await writer.close();
   }
-  const ids = Object.keys(merged.assets);
-  ctx.out.result(displayPath(ctx, target));
-  ctx.out.document({ lock: target, assets: ids.length, changed, merged: files });
+  return { lock: target, assets: Object.keys(merged.assets).length, changed, merged: files };
+}
+
+function renderMerge(ctx: CommandContext, result: Awaited<ReturnType<typeof mergeLockFiles>>): void {
+  const { lock, assets, changed, merged } = result;
+  ctx.out.result(displayPath(ctx, lock));
   ctx.out.info(
-    `${changed ? 'Wrote' : 'Unchanged:'} ${displayPath(ctx, target)} (${ids.length} asset${ids.length === 1 ? '' : 's'} from ${files.length} lock${files.length === 1 ? '' : 's'}).`,
+    `${changed ? 'Wrote' : 'Unchanged:'} ${displayPath(ctx, lock)} (${assets} asset${assets === 1 ? '' : 's'} from ${merged.length} lock${merged.length === 1 ? '' : 's'}).`,
   );
 }

@@ -1,7 +1,13 @@
 // The plan of `assetgen build --dry-run` for people and pull requests: the estimate line, the
 // budget check (what the real build's cap would hold back), and a short Markdown summary for
 // $GITHUB_STEP_SUMMARY or a PR comment (--format markdown).
-import type { Plan, PlanAction } from '../../pipeline/plan.js';
+import type { Plan, PlanAction, PlanItem } from '../../pipeline/plan.js';
+
+/** What the summaries read of a plan: its rows (as the dry run's --json has them) and its estimate. */
+export interface PlanView {
+  items: readonly Pick<PlanItem, 'id' | 'status' | 'action' | 'estimate' | 'reasons'>[];
+  estimate: Plan['estimate'];
+}
 import { plural } from '../../cli/credits.js';
 
 /** Would the real build hold something back? Known cost over the cap, or unknown costs under one. */
@@ -13,7 +19,7 @@ export interface BudgetCheck {
   unknown: string[];
 }
 
-export function checkBudget(plan: Plan, max: number | undefined): BudgetCheck | undefined {
+export function checkBudget(plan: PlanView, max: number | undefined): BudgetCheck | undefined {
   if (max === undefined) return undefined;
   return { max, over: plan.estimate.credits > max, unknown: plan.estimate.unknown };
 }
@@ -27,17 +33,17 @@ export function listIds(ids: readonly string[], code: (id: string) => string = (
 }
 
 /** "30 credits + unknown for a, b" — the known part, then what is not known, never 0 pretending to be known. */
-export function estimateText(plan: Plan, code: (text: string) => string = (text) => text): string {
+export function estimateText(plan: PlanView, code: (text: string) => string = (text) => text): string {
   const { credits, unknown } = plan.estimate;
   if (!unknown.length) return plural(credits, 'credit');
   const ids = listIds(unknown, code);
   return `${credits ? `${plural(credits, 'credit')} + ` : ''}unknown for ${ids} (no charge recorded yet for their agent or workflow)`;
 }
 
-const count = (plan: Plan, action: PlanAction): number => plan.items.filter((item) => item.action === action).length;
+const count = (plan: PlanView, action: PlanAction): number => plan.items.filter((item) => item.action === action).length;
 
 /** What the plan does, counted by action. */
-export function actionCounts(plan: Plan): string[] {
+export function actionCounts(plan: PlanView): string[] {
   const parts = [`${count(plan, 'generate')} to generate`, `${count(plan, 'resume')} to resume`];
   if (count(plan, 'prune')) parts.push(`${count(plan, 'prune')} to prune`);
   if (count(plan, 'keep')) parts.push(`${count(plan, 'keep')} left alone`);
@@ -59,7 +65,7 @@ const cell = (text: string): string => text.replace(/[|`\r\n\\]/g, (c) => (c ===
 const MARKDOWN_ROWS = 100;
 
 /** The plan as a short Markdown summary. */
-export function planMarkdown(plan: Plan, check: BudgetCheck | undefined, manifest: string): string {
+export function planMarkdown(plan: PlanView, check: BudgetCheck | undefined, manifest: string): string {
   const lines = [`### assetgen build plan — \`${cell(manifest)}\``, ''];
   lines.push(`**${actionCounts(plan).join(' · ')}**`, '');
   lines.push(`**Estimated cost:** ${estimateText(plan, (id) => `\`${cell(id)}\``)}`, '');

@@ -1,41 +1,55 @@
-// `assetgen build` without --dry-run: confirm a plan with videos, run it (pool.ts), then one
-// summary on stderr and one --json document with every asset's outcome and the totals.
+// `assetgen build` without --dry-run: confirm a plan with videos, run it (pool.ts); its result is
+// every asset's outcome and the totals (the --json document), people get one summary line, and the
+// exit code comes from the outcomes.
 import path from 'node:path';
 import { AbortedError, AssetgenError, withHint } from '../../client/errors.js';
 import type { CommandContext } from '../../cli/context.js';
 import { CreditCapError, UsageError } from '../../cli/errors.js';
 import { plural } from '../../cli/credits.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
-import { reportDocument } from '../../cli/report.js';
+import { renderCredits, withCredits } from '../../cli/report.js';
+import type { CreditsReport } from '../../cli/credits.js';
+import { totalsOf, type AssetOutcome, type AssetResult, type BuildTotals } from '../../pipeline/outcome.js';
 import { shellQuote } from '../../cli/resume.js';
 import type { Plan } from '../../pipeline/plan.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { mediaInfo } from '../../files/media-info.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import { runPlan, type ItemResult } from './pool.js';
+import type { BuildOptions } from './build.js';
+import { runPlan } from './pool.js';
 import { listIds } from './plan-summary.js';
 import { settleGallery, writeBuildReport } from './gallery.js';
 
-interface BuildFlags {
-  concurrency: number;
-  maxCredits?: number;
-  failFast?: boolean;
-  yes?: boolean;
-  file?: string;
-  shard?: string;
-  lockOut?: string;
+/** The flags of `assetgen build` a run reads; `maxCredits` is the cap in force (flag or manifest budget). */
+export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | 'file' | 'lockOut' | 'report'> & { maxCredits?: number };
+
+/** The result of a build that ran (`assetgen build --json`, the MCP build tool's structuredContent). */
+export interface BuildRunResult {
+  manifest: string;
+  lock: string;
+  service: string;
+  items: AssetResult[];
+  totals: BuildTotals;
+  /** The cap this build ran under, null for none. */
+  maxCredits: number | null;
   report?: string;
+  reportError?: string;
+  credits: CreditsReport;
+  mock?: true;
 }
+
+/** A gallery that could not be written: its error (with its own exit code), raised once the build's outcome is shown. */
+const galleryErrors = new WeakMap<BuildRunResult, AssetgenError>();
 
 export async function runBuild(
   ctx: CommandContext,
   plan: Plan,
   root: string,
   writer: LockWriter,
-  flags: BuildFlags,
+  flags: RunFlags,
   where: { file: string; lockFile: string; service: string },
-): Promise<void> {
+): Promise<BuildRunResult> {
   await confirmVideos(ctx, plan, flags);
   const results = await runPlan(ctx, plan.items, root, writer, {
     concurrency: flags.concurrency,
@@ -44,7 +58,7 @@ export async function runBuild(
     resumeCommand: (id) => resumeCommand(ctx, id, flags),
   });
   const byId = new Map(results.map((result) => [result.id, result]));
-  const items = plan.items.map((item) => {
+  const items = plan.items.map((item): AssetResult => {
     const result = byId.get(item.id);
     const outcome = result?.outcome ?? (item.action === 'keep' ? 'kept' : 'unchanged');
     const files = result?.files ?? item.files.map((file) => file.path);
@@ -63,23 +77,27 @@ export async function runBuild(
       ...(item.reasons.length ? { why: item.reasons } : {}),
     };
   });
-  // Each asset left alone is named with why, one line each, as the pool names what it built or skipped.
-  for (const item of plan.items.filter((entry) => entry.action === 'keep'))
-    ctx.out.info(`- ${sanitizeLine(item.id)}  kept: ${sanitizeLine(item.reasons.join('; '))}`);
-  const count = (outcome: string): number => items.filter((item) => item.outcome === outcome).length;
-  const totals = {
-    assets: items.length,
-    built: count('built'),
-    resumed: count('resumed'),
-    unchanged: count('unchanged'),
-    kept: count('kept'),
-    failed: count('failed'),
-    skipped: count('skipped'),
-    capped: count('capped'),
-    interrupted: count('interrupted'),
-    pruned: count('pruned'),
-    credits: results.reduce((sum, result) => sum + result.credits, 0),
-  };
+  // The gallery is written whatever the outcome; its own failure never hides the build's (gallery.ts).
+  const gallery = flags.report ? await writeBuildReport(ctx, flags.report, { plan, items, lock: writer.lock, ...where }) : undefined;
+  const result = withCredits(ctx, {
+    manifest: where.file,
+    lock: where.lockFile,
+    service: where.service,
+    items,
+    totals: totalsOf(items),
+    maxCredits: flags.maxCredits ?? null,
+    ...gallery?.document,
+  });
+  if (gallery?.error) galleryErrors.set(result, gallery.error);
+  return result;
+}
+
+/** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
+export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
+  // The pool named what it built, failed or skipped as it went; an asset left alone gets its line here.
+  for (const item of result.items.filter((entry) => entry.outcome === 'kept'))
+    ctx.out.info(`- ${sanitizeLine(item.id)}  kept: ${sanitizeLine((item.why ?? []).join('; '))}`);
+  const totals = result.totals;
   ctx.out.info(
     `Built ${totals.built}, resumed ${totals.resumed}, unchanged ${totals.unchanged}` +
       `${totals.kept ? `, kept ${totals.kept} edited by hand` : ''}${totals.failed ? `, failed ${totals.failed}` : ''}` +
@@ -87,17 +105,19 @@ export async function runBuild(
       `${totals.capped ? `, held back by the cap ${totals.capped}` : ''}` +
       `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${plural(totals.credits, 'credit')}.`,
   );
-  // The gallery is written whatever the outcome; its own failure never hides the build's (report.ts).
-  const gallery = flags.report ? await writeBuildReport(ctx, flags.report, { plan, items, lock: writer.lock, ...where }) : undefined;
-  reportDocument(ctx, { manifest: where.file, lock: where.lockFile, service: where.service, items, totals, ...gallery?.document });
-  settleGallery(ctx, gallery, () => throwForOutcome(ctx, results, flags));
+  renderCredits(ctx, result);
+}
+
+/** The exit of a build that ran, from its outcomes: interrupted 130, failed 1, capped 8; then a gallery that could not be written. */
+export function settleRun(ctx: CommandContext, result: BuildRunResult): void {
+  settleGallery(ctx, galleryErrors.get(result), () => throwForOutcome(ctx, result));
 }
 
 /** Outcomes whose files are on disk once the build ends. */
-const ON_DISK = new Set(['built', 'resumed', 'unchanged', 'kept']);
+const ON_DISK = new Set<AssetOutcome>(['built', 'resumed', 'unchanged', 'kept']);
 
 /** A plan with videos spends VIDEO_JOB_COST credits each: it needs --yes, or a yes on a terminal. */
-async function confirmVideos(ctx: CommandContext, plan: Plan, flags: BuildFlags): Promise<void> {
+async function confirmVideos(ctx: CommandContext, plan: Plan, flags: RunFlags): Promise<void> {
   const videos = plan.items.filter((item) => item.action === 'generate' && item.kind === 'video');
   if (!videos.length || flags.yes) return;
   const cost = `${videos.length} video job${videos.length === 1 ? '' : 's'} (${videos.length * VIDEO_JOB_COST} credits, refunded if a job fails): ${listIds(videos.map((item) => item.id))}`;
@@ -110,7 +130,7 @@ async function confirmVideos(ctx: CommandContext, plan: Plan, flags: BuildFlags)
   });
 }
 
-function resumeCommand(ctx: CommandContext, id: string, flags: BuildFlags): string {
+function resumeCommand(ctx: CommandContext, id: string, flags: RunFlags): string {
   const words = ['assetgen', 'build', id];
   if (flags.file) words.push('-f', flags.file);
   if (flags.lockOut) words.push('--lock-out', flags.lockOut);
@@ -119,9 +139,9 @@ function resumeCommand(ctx: CommandContext, id: string, flags: BuildFlags): stri
   return words.map(shellQuote).join(' ');
 }
 
-function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: BuildFlags): void {
-  const failed = results.filter((result) => result.outcome === 'failed');
-  const capped = results.filter((result) => result.outcome === 'capped');
+function throwForOutcome(ctx: CommandContext, { items, maxCredits }: BuildRunResult): void {
+  const failed = items.filter((item) => item.outcome === 'failed');
+  const capped = items.filter((item) => item.outcome === 'capped');
   if (ctx.signal.aborted) {
     throw withHint(
       new AbortedError(),
@@ -141,7 +161,7 @@ function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: Buil
     );
   }
   if (capped.length) {
-    const unknown = capped.filter((result) => result.refusal?.kind === 'unknown-cost').map((result) => result.id);
+    const unknown = capped.filter((item) => item.cap === 'unknown-cost').map((item) => item.id);
     const inFlight = capped.filter((result) => result.resume).map((result) => result.id);
     const hints = [
       unknown.length
@@ -153,7 +173,7 @@ function throwForOutcome(ctx: CommandContext, results: ItemResult[], flags: Buil
       'Raise the cap, or build the rest later: what was built is recorded and will not be paid for again.',
     ];
     throw new CreditCapError(
-      `Held at --max-credits ${flags.maxCredits}: ${plural(capped.length, 'asset')} not built (${listIds(capped.map((result) => result.id))}).`,
+      `Held at --max-credits ${maxCredits}: ${plural(capped.length, 'asset')} not built (${listIds(capped.map((result) => result.id))}).`,
       hints.filter(Boolean).join(' '),
     );
   }

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
-import { runCall, type ServerScope } from '../call.js';
+import { callCommand, runCall, type ServerScope } from '../call.js';
+import { OUTPUT } from '../schemas.js';
 import { decodeGifFirstFrame } from '../../ui/preview/gif.js';
 import { downscale, sniff } from '../../ui/preview/image.js';
 import { decodePng, encodePng } from '../../ui/preview/png.js';
@@ -40,18 +41,24 @@ export function registerAssetTools(server: McpServer, scope: ServerScope): void 
         overwrite,
         idempotency_key: idempotencyKey,
       },
+      outputSchema: OUTPUT.generate_image,
       annotations: { ...PAID, title: 'Generate an image' },
     },
     (args, extra) =>
-      runCall(scope, extra, async (ctx, captured) => {
+      runCall(scope, extra, async (ctx) => {
         const output = confineOutput(args.output, ctx.cwd, scope.allowOutside);
         const { generate } = await import('../../commands/generate.js');
-        await generate(ctx, args.prompt, { agent: args.agent, output, force: args.overwrite, idempotencyKey: args.idempotency_key });
-        const document = captured();
-        const saved = Array.isArray(document.saved) ? (document.saved as string[]) : [];
-        const file = saved[0];
-        const result = { path: file, generationId: document.id, agentId: document.agentId ?? args.agent, ...document };
-        return { document: result, content: file ? imageContent(file) : [] };
+        const generated = await callCommand(ctx, generate, args.prompt, {
+          agent: args.agent,
+          output,
+          force: args.overwrite,
+          idempotencyKey: args.idempotency_key,
+        });
+        const file = generated.saved[0];
+        return {
+          result: { path: file, generationId: generated.id, agentId: generated.agentId ?? args.agent, ...generated },
+          content: file ? imageContent(file) : [],
+        };
       }),
   );
 
@@ -62,12 +69,13 @@ export function registerAssetTools(server: McpServer, scope: ServerScope): void 
       description:
         'Lists the agents that generate assets (id, kind image|video, name, description). Needs a session cookie; with only an API key it answers with the last list assetgen cached (`source: "cache"`, `listedAt`), or an error saying how to get one. Never guess an agent id.',
       inputSchema: {},
+      outputSchema: OUTPUT.list_agents,
       annotations: { ...READ_ONLY, title: 'List agents' },
     },
     (_args, extra) =>
       runCall(scope, extra, async (ctx) => {
         const { agents } = await import('../../commands/agents.js');
-        await agents(ctx);
+        return { result: await callCommand(ctx, agents) };
       }),
   );
 }

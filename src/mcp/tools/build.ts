@@ -6,7 +6,8 @@ import path from 'node:path';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { UsageError } from '../../cli/errors.js';
 import { folderIn, PathRefusedError } from '../../files/confine.js';
-import { runCall, type ServerScope } from '../call.js';
+import { callCommand, runCall, type ServerScope } from '../call.js';
+import { OUTPUT } from '../schemas.js';
 import { PAID } from './common.js';
 
 export function registerBuildTools(server: McpServer, scope: ServerScope): void {
@@ -28,20 +29,21 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
           ),
         confirm_videos: z.boolean().optional().describe(`Confirm the video jobs in the plan (${VIDEO_JOB_COST} credits each).`),
       },
+      outputSchema: OUTPUT.build,
       annotations: { ...PAID, title: 'Build the project manifest' },
     },
     (args, extra) =>
-      runCall(scope, extra, async (ctx, captured) => {
+      runCall(scope, extra, async (ctx) => {
         const file = await projectManifest(ctx.cwd, scope.allowOutside);
         const { build } = await import('../../commands/project/build.js');
-        await build(ctx, args.ids ?? [], {
+        const result = await callCommand(ctx, build, args.ids ?? [], {
           file,
           dryRun: args.dry_run,
           maxCredits: args.max_credits,
           yes: args.confirm_videos,
           concurrency: 4,
         });
-        return { document: captured() };
+        return { result };
       }),
   );
 }

@@ -1,7 +1,8 @@
 // list_jobs: the local journal (`assetgen jobs`), with how to resume what is unfinished.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
-import { runCall, type ServerScope } from '../call.js';
+import { callCommand, runCall, type ServerScope } from '../call.js';
+import { OUTPUT } from '../schemas.js';
 import { LOCAL } from './common.js';
 
 export function registerJobTools(server: McpServer, scope: ServerScope): void {
@@ -12,18 +13,17 @@ export function registerJobTools(server: McpServer, scope: ServerScope): void {
       description:
         'Video jobs and workflow runs started from this machine (the local journal), newest first, with their last known state. Unfinished ones carry `resume` (the command) and `resumeTool` (wait_video or wait_run with the id).',
       inputSchema: { limit: z.number().int().min(1).max(500).optional().describe('How many to list (default 20).') },
+      outputSchema: OUTPUT.list_jobs,
       annotations: { ...LOCAL, title: 'List paid jobs' },
     },
     (args, extra) =>
-      runCall(scope, extra, async (ctx, captured) => {
+      runCall(scope, extra, async (ctx) => {
         const { jobs } = await import('../../commands/jobs.js');
-        await jobs(ctx, { limit: args.limit ?? 20 });
-        const document = captured();
-        const entries = Array.isArray(document.jobs) ? (document.jobs as { kind: string; id: string; resume?: string | null }[]) : [];
+        const listed = await callCommand(ctx, jobs, { limit: args.limit ?? 20 });
         return {
-          document: {
-            ...document,
-            jobs: entries.map((entry) => ({
+          result: {
+            ...listed,
+            jobs: listed.jobs.map((entry) => ({
               ...entry,
               resumeTool: entry.resume ? { tool: entry.kind === 'video' ? 'wait_video' : 'wait_run', arguments: { id: entry.id } } : null,
             })),

@@ -5,8 +5,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { CancelledError, UsageError } from '../../cli/errors.js';
-import { runCall, type Extra, type ServerScope } from '../call.js';
+import { callCommand, runCall, type Extra, type ServerScope } from '../call.js';
 import { confineOutput } from '../paths.js';
+import { OUTPUT } from '../schemas.js';
 import { FOLLOW, idempotencyKey, maxWaitSeconds, overwrite, PAID, READ_ONLY, waitBudget } from './common.js';
 
 const output = z
@@ -37,18 +38,17 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
         idempotency_key: idempotencyKey,
         max_wait_seconds: maxWaitSeconds,
       },
+      outputSchema: OUTPUT.job,
       annotations: { ...PAID, title: `Create a video (${VIDEO_JOB_COST} credits)` },
     },
     (args, extra) =>
       runCall(
         scope,
         extra,
-        async (ctx, captured) => {
+        async (ctx) => {
           const target = confineOutput(args.output, ctx.cwd, scope.allowOutside);
           await confirmCharge(server, extra, args.confirm_credits);
-          await (
-            await videoCommands()
-          ).create(ctx, args.prompt, {
+          const result = await callCommand(ctx, (await videoCommands()).create, args.prompt, {
             agent: args.agent,
             duration: args.duration_seconds,
             aspectRatio: args.aspect_ratio,
@@ -58,12 +58,10 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
             force: args.overwrite,
             idempotencyKey: args.idempotency_key,
           });
-          const document = captured();
-          const job = document.job as { id?: string } | undefined;
-          if (args.wait || !job?.id) return { document };
-          return {
-            document: { ...document, next: `Call wait_video with {"id": "${job.id}"} to follow it and save the video (no new charge).` },
-          };
+          if (args.wait) return { result };
+          const { id } = result.job as { id: string };
+          const next = `Call wait_video with {"id": "${id}"} to follow it and save the video (no new charge).`;
+          return { result: { ...result, next } };
         },
         args.wait ? { waitBudgetMs: waitBudget(args.max_wait_seconds) } : {},
       ),
@@ -75,9 +73,10 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
       title: 'Poll a video job',
       description: 'Polls a video job once: its state, progress, the video URL once done, and whether a failed job was refunded.',
       inputSchema: { id: z.string().describe('Video job id (vid_…).') },
+      outputSchema: OUTPUT.poll,
       annotations: { ...READ_ONLY, title: 'Poll a video job' },
     },
-    (args, extra) => runCall(scope, extra, async (ctx) => (await videoCommands()).get(ctx, args.id)),
+    (args, extra) => runCall(scope, extra, async (ctx) => ({ result: await callCommand(ctx, (await videoCommands()).get, args.id) })),
   );
 
   server.registerTool(
@@ -87,6 +86,7 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
       description:
         'Follows a video job (progress notifications on every poll) and saves the video. A failed job is an error that reports the refund. A job that outlasts max_wait_seconds is returned with its id and how to resume (call wait_video again).',
       inputSchema: { id: z.string().describe('Video job id (vid_…).'), output, overwrite, max_wait_seconds: maxWaitSeconds },
+      outputSchema: OUTPUT.job,
       annotations: { ...FOLLOW, title: 'Wait for a video job' },
     },
     (args, extra) =>
@@ -95,7 +95,7 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
         extra,
         async (ctx) => {
           const target = confineOutput(args.output, ctx.cwd, scope.allowOutside);
-          await (await videoCommands()).wait(ctx, args.id, { output: target, force: args.overwrite });
+          return { result: await callCommand(ctx, (await videoCommands()).wait, args.id, { output: target, force: args.overwrite }) };
         },
         { waitBudgetMs: waitBudget(args.max_wait_seconds) },
       ),

@@ -3,7 +3,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
 import { UsageError } from '../../cli/errors.js';
-import { runCall, type ServerScope } from '../call.js';
+import { callCommand, runCall, type ServerScope } from '../call.js';
+import { OUTPUT } from '../schemas.js';
 import { confineOutput } from '../paths.js';
 import { FOLLOW, idempotencyKey, maxWaitSeconds, overwrite, PAID, READ_ONLY, waitBudget } from './common.js';
 
@@ -23,14 +24,15 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
       description:
         'Lists the saved workflows: id, name, description, node count, and the nodes whose prompt run_workflow can override. A workflow assetgen cannot use (an odd id) is left out and named in `skipped` with why.',
       inputSchema: {},
+      outputSchema: OUTPUT.list_workflows,
       annotations: { ...READ_ONLY, title: 'List workflows' },
     },
     (_args, extra) =>
-      runCall(scope, extra, async (ctx, captured) => {
-        const { reportDocument } = await import('../../cli/report.js');
+      runCall(scope, extra, async (ctx) => {
+        const { withCredits } = await import('../../cli/report.js');
         const client = await ctx.client();
         const workflows = await client.listWorkflows({ signal: ctx.signal });
-        reportDocument(ctx, {
+        const result = withCredits(ctx, {
           workflows: workflows.map((workflow) => ({
             id: workflow.id,
             name: workflow.name,
@@ -42,7 +44,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
           })),
           skipped: workflows.skipped,
         });
-        return { document: captured() };
+        return { result };
       }),
   );
 
@@ -60,6 +62,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
         idempotency_key: idempotencyKey,
         max_wait_seconds: maxWaitSeconds,
       },
+      outputSchema: OUTPUT.job,
       annotations: { ...PAID, title: 'Run a workflow' },
     },
     (args, extra) =>
@@ -73,7 +76,15 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
             return `${node}=${prompt}`;
           });
           const { runWorkflow } = await import('../../commands/workflows.js');
-          await runWorkflow(ctx, args.id, { set, wait: true, output, force: args.overwrite, idempotencyKey: args.idempotency_key });
+          return {
+            result: await callCommand(ctx, runWorkflow, args.id, {
+              set,
+              wait: true,
+              output,
+              force: args.overwrite,
+              idempotencyKey: args.idempotency_key,
+            }),
+          };
         },
         { waitBudgetMs: waitBudget(args.max_wait_seconds) },
       ),
@@ -86,9 +97,10 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
       description:
         'Polls a workflow run once and returns its state. On this service each poll advances the run by one node (and a poll with an API key costs a credit), so it is not marked read-only.',
       inputSchema: { id: z.string().describe('Run id (run_…).') },
+      outputSchema: OUTPUT.poll,
       annotations: { ...FOLLOW, title: 'Poll a run' },
     },
-    (args, extra) => runCall(scope, extra, async (ctx) => (await runCommands()).get(ctx, args.id)),
+    (args, extra) => runCall(scope, extra, async (ctx) => ({ result: await callCommand(ctx, (await runCommands()).get, args.id) })),
   );
 
   server.registerTool(
@@ -98,6 +110,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
       description:
         'Follows a workflow run to its end (one progress notification per node) and saves its outputs; a run that outlasts max_wait_seconds is returned with how to resume.',
       inputSchema: { id: z.string().describe('Run id (run_…).'), output_dir: outputDir, overwrite, max_wait_seconds: maxWaitSeconds },
+      outputSchema: OUTPUT.job,
       annotations: { ...FOLLOW, title: 'Wait for a run' },
     },
     (args, extra) =>
@@ -106,7 +119,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
         extra,
         async (ctx) => {
           const output = runFolder(args.output_dir, ctx.cwd, scope);
-          await (await runCommands()).wait(ctx, args.id, { output, force: args.overwrite });
+          return { result: await callCommand(ctx, (await runCommands()).wait, args.id, { output, force: args.overwrite }) };
         },
         { waitBudgetMs: waitBudget(args.max_wait_seconds) },
       ),

@@ -1,0 +1,86 @@
+// Each tool's outputSchema: the shape of the command result it returns as structuredContent (the
+// object `assetgen <command> --json` prints). Loose objects: a service record's own fields pass
+// through as the service sent them; the fields assetgen adds are typed. The SDK's client checks
+// every structuredContent against these (test/mcp/structured.test.ts).
+import { z } from './sdk.js';
+
+const credits = z.object({ charged: z.number(), refunded: z.number(), balance: z.number().nullable() });
+const skipped = z.array(z.looseObject({ id: z.string().nullable(), why: z.string() }));
+const media = z.object({
+  path: z.string(),
+  format: z.string().nullable(),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+});
+const job = z.looseObject({ id: z.string(), kind: z.enum(['video', 'run']), resume: z.string().nullable().optional() });
+
+/** What every result that talked to the service carries. */
+const charged = { credits, mock: z.literal(true).optional() };
+/** A result that saved files: each path and its format and pixel size. */
+const saved = { saved: z.array(z.string()), media: z.array(media) };
+/** A wait that outlasted max_wait_seconds: the job goes on, and how to pick it up. */
+const stillRunning = {
+  job: job.optional(),
+  state: z.string().optional(),
+  message: z.string().optional(),
+  resume: z.looseObject({ tool: z.string(), arguments: z.looseObject({ id: z.string() }) }).optional(),
+  hint: z.string().optional(),
+};
+
+export const OUTPUT = {
+  generate_image: z.looseObject({ ...charged, ...saved, path: z.string().optional(), generationId: z.unknown().optional() }),
+  list_agents: z.looseObject({
+    ...charged,
+    agents: z.array(z.unknown()),
+    skipped,
+    source: z.enum(['service', 'cache']),
+    listedAt: z.string().optional(),
+    note: z.string().optional(),
+  }),
+  list_workflows: z.looseObject({
+    ...charged,
+    workflows: z.array(
+      z.looseObject({
+        id: z.string(),
+        nodes: z.number().int(),
+        overridableNodes: z.array(z.looseObject({ id: z.string() })),
+      }),
+    ),
+    skipped,
+  }),
+  /** Started and not waited for (`job`), waited for (`saved`), or still running at the wait's end. */
+  job: z.looseObject({
+    ...charged,
+    ...stillRunning,
+    saved: saved.saved.optional(),
+    media: saved.media.optional(),
+    next: z.string().optional(),
+  }),
+  /** One poll: the service's record of the job. */
+  poll: z.looseObject({ ...charged }),
+  list_jobs: z.looseObject({
+    jobs: z.array(
+      z.looseObject({
+        kind: z.enum(['video', 'run']),
+        id: z.string(),
+        state: z.string(),
+        resume: z.string().nullable(),
+        resumeTool: z.looseObject({ tool: z.string(), arguments: z.looseObject({ id: z.string() }) }).nullable(),
+      }),
+    ),
+    journal: z.string().nullable(),
+    skipped,
+  }),
+  build: z.looseObject({
+    manifest: z.string(),
+    lock: z.string(),
+    service: z.string(),
+    dryRun: z.literal(true).optional(),
+    items: z.array(z.looseObject({ id: z.string(), status: z.string(), outcome: z.string().optional() })),
+    totals: z.looseObject({ assets: z.number().int(), credits: z.number() }).optional(),
+    counts: z.record(z.string(), z.number().int()).optional(),
+    estimate: z.looseObject({ credits: z.number(), unknown: z.array(z.string()) }).optional(),
+    credits: credits.optional(),
+    mock: z.literal(true).optional(),
+  }),
+};

@@ -1,0 +1,62 @@
+// How each asset's part of a build ended — one closed union, the one record of it (the items of
+// `assetgen build --json`, an MCP build's structuredContent, the gallery's cards) and the totals.
+// The exit code of a build is derived from these outcomes, never from message text.
+import type { CapRefusal } from './budget.js';
+import type { PlanStatus } from './plan.js';
+
+export type AssetOutcome = 'built' | 'resumed' | 'unchanged' | 'kept' | 'failed' | 'interrupted' | 'skipped' | 'capped' | 'pruned';
+
+/** Outcomes of the assets a build worked on (the others were unchanged, or kept because edited by hand). */
+export type WorkedOutcome = Exclude<AssetOutcome, 'unchanged' | 'kept'>;
+
+export const ASSET_OUTCOMES: readonly AssetOutcome[] = [
+  'built',
+  'resumed',
+  'unchanged',
+  'kept',
+  'failed',
+  'interrupted',
+  'skipped',
+  'capped',
+  'pruned',
+];
+
+/** A saved file's format and pixel size (null where its header does not say). */
+export interface FileMedia {
+  path: string;
+  format: string | null;
+  width: number | null;
+  height: number | null;
+}
+
+/** One asset's part of a build. */
+export interface AssetResult {
+  id: string;
+  status: PlanStatus;
+  outcome: AssetOutcome;
+  files: string[];
+  /** Files on disk at the end (built, resumed, unchanged, kept): each one's format and pixel size. */
+  media?: FileMedia[];
+  /** What this build was charged for it (net of refunds), as the service's answers said. */
+  credits: number;
+  /** Built or resumed: the asset's whole cost as recorded in the lock (null: part of it unknown). */
+  cost?: number | null;
+  /** Capped: why the budget held it back. */
+  cap?: CapRefusal['kind'];
+  /** Why it failed, was skipped or capped, for people. */
+  reason?: string;
+  /** Paid work left unfinished (failed, interrupted, capped in flight): the command that picks it up. */
+  resume?: string;
+  /** Why the plan chose what it did for it. */
+  why?: string[];
+}
+
+export type BuildTotals = Record<Exclude<AssetOutcome, never>, number> & { assets: number; credits: number };
+
+export function totalsOf(items: readonly AssetResult[]): BuildTotals {
+  const totals = { assets: items.length } as BuildTotals;
+  for (const outcome of ASSET_OUTCOMES) totals[outcome] = 0;
+  for (const item of items) totals[item.outcome] += 1;
+  totals.credits = items.reduce((sum, item) => sum + item.credits, 0);
+  return totals;
+}
