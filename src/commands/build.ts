@@ -6,10 +6,8 @@ import { MissingCredentialsError } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
 import { CreditCapError, UsageError } from '../cli/errors.js';
 import { displayPath } from '../cli/save.js';
-import { printTable } from '../cli/table.js';
 import { readLock, type Lock } from '../build/lock.js';
-import { LockWriter } from '../build/writer.js';
-import { runBuild } from './build-report.js';
+import type { LockWriter } from '../build/writer.js';
 import {
   actionCounts,
   budgetLine,
@@ -20,7 +18,6 @@ import {
   planMarkdown,
   type BudgetCheck,
 } from './build-plan-summary.js';
-import { writePlanReport } from './report.js';
 import type { Manifest, OutputTarget } from '../build/manifest.js';
 import { openProject } from './project.js';
 import { workflowsToList } from '../build/owners.js';
@@ -69,6 +66,7 @@ export async function build(ctx: CommandContext, selectors: string[], options: B
  * there already from an interrupted run of the same shard, whose paid jobs it holds.
  */
 async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string | undefined): Promise<LockWriter> {
+  const { LockWriter } = await import('../build/writer.js');
   if (!lockOut) return LockWriter.open(lockFile);
   const target = path.resolve(ctx.cwd, lockOut);
   const fresh = !fs.existsSync(target);
@@ -103,14 +101,25 @@ async function planAndRun(
   checkTargets(manifest.root, plan.items);
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
   const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);
-  if (writer) return runBuild(ctx, plan, manifest.root, writer, { ...options, maxCredits }, { file, lockFile: writer.file, service });
+  // The paid path, the table and the gallery load on use: a dry run with --json needs none of them.
+  if (writer)
+    return (await import('./build-report.js')).runBuild(
+      ctx,
+      plan,
+      manifest.root,
+      writer,
+      { ...options, maxCredits },
+      { file, lockFile: writer.file, service },
+    );
 
   const budget = checkBudget(plan, maxCredits);
   if (options.format === 'markdown') {
     ctx.out.result(planMarkdown(plan, budget, displayPath(ctx, file)));
     return throwIfOverBudget(budget);
   }
-  const report = options.report ? await writePlanReport(ctx, options.report, plan, { file, lock }) : undefined;
+  const report = options.report
+    ? await (await import('./report.js')).writePlanReport(ctx, options.report, plan, { file, lock })
+    : undefined;
   ctx.out.document({
     manifest: file,
     lock: lockFile,
@@ -127,7 +136,7 @@ async function planAndRun(
   if (ctx.out.json) return throwIfOverBudget(budget);
   if (!plan.items.length) ctx.out.info(shard ? `No asset falls in shard ${shard.index}/${shard.total}.` : 'The manifest lists no assets.');
   else
-    printTable(
+    (await import('../cli/table.js')).printTable(
       ctx,
       ['ID', 'STATUS', 'ACTION', 'KIND', 'CREDITS', 'OUT', 'WHY'],
       plan.items.map((item) =>
