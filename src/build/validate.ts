@@ -17,8 +17,14 @@ const DEFAULT_FIELDS = ['agent', 'out'];
 const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio'];
 /** The field that makes an asset of each kind. */
 const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video' } as const;
+const KIND_NAMES = Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[];
 /** Fields that only some kinds take. */
-const ONLY_FOR: Record<string, AssetKind[]> = { agent: ['image', 'video'], set: ['workflow'], duration: ['video'], aspectRatio: ['video'] };
+const ONLY_FOR: [string, AssetKind[]][] = Object.entries({
+  agent: ['image', 'video'],
+  set: ['workflow'],
+  duration: ['video'],
+  aspectRatio: ['video'],
+} satisfies Record<string, AssetKind[]>);
 
 type Node_ = Node | null;
 interface Entry {
@@ -224,7 +230,7 @@ function readAsset(
       `"${id}" is not a usable id: letters, digits, . _ - (up to 100), not a reserved file name`,
     );
 
-  const given = (Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[]).filter((name) => entries.has(name));
+  const given = KIND_NAMES.filter((name) => entries.has(name));
   if (given.length === 0) walker.issue(node, `${field}.prompt`, 'missing prompt: give one of prompt (image), workflow or video');
   if (given.length > 1)
     walker.issue(
@@ -236,7 +242,7 @@ function readAsset(
   const kind: AssetKind | undefined = kindField && KIND_FIELDS[kindField];
   const text = kindField ? walker.string(entries.get(kindField), `${field}.${kindField}`) : undefined;
 
-  for (const [name, kinds] of Object.entries(ONLY_FOR)) {
+  for (const [name, kinds] of ONLY_FOR) {
     if (kind && entries.has(name) && !kinds.includes(kind))
       walker.issue(entries.get(name)!.key, `${field}.${name}`, `does not apply to ${kind === 'image' ? 'an image' : `a ${kind}`} asset`);
   }
