@@ -81,8 +81,7 @@ class Reader {
 
   /** A block mapping whose first pair is `first` (its own line, or the rest of a `- ` line) at column `indent`. */
   map(first: Line, indent: number, next: number): [YAMLMap, number] {
-    const map = new YAMLMap();
-    map.range = [first.offset, first.offset, first.offset];
+    const map = node(MAP, { items: [], range: [first.offset, first.offset, first.offset] });
     const keys = new Set<string>();
     let line: Line | undefined = first;
     while (line) {
@@ -103,7 +102,7 @@ class Reader {
         else if (below.indent === indent && isItem(below.content)) [value, next] = this.seq(below, indent, next + 1);
         else return outside();
       }
-      map.items.push(new Pair(key, value));
+      map.items.push(node(PAIR, { key, value }));
       const after = this.lines[next];
       if (after && after.indent > indent) outside();
       line = after?.indent === indent && !isItem(after.content) ? after : undefined;
@@ -119,8 +118,7 @@ class Reader {
 
   /** A block sequence of `- ` items at column `indent`. */
   seq(first: Line, indent: number, next: number): [YAMLSeq, number] {
-    const seq = new YAMLSeq();
-    seq.range = [first.offset, first.offset, first.offset];
+    const seq = node(SEQ, { items: [], range: [first.offset, first.offset, first.offset] });
     let line: Line | undefined = first;
     while (line) {
       this.nodes++;
@@ -156,9 +154,7 @@ class Reader {
     if (quote === '{' && !inFlow) return this.flowMap(text, offset);
     if (text.startsWith('[]') && !inFlow) {
       endsLine(text.slice(2));
-      const seq = new YAMLSeq();
-      seq.range = [offset, offset + 2, offset + 2];
-      return seq;
+      return node(SEQ, { items: [], range: [offset, offset + 2, offset + 2], flow: true });
     }
     if (INDICATOR_FIRST.test(text)) outside();
     const comment = text.indexOf(' #');
@@ -174,9 +170,7 @@ class Reader {
     const close = text.indexOf('}');
     if (close === -1) outside();
     endsLine(text.slice(close + 1));
-    const map = new YAMLMap();
-    map.flow = true;
-    map.range = [offset, offset + close + 1, offset + close + 1];
+    const map = node(MAP, { items: [], range: [offset, offset + close + 1, offset + close + 1], flow: true });
     const body = text.slice(1, close);
     // A `#` may start a comment that hides the `}`; quotes may hold a `,`: both are yaml's.
     if (/[#'"]/.test(body)) outside();
@@ -196,18 +190,29 @@ class Reader {
       if (!value || NOT_STRINGS.has(name) || keys.has(name)) outside();
       keys.add(name);
       this.nodes += 2;
-      map.items.push(new Pair(this.scalar(name, offset + start), this.inline(value, offset + start + valueAt, true)));
+      map.items.push(node(PAIR, { key: this.scalar(name, offset + start), value: this.inline(value, offset + start + valueAt, true) }));
       at += part.length + 1;
     }
     return map;
   }
 
   scalar(value: string | number, offset: number, source = String(value)): Scalar {
-    const scalar = new Scalar(value);
-    scalar.source = source;
-    scalar.range = [offset, offset + source.length, offset + source.length];
-    return scalar;
+    return node(SCALAR, { value, source, range: [offset, offset + source.length, offset + source.length] });
   }
+}
+
+/**
+ * yaml's nodes, made without their constructors: each defines a symbol on the new instance, which
+ * was the costliest part of reading 10,000 assets. Each is made on a real node of its class (the
+ * symbol inherited), so yaml's type guards, `instanceof` and methods see a node of that class.
+ */
+const SCALAR = new Scalar<unknown>(null);
+const MAP = new YAMLMap<unknown, unknown>();
+const SEQ = new YAMLSeq<unknown>();
+const PAIR = new Pair<unknown, unknown>(null);
+
+function node<T extends object>(prototype: T, own: Partial<T>): T {
+  return Object.assign(Object.create(prototype) as T, own);
 }
 
 const isItem = (content: string): boolean => content === '-' || content.startsWith('- ');
