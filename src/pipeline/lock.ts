@@ -72,6 +72,8 @@ export interface Lock {
 }
 
 const KINDS = ['image', 'workflow', 'video'];
+/** An entry's optional text fields. */
+const STRING_FIELDS = ['agent', 'workflow', 'spec', 'finishedAt'];
 
 export const emptyLock = (): Lock => ({ lockfileVersion: LOCK_VERSION, assets: {} });
 
@@ -131,8 +133,7 @@ function checkLock(data: unknown, file: string): Lock {
     if (!isObject(entry)) fail(where, 'must be an object');
     const e = entry as Record<string, unknown>;
     if (!KINDS.includes(e.kind as string)) fail(`${where}.kind`, 'must be image, workflow or video');
-    for (const key of ['agent', 'workflow', 'spec', 'finishedAt'])
-      if (e[key] !== undefined && typeof e[key] !== 'string') fail(`${where}.${key}`, 'must be a string');
+    for (const key of STRING_FIELDS) if (e[key] !== undefined && typeof e[key] !== 'string') fail(`${where}.${key}`, 'must be a string');
     if (e.credits !== undefined && e.credits !== null && typeof e.credits !== 'number') fail(`${where}.credits`, 'must be a number');
     if (e.generation !== undefined && !isCount(e.generation)) fail(`${where}.generation`, 'must be a whole number');
     if (!Array.isArray(e.files)) fail(`${where}.files`, 'must be a list');

@@ -12,8 +12,15 @@ export const EXTENSION_KINDS: Readonly<Record<string, readonly AssetKind[]>> = M
 const isAbsolute = (text: string): boolean => /^([A-Za-z]:)?\//.test(text);
 const climbsOut = (normal: string): boolean => normal === '..' || normal.startsWith('../');
 
+/**
+ * Segments of letters, digits, `_` and `-`, with dots after the first character: relative, already
+ * normal (no `.`, `..` or empty segment) and inside the project, as nearly every recorded path is.
+ */
+const PLAIN_PATH = /^[\w-][\w.-]*(?:\/[\w-][\w.-]*)*$/;
+
 /** A path a lock may record: relative, normalised, forward slashes, inside the project. */
 export function isProjectPath(file: string): boolean {
+  if (PLAIN_PATH.test(file)) return true;
   return (
     !!file &&
     !hasControlCharacters(file) &&
@@ -49,11 +56,34 @@ export const stemOf = (file: string): string => file.slice(0, file.length - path
 
 /** The stem an asset's single output gets: the file's own, or `<dir>/<id>` in a folder. */
 export function outputStem(target: OutputTarget, id: string): string {
-  return target.type === 'file' ? stemOf(target.path) : path.posix.join(target.dir, id).toLowerCase();
+  return target.type === 'file' ? stemOf(target.path) : inFolder(target.dir, id).toLowerCase();
 }
 
 /** Whether a recorded file is where `out` now puts it: the same stem (any extension) or inside the folder. */
 export function inTarget(file: string, id: string, target: OutputTarget): boolean {
   if (target.type === 'file') return stemOf(file) === stemOf(target.path);
-  return path.posix.dirname(file) === target.dir && path.posix.basename(file).startsWith(id);
+  // dirname and basename by the last slash, which is what they do for a path that neither starts
+  // nor ends with one (planning asks this of every recorded file).
+  if (file.startsWith('/') || file.endsWith('/'))
+    return path.posix.dirname(file) === target.dir && path.posix.basename(file).startsWith(id);
+  const slash = file.lastIndexOf('/');
+  return (slash === -1 ? '.' : file.slice(0, slash)) === target.dir && file.startsWith(id, slash + 1);
+}
+
+/** `path.posix.join(dir, name)` for one name in a folder, without normalising the same folder for every asset. */
+function inFolder(dir: string, name: string): string {
+  if (!name || name === '.' || name === '..' || name.includes('/') || !isNormalFolder(dir)) return path.posix.join(dir, name);
+  return dir === '.' ? name : `${dir}/${name}`;
+}
+
+const normalFolders = new Map<string, boolean>();
+
+/** A folder that joins by a slash: normal, without a trailing slash (and not the root). */
+function isNormalFolder(dir: string): boolean {
+  let normal = normalFolders.get(dir);
+  if (normal === undefined) {
+    normal = !dir.endsWith('/') && path.posix.normalize(dir) === dir;
+    if (normalFolders.size < 1000) normalFolders.set(dir, normal);
+  }
+  return normal;
 }

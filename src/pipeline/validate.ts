@@ -1,10 +1,11 @@
 // Checks manifest text against the manifest's rules, walking the YAML syntax tree so that each
 // problem carries the line and column of the field it concerns. Rules are kept in step with
 // schema/assetgen.schema.json (test/project/schema.test.ts runs both over the same files).
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
 import type { AssetKind, ManifestAsset, OutputTarget } from './manifest.js';
 import { AliasIndex, AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit } from './manifest-limits.js';
+import { readPlainManifest } from './manifest-reader.js';
 import { outputStem, parseOut } from './paths.js';
 
 export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -16,8 +17,14 @@ const DEFAULT_FIELDS = ['agent', 'out'];
 const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio'];
 /** The field that makes an asset of each kind. */
 const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video' } as const;
+const KIND_NAMES = Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[];
 /** Fields that only some kinds take. */
-const ONLY_FOR: Record<string, AssetKind[]> = { agent: ['image', 'video'], set: ['workflow'], duration: ['video'], aspectRatio: ['video'] };
+const ONLY_FOR: [string, AssetKind[]][] = Object.entries({
+  agent: ['image', 'video'],
+  set: ['workflow'],
+  duration: ['video'],
+  aspectRatio: ['video'],
+} satisfies Record<string, AssetKind[]>);
 
 type Node_ = Node | null;
 interface Entry {
@@ -27,34 +34,41 @@ interface Entry {
 
 class Walker {
   readonly issues: ManifestIssue[] = [];
-  readonly #lines = new LineCounter();
-  readonly doc: Document;
-  readonly #aliases: AliasIndex;
 
-  constructor(text: string) {
+  constructor(
+    readonly contents: Node_,
+    readonly lines: LineCounter,
+    readonly aliases?: AliasIndex,
+  ) {}
+
+  /** The walker of yaml's document: its syntax errors and repeated keys come first, as issues. */
+  static ofYaml(text: string): Walker {
+    const lines = new LineCounter();
     // Repeated keys are found by the index below: yaml's own check compares every key with every
     // other key of its mapping (20,000 keys: 6 s).
-    this.doc = parseDocument(text, { lineCounter: this.#lines, prettyErrors: false, uniqueKeys: false });
-    this.#aliases = new AliasIndex(this.doc);
+    const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+    const aliases = new AliasIndex(doc);
+    const walker = new Walker(doc.contents, lines, aliases);
     const errors = [
-      ...this.doc.errors.map((error) => ({ offset: error.pos[0], field: '', message: error.message })),
+      ...doc.errors.map((error) => ({ offset: error.pos[0], field: '', message: error.message })),
       // The parser knows no field names; for a repeated key, the key is the field.
-      ...this.#aliases.repeatedKeys.map((offset) => ({
+      ...aliases.repeatedKeys.map((offset) => ({
         offset,
         field: /^[^\s:,{}[\]]+/.exec(text.slice(offset))?.[0] ?? '',
         message: 'appears twice in one mapping',
       })),
     ];
-    for (const error of errors.sort((a, b) => a.offset - b.offset)) this.issueAt(error.offset, error.field, error.message);
+    for (const error of errors.sort((a, b) => a.offset - b.offset)) walker.issueAt(error.offset, error.field, error.message);
+    return walker;
   }
 
   issueAt(offset: number, field: string, message: string): void {
-    const { line, col } = this.#lines.linePos(offset);
+    const { line, col } = this.lines.linePos(offset);
     this.issues.push({ line, col, field, message });
   }
 
   positionOf(node: Node_ | undefined): { line: number; col: number } {
-    return this.#lines.linePos(node?.range?.[0] ?? 0);
+    return this.lines.linePos(node?.range?.[0] ?? 0);
   }
 
   issue(node: Node_ | undefined, field: string, message: string): void {
@@ -62,7 +76,7 @@ class Walker {
   }
 
   resolve(node: Node_ | undefined): Node_ {
-    return isAlias(node) ? (this.#aliases.resolve(node) ?? null) : (node ?? null);
+    return isAlias(node) ? (this.aliases?.resolve(node) ?? null) : (node ?? null);
   }
 
   /** The fields of a mapping, with unknown and non-string keys reported. */
@@ -100,9 +114,21 @@ const join = (parent: string, name: string): string => (parent ? `${parent}.${na
  * manifest or the lock: neither has a media extension.)
  */
 export function validateManifest(text: string): { assets: ManifestAsset[]; budget?: number; issues: ManifestIssue[] } {
+  // Plain manifests are read fast; any problem is then found again through yaml, which alone
+  // reports it (the same issues, at the same file:line:col, as when yaml read every manifest).
+  const plain = readPlainManifest(text);
+  if (plain && plain.nodes <= MANIFEST_LIMITS.nodes) {
+    const result = validateTree(new Walker(plain.contents, plain.lines));
+    if (!result.issues.length) return result;
+  }
+  return validateWithYaml(text);
+}
+
+/** The same, reading the text with yaml's document model alone (any YAML, every error positioned). */
+export function validateWithYaml(text: string): { assets: ManifestAsset[]; budget?: number; issues: ManifestIssue[] } {
   const past = offsetPastNodeLimit(text);
   if (past !== undefined) return { assets: [], issues: [{ ...positionIn(text, past), field: '', message: tooManyNodes('has') }] };
-  const walker = new Walker(text);
+  const walker = Walker.ofYaml(text);
   try {
     return validateTree(walker);
   } catch (error) {
@@ -126,7 +152,7 @@ function positionIn(text: string, offset: number): { line: number; col: number }
 
 function validateTree(walker: Walker): { assets: ManifestAsset[]; budget?: number; issues: ManifestIssue[] } {
   if (walker.issues.length) return { assets: [], issues: walker.issues };
-  const top = walker.resolve(walker.doc.contents);
+  const top = walker.resolve(walker.contents);
   if (!isMap(top)) {
     walker.issue(top, '', 'the manifest must be a mapping with an `assets` list');
     return { assets: [], issues: walker.issues };
@@ -204,7 +230,7 @@ function readAsset(
       `"${id}" is not a usable id: letters, digits, . _ - (up to 100), not a reserved file name`,
     );
 
-  const given = (Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[]).filter((name) => entries.has(name));
+  const given = KIND_NAMES.filter((name) => entries.has(name));
   if (given.length === 0) walker.issue(node, `${field}.prompt`, 'missing prompt: give one of prompt (image), workflow or video');
   if (given.length > 1)
     walker.issue(
@@ -216,7 +242,7 @@ function readAsset(
   const kind: AssetKind | undefined = kindField && KIND_FIELDS[kindField];
   const text = kindField ? walker.string(entries.get(kindField), `${field}.${kindField}`) : undefined;
 
-  for (const [name, kinds] of Object.entries(ONLY_FOR)) {
+  for (const [name, kinds] of ONLY_FOR) {
     if (kind && entries.has(name) && !kinds.includes(kind))
       walker.issue(entries.get(name)!.key, `${field}.${name}`, `does not apply to ${kind === 'image' ? 'an image' : `a ${kind}`} asset`);
   }

@@ -8,9 +8,10 @@ import { CreditCapError, UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
 import { printTable } from '../../cli/table.js';
 import { readLock, type Lock } from '../../pipeline/lock.js';
-import { LockWriter } from '../../pipeline/writer.js';
+import type { LockWriter } from '../../pipeline/writer.js';
 import { command } from '../../cli/command.js';
-import { renderRun, runBuild, settleRun, type BuildRunResult } from './run.js';
+import type * as RunModule from './run.js';
+import type { BuildRunResult } from './run.js';
 import {
   actionCounts,
   budgetLine,
@@ -22,7 +23,6 @@ import {
   type BudgetCheck,
   type PlanView,
 } from './plan-summary.js';
-import { writePlanReport } from './gallery.js';
 import type { Manifest, OutputTarget } from '../../pipeline/manifest.js';
 import { openProject } from './open.js';
 import { workflowsToList } from '../../pipeline/owners.js';
@@ -74,13 +74,17 @@ const isDryRun = (result: BuildResult): result is DryRunResult => 'dryRun' in re
 
 function renderBuild(ctx: CommandContext, result: BuildResult, _selectors: string[], options: BuildOptions): void {
   if (isDryRun(result)) renderDryRun(ctx, result, options);
-  else renderRun(ctx, result);
+  else paid!.renderRun(ctx, result);
 }
 
 function settleBuild(ctx: CommandContext, result: BuildResult): void {
   if (isDryRun(result)) throwIfOverBudget(result.budget);
-  else settleRun(ctx, result);
+  else paid!.settleRun(ctx, result);
 }
+
+/** The paid path (the pool, the lock writer, the save), loaded on use: a dry run needs none of it. A build's result comes from it, so it is loaded before that result is shown. */
+let paid: typeof RunModule | undefined;
+const paidPath = async (): Promise<typeof RunModule> => (paid ??= await import('./run.js'));
 
 /**
  * The lock this build writes: the project's, or with --lock-out a shard's own file (several shards
@@ -88,6 +92,7 @@ function settleBuild(ctx: CommandContext, result: BuildResult): void {
  * there already from an interrupted run of the same shard, whose paid jobs it holds.
  */
 async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string | undefined): Promise<LockWriter> {
+  const { LockWriter } = await import('../../pipeline/writer.js');
   if (!lockOut) return LockWriter.open(lockFile);
   const target = path.resolve(ctx.cwd, lockOut);
   const fresh = !fs.existsSync(target);
@@ -122,10 +127,20 @@ async function planAndRun(
   checkTargets(manifest.root, plan.items);
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
   const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);
-  if (writer) return runBuild(ctx, plan, manifest.root, writer, { ...options, maxCredits }, { file, lockFile: writer.file, service });
+  if (writer)
+    return (await paidPath()).runBuild(
+      ctx,
+      plan,
+      manifest.root,
+      writer,
+      { ...options, maxCredits },
+      { file, lockFile: writer.file, service },
+    );
 
   const budget = checkBudget(plan, maxCredits);
-  const report = options.report ? await writePlanReport(ctx, options.report, plan, { file, lock }) : undefined;
+  const report = options.report
+    ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock })
+    : undefined;
   return {
     manifest: file,
     lock: lockFile,
