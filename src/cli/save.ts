@@ -202,8 +202,8 @@ async function saveOne(
     const first = checkPlace(ctx, options, target, force);
     const dir = makeFolder(options.root, first, displayPath(ctx, target));
     temp = path.join(dir, `.${path.basename(first.file)}.${randomBytes(6).toString('hex')}.assetgen`);
-    const result = await client.download(url, temp, { ...transfer, sha256: Boolean(options.onSaved) });
-    const sniffed = sniffExtension(readHead(temp));
+    const result = await client.download(url, temp, { ...transfer, sha256: Boolean(options.onSaved), inPlace: true });
+    const sniffed = sniffExtension(result.head ?? readHead(temp));
     if (!sniffed) {
       const type = result.contentType ?? file.contentType;
       throw new UnexpectedResponseError(

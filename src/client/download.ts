@@ -72,6 +72,9 @@ async function openAsset(
   }
 }
 
+/** How many of the first bytes a result carries (enough to tell every saved format apart). */
+const HEAD_BYTES = 16;
+
 /** Bodies up to this size (by Content-Length, not encoded) are saved without streams. */
 const WHOLE_BODY_MAX_BYTES = 1 << 20;
 
@@ -81,7 +84,7 @@ export async function download(
   dest: string | NodeJS.WritableStream,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
-  const { signal, force = false, onProgress, expectedBytes, sha256 = false, maxBytes } = options;
+  const { signal, force = false, onProgress, expectedBytes, sha256 = false, maxBytes, inPlace = false } = options;
   let url: string;
   try {
     url = new URL(rawUrl, http.settings.baseUrl).href;
@@ -92,9 +95,9 @@ export async function download(
     throw new UnexpectedResponseError(`Cannot download "${rawUrl}": only http and https URLs are supported.`, rawUrl);
   const target = dest;
   const file = typeof target === 'string' ? path.resolve(target) : undefined;
-  if (file && !force && fileExists(file)) throw refuseOverwrite(file);
+  if (file && !inPlace && !force && fileExists(file)) throw refuseOverwrite(file);
   // A build saves thousands of files into folders that exist: a stat each, not a recursive mkdir each.
-  if (file && !fs.statSync(path.dirname(file), { throwIfNoEntry: false })?.isDirectory()) {
+  if (file && !inPlace && !fs.statSync(path.dirname(file), { throwIfNoEntry: false })?.isDirectory()) {
     try {
       await fs.promises.mkdir(path.dirname(file), { recursive: true });
     } catch (error) {
@@ -121,6 +124,7 @@ export async function download(
       throw error;
     }
     const hash: Hash | undefined = sha256 ? createHash('sha256') : undefined;
+    let head: Buffer | undefined;
     // Bytes as they arrive (checked against Content-Length), then as they are saved (checked
     // against the size the service announced), with a decoder between when the body is encoded;
     // past a limit the check fails, which ends the body (and the download) at once.
@@ -131,7 +135,10 @@ export async function download(
     };
     const save = (chunk: Buffer): Error | undefined => {
       const error = meter.write(chunk.length);
-      if (!error) hash?.update(chunk);
+      if (!error) {
+        hash?.update(chunk);
+        head ??= Buffer.from(chunk.subarray(0, HEAD_BYTES));
+      }
       return error;
     };
     // Not encoded: what arrives is what is saved, one check for both.
@@ -147,7 +154,8 @@ export async function download(
           callback(error, error ? undefined : chunk);
         },
       });
-    const temp = file ? `${file}.part-${randomBytes(6).toString('hex')}` : undefined;
+    // In place: the caller's own fresh name is the temp file (created exclusively, removed on failure).
+    const temp = file ? (inPlace ? file : `${file}.part-${randomBytes(6).toString('hex')}`) : undefined;
     try {
       if (temp && !decoder && total !== undefined && total <= WHOLE_BODY_MAX_BYTES) {
         // A small file (a build saves thousands) is read whole and written in one call: three
@@ -161,6 +169,7 @@ export async function download(
         }
         const data = Buffer.concat(chunks);
         hash?.update(data);
+        head = data.subarray(0, HEAD_BYTES);
         if (meter.received === total) await fs.promises.writeFile(temp, data, { flag: 'wx', mode: 0o644 });
       } else if (temp) {
         // Opened before the body is read: the temp file exists exactly while we write it, and
@@ -185,13 +194,14 @@ export async function download(
         await pipeline([response.body, ...stages, target as NodeJS.WritableStream], { signal, end: false });
       }
       meter.finish();
-      if (file && temp) {
+      if (file && temp && !inPlace) {
         if (!force && fileExists(file)) throw refuseOverwrite(file);
         // Not renameSync: a build saves many files at once, and a rename can take a millisecond.
         await fs.promises.rename(temp, file);
       }
     } catch (error) {
-      if (temp) await fs.promises.rm(temp, { force: true });
+      // A temp file this download did not create (there already: EEXIST) is not its to remove.
+      if (temp && (error as NodeJS.ErrnoException | null)?.code !== 'EEXIST') await fs.promises.rm(temp, { force: true });
       if (signal?.aborted) throw abortError(signal);
       if (error instanceof OutputFileError || error instanceof UnexpectedResponseError) throw error;
       if (isLocalFileError(error)) {
@@ -209,6 +219,7 @@ export async function download(
     if (file) result.path = file;
     if (contentType) result.contentType = contentType;
     if (hash) result.sha256 = hash.digest('hex');
+    if (head) result.head = Buffer.from(head.subarray(0, HEAD_BYTES));
     return result;
   });
 }

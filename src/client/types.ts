@@ -226,6 +226,11 @@ export interface DownloadOptions extends SignalOptions {
   onProgress?: (bytes: number, total?: number) => void;
   /** Also hash what is saved (`sha256` in the result): cheaper than reading the file back. */
   sha256?: boolean;
+  /**
+   * The destination is a fresh name the caller owns (its own temp file): written in place, created
+   * exclusively (never over anything), with no temp file and rename of the download's own.
+   */
+  inPlace?: boolean;
 }
 
 export interface DownloadResult {
@@ -235,6 +240,8 @@ export interface DownloadResult {
   contentType?: string;
   /** Hex sha256 of the bytes saved, when asked for with `sha256: true`. */
   sha256?: string;
+  /** The first bytes saved (up to 16): what the file is can be told without reading it back. */
+  head?: Buffer;
 }
 
 export interface AssetgenClient {

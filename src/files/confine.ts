@@ -77,9 +77,22 @@ function linkTarget(file: string): string {
   }
 }
 
-/** The real root: its own links are followed (it is the project, or a folder the user named). */
+/** Real roots found so far: a build checks thousands of paths against the same project. */
+const realRoots = new Map<string, string>();
+
+/**
+ * The real root: its own links are followed (it is the project, or a folder the user named). The
+ * root is trusted, so its real path is found once per process; only paths below it are checked each time.
+ */
 export function realRoot(root: string): string {
-  return realFolder(path.resolve(root), root);
+  const base = path.resolve(root);
+  let real = realRoots.get(base);
+  if (real === undefined) {
+    real = realFolder(base, root);
+    // A root that does not exist yet (made by the first save) is looked up again next time.
+    if (fs.existsSync(real)) realRoots.set(base, real);
+  }
+  return real;
 }
 
 /** The first symbolic link on the way from `root` down to `target` (both as written), for messages. */

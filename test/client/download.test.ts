@@ -37,6 +37,20 @@ function sendPng(res: import('node:http').ServerResponse) {
 const leftovers = () => fs.readdirSync(dir).filter((name) => name.includes('.part-'));
 
 describe('download', () => {
+  it("inPlace: writes the caller's fresh name itself (no .part- file), and never over a file that is there", async () => {
+    const server = await serve((_req, res) => sendPng(res));
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    const file = path.join(dir, 'fresh.tmp');
+    const result = await client.download('/files/a.png', file, { inPlace: true });
+    expect(result.head).toEqual(PNG.subarray(0, 16));
+    expect(fs.readFileSync(file).equals(PNG)).toBe(true);
+    expect(leftovers()).toEqual([]);
+    const taken = path.join(dir, 'taken.tmp');
+    fs.writeFileSync(taken, 'mine');
+    await expect(client.download('/files/a.png', taken, { inPlace: true })).rejects.toThrow();
+    expect(fs.readFileSync(taken, 'utf8')).toBe('mine');
+  });
+
   it('streams to the file, resolving relative URLs against the base, without credentials', async () => {
     const server = await serve((_req, res) => sendPng(res));
     client = createClient({ baseUrl: server.url, apiKey: KEY });
@@ -45,7 +59,7 @@ describe('download', () => {
     const result = await client.download('/files/a.png', file, {
       onProgress: (bytes, total) => (progress.push(bytes), expect(total).toBe(PNG.length)),
     });
-    expect(result).toEqual({ path: file, bytes: PNG.length, contentType: 'image/png' });
+    expect(result).toEqual({ path: file, bytes: PNG.length, contentType: 'image/png', head: PNG.subarray(0, 16) });
     expect(fs.readFileSync(file).equals(PNG)).toBe(true);
     expect(progress.at(-1)).toBe(PNG.length);
     expect(server.requests[0]!.url).toBe('/files/a.png');
@@ -211,7 +225,7 @@ describe('download', () => {
     const chunks: Buffer[] = [];
     sink.on('data', (c: Buffer) => chunks.push(c));
     const result = await client.download('/a.png', sink);
-    expect(result).toEqual({ bytes: PNG.length, contentType: 'image/png' });
+    expect(result).toEqual({ bytes: PNG.length, contentType: 'image/png', head: PNG.subarray(0, 16) });
     expect(sink.writableEnded).toBe(false);
     expect(Buffer.concat(chunks).equals(PNG)).toBe(true);
   });
