@@ -96,18 +96,14 @@ export default tseslint.config(
     },
   },
   {
-    // The build modules (manifest, lock, plan) print nothing: commands render. From the CLI kit they
-    // use only its usage error, so a manifest error exits 2 like any other bad input.
+    // The build pipeline (manifest, lock, plan) prints nothing: commands render. It has its own
+    // errors (PipelineError: exit 2 like any other bad input) and imports nothing of the CLI.
     files: ['src/pipeline/**'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            { group: ['**/cli/**', '!**/cli/errors.js'], message: 'src/pipeline may use only the usage error of the CLI kit.' },
-            ...cliOnly('The build modules').filter((p) => !p.group[0].includes('cli/')),
-            { group: ['**/mock/**'], message: 'The build modules must not import the mock.' },
-          ],
+          patterns: [...cliOnly('The build pipeline'), { group: ['**/mock/**'], message: 'The build modules must not import the mock.' }],
           paths: terminalPackages,
         },
       ],
@@ -140,9 +136,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['**/commands/**'], message: 'The CLI kit must not import commands.' },
+            { group: ['**/mcp/**', '**/installer/**'], message: 'The CLI kit must not import the front ends built on it.' },
             {
-              group: ['**/mcp/**', '**/pipeline/**', '**/installer/**'],
-              message: 'The CLI kit must not import the front ends built on it.',
+              group: ['**/pipeline/**', '!**/pipeline/errors.js'],
+              message: "The CLI kit knows only the pipeline's errors (for exit codes).",
             },
             { group: ['**/mock/**'], message: 'The CLI kit must not import the mock.' },
           ],

@@ -11,6 +11,7 @@ import {
   TimeoutError,
 } from '../client/errors.js';
 import { PathRefusedError } from '../files/confine.js';
+import { PipelineError } from '../pipeline/errors.js';
 import { CancelledError, CreditCapError, UsageError } from './errors.js';
 
 export const EXIT = {
@@ -35,6 +36,8 @@ export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof UsageError || error instanceof InvalidArgumentError || error instanceof CancelledError) return EXIT.usage;
   // A path the confinement rule refuses before anything was done (after paying, it is an output file error).
   if (error instanceof PathRefusedError) return EXIT.usage;
+  // The manifest, the lock or the selection is wrong (src/pipeline), before anything was sent.
+  if (error instanceof PipelineError) return EXIT.usage;
   if (error instanceof MissingCredentialsError || error instanceof AuthenticationError) return EXIT.auth;
   if (error instanceof InsufficientCreditsError) return EXIT.insufficientCredits;
   if (error instanceof JobFailedError || error instanceof GenerationFailedError) return EXIT.jobFailed;

@@ -8,7 +8,7 @@ import { ApiError, AssetgenError, RateLimitError, UnexpectedResponseError, error
 import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders, redactUrl } from './redact.js';
-import { LIMITS, readLimited } from './limits.js';
+import { LIMITS, readCapped, readLimited } from './limits.js';
 import { header, num, retryAfterMs, type HeaderMap } from './values.js';
 import { createTransport, type Transport, type WireResponse } from './transport.js';
 import type { ClientOptions } from './types.js';
@@ -64,22 +64,6 @@ export function isLoopback(hostname: string): boolean {
 /** `name=value` is sent as is; a bare token is the service's session cookie value. */
 export function cookieHeader(sessionCookie: string): string {
   return sessionCookie.includes('=') ? sessionCookie : `${SESSION_COOKIE_NAME}=${sessionCookie}`;
-}
-
-/** Reads at most `limit` bytes of a body as text, then stops reading (and discards the rest). */
-async function readCapped(body: ResponseBody, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    const room = limit - size;
-    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-    size += Math.min(chunk.length, room);
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export interface HttpSettings {

@@ -126,3 +126,19 @@ export function readLimited(body: Readable, limit: number, what: string | (() =>
     body.once('close', onClose);
   });
 }
+
+/** Reads at most `limit` bytes of a body as text, then stops reading (and discards the rest). */
+export async function readCapped(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    const room = limit - size;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    size += Math.min(chunk.length, room);
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

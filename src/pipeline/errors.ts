@@ -1,6 +1,14 @@
-// The build modules' failures. Every one is a usage error (exit 2): the manifest, the lock or the
-// selection is wrong, and nothing has been sent to the service yet.
-import { UsageError } from '../cli/errors.js';
+// The build pipeline's own failures. Every one is bad input (exit 2, code `usage`, mapped by the
+// kit's exit-code table): the manifest, the lock, the selection or a path is wrong, and nothing has
+// been sent to the service yet.
+import { AssetgenError } from '../client/errors.js';
+
+/** The manifest, the lock, a selector, a shard or an output path is wrong: nothing was sent. */
+export class PipelineError extends AssetgenError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'usage', hint });
+  }
+}
 
 /** Where a problem is: 1-based line and column, as editors and `file:line:col` links count. */
 export interface Position {
@@ -21,7 +29,7 @@ const MAX_LISTED = 20;
  * The manifest is wrong. The message lists every issue as `file:line:col: field: message`, so an
  * editor or CI log links straight to it, and all of them can be fixed in one go.
  */
-export class ManifestError extends UsageError {
+export class ManifestError extends PipelineError {
   readonly file: string;
   readonly issues: readonly ManifestIssue[];
 
@@ -39,4 +47,4 @@ export function formatIssue(file: string, issue: ManifestIssue): string {
 }
 
 /** The lockfile cannot be read or merged (bad JSON, a foreign version, a merge conflict). */
-export class LockError extends UsageError {}
+export class LockError extends PipelineError {}

@@ -3,8 +3,7 @@
 // checked in full before anything is sent, every problem named as file:line:col (./validate.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../cli/errors.js';
-import { ManifestError, type Position } from './errors.js';
+import { ManifestError, type Position, PipelineError } from './errors.js';
 import { MANIFEST_LIMITS } from './manifest-limits.js';
 import { validateManifest } from './validate.js';
 
@@ -59,12 +58,12 @@ export function findManifest(start: string): string | null {
 export function locateManifest(cwd: string, file?: string): string {
   if (file !== undefined) {
     const resolved = path.resolve(cwd, file);
-    if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`-f ${file}: no such file.`);
+    if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isFile()) throw new PipelineError(`-f ${file}: no such file.`);
     return resolved;
   }
   const found = findManifest(cwd);
   if (!found)
-    throw new UsageError(
+    throw new PipelineError(
       `No ${MANIFEST_FILE} in ${cwd} or any directory above it.`,
       'Run `assetgen init` to create one, or pass -f <path>.',
     );
@@ -81,8 +80,8 @@ export function loadManifest(file: string, cwd = process.cwd()): Manifest {
 /** The file's text, refused above MANIFEST_LIMITS.bytes before any of it is read. */
 function readBounded(file: string, display: string): string {
   const limit = MANIFEST_LIMITS.bytes;
-  const tooLarge = (size: string): UsageError =>
-    new UsageError(
+  const tooLarge = (size: string): PipelineError =>
+    new PipelineError(
       `${display} is ${size} bytes; a manifest may be at most ${limit} bytes (8 MiB).`,
       'Split the assets across several manifests and build each with -f <path>.',
     );
@@ -90,7 +89,7 @@ function readBounded(file: string, display: string): string {
   try {
     fd = fs.openSync(file, 'r');
   } catch (error) {
-    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+    throw new PipelineError(`Cannot read ${file}: ${(error as Error).message}`);
   }
   try {
     const size = fs.fstatSync(fd).size;
@@ -108,8 +107,8 @@ function readBounded(file: string, display: string): string {
     }
     return Buffer.concat(chunks, length).toString('utf8');
   } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+    if (error instanceof PipelineError) throw error;
+    throw new PipelineError(`Cannot read ${file}: ${(error as Error).message}`);
   } finally {
     fs.closeSync(fd);
   }

@@ -4,8 +4,8 @@
 // `<dir>/<id>-<node>.<ext>` for each of its nodes, whose ids come from the lock (files it made
 // before) or the service's `workflows list`. Saving checks again: never over a file the lock gives
 // to another asset.
+import { PipelineError } from './errors.js';
 import path from 'node:path';
-import { UsageError } from '../cli/errors.js';
 import { safeFileName } from '../files/media.js';
 import type { FileHashes } from './plan.js';
 import type { Lock } from './lock.js';
@@ -61,7 +61,7 @@ function stemsOf(asset: ManifestAsset, lock: Lock, nodes: WorkflowNodes): string
 }
 
 /**
- * Refuses (UsageError, exit 2) a manifest in which two assets can write one file, and an asset about
+ * Refuses (PipelineError, exit 2) a manifest in which two assets can write one file, and an asset about
  * to be generated (`generating`) whose output is a file on disk that the lock gives to another asset.
  */
 export function checkOwnership(
@@ -92,7 +92,7 @@ export function checkOwnership(
     }
   }
   if (problems.length)
-    throw new UsageError(
+    throw new PipelineError(
       `Two assets would write the same file (nothing was sent):\n  ${[...new Set(problems)].join('\n  ')}`,
       'Give them different `out` folders or ids; for an asset gone from the manifest, `assetgen build --prune <id>` deletes its files first.',
     );

@@ -1,7 +1,7 @@
 // Which assets a run looks at: ids and globs (`--only`-style selection) and `--shard k/n` for
 // splitting one build across CI jobs. A shard is decided by a hash of the asset's id alone, so
 // adding or reordering assets never moves the others between shards.
-import { UsageError } from '../cli/errors.js';
+import { PipelineError } from './errors.js';
 import { sha256 } from './hash.js';
 
 export interface Shard {
@@ -15,7 +15,7 @@ export function parseShard(text: string): Shard {
   const index = Number(match?.[1]);
   const total = Number(match?.[2]);
   if (!match || total < 1 || index < 1 || index > total)
-    throw new UsageError(`--shard ${text}: expected k/n with 1 ≤ k ≤ n, e.g. --shard 2/4.`);
+    throw new PipelineError(`--shard ${text}: expected k/n with 1 ≤ k ≤ n, e.g. --shard 2/4.`);
   return { index, total };
 }
 

@@ -2,14 +2,14 @@
 // confinement rule (src/files/confine.ts) — inside the project through real paths, no folder that is
 // a dangling link, no link where a file goes (a save never writes through one). The saves and prune
 // check again with the same functions as they act.
+import { PipelineError } from './errors.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../cli/errors.js';
 import { folderIn, PathRefusedError, placeIn } from '../files/confine.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
 import type { PlanItem } from './plan.js';
 
-/** Refuses (UsageError, exit 2) a plan that would write or delete outside the project, or through a link. */
+/** Refuses (PipelineError, exit 2) a plan that would write or delete outside the project, or through a link. */
 export function checkTargets(root: string, items: readonly PlanItem[]): void {
   const problems: string[] = [];
   const attempt = (check: () => void): void => {
@@ -45,7 +45,7 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
     });
   }
   if (problems.length)
-    throw new UsageError(
+    throw new PipelineError(
       `The build would write or delete outside the project, or through a link (nothing was sent):\n  ${[...new Set(problems)].join('\n  ')}`,
       'assetgen writes and deletes only inside the project, and never through a symbolic link: replace the link with a real folder or file.',
     );

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ManifestError } from '../../src/pipeline/errors.js';
 import { MANIFEST_LIMITS } from '../../src/pipeline/manifest-limits.js';
 import { loadManifest } from '../../src/pipeline/manifest.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { PipelineError } from '../../src/pipeline/errors.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { manifestOf, tempDir, thrown } from './helpers.js';
 
@@ -22,7 +22,7 @@ describe('size', () => {
     expect(loadManifest(file, dir).assets).toHaveLength(1);
     fs.appendFileSync(file, '#');
     const error = thrown(() => loadManifest(file, dir));
-    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toBeInstanceOf(PipelineError);
     expect(exitCodeFor(error)).toBe(EXIT.usage);
     expect(error.message).toBe(`assetgen.yaml is ${MANIFEST_LIMITS.bytes + 1} bytes; a manifest may be at most 8388608 bytes (8 MiB).`);
   });

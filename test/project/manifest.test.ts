@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManifestError } from '../../src/pipeline/errors.js';
 import { findManifest, loadManifest, locateManifest } from '../../src/pipeline/manifest.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { PipelineError } from '../../src/pipeline/errors.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { EXAMPLE, manifestOf, STARTER, tempDir, thrown, writeFiles } from './helpers.js';
 
@@ -134,7 +134,7 @@ describe('parseManifest', () => {
   it('throws a usage error (exit 2) that lists every issue', () => {
     const error = thrown(() => manifestOf('assets:\n  - { id: a }\n  - { id: b }\n'));
     expect(error).toBeInstanceOf(ManifestError);
-    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toBeInstanceOf(PipelineError);
     expect(exitCodeFor(error)).toBe(EXIT.usage);
     expect((error as ManifestError).issues).toHaveLength(2);
   });
@@ -158,7 +158,7 @@ describe('finding the manifest', () => {
 
   it('says how to start when there is none', () => {
     const root = tempDir();
-    const error = thrown(() => locateManifest(root)) as UsageError;
+    const error = thrown(() => locateManifest(root)) as PipelineError;
     expect(error.message).toContain('No assetgen.yaml in');
     expect(error.hint).toContain('assetgen init');
   });

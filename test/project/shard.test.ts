@@ -1,14 +1,15 @@
 // Shards split the assets deterministically by a hash of the id; selectors pick ids and globs.
 import { describe, expect, it } from 'vitest';
 import { globToRegExp, inShard, parseShard, selectIds, shardOf } from '../../src/pipeline/shard.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { PipelineError } from '../../src/pipeline/errors.js';
 import { thrown } from './helpers.js';
 
 describe('shards', () => {
   it('parses k/n with 1 ≤ k ≤ n', () => {
     expect(parseShard('2/4')).toEqual({ index: 2, total: 4 });
     expect(parseShard(' 1/1 ')).toEqual({ index: 1, total: 1 });
-    for (const bad of ['0/2', '3/2', '1/0', '1', 'a/b', '1/2/3', '-1/2']) expect(thrown(() => parseShard(bad))).toBeInstanceOf(UsageError);
+    for (const bad of ['0/2', '3/2', '1/0', '1', 'a/b', '1/2/3', '-1/2'])
+      expect(thrown(() => parseShard(bad))).toBeInstanceOf(PipelineError);
   });
 
   it('puts each id in exactly one shard, the same one every time, spread over all of them', () => {
