@@ -48,6 +48,7 @@ describe('a matrix against the ledger', () => {
     const plan = await build('--dry-run', '--json');
     expect(plan.code, plan.stderr).toBe(0);
     expect(ids(plan)).toEqual([...POTIONS, 'key']);
+    expect(ids(await build('--dry-run', '--json', 'potion-red-*'))).toEqual(['potion-red-small', 'potion-red-large']);
     expect(new Set((parseJson(plan).items as { status: string }[]).map((item) => item.status))).toEqual(new Set(['new']));
 
     let first!: CliResult;
