@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ManifestError, type Position, PipelineError } from './errors.js';
 import { MANIFEST_LIMITS } from './manifest-limits.js';
+import { collapseCombinations, quotingHint } from './templates.js';
 import { validateManifest } from './validate.js';
 
 export const MANIFEST_FILE = 'assetgen.yaml';
@@ -121,7 +122,8 @@ function readBounded(file: string, display: string): string {
 export function parseManifest(text: string, options: { file: string; display?: string }): Manifest {
   const root = path.dirname(options.file);
   const result = validateManifest(text);
-  if (result.issues.length) throw new ManifestError(options.display ?? options.file, result.issues);
+  if (result.issues.length)
+    throw new ManifestError(options.display ?? options.file, collapseCombinations(result.issues), quotingHint(text, result.issues));
   return { file: options.file, root, assets: result.assets, ...(result.budget !== undefined ? { budget: result.budget } : {}) };
 }
 

@@ -7,14 +7,15 @@ import type { AssetKind, ManifestAsset, OutputTarget } from './manifest.js';
 import { AliasIndex, AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit } from './manifest-limits.js';
 import { readPlainManifest } from './manifest-reader.js';
 import { outputStem, parseOut } from './paths.js';
+import { expandTemplates } from './templates.js';
 
 export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
 const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
 
-const TOP_FIELDS = ['$schema', 'budget', 'defaults', 'assets'];
-const DEFAULT_FIELDS = ['agent', 'out'];
-const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio'];
+const TOP_FIELDS = ['$schema', 'budget', 'vars', 'defaults', 'assets'];
+const DEFAULT_FIELDS = ['agent', 'out', 'style'];
+const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio', 'style', 'matrix'];
 /** The field that makes an asset of each kind. */
 const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video' } as const;
 const KIND_NAMES = Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[];
@@ -158,6 +159,7 @@ function validateTree(walker: Walker): { assets: ManifestAsset[]; budget?: numbe
     return { assets: [], issues: walker.issues };
   }
   const fields = walker.fields(top, '', TOP_FIELDS);
+  const templates = expandTemplates(walker, fields); // vars, style, matrix: the assets as built
   // budget: the build's default --max-credits (a whole number of credits).
   const budgetEntry = fields.get('budget');
   const budgetValue = isScalar(budgetEntry?.value) ? budgetEntry.value.value : undefined;
@@ -181,7 +183,7 @@ function validateTree(walker: Walker): { assets: ManifestAsset[]; budget?: numbe
   const assetsEntry = fields.get('assets');
   if (!assetsEntry) walker.issue(top, 'assets', 'missing: list the assets to make');
   else if (!isSeq(assetsEntry.value)) walker.issue(assetsEntry.value ?? assetsEntry.key, 'assets', 'must be a list');
-  const items = isSeq(assetsEntry?.value) ? assetsEntry.value.items : [];
+  const items = templates.items;
 
   const assets: ManifestAsset[] = [];
   // Ids and output stems compare without case: they name files, and some disks ignore case.
@@ -189,13 +191,14 @@ function validateTree(walker: Walker): { assets: ManifestAsset[]; budget?: numbe
   const stems = new Map<string, string>();
   items.forEach((item, index) => {
     const node = walker.resolve(item as Node_);
-    const field = `assets[${index}]`;
+    const field = templates.fieldOf(index);
     if (!isMap(node)) return walker.issue(node, field, 'must be a mapping (id, prompt, out, …)');
     // Duplicates are checked on the raw id, so they are reported even when the entry has other issues.
     const idNode = walker.resolve(node.items.find((pair) => isScalar(pair.key) && pair.key.value === 'id')?.value as Node_);
     const rawId = isScalar(idNode) && typeof idNode.value === 'string' ? idNode.value : undefined;
     const first = rawId === undefined ? undefined : ids.get(rawId.toLowerCase());
-    if (first !== undefined) walker.issue(idNode, `${field}.id`, `duplicate id "${rawId}" (also assets[${first}]; case does not count)`);
+    if (first !== undefined)
+      walker.issue(idNode, `${field}.id`, `duplicate id "${rawId}" (also ${templates.fieldOf(first)}; case does not count)`);
     else if (rawId !== undefined) ids.set(rawId.toLowerCase(), index);
     const asset = readAsset(walker, node, field, { defaultAgent, defaultOut });
     if (!asset) return;

@@ -34,6 +34,17 @@ describe('the JSON Schema', () => {
     }
   });
 
+  it('the starter with its commented examples uncommented: both accept it', () => {
+    const uncommented = STARTER.replace(/^(\s*)# (?=- id| {2}|style)/gm, '$1');
+    expect(schemaAccepts(uncommented), JSON.stringify(validate.errors)).toBe(true);
+    expect(manifestOf(uncommented).assets.map((asset) => asset.id)).toEqual([
+      'sword',
+      ...['red', 'blue', 'green'].flatMap((color) => [`potion-${color}-small`, `potion-${color}-large`]),
+      'hero',
+      'torch',
+    ]);
+  });
+
   it('the starter and docs point editors at the shipped schema', () => {
     const line = '# yaml-language-server: $schema=./node_modules/assetgen/schema/assetgen.schema.json';
     expect(STARTER.split('\n')[0]).toBe(line);
@@ -56,6 +67,18 @@ describe('the JSON Schema', () => {
       'assets:\n  - { id: a, prompt: "  ", agent: x }\n', // blank prompt
       'defaults: { agent: x, colour: red }\nassets: []\n', // unknown default
       'defaults: { agent: x }\n', // no assets
+      'vars: [a]\nassets: []\n', // vars not a mapping
+      'vars: { 2x: a }\nassets: []\n', // not a variable name
+      'vars: { a: [1] }\nassets: []\n', // a list as a value
+      'defaults: { agent: x, style: 5 }\nassets: []\n', // a style that is not a text
+      'assets:\n  - { id: a, prompt: p, agent: x, style: [s] }\n',
+      'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: [c] }\n', // matrix not a mapping
+      'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: {} }\n', // no variable
+      'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: { c: [] } }\n', // an empty list
+      'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: { c: [{ d: 1 }] } }\n', // a mapping as a value
+      'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: { c: [1, null] } }\n', // an empty value
+      'assets:\n  - { id: a, prompt: p, agent: x, matrix: { c: [1, 2] } }\n', // the id uses no variable
+      'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: { 1c: [1] } }\n', // not a variable name
     ];
     for (const text of bad) {
       expect(schemaAccepts(text), text).toBe(false);
