@@ -300,8 +300,10 @@ describe('each paid command × each way of ending after paying', () => {
       name: '--timeout',
       code: 7,
       setup: async () => {
-        await project.mock.config({ latencyMs: 120, videoSteps: 6 });
-        return { extra: ['--timeout', '400ms'] };
+        // The service slows down only once the job is paid for: the timeout always falls in the
+        // wait, however slow this machine is (a fixed latency raced the submission against it).
+        await project.mock.config({ videoSteps: 6 });
+        return { extra: ['--timeout', '1500ms'], onPaid: async () => void (await project.mock.config({ latencyMs: 5000 })) };
       },
     },
     {
