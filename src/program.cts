@@ -274,7 +274,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
   }
   const skills = program.command('skills').description('the assetgen skill for coding agents: install, update, list, uninstall');
   installOptions(skills.command('install').description('install the skill where your coding agents look')).action(
-    run(async () => (await import('./commands/skills.js')).install as Action),
+    run(async () => (await import('./commands/skills.js')).install),
   );
   skills
     .command('uninstall')
@@ -285,7 +285,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('-y, --yes', 'no confirmation prompt')
     .option('--dry-run', 'print what would be removed')
     .option('-f, --force', 'remove files you edited too')
-    .action(run(async () => (await import('./commands/skills.js')).uninstall as Action));
+    .action(run(async () => (await import('./commands/skills.js')).uninstall));
   skills
     .command('list')
     .description('where the skill is installed, and which agents are detected')
@@ -296,9 +296,9 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('--dry-run', 'print the plan, write nothing')
     .option('-f, --force', 'replace files you edited')
     .option('-y, --yes', 'no confirmation prompt')
-    .action(run(async () => (await import('./commands/skills.js')).update as Action));
+    .action(run(async () => (await import('./commands/skills.js')).update));
   installOptions(program.command('install').description('same as `assetgen skills install`')).action(
-    run(async () => (await import('./commands/skills.js')).install as Action),
+    run(async () => (await import('./commands/skills.js')).install),
   );
 
   // ── MCP ──────────────────────────────────────────────────────────────────────────────────────────

@@ -14,7 +14,8 @@ import { readManifest } from '../../installer/manifest.js';
 import { installedDirs, resolveTargets } from '../../installer/targets.js';
 import { agentsByIds, knownAgents, parseScope, projectRoot } from './options.js';
 import { mcpInstallPlan } from './mcp.js';
-import { carryOut, renderFor } from './plan.js';
+import { command } from '../../cli/command.js';
+import { carryOut, renderFor, shownAsItRan, type InstallResult } from './plan.js';
 
 export interface InstallOptions {
   agent: string[];
@@ -31,7 +32,9 @@ export interface InstallOptions {
 /** The extra choice of the interactive agent list: register the MCP server too. */
 const MCP_CHOICE = 'mcp';
 
-export async function install(ctx: CommandContext, options: InstallOptions): Promise<void> {
+export const install = command({ run: installSkill, render: shownAsItRan });
+
+async function installSkill(ctx: CommandContext, options: InstallOptions): Promise<InstallResult> {
   const flagScope = parseScope(options.scope);
   if (flagScope === 'user' && options.projectDir) throw new UsageError('--project-dir applies to --scope project only.');
   const projectDir = projectRoot(ctx, options.projectDir);
@@ -54,7 +57,7 @@ export async function install(ctx: CommandContext, options: InstallOptions): Pro
     ...(baseUrl ? [`base URL ${redactUrl(baseUrl)}`] : []),
     ...(key ? [`API key ${maskSecret(key)}`] : []),
   ];
-  await carryOut(
+  return carryOut(
     ctx,
     plan,
     { action: 'install', scope },

@@ -35,7 +35,7 @@ export async function carryOut(
     accepted?: () => void;
     extra?: ExtraPlan;
   },
-): Promise<void> {
+): Promise<InstallResult> {
   showPlan(ctx, plan);
   const { alsoStores, extra } = options;
   extra?.show();
@@ -51,13 +51,11 @@ export async function carryOut(
     ctx.out.info(options.upToDate);
     if (!options.dryRun) options.accepted?.();
     reportKept(ctx, plan);
-    ctx.out.document({ ...document, changed: false });
-    return;
+    return { ...document, changed: false };
   }
   if (options.dryRun) {
     ctx.out.info('Dry run: nothing was written.');
-    ctx.out.document({ ...document, changed: false });
-    return;
+    return { ...document, changed: false };
   }
   // Only a plan that writes files (or credentials) asks; recording one more agent for an existing copy does not.
   const writesFiles = plan.some((item) => item.writeTo) || Boolean(extra?.changes);
@@ -69,5 +67,15 @@ export async function carryOut(
   applyPlan(plan, ctx.env, packageVersion());
   extra?.apply();
   reportApplied(ctx, plan);
-  ctx.out.document({ ...document, changed: true });
+  return { ...document, changed: true };
 }
+
+/**
+ * What install and update did (their --json document). The plan, the questions and what was
+ * written are shown as they happen (the person answers in between), so there is nothing left to
+ * render at the end.
+ */
+export type InstallResult = Record<string, unknown> & { dryRun: boolean; changed: boolean };
+
+/** Install, update and uninstall show their plan while they run: their result needs no other view. */
+export const shownAsItRan = (): void => {};

@@ -8,6 +8,8 @@ import { readManifest } from '../../installer/manifest.js';
 import { planMcpRemoval } from '../../installer/mcp-register.js';
 import { applyUninstall, planUninstall } from '../../installer/uninstall.js';
 import { applyMcpRemovals, describeMcpRemovals, showMcpRemovals } from './mcp.js';
+import { command } from '../../cli/command.js';
+import { shownAsItRan } from './plan.js';
 import { agentsByIds, parseScope } from './options.js';
 import { describeRemovals, reportRemoved, showRemovals } from './view.js';
 
@@ -20,7 +22,9 @@ export interface UninstallOptions {
   force?: boolean;
 }
 
-export async function uninstall(ctx: CommandContext, options: UninstallOptions): Promise<void> {
+export const uninstall = command({ run: uninstallSkill, render: shownAsItRan });
+
+async function uninstallSkill(ctx: CommandContext, options: UninstallOptions) {
   agentsByIds(options.agent);
   const scope = parseScope(options.scope);
   if (scope === 'user' && options.projectDir) throw new UsageError('--project-dir applies to project scope only.');
@@ -31,8 +35,7 @@ export async function uninstall(ctx: CommandContext, options: UninstallOptions):
   const mcpRemovals = planMcpRemoval(manifest, Boolean(options.force), filter);
   if (!removals.length && !mcpRemovals.length) {
     ctx.out.info('Nothing to remove: the installer has no files recorded for that.');
-    ctx.out.document({ action: 'uninstall', dryRun: Boolean(options.dryRun), changed: false, files: [] });
-    return;
+    return { action: 'uninstall', dryRun: Boolean(options.dryRun), changed: false, files: [] as unknown[] };
   }
   showRemovals(ctx, removals);
   showMcpRemovals(ctx, mcpRemovals);
@@ -44,8 +47,7 @@ export async function uninstall(ctx: CommandContext, options: UninstallOptions):
   };
   if (options.dryRun) {
     ctx.out.info('Dry run: nothing was removed.');
-    ctx.out.document({ ...document, changed: false });
-    return;
+    return { ...document, changed: false };
   }
   // Dropping an agent from a shared copy or forgetting a gone file deletes nothing: no question.
   if (ctx.interactive && !options.yes && [...removals, ...mcpRemovals].some((r) => r.action === 'remove')) {
@@ -54,5 +56,5 @@ export async function uninstall(ctx: CommandContext, options: UninstallOptions):
   applyUninstall(removals, ctx.env);
   applyMcpRemovals(ctx, mcpRemovals);
   reportRemoved(ctx, removals);
-  ctx.out.document({ ...document, changed: true });
+  return { ...document, changed: true };
 }

@@ -4,7 +4,8 @@ import { planInstall } from '../../installer/install.js';
 import { readManifest } from '../../installer/manifest.js';
 import { recordedCopies } from '../../installer/status.js';
 import { skillRoot } from '../../installer/targets.js';
-import { carryOut, renderFor } from './plan.js';
+import { command } from '../../cli/command.js';
+import { carryOut, renderFor, shownAsItRan, type InstallResult } from './plan.js';
 
 export interface UpdateOptions {
   force?: boolean;
@@ -13,7 +14,9 @@ export interface UpdateOptions {
   yes?: boolean;
 }
 
-export async function update(ctx: CommandContext, options: UpdateOptions): Promise<void> {
+export const update = command({ run: updateSkill, render: shownAsItRan });
+
+async function updateSkill(ctx: CommandContext, options: UpdateOptions): Promise<InstallResult> {
   const manifest = readManifest(ctx.env);
   // A copy whose folder is gone (a deleted project, a manual removal) is not recreated.
   const { present, gone } = recordedCopies(manifest);
@@ -22,11 +25,10 @@ export async function update(ctx: CommandContext, options: UpdateOptions): Promi
   }
   if (!present.length) {
     ctx.out.info('Nothing to update: the skill is not installed. Run `assetgen install`.');
-    ctx.out.document({ action: 'update', dryRun: Boolean(options.dryRun), changed: false, targets: [], files: [] });
-    return;
+    return { action: 'update', dryRun: Boolean(options.dryRun), changed: false, targets: [], files: [] };
   }
   const plan = planInstall(present, renderFor(ctx), manifest, Boolean(options.force));
-  await carryOut(
+  return carryOut(
     ctx,
     plan,
     { action: 'update' },
