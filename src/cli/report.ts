@@ -62,6 +62,14 @@ export function renderSaved(ctx: CommandContext, result: { saved: string[]; cred
   renderCredits(ctx, result);
 }
 
+/** A paid job's result for people: the files it saved when it was waited for, else its id on stdout. */
+export function renderPaidJob(ctx: CommandContext, result: { credits: CreditsReport; saved?: string[]; job?: unknown }): void {
+  if (result.saved) return renderSaved(ctx, { ...result, saved: result.saved });
+  const id = (result.job as { id?: unknown } | undefined)?.id;
+  if (typeof id === 'string') ctx.out.result(id);
+  renderCredits(ctx, result);
+}
+
 export const mockMark = (ctx: CommandContext): string => (ctx.globals.mock ? ' (mock)' : '');
 
 /** A record a list left out: a workflow with an odd id, a journal line that is not a record. */

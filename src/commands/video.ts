@@ -9,7 +9,7 @@ import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.
 import { paidCall } from '../cli/idempotency.js';
 import { confirmOrCancel } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
-import { renderCredits, renderSaved, withCredits } from '../cli/report.js';
+import { renderCredits, renderPaidJob, renderSaved, withCredits } from '../cli/report.js';
 import { normalizeVideo } from '../client/normalize.js';
 import { resumeCommand } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
@@ -32,9 +32,7 @@ interface CreateOptions extends WaitOptions {
 
 export const create = command({
   run: createVideo,
-  // Waited for: the saved video; else the job id on stdout.
-  render: (ctx, result) =>
-    'saved' in result ? renderSaved(ctx, result) : (ctx.out.result(String(result.job.id)), renderCredits(ctx, result)),
+  render: renderPaidJob,
 });
 
 async function createVideo(ctx: CommandContext, prompt: string, options: CreateOptions) {

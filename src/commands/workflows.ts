@@ -4,7 +4,7 @@ import { UsageError } from '../cli/errors.js';
 import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
 import { command } from '../cli/command.js';
-import { renderCredits, renderSaved, warnSkipped, withCredits } from '../cli/report.js';
+import { renderCredits, renderPaidJob, warnSkipped, withCredits } from '../cli/report.js';
 import { resumeCommand } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 import { printTable } from '../cli/table.js';
@@ -44,9 +44,7 @@ interface RunOptions {
 
 export const runWorkflow = command({
   run: startWorkflow,
-  // Waited for: the saved files; else the run id on stdout.
-  render: (ctx, result) =>
-    'saved' in result ? renderSaved(ctx, result) : (ctx.out.result(String(result.job.id)), renderCredits(ctx, result)),
+  render: renderPaidJob,
 });
 
 async function startWorkflow(ctx: CommandContext, workflowId: string, options: RunOptions) {

@@ -13,29 +13,21 @@ import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation }
 import { describeFiles, idempotencyKeyFor, lockPath, type FileHash } from '../../pipeline/hash.js';
 import type { ManifestAsset } from '../../pipeline/manifest.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
+import type { AssetResult, WorkedOutcome } from '../../pipeline/outcome.js';
 import type { PlanItem } from '../../pipeline/plan.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { removeInside } from '../../files/confine.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 
-/** How an asset's part of a build ended: a closed set, from which the exit code is derived. */
-export type Outcome = 'built' | 'resumed' | 'failed' | 'interrupted' | 'skipped' | 'capped' | 'pruned';
+/** How an asset the build worked on ended: part of the one closed union (src/pipeline/outcome.ts). */
+export type Outcome = WorkedOutcome;
 
-export interface ItemResult {
-  id: string;
+/** One asset's part of the build as the pool sees it: the record of outcome.ts, with the budget's refusal itself. */
+export type ItemResult = Pick<AssetResult, 'id' | 'files' | 'credits' | 'cost' | 'reason' | 'resume'> & {
   outcome: Outcome;
-  files: string[];
-  /** What this build was charged for it (net of refunds), as the service's answers said. */
-  credits: number;
-  /** Built or resumed: the asset's whole cost as recorded in the lock (null: part of it unknown). */
-  cost?: number | null;
   /** Capped: why the budget held it back (before it started, or before its next charged call). */
   refusal?: CapRefusal;
-  /** Why it failed, was skipped or capped, for people. */
-  reason?: string;
-  /** For paid work left unfinished (failed, interrupted, capped in flight): how to pick it up. */
-  resume?: string;
-}
+};
 
 export interface AssetRun {
   ctx: CommandContext;

@@ -12,16 +12,15 @@ import type { LockWriter } from '../../pipeline/writer.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { startBoard } from '../../cli/board.js';
 import { buildAsset, pruneAsset, type AssetRun, type ItemResult } from './asset.js';
+import type { RunFlags } from './run.js';
 
 export type { ItemResult, Outcome } from './asset.js';
 
-export interface RunOptions {
-  concurrency: number;
-  maxCredits?: number;
-  failFast?: boolean;
+/** The build's flags the pool reads, and how to resume an asset. */
+export type RunOptions = Pick<RunFlags, 'concurrency' | 'maxCredits' | 'failFast'> & {
   /** `assetgen build <id>` as this build was invoked (flags that decide where results go). */
   resumeCommand: (id: string) => string;
-}
+};
 
 /** After Ctrl-C, a paid call or poll in flight gets this long to answer (its charge is then known). */
 const ANSWER_GRACE_MS = 5_000;
