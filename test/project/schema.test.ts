@@ -56,6 +56,7 @@ describe('the JSON Schema', () => {
       'assets:\n  - { id: a, prompt: "  ", agent: x }\n', // blank prompt
       'defaults: { agent: x, colour: red }\nassets: []\n', // unknown default
       'defaults: { agent: x }\n', // no assets
+      'provenance: embed\nassets: []\n', // provenance is sidecar or absent
     ];
     for (const text of bad) {
       expect(schemaAccepts(text), text).toBe(false);
