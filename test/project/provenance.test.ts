@@ -111,6 +111,23 @@ describe('provenance: sidecar', () => {
     expect(await project.ledger()).toHaveLength(charges);
   });
 
+  it('a sidecar carries the post steps the lock records (read defensively), and --json of the report lists them', async () => {
+    expect((await build()).code).toBe(0);
+    const lockFile = path.join(project.cwd, 'assetgen.lock');
+    const edited = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as { assets: Record<string, Record<string, unknown>> };
+    const steps = ['trim', { resize: { width: 32, height: 32, kernel: 'nearest' } }];
+    edited.assets.sword!.post = steps;
+    edited.assets.potion!.post = { not: 'a list' };
+    fs.writeFileSync(lockFile, JSON.stringify(edited));
+    const again = await build();
+    expect(again.code, again.stderr).toBe(0);
+    expect(parseJson(again).sidecars.written).toEqual(['assets/icons/sword.png.assetgen.json']);
+    expect(sidecar('assets/icons/sword.png').post).toEqual(steps);
+    expect(sidecar('assets/potion.png').post).toBeUndefined();
+    const markdown = await project.run(['report', '--disclosure']);
+    expect(markdown.stdout).toContain('| trim, resize: {width: 32, height: 32, kernel: nearest} |');
+  });
+
   it('people are told how many sidecars were written', async () => {
     const result = await project.run(['build', '--yes', 'sword']);
     expect(result.code, result.stderr).toBe(0);

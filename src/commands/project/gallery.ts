@@ -154,7 +154,11 @@ async function writeGallery(
   });
   const items = gallery.assets.map(({ files, ...card }) => ({
     ...card,
-    files: files.map((f) => ({ path: f.path, ...(f.bytes ? {} : { problem: f.problem ?? 'missing' }) })),
+    files: files.map((f) => ({
+      path: f.path,
+      ...(f.width && f.height ? { width: f.width, height: f.height } : {}),
+      ...(f.bytes ? {} : { problem: f.problem ?? 'missing' }),
+    })),
   }));
   return { items, totals: galleryTotals(gallery) };
 }
