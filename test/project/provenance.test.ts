@@ -143,6 +143,20 @@ describe('provenance: sidecar', () => {
     expect(lockOf().assets.sword?.files).toHaveLength(1);
   });
 
+  it("never writes through a link where a sidecar goes (the confinement rule): exit 1, the link's target untouched", async () => {
+    const outside = path.join(project.home.home, 'outside.json');
+    fs.writeFileSync(outside, 'not yours\n');
+    fs.mkdirSync(path.join(project.cwd, 'assets/icons'), { recursive: true });
+    fs.symlinkSync(outside, path.join(project.cwd, 'assets/icons/sword.png.assetgen.json'));
+    const result = await build(['sword']);
+    expect(result.code).toBe(1);
+    expect(jsonError(result)).toMatchObject({ code: 'provenance_failed' });
+    expect(parseJson(result).sidecars.failed).toEqual([
+      { path: 'assets/icons/sword.png.assetgen.json', reason: expect.stringContaining('symbolic link') },
+    ]);
+    expect(fs.readFileSync(outside, 'utf8')).toBe('not yours\n');
+  });
+
   it('--prune removes the sidecar of a pruned file', async () => {
     expect((await build()).code).toBe(0);
     writeFiles(project.cwd, { 'assetgen.yaml': WITH_SIDECARS.replace(/ {2}- id: potion\n {4}prompt: red potion\n/, '') });
