@@ -250,6 +250,10 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .description('write the HTML gallery of the assets from assetgen.yaml and assetgen.lock alone (no network, no credentials)')
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
     .option('-o, --output <file.html>', 'where to write it (default: assetgen-report.html next to the manifest)', parseHtmlPath)
+    .option(
+      '--disclosure',
+      'instead, print the list of AI-generated files (Markdown; --json: one document), for store and legal disclosures',
+    )
     .action(run(async () => (await import('./commands/project/gallery.js')).report));
 
   const lock = program.command('lock').description('the lockfile, assetgen.lock: what each asset was built from and into');

@@ -74,7 +74,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'assetgen build --dry-run --format markdown --max-credits none',
     'assetgen build --dry-run --report plan.html',
   ],
-  report: ['assetgen report', 'assetgen report --output site/assets.html --json'],
+  report: ['assetgen report', 'assetgen report --output site/assets.html --json', 'assetgen report --disclosure > DISCLOSURE.md'],
   lock: ['assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock'],
   'lock merge': [
     'assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock',

@@ -52,6 +52,8 @@ figure video { background: #000; }
   color: var(--muted); border: 2px dashed var(--line); background: var(--code); font-style: italic; }
 figcaption { padding: 4px 8px; font-size: 11px; color: var(--muted); }
 figcaption code { background: none; padding: 0; }
+figcaption .dims { font-weight: 700; color: var(--fg); }
+.meta .post { font: 11px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .body { padding: 10px 12px 12px; display: flex; flex-direction: column; gap: 6px; }
 .title { display: flex; align-items: center; justify-content: space-between; gap: 8px; }
 h2 { font-size: 15px; margin: 0; overflow-wrap: anywhere; }

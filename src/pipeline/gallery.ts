@@ -14,6 +14,9 @@ export interface GalleryFile {
   /** The file's bytes; null when there are none to show (`problem` says why: missing, too large). */
   bytes: Uint8Array | null;
   problem?: string;
+  /** Pixel size, when the file's header says (images; not a video container). */
+  width?: number;
+  height?: number;
 }
 
 export interface GalleryAsset {
@@ -32,6 +35,8 @@ export interface GalleryAsset {
   reason?: string;
   /** The command that picks up paid work left unfinished. */
   resume?: string;
+  /** The post steps applied after download (as the lock records them), for people. */
+  post?: string[];
   files: GalleryFile[];
 }
 
@@ -161,6 +166,7 @@ function renderCard(asset: GalleryAsset): string {
   if (asset.kind !== 'workflow') meta.push(`<dt>agent</dt><dd>${asset.agent !== undefined ? h(asset.agent) : 'service default'}</dd>`);
   const credits = asset.credits === null ? '—' : `${asset.credits}${asset.creditsWhen ? ` <small>${h(asset.creditsWhen)}</small>` : ''}`;
   meta.push(`<dt>credits</dt><dd>${credits}</dd>`);
+  if (asset.post?.length) meta.push(`<dt>post</dt><dd class="post">${asset.post.map(h).join(' → ')}</dd>`);
   const set = Object.entries(asset.set ?? {}).map(([node, prompt]) => `<li><code>${h(node)}</code> ${h(prompt)}</li>`);
   return [
     `<article class="card s-${asset.status}" data-id="${h(asset.id)}" data-status="${asset.status}">`,
@@ -181,7 +187,7 @@ function renderCard(asset: GalleryAsset): string {
 
 function renderFile(file: GalleryFile): string {
   const caption = (type?: string): string =>
-    `<figcaption><code>${h(file.path)}</code>${type ? ` <small>${type} · ${size(file.bytes!.length)}</small>` : ''}</figcaption>`;
+    `<figcaption><code>${h(file.path)}</code>${type ? ` <small>${type}${dimensions(file)} · ${size(file.bytes!.length)}</small>` : ''}</figcaption>`;
   if (!file.bytes) return `<figure>${placeholder(file.problem ?? 'missing')}${caption()}</figure>`;
   const type = sniffMedia(file.bytes, file.path);
   if (!type) return `<figure>${placeholder('not an image or video the gallery shows')}${caption()}</figure>`;
@@ -191,6 +197,10 @@ function renderFile(file: GalleryFile): string {
     : `<img src="${uri}" alt="${h(file.path)}">`;
   return `<figure>${media}${caption(type)}</figure>`;
 }
+
+/** ` · <span class="dims">64×64 px</span>` when the pixel size is known. */
+const dimensions = (file: GalleryFile): string =>
+  file.width && file.height ? ` · <span class="dims">${file.width}×${file.height} px</span>` : '';
 
 const placeholder = (text: string): string => `<div class="placeholder" role="img" aria-label="${h(text)}"><span>${h(text)}</span></div>`;
 

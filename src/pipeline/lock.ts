@@ -64,6 +64,9 @@ export interface LockEntry {
    */
   generation?: number;
   job?: LockJob;
+  /** The video job or workflow run id of the last finish (images have none), and the service host it ran on. */
+  jobId?: string;
+  service?: string;
 }
 
 export interface Lock {
@@ -73,7 +76,7 @@ export interface Lock {
 
 const KINDS = ['image', 'workflow', 'video'];
 /** An entry's optional text fields. */
-const STRING_FIELDS = ['agent', 'workflow', 'spec', 'finishedAt'];
+const STRING_FIELDS = ['agent', 'workflow', 'spec', 'finishedAt', 'jobId', 'service'];
 
 export const emptyLock = (): Lock => ({ lockfileVersion: LOCK_VERSION, assets: {} });
 

@@ -44,6 +44,8 @@ export interface Manifest {
   assets: ManifestAsset[];
   /** The credits a build of this manifest may spend unless --max-credits says otherwise. */
   budget?: number;
+  /** `sidecar`: a build writes `<file>.assetgen.json` beside each output (provenance.ts). */
+  provenance?: 'sidecar';
 }
 
 /** The manifest in `start` or the nearest parent directory that has one; null when none does. */
@@ -124,7 +126,14 @@ export function parseManifest(text: string, options: { file: string; display?: s
   const result = validateManifest(text);
   if (result.issues.length)
     throw new ManifestError(options.display ?? options.file, collapseCombinations(result.issues), quotingHint(text, result.issues));
-  return { file: options.file, root, assets: result.assets, ...(result.budget !== undefined ? { budget: result.budget } : {}) };
+  const { budget, provenance } = result;
+  return {
+    file: options.file,
+    root,
+    assets: result.assets,
+    ...(budget !== undefined ? { budget } : {}),
+    ...(provenance ? { provenance } : {}),
+  };
 }
 
 function displayName(cwd: string, file: string): string {

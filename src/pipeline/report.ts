@@ -4,8 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/atomic.js';
+import { mediaInfo } from '../files/media-info.js';
 import type { GalleryAsset, GalleryFile, GalleryStatus } from './gallery.js';
-import type { Lock } from './lock.js';
+import type { Lock, LockEntry } from './lock.js';
+import { describePostStep, postOf } from './provenance.js';
 import type { AssetResult } from './outcome.js';
 import type { Plan, PlanItem } from './plan.js';
 
@@ -36,7 +38,8 @@ export function cardsFromBuild(plan: Plan, outcomes: readonly AssetResult[], loc
 
 function buildCard(item: PlanItem, result: AssetResult, lock: Lock): Card {
   // By default the card shows what the lock recorded before the build, and what that cost.
-  const base = { ...describe(item), credits: lock.assets[item.id]?.credits ?? null, creditsWhen: 'when built', files: paths(item) };
+  const entry = lock.assets[item.id];
+  const base = { ...describe(item), ...postSteps(entry), credits: entry?.credits ?? null, creditsWhen: 'when built', files: paths(item) };
   const thisBuild = { credits: result.credits, creditsWhen: 'this build' };
   switch (result.outcome) {
     case 'built':
@@ -77,7 +80,7 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
       continue;
     }
     const entry = lock.assets[item.id];
-    const base = { ...describe(item), credits: entry?.credits ?? null, creditsWhen: 'when built', files: paths(item) };
+    const base = { ...describe(item), ...postSteps(entry), credits: entry?.credits ?? null, creditsWhen: 'when built', files: paths(item) };
     const why = item.reasons.join('; ');
     if (item.action === 'none') cards.push({ ...base, status: 'unchanged' });
     else if (item.action === 'keep' && item.status === 'edited') cards.push({ ...base, status: 'unchanged', reason: EDITED });
@@ -89,6 +92,12 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
     }
   }
   return { cards, gone };
+}
+
+/** The post steps the lock records for the files shown (read defensively: provenance.ts). */
+function postSteps(entry: LockEntry | undefined): { post?: string[] } {
+  const steps = entry ? postOf(entry) : undefined;
+  return steps ? { post: steps.map(describePostStep) } : {};
 }
 
 const paths = (item: PlanItem): string[] => item.files.map((file) => file.path);
@@ -120,7 +129,10 @@ async function loadFile(root: string, file: string): Promise<GalleryFile> {
     if (!stat.isFile()) return { path: file, bytes: null, problem: 'not a file' };
     if (stat.size > MAX_EMBED_BYTES)
       return { path: file, bytes: null, problem: `too large to embed (${Math.round(stat.size / 1024 / 1024)} MB)` };
-    return { path: file, bytes: await fs.promises.readFile(absolute) };
+    const bytes = await fs.promises.readFile(absolute);
+    // The pixel size from the header (a reviewer checks a "64x64" asset is 64×64).
+    const { width, height } = mediaInfo(absolute);
+    return { path: file, bytes, ...(width && height ? { width, height } : {}) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { path: file, bytes: null, problem: code === 'ENOENT' ? 'missing' : `cannot read (${code ?? 'error'})` };

@@ -13,7 +13,7 @@ export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
 const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
 
-const TOP_FIELDS = ['$schema', 'budget', 'vars', 'defaults', 'assets'];
+const TOP_FIELDS = ['$schema', 'budget', 'provenance', 'vars', 'defaults', 'assets'];
 const DEFAULT_FIELDS = ['agent', 'out', 'style'];
 const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio', 'style', 'matrix'];
 /** The field that makes an asset of each kind. */
@@ -108,13 +108,21 @@ class Walker {
   }
 }
 
+/** What a manifest's text gives when valid (the assets are empty when there are issues). */
+export interface ValidatedManifest {
+  assets: ManifestAsset[];
+  budget?: number;
+  provenance?: 'sidecar';
+  issues: ManifestIssue[];
+}
+
 const join = (parent: string, name: string): string => (parent ? `${parent}.${name}` : name);
 
 /**
  * Validates manifest text; returns the assets when there are no issues. (An output can never be the
  * manifest or the lock: neither has a media extension.)
  */
-export function validateManifest(text: string): { assets: ManifestAsset[]; budget?: number; issues: ManifestIssue[] } {
+export function validateManifest(text: string): ValidatedManifest {
   // Plain manifests are read fast; any problem is then found again through yaml, which alone
   // reports it (the same issues, at the same file:line:col, as when yaml read every manifest).
   const plain = readPlainManifest(text);
@@ -126,7 +134,7 @@ export function validateManifest(text: string): { assets: ManifestAsset[]; budge
 }
 
 /** The same, reading the text with yaml's document model alone (any YAML, every error positioned). */
-export function validateWithYaml(text: string): { assets: ManifestAsset[]; budget?: number; issues: ManifestIssue[] } {
+export function validateWithYaml(text: string): ValidatedManifest {
   const past = offsetPastNodeLimit(text);
   if (past !== undefined) return { assets: [], issues: [{ ...positionIn(text, past), field: '', message: tooManyNodes('has') }] };
   const walker = Walker.ofYaml(text);
@@ -151,7 +159,7 @@ function positionIn(text: string, offset: number): { line: number; col: number }
   return { line, col: offset - text.lastIndexOf('\n', offset - 1) };
 }
 
-function validateTree(walker: Walker): { assets: ManifestAsset[]; budget?: number; issues: ManifestIssue[] } {
+function validateTree(walker: Walker): ValidatedManifest {
   if (walker.issues.length) return { assets: [], issues: walker.issues };
   const top = walker.resolve(walker.contents);
   if (!isMap(top)) {
@@ -166,6 +174,16 @@ function validateTree(walker: Walker): { assets: ManifestAsset[]; budget?: numbe
   const budget = typeof budgetValue === 'number' && Number.isSafeInteger(budgetValue) && budgetValue >= 0 ? budgetValue : undefined;
   if (budgetEntry && budget === undefined)
     walker.issue(budgetEntry.value ?? budgetEntry.key, 'budget', 'must be a whole number of credits ≥ 0 (the default --max-credits)');
+  // provenance: sidecar writes <file>.assetgen.json beside each output (the only way so far).
+  const provenanceEntry = fields.get('provenance');
+  const provenanceValue = isScalar(provenanceEntry?.value) ? provenanceEntry.value.value : undefined;
+  if (provenanceEntry && provenanceValue !== 'sidecar')
+    walker.issue(
+      provenanceEntry.value ?? provenanceEntry.key,
+      'provenance',
+      'must be `sidecar` (a <file>.assetgen.json beside each output)',
+    );
+  const provenance = provenanceValue === 'sidecar' ? ('sidecar' as const) : undefined;
   const defaults = fields.get('defaults');
   let defaultAgent: string | undefined;
   let defaultOut: OutputTarget = { type: 'folder', dir: '.' };
@@ -213,7 +231,12 @@ function validateTree(walker: Walker): { assets: ManifestAsset[]; budget?: numbe
     assets.push(asset);
   });
   const issues = walker.issues.sort((a, b) => a.line - b.line || a.col - b.col);
-  return { assets: issues.length ? [] : assets, ...(budget !== undefined ? { budget } : {}), issues };
+  return {
+    assets: issues.length ? [] : assets,
+    ...(budget !== undefined ? { budget } : {}),
+    ...(provenance ? { provenance } : {}),
+    issues,
+  };
 }
 
 function readAsset(

@@ -32,8 +32,12 @@ export class LockWriter {
   /** The journal holds changes the lock file does not have yet. */
   #unfolded = false;
 
-  private constructor(file: string, lock: Lock, claimFile: string) {
+  /** The service host this build runs on, recorded with each finish (provenance). */
+  readonly #service: string | undefined;
+
+  private constructor(file: string, lock: Lock, claimFile: string, service?: string) {
     this.file = file;
+    this.#service = service || undefined;
     this.#lock = lock;
     this.#claim = claimFile;
     this.#journalFile = journalFileFor(file);
@@ -43,10 +47,10 @@ export class LockWriter {
    * Claims the lockfile and reads it (a missing one is empty), folding in the journal a build that
    * died left behind. Throws LockError when another process writes it.
    */
-  static open(file: string): LockWriter {
+  static open(file: string, options: { service?: string } = {}): LockWriter {
     const claimFile = claim(file);
     try {
-      const writer = new LockWriter(file, readLock(file), claimFile);
+      const writer = new LockWriter(file, readLock(file), claimFile, options.service);
       if (fs.existsSync(writer.#journalFile)) {
         writeLockAtomicSync(file, writer.#lock);
         fs.rmSync(writer.#journalFile, { force: true });
@@ -104,9 +108,21 @@ export class LockWriter {
     return this.#update([id], (lock) => {
       const job = lock.assets[id]?.job;
       if (!job) throw new Error(`LockWriter.finished(${id}): no job was submitted for it`);
-      const { spec, kind, agent, workflow, generation } = job;
+      const { spec, kind, agent, workflow, generation, jobId } = job;
       const finishedAt = (result.finishedAt ?? new Date()).toISOString();
-      lock.assets[id] = { kind, agent, workflow, spec, files: result.files, credits: result.credits, finishedAt, generation };
+      const service = this.#service;
+      lock.assets[id] = {
+        kind,
+        agent,
+        workflow,
+        spec,
+        files: result.files,
+        credits: result.credits,
+        finishedAt,
+        generation,
+        jobId,
+        service,
+      };
     });
   }
 

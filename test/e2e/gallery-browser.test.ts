@@ -89,6 +89,19 @@ describe.skipIf(!chromium)('the gallery in chromium', () => {
       expect(await page.locator('script').count()).toBe(0);
       expect(await page.locator('.badge').allTextContents()).toEqual(['new', 'new', 'new', 'new']);
 
+      // A checkerboard behind each image (transparency shows), and each image's pixel size beside it.
+      const checkers = await page.$$eval('img', (imgs) => imgs.map((img) => getComputedStyle(img).backgroundImage));
+      for (const checker of checkers) expect(checker).toMatch(/^repeating-conic-gradient\(/);
+      const dims = await page.locator('figcaption .dims').allTextContents();
+      expect(dims).toHaveLength(files.length);
+      for (const text of dims) expect(text).toMatch(/^[1-9]\d*×[1-9]\d* px$/);
+      const swordFile = lock.assets.sword!.files[0]!.path;
+      const natural = await page.$eval(
+        `img[alt="${swordFile}"]`,
+        (img) => `${(img as HTMLImageElement).naturalWidth}×${(img as HTMLImageElement).naturalHeight} px`,
+      );
+      expect(await page.locator('article[data-id="sword"] .dims').textContent()).toBe(natural);
+
       const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       await page.emulateMedia({ colorScheme: 'light' });
       const light = await background();

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { mediaInfo } from '../../src/files/media-info.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { jsonError, parseJson } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
@@ -58,6 +59,38 @@ describe('assetgen build --report', () => {
     expect(statuses(report)).toEqual({ sword: 'unchanged', shield: 'unchanged', hero: 'unchanged', torch: 'unchanged' });
     expect(card(report, 'torch').html).toContain('<dt>credits</dt><dd>180 <small>when built</small></dd>');
     expect(fs.readFileSync(report, 'utf8')).toContain('<span class="n">0</span> credits charged by this build');
+  });
+
+  it("shows each image's pixel size (as its header says), in the page and --json, and the post steps the lock records", async () => {
+    const first = await run(['build', '--mock', '--yes', '--report', 'r.html', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const lockFile = path.join(project.cwd, 'assetgen.lock');
+    const lock = readLock(lockFile);
+    const sword = lock.assets.sword!.files[0]!.path;
+    const { width, height } = mediaInfo(path.join(project.cwd, sword));
+    expect(width).toBeGreaterThan(0);
+    expect(card('r.html', 'sword').html).toContain(`<span class="dims">${width}×${height} px</span>`);
+    // Every image's size is on its card (the mock's video is an animated GIF: an image too).
+    const files = Object.values(lock.assets).flatMap((entry) => entry.files);
+    expect(fs.readFileSync(path.join(project.cwd, 'r.html'), 'utf8').match(/class="dims"/g)).toHaveLength(files.length);
+
+    // Post steps, as the lock records them (read defensively), on the card and nowhere else.
+    const text = fs.readFileSync(lockFile, 'utf8');
+    const edited = JSON.parse(text) as { assets: Record<string, Record<string, unknown>> };
+    edited.assets.sword!.post = ['trim', { resize: { width: 32, height: 32, kernel: 'nearest' } }];
+    edited.assets.shield!.post = 'not a list';
+    fs.writeFileSync(lockFile, JSON.stringify(edited));
+    const report = await run(['report', '--mock', '-o', 'lock.html', '--json']);
+    expect(report.code, report.stderr).toBe(0);
+    expect(card('lock.html', 'sword').html).toContain(
+      '<dt>post</dt><dd class="post">trim → resize: {width: 32, height: 32, kernel: nearest}</dd>',
+    );
+    expect(card('lock.html', 'shield').html).not.toContain('<dt>post</dt>');
+    const item = (parseJson(report).items as { id: string; post?: string[]; files: { width?: number }[] }[]).find((i) => i.id === 'sword');
+    expect(item).toMatchObject({
+      post: ['trim', 'resize: {width: 32, height: 32, kernel: nearest}'],
+      files: [{ path: sword, width, height }],
+    });
   });
 
   it('shows a failed asset as failed, and the rest as built, with exit 1 as without --report', async () => {

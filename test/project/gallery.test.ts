@@ -163,6 +163,33 @@ describe('gallery renderer', () => {
     expect(html).toContain('<code>assets/sword.png</code>');
   });
 
+  it("shows each image's pixel size, and the post steps applied (escaped), when known", () => {
+    const html = renderGallery(
+      gallery([
+        asset({
+          files: [{ path: 'assets/sword.png', bytes: PNG, width: 64, height: 48 }],
+          post: ['trim', `resize: {width: 64} ${HOSTILE}`],
+        }),
+        asset({ id: 'plain', files: [{ path: 'assets/plain.png', bytes: PNG }] }),
+      ]),
+    );
+    const [sword, plain] = html.split('<article').slice(1);
+    expect(sword).toContain('<small>image/png · <span class="dims">64×48 px</span> · ');
+    expect(sword).toContain(`<dt>post</dt><dd class="post">trim → resize: {width: 64} ${escapeHtml(HOSTILE)}</dd>`);
+    expect(plain).not.toContain('class="dims"');
+    expect(plain).not.toContain('<dt>post</dt>');
+  });
+
+  it('puts a checkerboard behind images (CSS only: transparency shows), not behind videos', () => {
+    const style = /<style>([^]*)<\/style>/.exec(renderGallery(gallery([asset()])))![1]!;
+    expect(style).toMatch(
+      /figure img, figure video, \.placeholder \{[^}]*background: repeating-conic-gradient\(var\(--check-a\) 0 25%, var\(--check-b\) 0 50%\)/,
+    );
+    expect(style).toMatch(/figure video \{ background: #000; \}/);
+    // Two distinct squares, light and dark.
+    expect(style.match(/--check-a: (#[0-9a-f]+); --check-b: (#[0-9a-f]+)/g)).toHaveLength(2);
+  });
+
   it('badges each status in words and colour, and totals them in the header', () => {
     const model = gallery(
       [

@@ -79,6 +79,7 @@ describe('the JSON Schema', () => {
       'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: { c: [1, null] } }\n', // an empty value
       'assets:\n  - { id: a, prompt: p, agent: x, matrix: { c: [1, 2] } }\n', // the id uses no variable
       'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: { 1c: [1] } }\n', // not a variable name
+      'provenance: embed\nassets: []\n', // provenance is sidecar or absent
     ];
     for (const text of bad) {
       expect(schemaAccepts(text), text).toBe(false);

@@ -35,7 +35,15 @@ describe('LockWriter', () => {
     const files = await describeFiles(root, [path.join(root, 'fx/torch.gif')]);
     expect(files).toEqual([{ path: 'fx/torch.gif', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), size: 6 }]);
     await writer.finished('torch', { files, credits: 180, finishedAt: new Date('2026-03-04T05:06:07Z') });
-    expect(readLock(file).assets.torch).toEqual({ kind: 'video', spec: 'S', files, credits: 180, finishedAt: '2026-03-04T05:06:07.000Z' });
+    // The finish keeps the job's id (provenance: the run or video job that made the files).
+    expect(readLock(file).assets.torch).toEqual({
+      kind: 'video',
+      spec: 'S',
+      files,
+      credits: 180,
+      finishedAt: '2026-03-04T05:06:07.000Z',
+      jobId: 'vid_1',
+    });
     // While the build runs, the changes are in the journal (every reader replays it); close() writes
     // the whole lock and leaves nothing else behind.
     expect(fs.readdirSync(root).sort()).toEqual(['.assetgen.lock.journal', '.assetgen.lock.writer', 'fx']);
@@ -85,6 +93,17 @@ describe('LockWriter', () => {
     const error = thrown(() => readLock(file)) as LockError;
     expect(error).toBeInstanceOf(LockError);
     expect(error.message).toContain('.assetgen.lock.journal: line 1 is not a journal record');
+  });
+
+  it('a writer opened for a service records its host with each finish (provenance)', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'assetgen.lock');
+    const writer = LockWriter.open(file, { service: 'assets.example.com' });
+    open.push(writer);
+    await writer.submitted('icon', { spec: 'S', kind: 'image', agent: 'a', idempotencyKey: 'k' });
+    await writer.finished('icon', { files: [], credits: 10 });
+    expect(readLock(file).assets.icon).toMatchObject({ service: 'assets.example.com', credits: 10 });
+    expect(readLock(file).assets.icon!.jobId).toBeUndefined();
   });
 
   it('applies concurrent updates in the order they were made', async () => {

@@ -58,7 +58,7 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   const { file, manifest, lockFile, service } = openProject(ctx, options.file);
   // The paid build holds the lock's one writer from planning to the end: no other process can
   // record (or lose) jobs in it meanwhile.
-  const writer = options.dryRun ? undefined : await openWriter(ctx, lockFile, options.lockOut);
+  const writer = options.dryRun ? undefined : await openWriter(ctx, lockFile, options.lockOut, service);
   try {
     const lock = writer ? writer.lock : readLock(lockFile);
     return await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service });
@@ -91,12 +91,12 @@ const paidPath = async (): Promise<typeof RunModule> => (paid ??= await import('
  * on one machine, or one per CI job), which starts as a copy of the project's lock — unless it is
  * there already from an interrupted run of the same shard, whose paid jobs it holds.
  */
-async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string | undefined): Promise<LockWriter> {
+async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string | undefined, service: string): Promise<LockWriter> {
   const { LockWriter } = await import('../../pipeline/writer.js');
-  if (!lockOut) return LockWriter.open(lockFile);
+  if (!lockOut) return LockWriter.open(lockFile, { service });
   const target = path.resolve(ctx.cwd, lockOut);
   const fresh = !fs.existsSync(target);
-  const writer = LockWriter.open(target);
+  const writer = LockWriter.open(target, { service });
   if (fresh) await writer.replace(readLock(lockFile));
   return writer;
 }
@@ -133,7 +133,7 @@ async function planAndRun(
       plan,
       manifest.root,
       writer,
-      { ...options, maxCredits },
+      { ...options, maxCredits, provenance: manifest.provenance },
       { file, lockFile: writer.file, service },
     );
 

@@ -13,6 +13,9 @@ import { cardsFromBuild, cardsFromPlan, loadCards, writeReportFile, type Card } 
 import type { AssetResult } from '../../pipeline/outcome.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { openProject } from './open.js';
+import { discloseProject, renderDisclosure } from './disclosure.js';
+import type { Disclosure } from '../../pipeline/provenance.js';
+import { UsageError } from '../../cli/errors.js';
 
 /** Where `assetgen report` writes without -o: next to the manifest. */
 export const DEFAULT_REPORT = 'assetgen-report.html';
@@ -20,6 +23,8 @@ export const DEFAULT_REPORT = 'assetgen-report.html';
 export interface ReportOptions {
   file?: string;
   output?: string;
+  /** The list of AI-generated files (disclosure.ts) instead of the gallery. */
+  disclosure?: boolean;
 }
 
 /** What a gallery is made from: its header line, and what its credits total counts. */
@@ -31,8 +36,24 @@ const FROM = {
 
 const NO_SERVICE = 'No service is configured, so specs were not compared: an asset whose files are intact shows as unchanged.';
 
-/** `assetgen report`: the gallery of what the lock records, judged against the manifest and the files. */
-export const report = command({ run: writeLockGallery, render: renderLockGallery });
+/**
+ * `assetgen report`: the gallery of what the lock records, judged against the manifest and the
+ * files; with --disclosure, the list of AI-generated files instead.
+ */
+export const report = command({
+  run: (ctx: CommandContext, options: ReportOptions): Promise<LockGallery | Disclosure> => {
+    if (!options.disclosure) return writeLockGallery(ctx, options);
+    if (options.output !== undefined)
+      throw new UsageError(
+        '--disclosure prints to stdout: -o is for the HTML gallery.',
+        'Redirect it: `assetgen report --disclosure > DISCLOSURE.md`.',
+      );
+    return discloseProject(ctx, options.file);
+  },
+  render: (ctx, result) => ('digitalSourceType' in result ? renderDisclosure(ctx, result) : renderLockGallery(ctx, result)),
+});
+
+type LockGallery = Awaited<ReturnType<typeof writeLockGallery>>;
 
 async function writeLockGallery(ctx: CommandContext, options: ReportOptions) {
   const { file, manifest, lockFile, service } = openProject(ctx, options.file);
@@ -46,7 +67,7 @@ async function writeLockGallery(ctx: CommandContext, options: ReportOptions) {
   return { manifest: file, lock: lockFile, service: service || null, report: target, ...written };
 }
 
-function renderLockGallery(ctx: CommandContext, result: Awaited<ReturnType<typeof writeLockGallery>>): void {
+function renderLockGallery(ctx: CommandContext, result: LockGallery): void {
   ctx.out.result(result.report);
   ctx.out.info(summary(ctx, result.report, result.totals, FROM.lock.credits));
 }
@@ -133,7 +154,11 @@ async function writeGallery(
   });
   const items = gallery.assets.map(({ files, ...card }) => ({
     ...card,
-    files: files.map((f) => ({ path: f.path, ...(f.bytes ? {} : { problem: f.problem ?? 'missing' }) })),
+    files: files.map((f) => ({
+      path: f.path,
+      ...(f.width && f.height ? { width: f.width, height: f.height } : {}),
+      ...(f.bytes ? {} : { problem: f.problem ?? 'missing' }),
+    })),
   }));
   return { items, totals: galleryTotals(gallery) };
 }

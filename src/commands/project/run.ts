@@ -20,9 +20,14 @@ import type { BuildOptions } from './build.js';
 import { runPlan } from './pool.js';
 import { listIds } from './plan-summary.js';
 import { settleGallery, writeBuildReport } from './gallery.js';
+import { writeBuildSidecars, type SidecarsWritten } from '../../pipeline/sidecars.js';
 
 /** The flags of `assetgen build` a run reads; `maxCredits` is the cap in force (flag or manifest budget). */
-export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | 'file' | 'lockOut' | 'report'> & { maxCredits?: number };
+export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | 'file' | 'lockOut' | 'report'> & {
+  maxCredits?: number;
+  /** The manifest's `provenance`: `sidecar` writes `<file>.assetgen.json` beside each output. */
+  provenance?: 'sidecar';
+};
 
 /** The result of a build that ran (`assetgen build --json`, the MCP build tool's structuredContent). */
 export interface BuildRunResult {
@@ -35,6 +40,8 @@ export interface BuildRunResult {
   maxCredits: number | null;
   report?: string;
   reportError?: string;
+  /** With `provenance: sidecar`: the sidecars this build wrote, how many were current already, and any it could not write. */
+  sidecars?: SidecarsWritten;
   credits: CreditsReport;
   mock?: true;
 }
@@ -77,6 +84,10 @@ export async function runBuild(
       ...(item.reasons.length ? { why: item.reasons } : {}),
     };
   });
+  // Sidecars from the lock as the pool left it: never the images' bytes (sidecars.ts).
+  const sidecars = flags.provenance === 'sidecar' ? await writeBuildSidecars(root, plan, items, writer.lock) : undefined;
+  for (const failure of sidecars?.failed ?? [])
+    ctx.out.warn(`Could not write ${sanitizeLine(failure.path)}: ${sanitizeLine(failure.reason)}`);
   // The gallery is written whatever the outcome; its own failure never hides the build's (gallery.ts).
   const gallery = flags.report ? await writeBuildReport(ctx, flags.report, { plan, items, lock: writer.lock, ...where }) : undefined;
   const result = withCredits(ctx, {
@@ -86,6 +97,7 @@ export async function runBuild(
     items,
     totals: totalsOf(items),
     maxCredits: flags.maxCredits ?? null,
+    ...(sidecars ? { sidecars } : {}),
     ...gallery?.document,
   });
   if (gallery?.error) galleryErrors.set(result, gallery.error);
@@ -105,12 +117,20 @@ export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
       `${totals.capped ? `, held back by the cap ${totals.capped}` : ''}` +
       `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${plural(totals.credits, 'credit')}.`,
   );
+  if (result.sidecars)
+    ctx.out.info(`Provenance: ${plural(result.sidecars.written.length, 'sidecar')} written, ${result.sidecars.current} already current.`);
   renderCredits(ctx, result);
 }
 
 /** The exit of a build that ran, from its outcomes: interrupted 130, failed 1, capped 8; then a gallery that could not be written. */
 export function settleRun(ctx: CommandContext, result: BuildRunResult): void {
   settleGallery(ctx, galleryErrors.get(result), () => throwForOutcome(ctx, result));
+  const failed = result.sidecars?.failed ?? [];
+  if (failed.length)
+    throw new AssetgenError(`${plural(failed.length, 'provenance sidecar')} could not be written: ${listIds(failed.map((f) => f.path))}.`, {
+      code: 'provenance_failed',
+      hint: 'The build is recorded in assetgen.lock: fix what is in the way and run `assetgen build` again (writing a sidecar costs nothing).',
+    });
 }
 
 /** Outcomes whose files are on disk once the build ends. */

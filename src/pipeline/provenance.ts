@@ -1,0 +1,182 @@
+// Provenance: what the lock knows of each generated file (prompt, agent or workflow, service, job,
+// date, credits, hashes, post steps), as one record per file — written beside the file as
+// `<file>.assetgen.json` (`provenance: sidecar`, ./sidecars.ts) and listed by
+// `assetgen report --disclosure` for store and legal disclosures. Pure: prints nothing, reads nothing.
+import { idempotencyKeyFor, specHash, stableStringify } from './hash.js';
+import type { LockedFile, LockEntry } from './lock.js';
+import type { AssetKind, ManifestAsset } from './manifest.js';
+
+/** IPTC's term for media made by a trained model from a prompt (the NewsCodes digital source type). */
+export const DIGITAL_SOURCE_TYPE = 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia';
+
+/** The sidecar of `<file>`: `<file>.assetgen.json`, beside it. */
+export const SIDECAR_SUFFIX = '.assetgen.json';
+export const sidecarOf = (file: string): string => `${file}${SIDECAR_SUFFIX}`;
+
+export interface ProvenanceRecord {
+  /** The file, relative to the project root (forward slashes), and its bytes as assetgen wrote them. */
+  file: string;
+  sha256: string;
+  size: number;
+  /** The asset of the manifest that made it. */
+  asset: string;
+  kind: AssetKind;
+  /** The prompt (and a workflow's node prompts) the file was made from; absent when the manifest no longer says it. */
+  prompt?: string;
+  set?: Record<string, string>;
+  agent?: string;
+  workflow?: string;
+  /** The service host it was generated on (`mock` for the bundled mock); null when the lock does not say. */
+  service: string | null;
+  /** The video job or workflow run id (images have none). */
+  jobId?: string;
+  /** The Idempotency-Key of the paid call: the service's ledger names the charge with it. */
+  idempotencyKey?: string;
+  generatedAt: string | null;
+  /** The asset's whole cost in credits (all its files together); null when part of it is unknown. */
+  credits: number | null;
+  digitalSourceType: typeof DIGITAL_SOURCE_TYPE;
+  /** The post steps applied after download, as the lock records them. */
+  post?: unknown[];
+  generator: 'assetgen';
+}
+
+/**
+ * The records of one finished lock entry, one per file. `asset` is the manifest's entry (if any);
+ * its prompt is included only when it is the one the files were made from (its spec is the lock's).
+ * `service` is the build's service, used when the lock (written by an older assetgen) does not say.
+ */
+export function provenanceRecords(id: string, entry: LockEntry, asset?: ManifestAsset, service?: string): ProvenanceRecord[] {
+  if (!entry.spec || !entry.files.length) return [];
+  const host = entry.service ?? (service || null);
+  const same = asset !== undefined && host !== null && specHash(asset, host) === entry.spec;
+  const steps = postOf(entry);
+  return entry.files.map((file): ProvenanceRecord => {
+    const post = postOfFile(file) ?? steps;
+    return {
+      file: file.path,
+      sha256: file.sha256,
+      size: file.size,
+      asset: id,
+      kind: entry.kind,
+      ...(same && asset.prompt !== undefined ? { prompt: asset.prompt.trim() } : {}),
+      ...(same && asset.set ? { set: asset.set } : {}),
+      ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
+      ...(entry.workflow !== undefined ? { workflow: entry.workflow } : {}),
+      service: host,
+      ...(entry.jobId !== undefined ? { jobId: entry.jobId } : {}),
+      ...(entry.generation !== undefined ? { idempotencyKey: idempotencyKeyFor(id, entry.spec!, entry.generation) } : {}),
+      generatedAt: entry.finishedAt ?? null,
+      credits: entry.credits ?? null,
+      digitalSourceType: DIGITAL_SOURCE_TYPE,
+      ...(post ? { post } : {}),
+      generator: 'assetgen',
+    };
+  });
+}
+
+/** A sidecar's text: keys sorted, two-space indent, final newline (the same record gives the same bytes). */
+export const sidecarText = (record: ProvenanceRecord): string => `${stableStringify(record, 2)}\n`;
+
+/** The post steps a lock entry (or one of its files) records, read defensively: a list, or nothing. */
+export function postOf(entry: LockEntry): unknown[] | undefined {
+  const post = (entry as unknown as Record<string, unknown>).post;
+  return Array.isArray(post) && post.length ? post : undefined;
+}
+
+function postOfFile(file: LockedFile): unknown[] | undefined {
+  const post = (file as unknown as Record<string, unknown>).post;
+  return Array.isArray(post) && post.length ? post : undefined;
+}
+
+/** A post step for people: `trim`, `resize: {width: 64, height: 64, kernel: nearest}`, `palette: 8`. */
+export function describePostStep(step: unknown): string {
+  if (typeof step === 'string') return step;
+  if (step !== null && typeof step === 'object' && !Array.isArray(step)) {
+    const entries = Object.entries(step as Record<string, unknown>);
+    if (entries.length === 1) return `${entries[0][0]}: ${plain(entries[0][1])}`;
+  }
+  return plain(step);
+}
+
+function plain(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(plain).join(', ')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([key, item]) => `${key}: ${plain(item)}`)
+      .join(', ')}}`;
+  return String(value);
+}
+
+/** A file in a disclosure: its record, and whether it is still as assetgen wrote it. */
+export type DisclosedFile = ProvenanceRecord & { state: 'as generated' | 'edited' };
+
+/** `assetgen report --disclosure`: the AI-generated files of a project. */
+export interface Disclosure {
+  manifest: string;
+  lock: string;
+  digitalSourceType: typeof DIGITAL_SOURCE_TYPE;
+  files: DisclosedFile[];
+  /** Files the lock records that are not on disk (not listed). */
+  missing: string[];
+  totals: { files: number; assets: number; edited: number; credits: number };
+}
+
+/** The disclosure as Markdown: a sentence, then one table row per file (for store and legal paperwork). */
+export function disclosureMarkdown(disclosure: Disclosure, manifest: string): string {
+  const { files, totals } = disclosure;
+  const lines = [
+    '# AI-generated files',
+    '',
+    `${totals.files} file${totals.files === 1 ? '' : 's'} of ${cell(manifest)} ${totals.files === 1 ? 'was' : 'were'} generated by an AI ` +
+      `service through assetgen (IPTC digital source type: trainedAlgorithmicMedia, ${DIGITAL_SOURCE_TYPE}).` +
+      (totals.edited ? ` ${totals.edited} of them ${totals.edited === 1 ? 'was' : 'were'} edited since.` : ''),
+  ];
+  if (files.length) {
+    const post = files.some((file) => file.post);
+    lines.push(
+      '',
+      `| file | asset | made with | prompt | service | job | generated | credits |${post ? ' post steps |' : ''} sha256 |`,
+      `|---|---|---|---|---|---|---|---:|${post ? '---|' : ''}---|`,
+      ...files.map((file) => {
+        const madeWith =
+          file.workflow !== undefined ? `workflow ${file.workflow}` : file.agent !== undefined ? `agent ${file.agent}` : 'service default';
+        const prompt =
+          file.prompt ??
+          (file.set
+            ? Object.entries(file.set)
+                .map(([node, text]) => `${node}: ${text}`)
+                .join('; ')
+            : '—');
+        const cells = [
+          `\`${cell(file.file)}\`${file.state === 'edited' ? ' (edited since)' : ''}`,
+          cell(file.asset),
+          cell(madeWith),
+          cell(prompt),
+          cell(file.service ?? '—'),
+          file.jobId !== undefined ? `\`${cell(file.jobId)}\`` : '—',
+          cell(file.generatedAt ?? '—'),
+          file.credits === null ? '—' : String(file.credits),
+          ...(post ? [file.post ? cell(file.post.map(describePostStep).join(', ')) : '—'] : []),
+          `\`${file.sha256}\``,
+        ];
+        return `| ${cells.join(' | ')} |`;
+      }),
+    );
+  }
+  if (disclosure.missing.length)
+    lines.push('', `Not on disk (not listed): ${disclosure.missing.map((file) => `\`${cell(file)}\``).join(', ')}.`);
+  return lines.join('\n');
+}
+
+/** Text for a Markdown table cell: one line, pipes and backticks escaped, control characters dropped. */
+function cell(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- control characters are dropped on purpose
+      .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+      .replace(/\\/g, '\\\\')
+      .replace(/\|/g, '\\|')
+      .replace(/`/g, "'")
+  );
+}
