@@ -84,7 +84,12 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
     else if (item.action === 'keep') cards.push({ ...base, status: 'skipped', reason: why });
     else if (item.status === 'new') cards.push({ ...base, status: 'skipped', reason: why });
     else {
-      const next = item.action === 'resume' ? 'the next build resumes it' : 'the next build makes it again';
+      const next =
+        item.action === 'resume'
+          ? 'the next build resumes it'
+          : item.action === 'reprocess'
+            ? 'the next build re-processes it, free'
+            : 'the next build makes it again';
       cards.push({ ...base, status: 'skipped', reason: [`${why}: ${next}`, ...earlier(item)].join(' — ') });
     }
   }
