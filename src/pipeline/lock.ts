@@ -63,6 +63,12 @@ export interface LockEntry {
    * --force, a retry after a failed job) is the next generation and has its own idempotency key.
    */
   generation?: number;
+  /**
+   * An image with `post:` steps (pipeline/post.ts): the generated file as downloaded, kept under
+   * .assetgen/originals/ for re-processing, and the hash of the steps that made `files` from it.
+   */
+  original?: LockedFile;
+  post?: string;
   job?: LockJob;
   /** The video job or workflow run id of the last finish (images have none), and the service host it ran on. */
   jobId?: string;
@@ -76,7 +82,7 @@ export interface Lock {
 
 const KINDS = ['image', 'workflow', 'video'];
 /** An entry's optional text fields. */
-const STRING_FIELDS = ['agent', 'workflow', 'spec', 'finishedAt', 'jobId', 'service'];
+const STRING_FIELDS = ['agent', 'workflow', 'spec', 'finishedAt', 'jobId', 'service', 'post'];
 
 export const emptyLock = (): Lock => ({ lockfileVersion: LOCK_VERSION, assets: {} });
 
@@ -140,11 +146,13 @@ function checkLock(data: unknown, file: string): Lock {
     if (e.credits !== undefined && e.credits !== null && typeof e.credits !== 'number') fail(`${where}.credits`, 'must be a number');
     if (e.generation !== undefined && !isCount(e.generation)) fail(`${where}.generation`, 'must be a whole number');
     if (!Array.isArray(e.files)) fail(`${where}.files`, 'must be a list');
-    for (const f of e.files as unknown[]) {
+    const checkFile = (f: unknown, field: string): void => {
       if (!isObject(f) || typeof f.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.size !== 'number')
-        fail(`${where}.files`, 'each file needs path, sha256 and size');
-      if (!isProjectPath((f as LockedFile).path)) fail(`${where}.files`, `${(f as LockedFile).path} is not a path inside the project`);
-    }
+        fail(`${where}.${field}`, `${field === 'files' ? 'each file needs' : 'needs'} path, sha256 and size`);
+      if (!isProjectPath((f as LockedFile).path)) fail(`${where}.${field}`, `${(f as LockedFile).path} is not a path inside the project`);
+    };
+    for (const f of e.files as unknown[]) checkFile(f, 'files');
+    if (e.original !== undefined) checkFile(e.original, 'original');
     if (e.job !== undefined) {
       const job = e.job;
       if (

@@ -97,3 +97,15 @@ export class AliasLimitError extends Error {
     super('alias limit');
   }
 }
+
+export function tooManyNodes(what: string): string {
+  const limit = MANIFEST_LIMITS.nodes;
+  return `the manifest ${what} more than ${limit} YAML nodes (keys, values, list items), the most assetgen reads; split it into several manifests (-f)`;
+}
+
+/** 1-based line and column of a source offset (before any parse, so without yaml's LineCounter). */
+export function positionIn(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) line++;
+  return { line, col: offset - text.lastIndexOf('\n', offset - 1) };
+}

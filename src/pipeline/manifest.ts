@@ -7,6 +7,7 @@ import { ManifestError, type Position, PipelineError } from './errors.js';
 import { MANIFEST_LIMITS } from './manifest-limits.js';
 import { collapseCombinations, quotingHint } from './templates.js';
 import { validateManifest } from './validate.js';
+import type { PostStep } from '../imaging/post-steps.js';
 
 export const MANIFEST_FILE = 'assetgen.yaml';
 
@@ -31,6 +32,8 @@ export interface ManifestAsset {
   /** Video options. */
   duration?: number;
   aspectRatio?: string;
+  /** Image assets: the steps run on the generated original (its own list, else defaults.post); absent for none. */
+  post?: PostStep[];
   out: OutputTarget;
   /** Where the asset's entry starts in the manifest, for errors found later. */
   position: Position;

@@ -42,6 +42,8 @@ export function parseOut(raw: string, kind: AssetKind | undefined): { target: Ou
   if (isAbsolute(text)) return { error: `${raw} is an absolute path: give a path inside the project (relative to the manifest)` };
   const normal = path.posix.normalize(text);
   if (climbsOut(normal)) return { error: `${raw} is outside the project (the manifest's directory)` };
+  if (/^\.assetgen(\/|$)/i.test(normal))
+    return { error: `${raw} is in .assetgen/, assetgen's own folder (kept originals): choose another` };
   if (text.endsWith('/')) return { target: { type: 'folder', dir: normal.replace(/\/+$/, '') || '.' } };
   if (kind === 'workflow') return { error: 'a workflow makes several files: give a folder ending in /' };
   const extension = path.posix.extname(normal).toLowerCase();

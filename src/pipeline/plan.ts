@@ -7,11 +7,15 @@ import type { Lock, LockEntry, LockJob } from './lock.js';
 import type { AssetKind, Manifest, ManifestAsset } from './manifest.js';
 import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
+import { planPost } from './post.js';
 import { inShard, selectIds, type Shard } from './shard.js';
 
 export type PlanStatus = 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited' | 'in-flight' | 'removed';
-/** none: nothing to do; generate: a paid call; resume: follow the recorded job; keep: left alone, reported; prune: delete `prunable`. */
-export type PlanAction = 'none' | 'generate' | 'resume' | 'keep' | 'prune';
+/**
+ * none: nothing to do; generate: a paid call; resume: follow the recorded job; reprocess: run the
+ * `post` steps again from `source`, no paid call (./post.ts); keep: left alone, reported; prune: delete `prunable`.
+ */
+export type PlanAction = 'none' | 'generate' | 'resume' | 'reprocess' | 'keep' | 'prune';
 
 export interface FileCheck {
   path: string;
@@ -34,6 +38,8 @@ export interface PlanItem {
   reasons: string[];
   /** The files the lock records, checked against the disk. */
   files: FileCheck[];
+  /** reprocess: the file the post steps run on (the kept original, or the output made before `post` was added). */
+  source?: string;
   /** The paid call in flight, to resume by its id (or its idempotency key when there is no id yet). */
   job?: LockJob;
   /**
@@ -88,7 +94,10 @@ export type FileHashes = ReadonlyMap<string, FileHash | null>;
 
 /** What planning needs hashed: every file the lock records, and every single-file `out` of the manifest. */
 export function filesToHash(manifest: Manifest, lock: Lock): string[] {
-  const locked = Object.values(lock.assets).flatMap((entry) => entry.files.map((file) => file.path));
+  const locked = Object.values(lock.assets).flatMap((entry) => [
+    ...entry.files.map((file) => file.path),
+    ...(entry.original ? [entry.original.path] : []),
+  ]);
   const targets = manifest.assets.flatMap((asset) => (asset.out.type === 'file' ? [asset.out.path] : []));
   return [...new Set([...locked, ...targets])];
 }
@@ -110,7 +119,7 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   for (const asset of manifest.assets) if (wanted(asset.id)) items.push(planAsset(asset, lock, hashes, options, charges));
   for (const id of removedIds) if (wanted(id)) items.push(planRemoved(id, lock.assets[id], hashes, options));
 
-  const saving = new Set(items.filter((item) => item.action === 'generate' || item.action === 'resume').map((item) => item.id));
+  const saving = new Set(items.filter((item) => ['generate', 'resume', 'reprocess'].includes(item.action)).map((item) => item.id));
   checkOwnership(manifest, lock, hashes, saving, options.workflowNodes ?? new Map());
 
   const estimate = { credits: 0, unknown: [] as string[] };
@@ -173,6 +182,14 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       : item('edited', 'keep', [what, ...also, 'left alone (--force regenerates)']);
   }
   if (specChanged) return generate('changed', [describeChange(entry, asset)]);
+  const post = options.force ? undefined : planPost(asset, entry, files, hashes);
+  if (post?.action === 'generate') return generate(post.status, post.reasons, true);
+  if (post && foreign && post.action === 'reprocess')
+    return item(post.status, 'keep', [
+      ...post.reasons.slice(0, -1),
+      `${foreign} exists and assetgen did not make it: left alone (--force replaces it)`,
+    ]);
+  if (post) return { ...item(post.status, post.action, post.reasons), ...(post.source ? { source: post.source } : {}) };
   if (!files.every((file) => inTarget(file.path, asset.id, asset.out))) return generate('changed', ['out changed'], true);
   const missing = files.filter((file) => file.state === 'missing');
   if (missing.length) return generate('missing', [`${missing.map((file) => file.path).join(', ')} missing`], true);
@@ -183,7 +200,10 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
 
 function planRemoved(id: string, entry: LockEntry, hashes: FileHashes, options: PlanOptions): PlanItem {
   const files = checkFiles(entry, hashes);
-  const prunable = entry.job ? [] : files.filter((file) => file.state === 'ok').map((file) => file.path);
+  const original = entry.original && checkFiles({ ...entry, files: [entry.original] }, hashes)[0];
+  const prunable = entry.job
+    ? []
+    : [...files, ...(original ? [original] : [])].filter((file) => file.state === 'ok').map((file) => file.path);
   const kept = files.filter((file) => file.state === 'edited').map((file) => `${file.path} (edited)`);
   const reasons = ['gone from the manifest'];
   if (entry.job) reasons.push(`a job is in flight${entry.job.jobId ? ` (${entry.job.jobId})` : ''}: prune leaves it`);

@@ -3,7 +3,9 @@
 // `<file>.assetgen.json` (`provenance: sidecar`, ./sidecars.ts) and listed by
 // `assetgen report --disclosure` for store and legal disclosures. Pure: prints nothing, reads nothing.
 import { idempotencyKeyFor, specHash, stableStringify } from './hash.js';
-import type { LockedFile, LockEntry } from './lock.js';
+import { describePostSteps, type PostStep } from '../imaging/post-steps.js';
+import type { LockEntry } from './lock.js';
+import { postHash } from './post.js';
 import type { AssetKind, ManifestAsset } from './manifest.js';
 
 /** IPTC's term for media made by a trained model from a prompt (the NewsCodes digital source type). */
@@ -36,8 +38,8 @@ export interface ProvenanceRecord {
   /** The asset's whole cost in credits (all its files together); null when part of it is unknown. */
   credits: number | null;
   digitalSourceType: typeof DIGITAL_SOURCE_TYPE;
-  /** The post steps applied after download, as the lock records them. */
-  post?: unknown[];
+  /** The post steps applied after download (the manifest's, when the lock's hash of them matches). */
+  post?: readonly PostStep[];
   generator: 'assetgen';
 }
 
@@ -50,9 +52,8 @@ export function provenanceRecords(id: string, entry: LockEntry, asset?: Manifest
   if (!entry.spec || !entry.files.length) return [];
   const host = entry.service ?? (service || null);
   const same = asset !== undefined && host !== null && specHash(asset, host) === entry.spec;
-  const steps = postOf(entry);
+  const post = postOf(entry, asset);
   return entry.files.map((file): ProvenanceRecord => {
-    const post = postOfFile(file) ?? steps;
     return {
       file: file.path,
       sha256: file.sha256,
@@ -79,34 +80,16 @@ export function provenanceRecords(id: string, entry: LockEntry, asset?: Manifest
 export const sidecarText = (record: ProvenanceRecord): string => `${stableStringify(record, 2)}\n`;
 
 /** The post steps a lock entry (or one of its files) records, read defensively: a list, or nothing. */
-export function postOf(entry: LockEntry): unknown[] | undefined {
-  const post = (entry as unknown as Record<string, unknown>).post;
-  return Array.isArray(post) && post.length ? post : undefined;
+/**
+ * The post steps that made an entry's files: the lock records their hash (pipeline/post.ts), so
+ * they are the manifest's steps for the asset when those still hash the same; else unknown.
+ */
+export function postOf(entry: LockEntry, asset: ManifestAsset | undefined): readonly PostStep[] | undefined {
+  return asset?.post?.length && entry.post === postHash(asset.post) ? asset.post : undefined;
 }
 
-function postOfFile(file: LockedFile): unknown[] | undefined {
-  const post = (file as unknown as Record<string, unknown>).post;
-  return Array.isArray(post) && post.length ? post : undefined;
-}
-
-/** A post step for people: `trim`, `resize: {width: 64, height: 64, kernel: nearest}`, `palette: 8`. */
-export function describePostStep(step: unknown): string {
-  if (typeof step === 'string') return step;
-  if (step !== null && typeof step === 'object' && !Array.isArray(step)) {
-    const entries = Object.entries(step as Record<string, unknown>);
-    if (entries.length === 1) return `${entries[0][0]}: ${plain(entries[0][1])}`;
-  }
-  return plain(step);
-}
-
-function plain(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(plain).join(', ')}]`;
-  if (value !== null && typeof value === 'object')
-    return `{${Object.entries(value as Record<string, unknown>)
-      .map(([key, item]) => `${key}: ${plain(item)}`)
-      .join(', ')}}`;
-  return String(value);
-}
+/** A post step for people, as the imaging module words it: `trim`, `resize 64×64 contain nearest`, `palette 8`. */
+export const describePostStep = (step: PostStep): string => describePostSteps([step]);
 
 /** A file in a disclosure: its record, and whether it is still as assetgen wrote it. */
 export type DisclosedFile = ProvenanceRecord & { state: 'as generated' | 'edited' };

@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../files/atomic.js';
 import { mediaInfo } from '../files/media-info.js';
 import type { GalleryAsset, GalleryFile, GalleryStatus } from './gallery.js';
 import type { Lock, LockEntry } from './lock.js';
+import type { ManifestAsset } from './manifest.js';
 import { describePostStep, postOf } from './provenance.js';
 import type { AssetResult } from './outcome.js';
 import type { Plan, PlanItem } from './plan.js';
@@ -39,7 +40,13 @@ export function cardsFromBuild(plan: Plan, outcomes: readonly AssetResult[], loc
 function buildCard(item: PlanItem, result: AssetResult, lock: Lock): Card {
   // By default the card shows what the lock recorded before the build, and what that cost.
   const entry = lock.assets[item.id];
-  const base = { ...describe(item), ...postSteps(entry), credits: entry?.credits ?? null, creditsWhen: 'when built', files: paths(item) };
+  const base = {
+    ...describe(item),
+    ...postSteps(entry, item.asset),
+    credits: entry?.credits ?? null,
+    creditsWhen: 'when built',
+    files: paths(item),
+  };
   const thisBuild = { credits: result.credits, creditsWhen: 'this build' };
   switch (result.outcome) {
     case 'built':
@@ -80,14 +87,25 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
       continue;
     }
     const entry = lock.assets[item.id];
-    const base = { ...describe(item), ...postSteps(entry), credits: entry?.credits ?? null, creditsWhen: 'when built', files: paths(item) };
+    const base = {
+      ...describe(item),
+      ...postSteps(entry, item.asset),
+      credits: entry?.credits ?? null,
+      creditsWhen: 'when built',
+      files: paths(item),
+    };
     const why = item.reasons.join('; ');
     if (item.action === 'none') cards.push({ ...base, status: 'unchanged' });
     else if (item.action === 'keep' && item.status === 'edited') cards.push({ ...base, status: 'unchanged', reason: EDITED });
     else if (item.action === 'keep') cards.push({ ...base, status: 'skipped', reason: why });
     else if (item.status === 'new') cards.push({ ...base, status: 'skipped', reason: why });
     else {
-      const next = item.action === 'resume' ? 'the next build resumes it' : 'the next build makes it again';
+      const next =
+        item.action === 'resume'
+          ? 'the next build resumes it'
+          : item.action === 'reprocess'
+            ? 'the next build re-processes it, free'
+            : 'the next build makes it again';
       cards.push({ ...base, status: 'skipped', reason: [`${why}: ${next}`, ...earlier(item)].join(' — ') });
     }
   }
@@ -95,8 +113,8 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
 }
 
 /** The post steps the lock records for the files shown (read defensively: provenance.ts). */
-function postSteps(entry: LockEntry | undefined): { post?: string[] } {
-  const steps = entry ? postOf(entry) : undefined;
+function postSteps(entry: LockEntry | undefined, asset: ManifestAsset | undefined): { post?: string[] } {
+  const steps = entry ? postOf(entry, asset) : undefined;
   return steps ? { post: steps.map(describePostStep) } : {};
 }
 

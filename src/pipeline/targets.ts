@@ -8,6 +8,7 @@ import path from 'node:path';
 import { folderIn, PathRefusedError, placeIn } from '../files/confine.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
 import type { PlanItem } from './plan.js';
+import { originalsFolder } from './post.js';
 
 /** Refuses (PipelineError, exit 2) a plan that would write or delete outside the project, or through a link. */
 export function checkTargets(root: string, items: readonly PlanItem[]): void {
@@ -24,7 +25,9 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
   for (const item of items) {
     if (item.action === 'prune') for (const file of item.prunable) attempt(() => placeIn(root, file));
     const out = item.asset?.out;
-    if (!out || (item.action !== 'generate' && item.action !== 'resume')) continue;
+    if (!out || (item.action !== 'generate' && item.action !== 'resume' && item.action !== 'reprocess')) continue;
+    // Post-processing keeps the generated original in the project too (./post.ts).
+    if (item.asset!.post || item.action === 'reprocess') attempt(() => folderIn(root, originalsFolder(item.id)));
     if (out.type === 'file') {
       attempt(() => {
         if (placeIn(root, out.path).entry === 'link') throw linkInTheWay(out.path);

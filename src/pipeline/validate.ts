@@ -4,8 +4,9 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
 import type { AssetKind, ManifestAsset, OutputTarget } from './manifest.js';
-import { AliasIndex, AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit } from './manifest-limits.js';
+import { AliasIndex, AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit, positionIn, tooManyNodes } from './manifest-limits.js';
 import { readPlainManifest } from './manifest-reader.js';
+import { assetPost, readPost, type PostStep } from './manifest-post.js';
 import { outputStem, parseOut } from './paths.js';
 import { expandTemplates } from './templates.js';
 
@@ -14,8 +15,8 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
 const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
 
 const TOP_FIELDS = ['$schema', 'budget', 'provenance', 'vars', 'defaults', 'assets'];
-const DEFAULT_FIELDS = ['agent', 'out', 'style'];
-const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio', 'style', 'matrix'];
+const DEFAULT_FIELDS = ['agent', 'out', 'style', 'post'];
+const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio', 'style', 'matrix', 'post'];
 /** The field that makes an asset of each kind. */
 const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video' } as const;
 const KIND_NAMES = Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[];
@@ -25,6 +26,7 @@ const ONLY_FOR: [string, AssetKind[]][] = Object.entries({
   set: ['workflow'],
   duration: ['video'],
   aspectRatio: ['video'],
+  post: ['image'],
 } satisfies Record<string, AssetKind[]>);
 
 type Node_ = Node | null;
@@ -147,18 +149,6 @@ export function validateWithYaml(text: string): ValidatedManifest {
   }
 }
 
-function tooManyNodes(what: string): string {
-  const limit = MANIFEST_LIMITS.nodes;
-  return `the manifest ${what} more than ${limit} YAML nodes (keys, values, list items), the most assetgen reads; split it into several manifests (-f)`;
-}
-
-/** 1-based line and column of a source offset (before any parse, so without yaml's LineCounter). */
-function positionIn(text: string, offset: number): { line: number; col: number } {
-  let line = 1;
-  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) line++;
-  return { line, col: offset - text.lastIndexOf('\n', offset - 1) };
-}
-
 function validateTree(walker: Walker): ValidatedManifest {
   if (walker.issues.length) return { assets: [], issues: walker.issues };
   const top = walker.resolve(walker.contents);
@@ -187,9 +177,11 @@ function validateTree(walker: Walker): ValidatedManifest {
   const defaults = fields.get('defaults');
   let defaultAgent: string | undefined;
   let defaultOut: OutputTarget = { type: 'folder', dir: '.' };
+  let defaultPost: PostStep[] | undefined;
   if (defaults?.value && isMap(defaults.value)) {
     const entries = walker.fields(defaults.value, 'defaults', DEFAULT_FIELDS);
     defaultAgent = walker.string(entries.get('agent'), 'defaults.agent');
+    defaultPost = readPost(walker, entries.get('post'), 'defaults.post');
     const out = walker.string(entries.get('out'), 'defaults.out');
     if (out !== undefined) {
       // defaults.out is always a folder: the trailing slash is optional there.
@@ -218,7 +210,7 @@ function validateTree(walker: Walker): ValidatedManifest {
     if (first !== undefined)
       walker.issue(idNode, `${field}.id`, `duplicate id "${rawId}" (also ${templates.fieldOf(first)}; case does not count)`);
     else if (rawId !== undefined) ids.set(rawId.toLowerCase(), index);
-    const asset = readAsset(walker, node, field, { defaultAgent, defaultOut });
+    const asset = readAsset(walker, node, field, { defaultAgent, defaultOut, defaultPost });
     if (!asset) return;
     // A workflow's files carry node suffixes; an image or a video is one file with this stem.
     if (asset.kind !== 'workflow' && first === undefined) {
@@ -243,7 +235,7 @@ function readAsset(
   walker: Walker,
   node: Node,
   field: string,
-  options: { defaultAgent?: string; defaultOut: OutputTarget },
+  options: { defaultAgent?: string; defaultOut: OutputTarget; defaultPost?: PostStep[] },
 ): ManifestAsset | undefined {
   const before = walker.issues.length;
   const entries = walker.fields(node, field, ASSET_FIELDS);
@@ -290,6 +282,7 @@ function readAsset(
   const outEntry = entries.get('out');
   const outText = walker.string(outEntry, `${field}.out`);
   const out = outText === undefined ? options.defaultOut : outputTarget(walker, outEntry!.value, `${field}.out`, outText, kind);
+  const post = assetPost(walker, { entries, node, field, kind, out }, options.defaultPost);
 
   if (walker.issues.length > before || !id || !kind || !text || !out) return undefined;
   const { line, col } = walker.positionOf(node);
@@ -300,6 +293,7 @@ function readAsset(
   if (set) asset.set = set;
   if (typeof seconds === 'number') asset.duration = seconds;
   if (ratio) asset.aspectRatio = ratio;
+  if (post?.length) asset.post = post;
   return asset;
 }
 

@@ -6,11 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LockError } from './errors.js';
-import { readLock, writeLockAtomic, writeLockAtomicSync, type Lock, type LockedFile, type LockJob } from './lock.js';
+import { readLock, writeLockAtomic, writeLockAtomicSync, type Lock, type LockedFile, type LockEntry, type LockJob } from './lock.js';
 import { journalFileFor, journalLine, type JournalRecord } from './lock-journal.js';
 
 /** What the build loop knows when it submits an asset: the lock's job record, less the time it stamps. */
 export type Submission = Omit<LockJob, 'submittedAt'>;
+
+/** Post-processing's part of a finish (lock.ts LockEntry): absent for an asset without steps. */
+export type Processed = Pick<LockEntry, 'original' | 'post'>;
 
 /**
  * The one writer of a lockfile. Each update is applied to the in-memory lock and appended to the
@@ -104,25 +107,24 @@ export class LockWriter {
    * After saving: the files (see hash.ts describeFiles) replace the earlier ones, and the job is
    * done. `credits` is the asset's whole cost (null when part of it is unknown).
    */
-  finished(id: string, result: { files: LockedFile[]; credits: number | null; finishedAt?: Date }): Promise<void> {
+  finished(id: string, result: { files: LockedFile[]; credits: number | null; finishedAt?: Date } & Processed): Promise<void> {
     return this.#update([id], (lock) => {
       const job = lock.assets[id]?.job;
       if (!job) throw new Error(`LockWriter.finished(${id}): no job was submitted for it`);
       const { spec, kind, agent, workflow, generation, jobId } = job;
       const finishedAt = (result.finishedAt ?? new Date()).toISOString();
       const service = this.#service;
-      lock.assets[id] = {
-        kind,
-        agent,
-        workflow,
-        spec,
-        files: result.files,
-        credits: result.credits,
-        finishedAt,
-        generation,
-        jobId,
-        service,
-      };
+      const { files, credits, original, post } = result;
+      lock.assets[id] = { kind, agent, workflow, spec, files, credits, finishedAt, generation, jobId, service, original, post };
+    });
+  }
+
+  /** Re-processed from the kept original (no paid call): new files and steps, the rest as it was. */
+  reprocessed(id: string, result: { files: LockedFile[] } & Processed): Promise<void> {
+    return this.#update([id], (lock) => {
+      const entry = lock.assets[id];
+      if (!entry?.spec) throw new Error(`LockWriter.reprocessed(${id}): it was never built`);
+      lock.assets[id] = { ...entry, files: result.files, original: result.original, post: result.post };
     });
   }
 

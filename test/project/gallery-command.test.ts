@@ -74,23 +74,21 @@ describe('assetgen build --report', () => {
     const files = Object.values(lock.assets).flatMap((entry) => entry.files);
     expect(fs.readFileSync(path.join(project.cwd, 'r.html'), 'utf8').match(/class="dims"/g)).toHaveLength(files.length);
 
-    // Post steps, as the lock records them (read defensively), on the card and nowhere else.
-    const text = fs.readFileSync(lockFile, 'utf8');
-    const edited = JSON.parse(text) as { assets: Record<string, Record<string, unknown>> };
-    edited.assets.sword!.post = ['trim', { resize: { width: 32, height: 32, kernel: 'nearest' } }];
-    edited.assets.shield!.post = 'not a list';
-    fs.writeFileSync(lockFile, JSON.stringify(edited));
+    // Post steps added to one asset (re-processed from its kept original, free): on its card and nowhere else.
+    const withPost = GALLERY_MANIFEST.replace(
+      '    out: assets/icons/sword.png\n',
+      '    out: assets/icons/sword.png\n    post: [trim, { resize: { width: 32, height: 32, kernel: nearest } }]\n',
+    );
+    expect(withPost).not.toBe(GALLERY_MANIFEST);
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), withPost);
+    expect((await run(['build', '--mock', '--yes'])).code).toBe(0);
     const report = await run(['report', '--mock', '-o', 'lock.html', '--json']);
     expect(report.code, report.stderr).toBe(0);
-    expect(card('lock.html', 'sword').html).toContain(
-      '<dt>post</dt><dd class="post">trim → resize: {width: 32, height: 32, kernel: nearest}</dd>',
-    );
+    expect(card('lock.html', 'sword').html).toContain('<dt>post</dt><dd class="post">trim → resize 32×32 contain nearest</dd>');
     expect(card('lock.html', 'shield').html).not.toContain('<dt>post</dt>');
     const item = (parseJson(report).items as { id: string; post?: string[]; files: { width?: number }[] }[]).find((i) => i.id === 'sword');
-    expect(item).toMatchObject({
-      post: ['trim', 'resize: {width: 32, height: 32, kernel: nearest}'],
-      files: [{ path: sword, width, height }],
-    });
+    expect(item).toMatchObject({ post: ['trim', 'resize 32×32 contain nearest'] });
+    expect(item!.files[0]).toMatchObject({ path: sword, width: 32, height: 32 });
   });
 
   it('shows a failed asset as failed, and the rest as built, with exit 1 as without --report', async () => {

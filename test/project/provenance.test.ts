@@ -111,21 +111,24 @@ describe('provenance: sidecar', () => {
     expect(await project.ledger()).toHaveLength(charges);
   });
 
-  it('a sidecar carries the post steps the lock records (read defensively), and --json of the report lists them', async () => {
+  it('a sidecar carries the post steps that made the file, and the disclosure lists them', async () => {
     expect((await build()).code).toBe(0);
-    const lockFile = path.join(project.cwd, 'assetgen.lock');
-    const edited = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as { assets: Record<string, Record<string, unknown>> };
-    const steps = ['trim', { resize: { width: 32, height: 32, kernel: 'nearest' } }];
-    edited.assets.sword!.post = steps;
-    edited.assets.potion!.post = { not: 'a list' };
-    fs.writeFileSync(lockFile, JSON.stringify(edited));
+    // Post steps added to one asset: re-processed from its kept original (free), its sidecar says how.
+    const withPost = WITH_SIDECARS.replace(
+      '    out: assets/icons/sword.png\n',
+      '    out: assets/icons/sword.png\n    post: [trim, { resize: { width: 32, height: 32, kernel: nearest } }]\n',
+    );
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), withPost);
     const again = await build();
     expect(again.code, again.stderr).toBe(0);
     expect(parseJson(again).sidecars.written).toEqual(['assets/icons/sword.png.assetgen.json']);
-    expect(sidecar('assets/icons/sword.png').post).toEqual(steps);
+    expect(sidecar('assets/icons/sword.png').post).toMatchObject([
+      { kind: 'trim' },
+      { kind: 'resize', width: 32, height: 32, kernel: 'nearest' },
+    ]);
     expect(sidecar('assets/potion.png').post).toBeUndefined();
     const markdown = await project.run(['report', '--disclosure']);
-    expect(markdown.stdout).toContain('| trim, resize: {width: 32, height: 32, kernel: nearest} |');
+    expect(markdown.stdout).toContain('| trim, resize 32×32 contain nearest |');
   });
 
   it('people are told how many sidecars were written', async () => {

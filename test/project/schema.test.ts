@@ -80,6 +80,14 @@ describe('the JSON Schema', () => {
       'assets:\n  - { id: a, prompt: p, agent: x, matrix: { c: [1, 2] } }\n', // the id uses no variable
       'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: { 1c: [1] } }\n', // not a variable name
       'provenance: embed\nassets: []\n', // provenance is sidecar or absent
+      'assets:\n  - { id: a, prompt: p, agent: x, post: [blur] }\n', // unknown post step
+      'assets:\n  - { id: a, prompt: p, agent: x, post: [{ resize: { width: 0 } }] }\n', // bad resize
+      'assets:\n  - { id: a, prompt: p, agent: x, post: [{ palette: 1 }] }\n', // too few colours
+      'assets:\n  - { id: a, prompt: p, agent: x, post: [{ format: gif }] }\n', // bad format
+      'assets:\n  - { id: a, prompt: p, agent: x, post: [{ trim: { threshold: 300 } }] }\n', // bad threshold
+      'assets:\n  - { id: a, workflow: wf, post: [pot], out: o/ }\n', // post on a workflow
+      'defaults: { agent: x, post: trim }\nassets: []\n', // not a list
+      'assets:\n  - { id: a, prompt: p, agent: x, out: .assetgen/a.png }\n', // assetgen's own folder
     ];
     for (const text of bad) {
       expect(schemaAccepts(text), text).toBe(false);

@@ -15,7 +15,9 @@ import type { ManifestAsset } from '../../pipeline/manifest.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
 import type { AssetResult, WorkedOutcome } from '../../pipeline/outcome.js';
 import type { PlanItem } from '../../pipeline/plan.js';
-import type { LockWriter } from '../../pipeline/writer.js';
+import type { LockWriter, Processed } from '../../pipeline/writer.js';
+import { originalsFolder } from '../../pipeline/post.js';
+import { processOriginal } from './post.js';
 import { removeInside } from '../../files/confine.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 
@@ -80,13 +82,15 @@ export async function buildAsset(
   try {
     const hashes = new Map<string, FileHash>();
     const calls = budgetedClient(run, reservation);
-    const paths = await quiet.spendOn(() => produce(quiet, run, calls, item, asset, hashes, progress.status, jobCredits));
+    const processed: Processed = {};
+    const made = () => produce(quiet, run, calls, item, asset, { hashes, processed }, progress.status, jobCredits);
+    const paths = await quiet.spendOn(made);
     const files = await describeFiles(run.root, paths, hashes);
     progress.saved();
     const { charged, refunded } = tally.report;
     const paid = jobCredits();
     const cost = paid === null ? null : paid - refunded;
-    await writer.finished(item.id, { files, credits: cost });
+    await writer.finished(item.id, { files, credits: cost, ...processed });
     const outcome = item.action === 'resume' ? 'resumed' : 'built';
     return { id: item.id, outcome, files: files.map((f) => f.path), credits: charged - refunded, cost };
   } catch (error) {
@@ -142,22 +146,23 @@ async function produce(
   client: AssetgenClient,
   item: PlanItem,
   asset: ManifestAsset,
-  /** Filled with each saved file's hash, taken while it was written. */
-  hashes: Map<string, FileHash>,
+  /** Filled with each saved file's hash, taken while it was written, and what post-processing made. */
+  made: { hashes: Map<string, FileHash>; processed: Processed },
   status: (text: string) => void,
   jobCredits: () => number | null,
 ): Promise<string[]> {
   const { writer, root, claims } = run;
+  const { hashes } = made;
   const generation = item.job ? item.job.generation : (item.generation ?? 1);
   const key = item.job?.idempotencyKey ?? idempotencyKeyFor(item.id, item.spec, generation ?? 1);
   // Sent for the first time by this build: a replay after a lost attempt is then this build's own charge.
   const keyIsNew = !item.job && !item.reusesKey;
   const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key, generation };
   const output = outputOption(asset, root);
-  const save = (files: OutputFile[]): Promise<string[]> => {
+  const save = (files: OutputFile[], to = output): Promise<string[]> => {
     status(files.length === 1 ? 'saving' : `saving ${files.length} files`);
     return saveOutputs(ctx, client, files, {
-      output,
+      output: to,
       force: true,
       root,
       refuse: (file) => claims.claim(lockPath(root, file), item.id),
@@ -187,7 +192,17 @@ async function produce(
   if (asset.kind === 'image') {
     const generated = await pay((options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, options));
     const file = { url: generated.assetUrl, stem: asset.id, contentType: generated.contentType, fallbackExtension: '.png' };
-    return save([{ ...file, bytes: generated.assetBytes }]);
+    if (!asset.post) return save([{ ...file, bytes: generated.assetBytes }]);
+    // Downloaded as the kept original, then processed into the output (./post.ts).
+    const [original] = await save([{ ...file, bytes: generated.assetBytes }], `${path.join(root, originalsFolder(asset.id))}${path.sep}`);
+    status('post-processing');
+    const previous = item.files.filter((entry) => entry.state === 'ok').map((entry) => entry.path);
+    const result = await processOriginal(root, asset, lockPath(root, original), { claims, previous });
+    Object.assign(made.processed, { original: result.original, post: result.post });
+    return result.files.map((entry) => {
+      hashes.set(path.resolve(root, entry.path), { sha256: entry.sha256, size: entry.size });
+      return entry.path;
+    });
   }
 
   if (asset.kind === 'workflow') {

@@ -221,7 +221,7 @@ function itemDocument(item: PlanItem): DryRunResult['items'][number] {
 
 const outText = (out: OutputTarget): string => (out.type === 'file' ? out.path : `${out.dir === '.' ? '.' : out.dir}/`);
 const credits = (item: Pick<PlanItem, 'action' | 'estimate'>): string =>
-  item.action !== 'generate' ? '' : item.estimate === null ? '?' : String(item.estimate);
+  item.action === 'reprocess' ? '0' : item.action !== 'generate' ? '' : item.estimate === null ? '?' : String(item.estimate);
 
 function counts(plan: Plan): Partial<Record<PlanStatus, number>> {
   const result: Partial<Record<PlanStatus, number>> = {};

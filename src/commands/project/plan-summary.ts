@@ -45,6 +45,7 @@ const count = (plan: PlanView, action: PlanAction): number => plan.items.filter(
 /** What the plan does, counted by action. */
 export function actionCounts(plan: PlanView): string[] {
   const parts = [`${count(plan, 'generate')} to generate`, `${count(plan, 'resume')} to resume`];
+  if (count(plan, 'reprocess')) parts.push(`${count(plan, 'reprocess')} to re-process (free)`);
   if (count(plan, 'prune')) parts.push(`${count(plan, 'prune')} to prune`);
   if (count(plan, 'keep')) parts.push(`${count(plan, 'keep')} left alone`);
   parts.push(`${count(plan, 'none')} up to date`);
@@ -76,7 +77,11 @@ export function planMarkdown(plan: PlanView, check: BudgetCheck | undefined, man
     lines.push('| Asset | Status | Action | Credits | Why |', '|---|---|---|---:|---|');
     // A pull-request comment holds 65,536 characters: the first rows, then a count.
     for (const item of changes.slice(0, MARKDOWN_ROWS)) {
-      const credits = item.action === 'generate' || item.action === 'resume' ? (item.estimate === null ? '?' : String(item.estimate)) : '';
+      const credits = ['generate', 'resume', 'reprocess'].includes(item.action)
+        ? item.estimate === null
+          ? '?'
+          : String(item.estimate)
+        : '';
       lines.push(`| \`${cell(item.id)}\` | ${item.status} | ${item.action} | ${credits} | ${cell(item.reasons.join('; '))} |`);
     }
     if (changes.length > MARKDOWN_ROWS)

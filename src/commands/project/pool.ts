@@ -13,6 +13,7 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 import { startBoard } from '../../cli/board.js';
 import { buildAsset, pruneAsset, type AssetRun, type ItemResult } from './asset.js';
 import type { RunFlags } from './run.js';
+import { reprocessAsset } from './post.js';
 
 export type { ItemResult, Outcome } from './asset.js';
 
@@ -33,10 +34,11 @@ export async function runPlan(
   writer: LockWriter,
   options: RunOptions,
 ): Promise<ItemResult[]> {
-  const queue = items.filter((item) => item.action === 'generate' || item.action === 'resume');
+  const queue = items.filter((item) => item.action === 'generate' || item.action === 'resume' || item.action === 'reprocess');
   // One client for the whole build: its connections are reused from asset to asset (each asset's
-  // own spending is still counted, see CommandContext.spendOn). Missing credentials end the build here.
-  const client = queue.length ? await ctx.client() : undefined;
+  // own spending is still counted, see CommandContext.spendOn). Missing credentials end the build
+  // here; a build that only re-processes (no paid call) needs none.
+  const client = queue.some((item) => item.action !== 'reprocess') ? await ctx.client() : undefined;
   const results: ItemResult[] = [];
   const started = Date.now();
   const total = queue.length;
@@ -83,7 +85,9 @@ export async function runPlan(
         },
         status: (text: string) => board.set(item.id, text),
       };
-      const done = buildAsset(run, item, reservation, progress).then((result) => {
+      const work =
+        item.action === 'reprocess' ? reprocessAsset(run, item).finally(progress.saved) : buildAsset(run, item, reservation, progress);
+      const done = work.then((result) => {
         reservation.release();
         results.push(result);
         board.finish(item.id, resultLine(result));
@@ -132,6 +136,7 @@ const skipped = (item: PlanItem, reason: string): ItemResult => ({ id: item.id, 
 
 function startingStatus(item: PlanItem): string {
   if (item.action === 'resume') return `resuming ${item.job?.jobId ?? 'its paid call'}`;
+  if (item.action === 'reprocess') return 'post-processing';
   const what =
     item.kind === 'image'
       ? `generating with ${item.agent}`

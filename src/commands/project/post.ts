@@ -1,0 +1,76 @@
+// Post-processing in a build (docs/build.md "Post-processing"): the generated original kept under
+// .assetgen/originals/<id>/, the asset's `post` steps run on it (src/imaging: sharp is loaded here,
+// on first use, and only by a build that has steps to run), the result written as the output. Every
+// path written or deleted goes through the confinement rule (src/files/confine.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../../files/atomic.js';
+import { makeFolder, PathRefusedError, placeIn, removeInside } from '../../files/confine.js';
+import { sha256 } from '../../pipeline/hash.js';
+import type { LockedFile } from '../../pipeline/lock.js';
+import type { ManifestAsset } from '../../pipeline/manifest.js';
+import type { OutputClaims } from '../../pipeline/owners.js';
+import type { PlanItem } from '../../pipeline/plan.js';
+import { originalPath, outputPathFor, postHash } from '../../pipeline/post.js';
+import type { Processed } from '../../pipeline/writer.js';
+import type { AssetRun, ItemResult } from './asset.js';
+
+export interface ProcessedFiles extends Processed {
+  files: LockedFile[];
+}
+
+/**
+ * Keeps `source` (a project path: the download, or an output made before `post` was added) as the
+ * asset's original, runs the steps on it and writes the output; files of the asset's last finish
+ * that this one does not write again (`previous`, unchanged since) are removed. With no steps (they
+ * were removed from the manifest), the output is the original itself and no original is kept.
+ */
+export async function processOriginal(
+  root: string,
+  asset: ManifestAsset,
+  source: string,
+  options: { claims: OutputClaims; previous: readonly string[] },
+): Promise<ProcessedFiles> {
+  const from = placeIn(root, source);
+  if (from.entry !== 'file')
+    throw new PathRefusedError(`${source} is not a regular file; assetgen reads no link or folder as an original.`);
+  const bytes = await fs.promises.readFile(from.file);
+  const kept = originalPath(asset.id, source);
+  if (kept !== source) await writeInside(root, kept, bytes);
+  const output = outputPathFor(asset, kept);
+  const refusal = options.claims.claim(output, asset.id);
+  if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
+  const result = asset.post ? await (await import('../../imaging/post.js')).applyPostSteps(bytes, asset.post, source) : undefined;
+  const written = result?.bytes ?? bytes;
+  await writeInside(root, output, written);
+  for (const stale of options.previous) if (stale !== output && stale !== kept) removeInside(root, stale);
+  const file = { path: output, sha256: sha256(written), size: written.length };
+  if (!asset.post) {
+    removeInside(root, kept);
+    return { files: [file] };
+  }
+  return { files: [file], original: { path: kept, sha256: sha256(bytes), size: bytes.length }, post: postHash(asset.post) };
+}
+
+/** A whole file written atomically at a project path, by the confinement rule: never through a link. */
+async function writeInside(root: string, file: string, bytes: Uint8Array): Promise<void> {
+  const place = placeIn(root, file);
+  if (place.entry !== 'none' && place.entry !== 'file')
+    throw new PathRefusedError(
+      `${file} is ${place.entry === 'link' ? 'a symbolic link' : 'not a regular file'}; a build never writes through it.`,
+    );
+  const dir = makeFolder(root, place, file);
+  await writeFileAtomic(path.join(dir, path.basename(place.file)), bytes);
+}
+
+/** The plan's `reprocess`: the steps run again from the kept original; no paid call, nothing charged. */
+export async function reprocessAsset(run: AssetRun, item: PlanItem): Promise<ItemResult> {
+  try {
+    const previous = item.files.filter((file) => file.state === 'ok').map((file) => file.path);
+    const processed = await processOriginal(run.root, item.asset!, item.source!, { claims: run.claims, previous });
+    await run.writer.reprocessed(item.id, processed);
+    return { id: item.id, outcome: 'built', files: processed.files.map((file) => file.path), credits: 0 };
+  } catch (error) {
+    return { id: item.id, outcome: 'failed', files: [], credits: 0, reason: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,101 @@
+// Post-processing in a build (issue 21): an image asset's `post:` steps run on the generated
+// original, which is kept in the project (.assetgen/originals/<id>/), so a change of the steps alone
+// re-processes it with no paid call. Here: the paths, the steps' hash the lock records, and the
+// plan's decision. Pure: sharp is loaded by the build that applies the steps, never by planning.
+import path from 'node:path';
+import type { PostStep } from '../imaging/post-steps.js';
+import { sha256, stableStringify, type FileHash } from './hash.js';
+import type { LockEntry, LockedFile } from './lock.js';
+import type { ManifestAsset, OutputTarget } from './manifest.js';
+import { inTarget, stemOf } from './paths.js';
+
+/** Where generated originals are kept, under the project root: one folder per asset id. */
+export const ORIGINALS_DIR = '.assetgen/originals';
+
+export const originalsFolder = (id: string): string => `${ORIGINALS_DIR}/${id}`;
+
+/** The kept original of a file named `name` (the downloaded file's own name, or an output's). */
+export const originalPath = (id: string, name: string): string => `${originalsFolder(id)}/${path.posix.basename(name)}`;
+
+/** What the lock records of the steps: their hash (the parsed steps, every default filled in). */
+export const postHash = (steps: readonly PostStep[]): string => sha256(stableStringify(steps));
+
+/** The extension the steps write: `.webp` after `format: webp`, else `.png`. */
+export function postExtension(steps: readonly PostStep[]): string {
+  const last = steps.at(-1);
+  return last?.kind === 'format' ? `.${last.format}` : '.png';
+}
+
+/**
+ * Where the output of an asset made from `original` goes: a file `out` as given; in a folder,
+ * `<id>` with the steps' extension, or (no steps) the original's own.
+ */
+export function outputPathFor(asset: Pick<ManifestAsset, 'id' | 'out' | 'post'>, original: string): string {
+  if (asset.out.type === 'file') return asset.out.path;
+  const extension = asset.post ? postExtension(asset.post) : path.posix.extname(original);
+  const name = `${asset.id}${extension}`;
+  return asset.out.dir === '.' ? name : `${asset.out.dir}/${name}`;
+}
+
+/** A file `out` must have the extension the steps write; the message when it does not. */
+export function postOutProblem(out: OutputTarget, steps: readonly PostStep[]): string | undefined {
+  if (out.type !== 'file') return undefined;
+  const extension = postExtension(steps);
+  if (path.posix.extname(out.path).toLowerCase() === extension) return undefined;
+  return `post writes ${extension.slice(1).toUpperCase()}: give the file the ${extension} extension (or a folder ending in /)`;
+}
+
+/** What planning does about post-processing: re-process from `source` for free, generate, or keep. */
+export interface PostDecision {
+  status: 'changed' | 'missing' | 'edited';
+  action: 'reprocess' | 'generate' | 'keep';
+  reasons: string[];
+  /** For a re-process: the project path of the file the steps run on (the kept original, or the output made before `post` was added). */
+  source?: string;
+}
+
+type State = 'ok' | 'edited' | 'missing';
+
+/**
+ * Called once an asset's spec is unchanged and no output is edited by hand: undefined when
+ * post-processing leaves nothing to do (the caller goes on as for any asset).
+ */
+export function planPost(
+  asset: ManifestAsset,
+  entry: LockEntry,
+  files: readonly { path: string; state: State }[],
+  hashes: ReadonlyMap<string, FileHash | null>,
+): PostDecision | undefined {
+  const wanted = asset.post ? postHash(asset.post) : undefined;
+  if (!wanted && !entry.post) return undefined;
+  const original = entry.original;
+  const target = outputPathFor(asset, original?.path ?? files[0]?.path ?? '');
+  const moved = !files.every((file) => inTarget(file.path, asset.id, asset.out) && stemOf(file.path) === stemOf(target));
+  const renamed = files.length !== 1 || files[0].path !== target;
+  const missing = files.filter((file) => file.state === 'missing').map((file) => file.path);
+  const what = [
+    ...(wanted !== entry.post ? [!entry.post ? 'post added' : !wanted ? 'post removed' : 'post changed'] : []),
+    ...(moved ? ['out changed'] : renamed && !missing.length ? [`now written as ${target}`] : []),
+    ...(missing.length ? [`${missing.join(', ')} missing`] : []),
+  ];
+  if (!what.length) return undefined;
+  const status = wanted !== entry.post || moved || renamed ? 'changed' : 'missing';
+  // Before `post` was added, the output is the generated file itself: it becomes the original.
+  const sourceState: State = original ? stateOf(original, hashes) : files.length === 1 && files[0].state === 'ok' ? 'ok' : 'missing';
+  const source = original?.path ?? files[0]?.path;
+  if (sourceState === 'ok' && source)
+    return { status, action: 'reprocess', source, reasons: [...what, `re-processed from ${source}, no paid call`] };
+  if (sourceState === 'edited')
+    return {
+      status: 'edited',
+      action: 'keep',
+      reasons: [...what, `${source} (the kept original) edited since assetgen wrote it: left alone (--force regenerates)`],
+    };
+  const gone = original ? `the kept original ${original.path} is missing` : 'no generated original is left';
+  return { status, action: 'generate', reasons: [...what, `${gone}: generated again (a paid call)`] };
+}
+
+function stateOf(file: LockedFile, hashes: ReadonlyMap<string, FileHash | null>): State {
+  const found = hashes.get(file.path);
+  return !found ? 'missing' : found.sha256 === file.sha256 && found.size === file.size ? 'ok' : 'edited';
+}

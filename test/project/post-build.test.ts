@@ -1,0 +1,162 @@
+// `post:` steps in a build, against the mock's ledger: one paid call per asset and the output
+// processed (the mock's 128×128 PNG resized), the original kept; a change of the steps alone
+// re-processed from the original with nothing paid; a prompt change paid once; a hand edit kept; a
+// missing original asked of the service again; a second build doing nothing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mediaInfo } from '../../src/files/media-info.js';
+import { readLock } from '../../src/pipeline/lock.js';
+import { parseJson, type CliResult } from '../support/cli.js';
+import { netSpend, spendByKey } from '../support/ledger.js';
+import { useMockProject } from '../support/project.js';
+import { writeFiles } from './helpers.js';
+
+const manifest = (post: string, swordPrompt = 'a rusty sword') => `defaults:
+  agent: icon-forge
+  out: assets/
+  post: ${post}
+assets:
+  - { id: sword, prompt: ${swordPrompt} }
+  - { id: shield, prompt: a wooden shield }
+  - { id: raw, prompt: a raw gem, post: [] }
+`;
+const RESIZE_64 = '[{ resize: { width: 64, height: 64, kernel: nearest } }]';
+const RESIZE_32_WEBP = '[{ resize: 32x32 }, { format: webp }]';
+
+const project = useMockProject({ mock: { credits: 100_000 }, config: { credits: 100_000, faults: { rate: 0 } } });
+const build = (args: string[] = []) => project.run(['build', '--json', ...args]);
+const write = (text: string) => writeFiles(project.cwd, { 'assetgen.yaml': text });
+const file = (name: string) => path.join(project.cwd, name);
+const size = (name: string) => {
+  const info = mediaInfo(file(name));
+  return `${info.format} ${info.width}x${info.height}`;
+};
+const lock = () => readLock(file('assetgen.lock'));
+type Item = { id: string; outcome: string; status: string; action?: string; estimate?: number; media?: unknown[]; reasons: string[] };
+const items = (result: CliResult) => Object.fromEntries((parseJson(result).items as Item[]).map((item) => [item.id, item]));
+
+/** Runs `work`; returns its result and what the ledger gained meanwhile (charges, net spend). */
+async function ledgerOf(work: () => Promise<CliResult>): Promise<{ result: CliResult; charges: number; spent: number }> {
+  const before = (await project.ledger()).length;
+  const result = await work();
+  const added = (await project.ledger()).slice(before);
+  return { result, charges: added.filter((entry) => entry.amount < 0).length, spent: netSpend(added) };
+}
+
+describe('post steps in a build', () => {
+  it('one paid call per asset, the output processed, the original kept; --json reports the processed media', async () => {
+    write(manifest(RESIZE_64));
+    const { result, charges, spent } = await ledgerOf(() => build());
+    expect(result.code, result.stderr).toBe(0);
+    expect(charges).toBe(3);
+    expect(spent).toBe(30);
+    expect(size('assets/sword.png')).toBe('png 64x64');
+    expect(size('assets/shield.png')).toBe('png 64x64');
+    expect(size('assets/raw.png')).toBe('png 128x128'); // its own `post: []` replaces the default
+    expect(size('.assetgen/originals/sword/sword.png')).toBe('png 128x128');
+    expect(fs.existsSync(file('.assetgen/originals/raw'))).toBe(false);
+    expect(items(result).sword!.media).toEqual([{ path: 'assets/sword.png', format: 'png', width: 64, height: 64 }]);
+    // The lock: the result's hash (files), the original's and the steps' hash, each on its own.
+    const sword = lock().assets.sword!;
+    expect(sword.files.map((entry) => entry.path)).toEqual(['assets/sword.png']);
+    expect(sword.original).toMatchObject({
+      path: '.assetgen/originals/sword/sword.png',
+      size: fs.statSync(file('.assetgen/originals/sword/sword.png')).size,
+    });
+    expect(sword.post).toMatch(/^[0-9a-f]{64}$/);
+    expect(lock().assets.raw!.original).toBeUndefined();
+    // Each asset's charge is its own key's: one paid call each.
+    expect([...spendByKey(await project.ledger()).values()].sort()).toEqual([10, 10, 10]);
+  });
+
+  it('changing only post: the dry run shows reprocess at 0 credits, the build pays nothing and re-processes; then nothing to do', async () => {
+    write(manifest(RESIZE_64));
+    expect((await build()).code).toBe(0);
+    write(manifest(RESIZE_32_WEBP));
+    const plan = items(await project.run(['build', '--dry-run', '--json']));
+    expect(plan.sword).toMatchObject({ status: 'changed', action: 'reprocess', estimate: 0 });
+    expect(plan.sword!.reasons).toContain('post changed');
+    expect(plan.raw).toMatchObject({ action: 'none' });
+    const dry = await project.run(['build', '--dry-run']);
+    expect(dry.stdout).toMatch(/^sword\s+changed\s+reprocess\s+image\s+0\s/m);
+    expect(dry.stderr).toContain('2 to re-process (free)');
+
+    const { result, charges, spent } = await ledgerOf(() => build());
+    expect(result.code, result.stderr).toBe(0);
+    expect([charges, spent]).toEqual([0, 0]);
+    expect(items(result).sword).toMatchObject({
+      outcome: 'built',
+      media: [{ path: 'assets/sword.webp', format: 'webp', width: 32, height: 32 }],
+    });
+    expect(fs.existsSync(file('assets/sword.png'))).toBe(false); // the PNG it replaces is removed
+    expect(size('.assetgen/originals/sword/sword.png')).toBe('png 128x128');
+
+    const again = await ledgerOf(() => build());
+    expect(again.charges).toBe(0);
+    expect(Object.values(items(again.result)).map((item) => item.outcome)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+  });
+
+  it('post added to an asset built without it: processed from its output, no paid call; removed: the original back', async () => {
+    write(manifest('[]'));
+    expect((await build()).code).toBe(0);
+    const generated = fs.readFileSync(file('assets/sword.png'));
+    write(manifest(RESIZE_64));
+    const added = await ledgerOf(() => build());
+    expect(added.charges).toBe(0);
+    expect(size('assets/sword.png')).toBe('png 64x64');
+    expect(fs.readFileSync(file('.assetgen/originals/sword/sword.png'))).toEqual(generated);
+    write(manifest('[]'));
+    const removed = await ledgerOf(() => build());
+    expect(removed.charges).toBe(0);
+    expect(fs.readFileSync(file('assets/sword.png'))).toEqual(generated);
+    expect(lock().assets.sword!.original).toBeUndefined();
+    expect(fs.existsSync(file('.assetgen/originals/sword/sword.png'))).toBe(false);
+  });
+
+  it('--prune of an asset gone from the manifest deletes its output and its kept original', async () => {
+    write(manifest(RESIZE_64));
+    expect((await build()).code).toBe(0);
+    write(manifest(RESIZE_64).replace(/ {2}- \{ id: shield.*\n/, ''));
+    const { result, charges } = await ledgerOf(() => build(['--prune']));
+    expect([result.code, charges]).toEqual([0, 0]);
+    expect(items(result).shield).toMatchObject({ outcome: 'pruned' });
+    expect(fs.existsSync(file('assets/shield.png'))).toBe(false);
+    expect(fs.existsSync(file('.assetgen/originals/shield/shield.png'))).toBe(false);
+    expect(size('.assetgen/originals/sword/sword.png')).toBe('png 128x128');
+  });
+
+  it('changing a prompt: one paid call, for that asset, its output processed', async () => {
+    write(manifest(RESIZE_64));
+    expect((await build()).code).toBe(0);
+    write(manifest(RESIZE_64, 'a shiny sword'));
+    const { result, charges, spent } = await ledgerOf(() => build());
+    expect([charges, spent]).toEqual([1, 10]);
+    expect(items(result).sword).toMatchObject({ outcome: 'built', status: 'changed' });
+    expect(items(result).shield).toMatchObject({ outcome: 'unchanged' });
+    expect(size('assets/sword.png')).toBe('png 64x64');
+  });
+
+  it('a hand-edited output is kept when post changes; a missing original makes the plan ask the service again', async () => {
+    write(manifest(RESIZE_64));
+    expect((await build()).code).toBe(0);
+    fs.writeFileSync(file('assets/sword.png'), 'my own pixels');
+    fs.rmSync(file('.assetgen/originals/shield'), { recursive: true });
+    write(manifest(RESIZE_32_WEBP));
+    const plan = items(await project.run(['build', '--dry-run', '--json']));
+    expect(plan.sword).toMatchObject({ status: 'edited', action: 'keep' });
+    expect(plan.shield).toMatchObject({ action: 'generate', estimate: 10 });
+    expect(plan.shield!.reasons.join('; ')).toContain(
+      'the kept original .assetgen/originals/shield/shield.png is missing: generated again (a paid call)',
+    );
+    // Asked again with the same key (the same spec and generation): the mock still holds the answer and replays it, free.
+    const { result, charges } = await ledgerOf(() => build());
+    expect(result.code, result.stderr).toBe(0);
+    expect(charges).toBe(0);
+    expect(items(result).shield).toMatchObject({ outcome: 'built', status: 'changed' });
+    expect(fs.readFileSync(file('assets/sword.png'), 'utf8')).toBe('my own pixels');
+    expect(items(result).sword).toMatchObject({ outcome: 'kept' });
+    expect(size('assets/shield.webp')).toBe('webp 32x32');
+    expect(size('.assetgen/originals/shield/shield.png')).toBe('png 128x128');
+  });
+});
