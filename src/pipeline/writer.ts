@@ -3,9 +3,7 @@
 // the build ends; and a claim file so that two assetgen processes never write one lock at once (the
 // later one would drop the other's records of jobs already paid for).
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { LockError } from './errors.js';
+import { claim } from './lock-claim.js';
 import { readLock, writeLockAtomic, writeLockAtomicSync, type Lock, type LockedFile, type LockEntry, type LockJob } from './lock.js';
 import { journalFileFor, journalLine, type JournalRecord } from './lock-journal.js';
 
@@ -233,66 +231,5 @@ export class LockWriter {
     this.#unfolded = true;
     await this.#journal.write(records.map(journalLine).join(''));
     await this.#journal.datasync();
-  }
-}
-
-/** The claim beside a lock: `.assetgen.lock.writer`, holding who writes it. */
-export const claimFileFor = (lockFile: string): string => path.join(path.dirname(lockFile), `.${path.basename(lockFile)}.writer`);
-
-interface Claim {
-  pid: number;
-  host: string;
-  since: string;
-}
-
-/** A claim too new to have been written in full yet is being written now, not abandoned. */
-const HALF_WRITTEN_MS = 5_000;
-
-function claim(lockFile: string): string {
-  const claimFile = claimFileFor(lockFile);
-  const mine: Claim = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      fs.writeFileSync(claimFile, `${JSON.stringify(mine)}\n`, { flag: 'wx' });
-      return claimFile;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const holder = readClaim(claimFile);
-    if (holder === 'gone') continue;
-    if (holder === 'unreadable' ? !oldEnough(claimFile) : !abandoned(holder)) {
-      const who =
-        holder === 'unreadable' ? 'another assetgen' : `another assetgen (pid ${holder.pid} on ${holder.host}, since ${holder.since})`;
-      throw new LockError(
-        `${lockFile} is being written by ${who}.`,
-        `Wait for it to finish. If that process is gone, delete ${claimFile}.`,
-      );
-    }
-    fs.rmSync(claimFile, { force: true });
-  }
-  throw new LockError(`Could not claim ${lockFile}: other processes keep claiming it.`);
-}
-
-function readClaim(file: string): Claim | 'gone' | 'unreadable' {
-  try {
-    const claim = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Claim>;
-    if (typeof claim.pid === 'number' && typeof claim.host === 'string')
-      return { pid: claim.pid, host: claim.host, since: String(claim.since) };
-    return 'unreadable';
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : 'unreadable';
-  }
-}
-
-const oldEnough = (file: string): boolean => Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) > HALF_WRITTEN_MS;
-
-/** Left by a process that has died: only decidable on the same host, and never for this process. */
-function abandoned(claim: Claim): boolean {
-  if (claim.host !== os.hostname() || claim.pid === process.pid) return false;
-  try {
-    process.kill(claim.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LockError } from '../../src/pipeline/errors.js';
 import { describeFiles } from '../../src/pipeline/hash.js';
 import { readLock, serializeLock } from '../../src/pipeline/lock.js';
-import { claimFileFor, LockWriter } from '../../src/pipeline/writer.js';
+import { claimFileFor } from '../../src/pipeline/lock-claim.js';
+import { LockWriter } from '../../src/pipeline/writer.js';
 import { SHA, sampleLock as sample, tempDir, thrown, writeFiles } from './helpers.js';
 
 const open: LockWriter[] = [];
@@ -217,6 +218,17 @@ describe('the writer claim', () => {
     fs.writeFileSync(claimFileFor(file), JSON.stringify({ pid: dead, host: os.hostname(), since: '2026-01-01T00:00:00Z' }));
     writerFor(file);
     expect(JSON.parse(fs.readFileSync(claimFileFor(file), 'utf8'))).toMatchObject({ pid: process.pid });
+  });
+
+  it('a claim appears whole (drafted, then linked into place): a draft left by a killed process blocks nothing', () => {
+    const file = path.join(tempDir(), 'assetgen.lock');
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    fs.writeFileSync(`${claimFileFor(file)}.${dead}.tmp`, '');
+    const writer = writerFor(file);
+    expect(JSON.parse(fs.readFileSync(claimFileFor(file), 'utf8'))).toMatchObject({ pid: process.pid, host: os.hostname() });
+    // This process's own draft is gone once the claim is made.
+    expect(fs.readdirSync(path.dirname(file)).filter((name) => name.endsWith(`.${process.pid}.tmp`))).toEqual([]);
+    expect(writer.file).toBe(file);
   });
 
   it('leaves alone a claim from another host, and a fresh claim still being written', () => {
