@@ -7,6 +7,7 @@ import type { AssetKind, ManifestAsset, OutputTarget } from './manifest.js';
 import { AliasIndex, AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit, positionIn, tooManyNodes } from './manifest-limits.js';
 import { readPlainManifest } from './manifest-reader.js';
 import { assetPost, readPost, type PostStep } from './manifest-post.js';
+import { checkSheetOut, checkSheets, readSheet } from './manifest-sheet.js';
 import { outputStem, parseOut } from './paths.js';
 import { expandTemplates } from './templates.js';
 
@@ -16,9 +17,9 @@ const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
 
 const TOP_FIELDS = ['$schema', 'budget', 'provenance', 'vars', 'defaults', 'assets'];
 const DEFAULT_FIELDS = ['agent', 'out', 'style', 'post'];
-const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio', 'style', 'matrix', 'post'];
+const ASSET_FIELDS = 'id prompt workflow video agent set out duration aspectRatio style matrix post sheet'.split(' ');
 /** The field that makes an asset of each kind. */
-const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video' } as const;
+const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video', sheet: 'sheet' } as const;
 const KIND_NAMES = Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[];
 /** Fields that only some kinds take. */
 const ONLY_FOR: [string, AssetKind[]][] = Object.entries({
@@ -222,6 +223,7 @@ function validateTree(walker: Walker): ValidatedManifest {
     }
     assets.push(asset);
   });
+  if (!walker.issues.length) checkSheets(walker, assets);
   const issues = walker.issues.sort((a, b) => a.line - b.line || a.col - b.col);
   return {
     assets: issues.length ? [] : assets,
@@ -249,16 +251,18 @@ function readAsset(
     );
 
   const given = KIND_NAMES.filter((name) => entries.has(name));
-  if (given.length === 0) walker.issue(node, `${field}.prompt`, 'missing prompt: give one of prompt (image), workflow or video');
+  if (given.length === 0) walker.issue(node, `${field}.prompt`, 'missing prompt: give one of prompt (image), workflow, video or sheet');
   if (given.length > 1)
     walker.issue(
       entries.get(given[1])!.key,
       `${field}.${given[1]}`,
-      `an asset is one of prompt, workflow or video: ${given.join(' and ')} are both given`,
+      `an asset is one of prompt, workflow, video or sheet: ${given.join(' and ')} are both given`,
     );
   const kindField = given[0];
   const kind: AssetKind | undefined = kindField && KIND_FIELDS[kindField];
-  const text = kindField ? walker.string(entries.get(kindField), `${field}.${kindField}`) : undefined;
+  const sheet = kind === 'sheet' ? readSheet(walker, entries.get('sheet')!, `${field}.sheet`) : undefined;
+  const text =
+    kind === 'sheet' ? sheet && kindField : kindField ? walker.string(entries.get(kindField), `${field}.${kindField}`) : undefined;
 
   for (const [name, kinds] of ONLY_FOR) {
     if (kind && entries.has(name) && !kinds.includes(kind))
@@ -283,11 +287,13 @@ function readAsset(
   const outText = walker.string(outEntry, `${field}.out`);
   const out = outText === undefined ? options.defaultOut : outputTarget(walker, outEntry!.value, `${field}.out`, outText, kind);
   const post = assetPost(walker, { entries, node, field, kind, out }, options.defaultPost);
+  if (kind === 'sheet') checkSheetOut(walker, { entries, node, field, out });
 
   if (walker.issues.length > before || !id || !kind || !text || !out) return undefined;
   const { line, col } = walker.positionOf(node);
   const asset: ManifestAsset = { id, kind, out, position: { line, col } };
   if (kind === 'workflow') asset.workflow = text;
+  else if (sheet) asset.sheet = sheet;
   else asset.prompt = text;
   if (agent) asset.agent = agent;
   if (set) asset.set = set;

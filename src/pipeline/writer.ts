@@ -34,7 +34,6 @@ export class LockWriter {
   #journal?: fs.promises.FileHandle;
   /** The journal holds changes the lock file does not have yet. */
   #unfolded = false;
-
   /** The service host this build runs on, recorded with each finish (provenance). */
   readonly #service: string | undefined;
 
@@ -150,6 +149,11 @@ export class LockWriter {
     return this.#update([id], (lock) => void delete lock.assets[id]);
   }
 
+  /** A sheet packed (pipeline/sheet.ts): its whole entry, made with no paid call. */
+  packed(id: string, entry: LockEntry): Promise<void> {
+    return this.#update([id], (lock) => void (lock.assets[id] = entry));
+  }
+
   /** Replaces the whole lock (`lock merge`). */
   replace(lock: Lock): Promise<void> {
     return this.#update('all', (current) => void Object.assign(current, structuredClone(lock)));
@@ -245,8 +249,7 @@ interface Claim {
   since: string;
 }
 
-/** A claim too new to have been written in full yet is being written now, not abandoned. */
-const HALF_WRITTEN_MS = 5_000;
+const HALF_WRITTEN_MS = 5_000; // a claim younger than this may still be being written, not abandoned
 
 function claim(lockFile: string): string {
   const claimFile = claimFileFor(lockFile);
