@@ -46,8 +46,10 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     const refusal = run.claims.claim(png, asset.id);
     if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
     const { packAtlas, atlasJson } = await import('../../imaging/atlas.js');
-    const { padding, extrude, maxSize, trim } = sheet;
-    const atlas = await packAtlas(read, { padding, extrude, maxSize, trim, image: path.posix.basename(png) });
+    // Options the manifest leaves out take the packer's defaults (an undefined would replace them).
+    const { from: _from, ...given } = sheet;
+    const options = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+    const atlas = await packAtlas(read, { ...options, image: path.posix.basename(png) });
     const data = Buffer.from(atlasJson(atlas.data));
     await writeInside(run.root, png, atlas.png);
     await writeInside(run.root, json, data);
