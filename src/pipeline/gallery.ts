@@ -4,6 +4,7 @@
 // escaped, and the only URLs in the page are data: URIs made here from the bytes, with a content
 // type from a short allow-list decided by the bytes themselves. No scripts, and a CSP that allows none.
 import { GALLERY_STYLE } from './gallery-style.js';
+import type { AssetKind } from './manifest.js';
 
 export type GalleryStatus = 'new' | 'unchanged' | 'failed' | 'skipped';
 export const GALLERY_STATUSES: readonly GalleryStatus[] = ['new', 'unchanged', 'failed', 'skipped'];
@@ -21,7 +22,7 @@ export interface GalleryFile {
 
 export interface GalleryAsset {
   id: string;
-  kind: 'image' | 'workflow' | 'video';
+  kind: AssetKind;
   prompt?: string;
   workflow?: string;
   set?: Record<string, string>;
@@ -163,7 +164,8 @@ function renderHeader(gallery: Gallery, totals: GalleryTotals): string {
 function renderCard(asset: GalleryAsset): string {
   const meta: string[] = [`<dt>kind</dt><dd>${h(asset.kind)}</dd>`];
   if (asset.workflow !== undefined) meta.push(`<dt>workflow</dt><dd><code>${h(asset.workflow)}</code></dd>`);
-  if (asset.kind !== 'workflow') meta.push(`<dt>agent</dt><dd>${asset.agent !== undefined ? h(asset.agent) : 'service default'}</dd>`);
+  if (asset.kind === 'image' || asset.kind === 'video')
+    meta.push(`<dt>agent</dt><dd>${asset.agent !== undefined ? h(asset.agent) : 'service default'}</dd>`);
   const credits = asset.credits === null ? '—' : `${asset.credits}${asset.creditsWhen ? ` <small>${h(asset.creditsWhen)}</small>` : ''}`;
   meta.push(`<dt>credits</dt><dd>${credits}</dd>`);
   if (asset.post?.length) meta.push(`<dt>post</dt><dd class="post">${asset.post.map(h).join(' → ')}</dd>`);

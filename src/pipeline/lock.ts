@@ -69,6 +69,8 @@ export interface LockEntry {
    */
   original?: LockedFile;
   post?: string;
+  /** A sheet (pipeline/sheet.ts): the input files it was packed from; `spec` is then its options' hash. */
+  inputs?: LockedFile[];
   job?: LockJob;
   /** The video job or workflow run id of the last finish (images have none), and the service host it ran on. */
   jobId?: string;
@@ -80,7 +82,7 @@ export interface Lock {
   assets: Record<string, LockEntry>;
 }
 
-const KINDS = ['image', 'workflow', 'video'];
+const KINDS = ['image', 'workflow', 'video', 'sheet'];
 /** An entry's optional text fields. */
 const STRING_FIELDS = ['agent', 'workflow', 'spec', 'finishedAt', 'jobId', 'service', 'post'];
 
@@ -141,7 +143,7 @@ function checkLock(data: unknown, file: string): Lock {
     const where = `assets.${id}`;
     if (!isObject(entry)) fail(where, 'must be an object');
     const e = entry as Record<string, unknown>;
-    if (!KINDS.includes(e.kind as string)) fail(`${where}.kind`, 'must be image, workflow or video');
+    if (!KINDS.includes(e.kind as string)) fail(`${where}.kind`, 'must be image, workflow, video or sheet');
     for (const key of STRING_FIELDS) if (e[key] !== undefined && typeof e[key] !== 'string') fail(`${where}.${key}`, 'must be a string');
     if (e.credits !== undefined && e.credits !== null && typeof e.credits !== 'number') fail(`${where}.credits`, 'must be a number');
     if (e.generation !== undefined && !isCount(e.generation)) fail(`${where}.generation`, 'must be a whole number');
@@ -153,6 +155,7 @@ function checkLock(data: unknown, file: string): Lock {
     };
     for (const f of e.files as unknown[]) checkFile(f, 'files');
     if (e.original !== undefined) checkFile(e.original, 'original');
+    if (e.inputs !== undefined) for (const f of Array.isArray(e.inputs) ? e.inputs : [null]) checkFile(f, 'inputs');
     if (e.job !== undefined) {
       const job = e.job;
       if (

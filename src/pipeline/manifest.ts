@@ -8,10 +8,11 @@ import { MANIFEST_LIMITS } from './manifest-limits.js';
 import { collapseCombinations, quotingHint } from './templates.js';
 import { validateManifest } from './validate.js';
 import type { PostStep } from '../imaging/post-steps.js';
+import type { SheetSpec } from './sheet.js';
 
 export const MANIFEST_FILE = 'assetgen.yaml';
 
-export type AssetKind = 'image' | 'workflow' | 'video';
+export type AssetKind = 'image' | 'workflow' | 'video' | 'sheet';
 
 /**
  * Where an asset's outputs go, relative to the project root with forward slashes: one file
@@ -34,6 +35,8 @@ export interface ManifestAsset {
   aspectRatio?: string;
   /** Image assets: the steps run on the generated original (its own list, else defaults.post); absent for none. */
   post?: PostStep[];
+  /** Sheet assets: what to pack (pipeline/sheet.ts); `out` is then a .png file. */
+  sheet?: SheetSpec;
   out: OutputTarget;
   /** Where the asset's entry starts in the manifest, for errors found later. */
   position: Position;

@@ -49,7 +49,9 @@ export function parseOut(raw: string, kind: AssetKind | undefined): { target: Ou
   const extension = path.posix.extname(normal).toLowerCase();
   const kinds = EXTENSION_KINDS[extension];
   if (!kinds) return { error: `end a folder with "/", or give the file a media extension (${Object.keys(EXTENSION_KINDS).join(', ')})` };
-  if (kind && !kinds.includes(kind)) return { error: `${extension} is not ${kind === 'image' ? 'an image' : 'a video'} file` };
+  // A sheet's atlas is an image.
+  if (kind && !kinds.includes(kind === 'sheet' ? 'image' : kind))
+    return { error: `${extension} is not ${kind === 'image' ? 'an image' : 'a video'} file` };
   return { target: { type: 'file', path: normal } };
 }
 

@@ -9,6 +9,7 @@ import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
 import { planPost } from './post.js';
 import { inShard, selectIds, type Shard } from './shard.js';
+import { planSheetItem } from './sheet.js';
 
 export type PlanStatus = 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited' | 'in-flight' | 'removed';
 /**
@@ -40,6 +41,8 @@ export interface PlanItem {
   files: FileCheck[];
   /** reprocess: the file the post steps run on (the kept original, or the output made before `post` was added). */
   source?: string;
+  /** A sheet: the ids of the assets it packs (./sheet.ts). */
+  inputs?: string[];
   /** The paid call in flight, to resume by its id (or its idempotency key when there is no id yet). */
   job?: LockJob;
   /**
@@ -114,9 +117,17 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   const { selected, unmatched } = selectIds([...inManifest, ...removedIds], options.select ?? []);
   const wanted = (id: string): boolean => selected.has(id) && inShard(id, options.shard);
 
-  const items: PlanItem[] = [];
   const charges = lastCharges(lock);
-  for (const asset of manifest.assets) if (wanted(asset.id)) items.push(planAsset(asset, lock, hashes, options, charges));
+  // Sheets are planned last: whether one is packed again depends on what the build makes of its inputs.
+  const planned = new Map<string, PlanItem>();
+  for (const asset of manifest.assets)
+    if (wanted(asset.id) && asset.kind !== 'sheet') planned.set(asset.id, planAsset(asset, lock, hashes, options, charges));
+  const building = new Set([...planned.values()].filter((item) => item.action !== 'none' && item.action !== 'keep').map((item) => item.id));
+  for (const sheet of manifest.assets.filter((asset) => asset.kind === 'sheet' && wanted(asset.id))) {
+    const files = checkFiles(lock.assets[sheet.id], hashes);
+    planned.set(sheet.id, planSheetItem(sheet, manifest.assets, lock, { files, hashes, building, force: options.force }));
+  }
+  const items = manifest.assets.flatMap((asset) => planned.get(asset.id) ?? []);
   for (const id of removedIds) if (wanted(id)) items.push(planRemoved(id, lock.assets[id], hashes, options));
 
   const saving = new Set(items.filter((item) => ['generate', 'resume', 'reprocess'].includes(item.action)).map((item) => item.id));
@@ -227,7 +238,7 @@ function planRemoved(id: string, entry: LockEntry, hashes: FileHashes, options: 
 /** A paid call recorded by its key only: the service may or may not have carried it out. */
 const unanswered = (job: LockJob | undefined): boolean => Boolean(job && !job.jobId && job.credits === undefined);
 
-function checkFiles(entry: LockEntry | undefined, hashes: FileHashes): FileCheck[] {
+export function checkFiles(entry: LockEntry | undefined, hashes: FileHashes): FileCheck[] {
   return (entry?.files ?? []).map((file) => {
     const found = hashes.get(file.path);
     return { path: file.path, state: !found ? 'missing' : found.sha256 === file.sha256 && found.size === file.size ? 'ok' : 'edited' };

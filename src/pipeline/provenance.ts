@@ -49,7 +49,8 @@ export interface ProvenanceRecord {
  * `service` is the build's service, used when the lock (written by an older assetgen) does not say.
  */
 export function provenanceRecords(id: string, entry: LockEntry, asset?: ManifestAsset, service?: string): ProvenanceRecord[] {
-  if (!entry.spec || !entry.files.length) return [];
+  // A sheet is packed by assetgen from other records' files: it has no generation of its own.
+  if (!entry.spec || !entry.files.length || entry.kind === 'sheet') return [];
   const host = entry.service ?? (service || null);
   const same = asset !== undefined && host !== null && specHash(asset, host) === entry.spec;
   const post = postOf(entry, asset);

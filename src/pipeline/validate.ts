@@ -1,12 +1,14 @@
 // Checks manifest text against the manifest's rules, walking the YAML syntax tree so that each
 // problem carries the line and column of the field it concerns. Rules are kept in step with
 // schema/assetgen.schema.json (test/project/schema.test.ts runs both over the same files).
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
 import type { AssetKind, ManifestAsset, OutputTarget } from './manifest.js';
-import { AliasIndex, AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit, positionIn, tooManyNodes } from './manifest-limits.js';
+import { AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit, positionIn, tooManyNodes } from './manifest-limits.js';
 import { readPlainManifest } from './manifest-reader.js';
+import { Walker, type Entry, type Node_ } from './manifest-walker.js';
 import { assetPost, readPost, type PostStep } from './manifest-post.js';
+import { checkSheetOut, checkSheets, readSheet } from './manifest-sheet.js';
 import { outputStem, parseOut } from './paths.js';
 import { expandTemplates } from './templates.js';
 
@@ -16,9 +18,9 @@ const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
 
 const TOP_FIELDS = ['$schema', 'budget', 'provenance', 'vars', 'defaults', 'assets'];
 const DEFAULT_FIELDS = ['agent', 'out', 'style', 'post'];
-const ASSET_FIELDS = ['id', 'prompt', 'workflow', 'video', 'agent', 'set', 'out', 'duration', 'aspectRatio', 'style', 'matrix', 'post'];
+const ASSET_FIELDS = 'id prompt workflow video agent set out duration aspectRatio style matrix post sheet'.split(' ');
 /** The field that makes an asset of each kind. */
-const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video' } as const;
+const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video', sheet: 'sheet' } as const;
 const KIND_NAMES = Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[];
 /** Fields that only some kinds take. */
 const ONLY_FOR: [string, AssetKind[]][] = Object.entries({
@@ -29,87 +31,6 @@ const ONLY_FOR: [string, AssetKind[]][] = Object.entries({
   post: ['image'],
 } satisfies Record<string, AssetKind[]>);
 
-type Node_ = Node | null;
-interface Entry {
-  key: Node;
-  value: Node_;
-}
-
-class Walker {
-  readonly issues: ManifestIssue[] = [];
-
-  constructor(
-    readonly contents: Node_,
-    readonly lines: LineCounter,
-    readonly aliases?: AliasIndex,
-  ) {}
-
-  /** The walker of yaml's document: its syntax errors and repeated keys come first, as issues. */
-  static ofYaml(text: string): Walker {
-    const lines = new LineCounter();
-    // Repeated keys are found by the index below: yaml's own check compares every key with every
-    // other key of its mapping (20,000 keys: 6 s).
-    const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
-    const aliases = new AliasIndex(doc);
-    const walker = new Walker(doc.contents, lines, aliases);
-    const errors = [
-      ...doc.errors.map((error) => ({ offset: error.pos[0], field: '', message: error.message })),
-      // The parser knows no field names; for a repeated key, the key is the field.
-      ...aliases.repeatedKeys.map((offset) => ({
-        offset,
-        field: /^[^\s:,{}[\]]+/.exec(text.slice(offset))?.[0] ?? '',
-        message: 'appears twice in one mapping',
-      })),
-    ];
-    for (const error of errors.sort((a, b) => a.offset - b.offset)) walker.issueAt(error.offset, error.field, error.message);
-    return walker;
-  }
-
-  issueAt(offset: number, field: string, message: string): void {
-    const { line, col } = this.lines.linePos(offset);
-    this.issues.push({ line, col, field, message });
-  }
-
-  positionOf(node: Node_ | undefined): { line: number; col: number } {
-    return this.lines.linePos(node?.range?.[0] ?? 0);
-  }
-
-  issue(node: Node_ | undefined, field: string, message: string): void {
-    this.issueAt(node?.range?.[0] ?? 0, field, message);
-  }
-
-  resolve(node: Node_ | undefined): Node_ {
-    return isAlias(node) ? (this.aliases?.resolve(node) ?? null) : (node ?? null);
-  }
-
-  /** The fields of a mapping, with unknown and non-string keys reported. */
-  fields(node: Node, field: string, allowed: string[]): Map<string, Entry> {
-    const entries = new Map<string, Entry>();
-    if (!isMap(node)) return entries;
-    for (const pair of node.items) {
-      const key = this.resolve(pair.key as Node_);
-      const name = isScalar(key) ? key.value : undefined;
-      if (typeof name !== 'string') {
-        this.issue(key ?? node, field, 'field names must be strings');
-      } else if (!allowed.includes(name)) {
-        this.issue(key, join(field, name), `unknown field (expected one of: ${allowed.join(', ')})`);
-      } else entries.set(name, { key: key!, value: this.resolve(pair.value as Node_) });
-    }
-    return entries;
-  }
-
-  string(entry: Entry | undefined, field: string): string | undefined {
-    if (!entry) return undefined;
-    const value = isScalar(entry.value) ? entry.value.value : undefined;
-    if (typeof value === 'string' && value.trim()) return value;
-    if (typeof value === 'string' || value === null || entry.value === null) this.issue(entry.value ?? entry.key, field, 'is empty');
-    else if (isScalar(entry.value))
-      this.issue(entry.value, field, `must be a string (quote it: "${entry.value.source ?? JSON.stringify(value)}")`);
-    else this.issue(entry.value, field, 'must be a string');
-    return undefined;
-  }
-}
-
 /** What a manifest's text gives when valid (the assets are empty when there are issues). */
 export interface ValidatedManifest {
   assets: ManifestAsset[];
@@ -117,8 +38,6 @@ export interface ValidatedManifest {
   provenance?: 'sidecar';
   issues: ManifestIssue[];
 }
-
-const join = (parent: string, name: string): string => (parent ? `${parent}.${name}` : name);
 
 /**
  * Validates manifest text; returns the assets when there are no issues. (An output can never be the
@@ -222,6 +141,7 @@ function validateTree(walker: Walker): ValidatedManifest {
     }
     assets.push(asset);
   });
+  if (!walker.issues.length) checkSheets(walker, assets);
   const issues = walker.issues.sort((a, b) => a.line - b.line || a.col - b.col);
   return {
     assets: issues.length ? [] : assets,
@@ -249,16 +169,18 @@ function readAsset(
     );
 
   const given = KIND_NAMES.filter((name) => entries.has(name));
-  if (given.length === 0) walker.issue(node, `${field}.prompt`, 'missing prompt: give one of prompt (image), workflow or video');
+  if (given.length === 0) walker.issue(node, `${field}.prompt`, 'missing prompt: give one of prompt (image), workflow, video or sheet');
   if (given.length > 1)
     walker.issue(
       entries.get(given[1])!.key,
       `${field}.${given[1]}`,
-      `an asset is one of prompt, workflow or video: ${given.join(' and ')} are both given`,
+      `an asset is one of prompt, workflow, video or sheet: ${given.join(' and ')} are both given`,
     );
   const kindField = given[0];
   const kind: AssetKind | undefined = kindField && KIND_FIELDS[kindField];
-  const text = kindField ? walker.string(entries.get(kindField), `${field}.${kindField}`) : undefined;
+  const sheet = kind === 'sheet' ? readSheet(walker, entries.get('sheet')!, `${field}.sheet`) : undefined;
+  const text =
+    kind === 'sheet' ? sheet && kindField : kindField ? walker.string(entries.get(kindField), `${field}.${kindField}`) : undefined;
 
   for (const [name, kinds] of ONLY_FOR) {
     if (kind && entries.has(name) && !kinds.includes(kind))
@@ -283,11 +205,13 @@ function readAsset(
   const outText = walker.string(outEntry, `${field}.out`);
   const out = outText === undefined ? options.defaultOut : outputTarget(walker, outEntry!.value, `${field}.out`, outText, kind);
   const post = assetPost(walker, { entries, node, field, kind, out }, options.defaultPost);
+  if (kind === 'sheet') checkSheetOut(walker, { entries, node, field, out });
 
   if (walker.issues.length > before || !id || !kind || !text || !out) return undefined;
   const { line, col } = walker.positionOf(node);
   const asset: ManifestAsset = { id, kind, out, position: { line, col } };
   if (kind === 'workflow') asset.workflow = text;
+  else if (sheet) asset.sheet = sheet;
   else asset.prompt = text;
   if (agent) asset.agent = agent;
   if (set) asset.set = set;

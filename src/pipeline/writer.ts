@@ -32,7 +32,6 @@ export class LockWriter {
   #journal?: fs.promises.FileHandle;
   /** The journal holds changes the lock file does not have yet. */
   #unfolded = false;
-
   /** The service host this build runs on, recorded with each finish (provenance). */
   readonly #service: string | undefined;
 
@@ -146,6 +145,11 @@ export class LockWriter {
   /** The asset left the manifest and its files were pruned. */
   forget(id: string): Promise<void> {
     return this.#update([id], (lock) => void delete lock.assets[id]);
+  }
+
+  /** A sheet packed (pipeline/sheet.ts): its whole entry, made with no paid call. */
+  packed(id: string, entry: LockEntry): Promise<void> {
+    return this.#update([id], (lock) => void (lock.assets[id] = entry));
   }
 
   /** Replaces the whole lock (`lock merge`). */

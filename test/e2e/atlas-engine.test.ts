@@ -7,9 +7,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
 import { atlasJson, packAtlas, type TexturePackerJsonHash } from '../../src/imaging/atlas.js';
 import { makePixels, toPng, type RGBA } from '../imaging/pixels.js';
 import { CHROMIUM, launchChromium, warnWithoutChromium } from '../support/chromium.js';
+import { runCli, tempHome } from '../support/cli.js';
 
 warnWithoutChromium('atlas engine test');
 
@@ -31,6 +33,8 @@ describe.skipIf(!CHROMIUM)('an atlas in real engines', () => {
   let origin: string;
   let data: TexturePackerJsonHash;
   const requests: string[] = [];
+  /** What the server serves: path → [content type, bytes]. */
+  let files: Record<string, [string, Buffer]> = {};
 
   beforeAll(async () => {
     const frames = await Promise.all(
@@ -38,7 +42,7 @@ describe.skipIf(!CHROMIUM)('an atlas in real engines', () => {
     );
     const atlas = await packAtlas(frames, { padding: 2, extrude: 1, maxSize: 256, trim: true, image: 'sheet.png' });
     data = atlas.data;
-    const files: Record<string, [string, Buffer]> = {
+    files = {
       '/phaser.min.js': ['text/javascript', moduleFile('phaser/dist/phaser.min.js')],
       '/pixi.min.js': ['text/javascript', moduleFile('pixi.js/dist/pixi.min.js')],
       '/assets/sheet.png': ['image/png', atlas.png],
@@ -127,6 +131,62 @@ describe.skipIf(!CHROMIUM)('an atlas in real engines', () => {
     expect(seen.size).toEqual([data.meta.size.w, data.meta.size.h]);
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it('Phaser 3 loads the atlas `assetgen build` made against the mock: every frame listed, a frame’s size as its icon', async () => {
+    const home = tempHome();
+    try {
+      fs.writeFileSync(
+        path.join(home.cwd, 'assetgen.yaml'),
+        `defaults: { agent: icon-forge, out: icons/ }
+assets:
+  - { id: sword, prompt: a rusty sword }
+  - { id: shield, prompt: a wooden shield }
+  - { id: gem, prompt: a blue gem }
+  - { id: icons, sheet: { from: ["*"] }, out: sheets/icons.png }
+`,
+      );
+      const built = await runCli(['build', '--mock'], { cwd: home.cwd, env: home.env });
+      expect(built.code, built.stderr).toBe(0);
+      const png = fs.readFileSync(path.join(home.cwd, 'sheets/icons.png'));
+      const json = fs.readFileSync(path.join(home.cwd, 'sheets/icons.json'));
+      const icon = await import('sharp').then((sharp) => sharp.default(path.join(home.cwd, 'icons/gem.png')).metadata());
+      files['/built/icons.png'] = ['image/png', png];
+      files['/built/icons.json'] = ['application/json', json];
+      const { page, problems } = await open('phaser.html');
+      const seen = await page.evaluate(
+        () =>
+          new Promise<{ names: string[]; gem: number[] }>((resolve, reject) => {
+            setTimeout(() => reject(new Error('Phaser did not start in 8 s')), 8_000);
+            const Phaser = (window as any).Phaser;
+            new Phaser.Game({
+              type: Phaser.CANVAS,
+              width: 32,
+              height: 32,
+              banner: false,
+              audio: { noAudio: true },
+              scene: {
+                preload(this: any) {
+                  this.load.on('loaderror', (file: any) => reject(new Error(`Phaser could not load ${file.src}`)));
+                  this.load.atlas('built', '/built/icons.png', '/built/icons.json');
+                },
+                create(this: any) {
+                  const texture = this.textures.get('built');
+                  const gem = texture.get('gem');
+                  resolve({ names: texture.getFrameNames(), gem: [gem.width, gem.height] });
+                },
+              },
+            });
+          }),
+      );
+      expect(seen.names.sort()).toEqual(['gem', 'shield', 'sword']);
+      expect(seen.gem).toEqual([icon.width, icon.height]);
+      expect((JSON.parse(json.toString()) as TexturePackerJsonHash).meta.image).toBe('icons.png');
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      home.remove();
+    }
   });
 
   it('PixiJS 8 Assets.load gives a spritesheet with every frame, its size and its source size', async () => {

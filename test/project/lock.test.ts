@@ -67,7 +67,7 @@ describe('reading a lock', () => {
     const bad = (value: unknown): string => thrown(() => parseLock(JSON.stringify(value), 'assetgen.lock')).message;
     expect(bad({ lockfileVersion: 2, assets: {} })).toContain('lockfileVersion: is 2');
     expect(bad({ lockfileVersion: 1, assets: { a: { kind: 'sound', files: [] } } })).toBe(
-      'assetgen.lock: assets.a.kind: must be image, workflow or video',
+      'assetgen.lock: assets.a.kind: must be image, workflow, video or sheet',
     );
     for (const escape of ['../outside.png', '/etc/passwd', 'a/../../b.png', 'C:/x.png', 'a\\b.png', ''])
       expect(bad({ lockfileVersion: 1, assets: { a: { kind: 'image', files: [{ path: escape, sha256: SHA, size: 1 }] } } })).toContain(

@@ -88,6 +88,14 @@ describe('the JSON Schema', () => {
       'assets:\n  - { id: a, workflow: wf, post: [pot], out: o/ }\n', // post on a workflow
       'defaults: { agent: x, post: trim }\nassets: []\n', // not a list
       'assets:\n  - { id: a, prompt: p, agent: x, out: .assetgen/a.png }\n', // assetgen's own folder
+      'assets:\n  - { id: a, prompt: p, agent: x }\n  - { id: s, sheet: { from: [a] } }\n', // a sheet without out
+      'assets:\n  - { id: a, prompt: p, agent: x }\n  - { id: s, sheet: { from: [a] }, out: s/ }\n', // a sheet into a folder
+      'assets:\n  - { id: a, prompt: p, agent: x }\n  - { id: s, sheet: { from: [a] }, out: s.webp }\n', // not a .png
+      'assets:\n  - { id: a, prompt: p, agent: x }\n  - { id: s, sheet: { from: [] }, out: s.png }\n', // nothing to pack
+      'assets:\n  - { id: a, prompt: p, agent: x }\n  - { id: s, sheet: { from: [a], padding: -1 }, out: s.png }\n', // bad padding
+      'assets:\n  - { id: a, prompt: p, agent: x }\n  - { id: s, sheet: { from: [a], maxSize: 1000 }, out: s.png }\n', // not a power of two
+      'assets:\n  - { id: a, prompt: p, agent: x }\n  - { id: s, sheet: { from: [a], rotate: true }, out: s.png }\n', // unknown option
+      'assets:\n  - { id: a, prompt: p, agent: x }\n  - { id: s, sheet: { from: [a] }, agent: x, out: s.png }\n', // agent on a sheet
     ];
     for (const text of bad) {
       expect(schemaAccepts(text), text).toBe(false);

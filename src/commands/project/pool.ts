@@ -14,6 +14,7 @@ import { startBoard } from '../../cli/board.js';
 import { buildAsset, pruneAsset, type AssetRun, type ItemResult } from './asset.js';
 import type { RunFlags } from './run.js';
 import { reprocessAsset } from './post.js';
+import { packSheet } from './sheet.js';
 
 export type { ItemResult, Outcome } from './asset.js';
 
@@ -34,14 +35,16 @@ export async function runPlan(
   writer: LockWriter,
   options: RunOptions,
 ): Promise<ItemResult[]> {
-  const queue = items.filter((item) => item.action === 'generate' || item.action === 'resume' || item.action === 'reprocess');
+  // Sheets are packed after the rest (./sheet.ts): their inputs are made first.
+  const queue = items.filter((item) => ['generate', 'resume', 'reprocess'].includes(item.action) && item.kind !== 'sheet');
+  const sheets = items.filter((item) => item.action === 'reprocess' && item.kind === 'sheet');
   // One client for the whole build: its connections are reused from asset to asset (each asset's
   // own spending is still counted, see CommandContext.spendOn). Missing credentials end the build
   // here; a build that only re-processes (no paid call) needs none.
   const client = queue.some((item) => item.action !== 'reprocess') ? await ctx.client() : undefined;
   const results: ItemResult[] = [];
   const started = Date.now();
-  const total = queue.length;
+  const total = queue.length + sheets.length;
   const board = startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
   const budget = new CreditBudget(options.maxCredits);
   const grace = graceSignal(ctx.signal, ANSWER_GRACE_MS);
@@ -102,6 +105,15 @@ export async function runPlan(
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
     await Promise.all(recording);
+    const unfinished = new Set(
+      results.filter((result) => result.outcome !== 'built' && result.outcome !== 'resumed').map((result) => result.id),
+    );
+    for (const item of sheets) {
+      board.set(item.id, 'packing');
+      const result = ctx.signal.aborted ? skipped(item, 'interrupted before it started') : await packSheet(run, item, unfinished);
+      results.push(result);
+      board.finish(item.id, resultLine(result));
+    }
   } finally {
     grace.dispose();
     board.stop();

@@ -53,7 +53,7 @@ export async function processOriginal(
 }
 
 /** A whole file written atomically at a project path, by the confinement rule: never through a link. */
-async function writeInside(root: string, file: string, bytes: Uint8Array): Promise<void> {
+export async function writeInside(root: string, file: string, bytes: Uint8Array): Promise<void> {
   const place = placeIn(root, file);
   if (place.entry !== 'none' && place.entry !== 'file')
     throw new PathRefusedError(

@@ -1,0 +1,163 @@
+// Sprite sheets in a build (docs/build.md "Sheets"): an asset that packs other assets' outputs into
+// one atlas PNG plus its TexturePacker JSON-hash data file beside it. Here, pure: the data file's
+// path, the inputs a sheet names, its frames' names, the options' hash the lock records, and the
+// plan's decision. Packing costs nothing; sharp is loaded by the build that packs, never by planning.
+import path from 'node:path';
+import { isMediaExtension } from '../files/media.js';
+import { sha256, stableStringify, type FileHash } from './hash.js';
+import type { Lock, LockEntry, LockedFile } from './lock.js';
+import type { ManifestAsset } from './manifest.js';
+import type { FileCheck, PlanItem } from './plan.js';
+import { globToRegExp } from './shard.js';
+
+/** A sheet's options as the manifest gives them (the packer's defaults fill in the rest). */
+export interface SheetSpec {
+  /** Asset ids or globs over ids, in the manifest's order. */
+  from: string[];
+  padding?: number;
+  extrude?: number;
+  maxSize?: number;
+  trim?: boolean;
+}
+
+/** The kinds of asset a sheet may take frames from. */
+export const SHEET_INPUT_KINDS = ['image', 'workflow'] as const;
+
+/** The data file beside the atlas: `<name>.json`. */
+export const sheetDataPath = (png: string): string => `${png.slice(0, png.length - path.posix.extname(png).length)}.json`;
+
+/** The two files a sheet writes: its atlas and its data. */
+export const sheetFiles = (png: string): [string, string] => [png, sheetDataPath(png)];
+
+/** The ids a sheet's `from` names, in the manifest's order: exact ids, and globs over image and workflow assets. */
+export function sheetInputs(from: readonly string[], assets: readonly Pick<ManifestAsset, 'id' | 'kind'>[]): string[] {
+  const picked = new Set<string>();
+  for (const selector of from) {
+    const pattern = globToRegExp(selector);
+    for (const asset of assets) {
+      if (asset.id === selector || (pattern.test(asset.id) && (SHEET_INPUT_KINDS as readonly string[]).includes(asset.kind)))
+        picked.add(asset.id);
+    }
+  }
+  return assets.map((asset) => asset.id).filter((id) => picked.has(id));
+}
+
+/** What the lock records as a sheet's spec: the hash of its inputs' ids and its options. */
+export const sheetSpecHash = (sheet: SheetSpec, inputs: readonly string[]): string =>
+  sha256(stableStringify({ kind: 'sheet', inputs, options: { ...sheet, from: undefined } }));
+
+/** One frame: its name in the data file and the project path of its image. */
+export interface SheetFrame {
+  name: string;
+  path: string;
+}
+
+/**
+ * The frames of the inputs' image files: an asset with one file gives a frame named by its id; one
+ * with several (a workflow's) gives `<id>-1`, `<id>-2`, … in the order of their paths.
+ */
+export function sheetFrames(inputs: readonly string[], filesOf: (id: string) => readonly string[]): SheetFrame[] {
+  return inputs.flatMap((id) => {
+    const images = filesOf(id)
+      .filter((file) => isMediaExtension(path.posix.extname(file)) && !/\.(mp4|webm|mov)$/i.test(file))
+      .sort();
+    return images.map((file, index) => ({ name: images.length === 1 ? id : `${id}-${index + 1}`, path: file }));
+  });
+}
+
+export interface SheetDecision {
+  status: 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited';
+  /** reprocess: pack again (free); keep: left alone, reported. */
+  action: 'none' | 'reprocess' | 'keep';
+  reasons: string[];
+}
+
+type State = 'ok' | 'edited' | 'missing';
+
+/**
+ * Whether a sheet is packed again: when an input is built in this build, when an input file's hash
+ * differs from the one the sheet was packed from, when its options or `out` changed, or its files
+ * are missing. A hand-edited atlas or data file is kept (--force re-packs it).
+ */
+export function planSheet(
+  asset: ManifestAsset & { sheet: SheetSpec },
+  context: {
+    entry: LockEntry | undefined;
+    files: readonly { path: string; state: State }[];
+    inputs: readonly string[];
+    lockedFiles: (id: string) => readonly LockedFile[] | undefined;
+    building: ReadonlySet<string>;
+    hashes: ReadonlyMap<string, FileHash | null>;
+    force?: boolean;
+  },
+): SheetDecision {
+  const { entry, files, inputs, building, hashes } = context;
+  const wanted = sheetFiles(asset.out.type === 'file' ? asset.out.path : '');
+  const foreign = wanted.filter((file) => hashes.get(file) && !entry?.files.some((recorded) => recorded.path === file));
+  const pack = (status: SheetDecision['status'], reasons: string[]): SheetDecision =>
+    foreign.length && !context.force
+      ? {
+          status,
+          action: 'keep',
+          reasons: [...reasons, `${foreign.join(', ')} exists and assetgen did not make it: left alone (--force replaces it)`],
+        }
+      : { status, action: 'reprocess', reasons: [...reasons, 'packed after its inputs, no paid call'] };
+  const unbuilt = inputs.filter((id) => !building.has(id) && !context.lockedFiles(id)?.length);
+  if (unbuilt.length)
+    return { status: entry?.spec ? 'changed' : 'new', action: 'keep', reasons: [`${unbuilt.join(', ')} not built yet: not packed`] };
+  if (!entry?.spec) return pack('new', ['not built yet']);
+  const edited = files.filter((file) => file.state === 'edited');
+  if (edited.length && !context.force)
+    return {
+      status: 'edited',
+      action: 'keep',
+      reasons: [`${edited.map((file) => file.path).join(', ')} edited since assetgen wrote it`, 'left alone (--force re-packs)'],
+    };
+  const why: string[] = [];
+  if (context.force) why.push('--force: re-packed');
+  if (entry.spec !== sheetSpecHash(asset.sheet, inputs)) why.push('sheet changed (inputs or options)');
+  const rebuilt = inputs.filter((id) => building.has(id));
+  if (rebuilt.length) why.push(`${rebuilt.join(', ')} built in this build`);
+  else if (!sameInputs(entry.inputs ?? [], inputs, context.lockedFiles, hashes)) why.push('an input file changed');
+  if (files.some((file) => !wanted.includes(file.path))) why.push('out changed');
+  const missing = files.filter((file) => file.state === 'missing');
+  if (missing.length) why.push(`${missing.map((file) => file.path).join(', ')} missing`);
+  if (!why.length) return { status: 'up-to-date', action: 'none', reasons: [] };
+  return pack(why.length === 1 && missing.length ? 'missing' : 'changed', why);
+}
+
+/** A sheet's item in the plan: `reprocess` (pack, free), `keep` or `none`. */
+export function planSheetItem(
+  asset: ManifestAsset,
+  assets: readonly ManifestAsset[],
+  lock: Lock,
+  context: { files: FileCheck[]; hashes: ReadonlyMap<string, FileHash | null>; building: ReadonlySet<string>; force?: boolean },
+): PlanItem {
+  const inputs = sheetInputs(asset.sheet!.from, assets);
+  const lockedFiles = (id: string): LockedFile[] | undefined => lock.assets[id]?.files;
+  const { status, action, reasons } = planSheet(asset as ManifestAsset & { sheet: SheetSpec }, {
+    ...context,
+    entry: lock.assets[asset.id],
+    inputs,
+    lockedFiles,
+  });
+  const spec = sheetSpecHash(asset.sheet!, inputs);
+  return { id: asset.id, status, action, kind: 'sheet', spec, asset, inputs, reasons, files: context.files, estimate: 0, prunable: [] };
+}
+
+/** The input files on disk now are the ones the sheet was packed from (same paths, same hashes). */
+function sameInputs(
+  packed: readonly LockedFile[],
+  inputs: readonly string[],
+  lockedFiles: (id: string) => readonly LockedFile[] | undefined,
+  hashes: ReadonlyMap<string, FileHash | null>,
+): boolean {
+  const frames = sheetFrames(inputs, (id) => (lockedFiles(id) ?? []).map((file) => file.path));
+  if (frames.length !== packed.length) return false;
+  const byPath = new Map(packed.map((file) => [file.path, file]));
+  return frames.every((frame) => {
+    const was = byPath.get(frame.path);
+    const now = hashes.get(frame.path);
+    return was && now && was.sha256 === now.sha256 && was.size === now.size;
+  });
+}

@@ -1,0 +1,146 @@
+// `sheet:` assets in a build, against the mock's ledger: three icons paid once each and packed into
+// one atlas whose every frame is, pixel for pixel, the icon at the rectangle its JSON names; a second
+// build does nothing (the atlas not even rewritten); a change of padding re-packs for free; a changed
+// prompt pays once and re-packs; two builds from scratch give the same atlas bytes.
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import type { TexturePackerJsonHash } from '../../src/imaging/atlas.js';
+import { readLock } from '../../src/pipeline/lock.js';
+import { parseJson, type CliResult } from '../support/cli.js';
+import { useMockProject } from '../support/project.js';
+import { writeFiles } from './helpers.js';
+
+const manifest = (options: { padding?: number; swordPrompt?: string } = {}) => `defaults:
+  agent: icon-forge
+  out: assets/icons/
+assets:
+  - { id: sword, prompt: ${options.swordPrompt ?? 'a rusty sword'} }
+  - { id: shield, prompt: a wooden shield }
+  - { id: gem, prompt: a blue gem }
+  - id: icons
+    sheet: { from: [sword, shield, gem], padding: ${options.padding ?? 2}, extrude: 1, maxSize: 1024 }
+    out: assets/icons.png
+`;
+
+const project = useMockProject({ mock: { credits: 100_000 }, config: { credits: 100_000, faults: { rate: 0 } } });
+const build = (args: string[] = []) => project.run(['build', '--json', ...args]);
+const write = (text: string) => writeFiles(project.cwd, { 'assetgen.yaml': text });
+const file = (name: string) => path.join(project.cwd, name);
+type Item = { id: string; outcome: string; status: string; action?: string; estimate?: number; reasons: string[] };
+const items = (result: CliResult) => Object.fromEntries((parseJson(result).items as Item[]).map((item) => [item.id, item]));
+const atlasData = () => JSON.parse(fs.readFileSync(file('assets/icons.json'), 'utf8')) as TexturePackerJsonHash;
+
+async function paidCalls(work: () => Promise<CliResult>): Promise<{ result: CliResult; charges: number }> {
+  const before = (await project.ledger()).length;
+  const result = await work();
+  const added = (await project.ledger()).slice(before);
+  return { result, charges: added.filter((entry) => entry.amount < 0).length };
+}
+
+const rgba = async (input: string | Buffer, region?: { left: number; top: number; width: number; height: number }) => {
+  const image = region ? sharp(input).extract(region) : sharp(input);
+  return image.ensureAlpha().raw().toBuffer();
+};
+
+/** Every frame of the atlas is its input file's pixels, at the rectangle the JSON names. */
+async function expectFramesMatch(names: string[]): Promise<void> {
+  const data = atlasData();
+  expect(Object.keys(data.frames).sort()).toEqual([...names].sort());
+  const atlas = fs.readFileSync(file('assets/icons.png'));
+  const { width, height } = await sharp(atlas).metadata();
+  expect({ w: width, h: height }).toEqual(data.meta.size);
+  for (const name of names) {
+    const { frame, sourceSize } = data.frames[name]!;
+    const input = file(`assets/icons/${name}.png`);
+    const meta = await sharp(input).metadata();
+    expect(sourceSize).toEqual({ w: meta.width, h: meta.height });
+    const region = { left: frame.x, top: frame.y, width: frame.w, height: frame.h };
+    expect((await rgba(atlas, region)).equals(await rgba(input)), name).toBe(true);
+  }
+}
+
+describe('sheets in a build', () => {
+  it('3 icons: 3 paid calls, the atlas and its JSON written, every frame where the JSON says; a second build does nothing', async () => {
+    write(manifest());
+    const dry = items(await project.run(['build', '--dry-run', '--json']));
+    expect(dry.icons).toMatchObject({ status: 'new', action: 'reprocess', estimate: 0 });
+    const { result, charges } = await paidCalls(() => build());
+    expect(result.code, result.stderr).toBe(0);
+    expect(charges).toBe(3);
+    expect(items(result).icons).toMatchObject({ outcome: 'built' });
+    expect(atlasData().meta.image).toBe('icons.png');
+    await expectFramesMatch(['sword', 'shield', 'gem']);
+    const entry = readLock(file('assetgen.lock')).assets.icons!;
+    expect(entry.kind).toBe('sheet');
+    expect(entry.files.map((recorded) => recorded.path)).toEqual(['assets/icons.json', 'assets/icons.png']);
+    expect(entry.inputs!.map((input) => input.path).sort()).toEqual([
+      'assets/icons/gem.png',
+      'assets/icons/shield.png',
+      'assets/icons/sword.png',
+    ]);
+
+    const bytes = fs.readFileSync(file('assets/icons.png'));
+    const mtime = fs.statSync(file('assets/icons.png')).mtimeMs;
+    const again = await paidCalls(() => build());
+    expect(again.charges).toBe(0);
+    expect(Object.values(items(again.result)).map((item) => item.outcome)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(fs.statSync(file('assets/icons.png')).mtimeMs).toBe(mtime);
+    expect(fs.readFileSync(file('assets/icons.png'))).toEqual(bytes);
+  });
+
+  it('changing only the padding: no paid call, the atlas re-packed', async () => {
+    write(manifest());
+    expect((await build()).code).toBe(0);
+    const before = atlasData();
+    write(manifest({ padding: 8 }));
+    const plan = items(await project.run(['build', '--dry-run', '--json']));
+    expect(plan.icons).toMatchObject({ status: 'changed', action: 'reprocess', estimate: 0 });
+    expect(plan.sword).toMatchObject({ action: 'none' });
+    const { result, charges } = await paidCalls(() => build());
+    expect(result.code, result.stderr).toBe(0);
+    expect(charges).toBe(0);
+    expect(items(result).icons).toMatchObject({ outcome: 'built' });
+    expect(atlasData()).not.toEqual(before);
+    await expectFramesMatch(['sword', 'shield', 'gem']);
+  });
+
+  it('changing one icon’s prompt: exactly one paid call, and the sheet re-packed from the new icon', async () => {
+    write(manifest());
+    expect((await build()).code).toBe(0);
+    write(manifest({ swordPrompt: 'a golden sword' }));
+    const plan = items(await project.run(['build', '--dry-run', '--json']));
+    expect(plan.icons).toMatchObject({ action: 'reprocess' });
+    expect(plan.icons!.reasons).toContain('sword built in this build');
+    const { result, charges } = await paidCalls(() => build());
+    expect(result.code, result.stderr).toBe(0);
+    expect(charges).toBe(1);
+    expect(items(result)).toMatchObject({ sword: { outcome: 'built' }, shield: { outcome: 'unchanged' }, icons: { outcome: 'built' } });
+    await expectFramesMatch(['sword', 'shield', 'gem']);
+    const sword = readLock(file('assetgen.lock')).assets.sword!.files[0]!;
+    expect(readLock(file('assetgen.lock')).assets.icons!.inputs).toContainEqual(sword);
+  });
+
+  it('a hand-edited atlas is kept, as any edited output; --force re-packs it with no paid call', async () => {
+    write(manifest());
+    expect((await build()).code).toBe(0);
+    fs.appendFileSync(file('assets/icons.json'), ' ');
+    const kept = await build();
+    expect(items(kept).icons).toMatchObject({ status: 'edited', outcome: 'kept' });
+    const forced = await paidCalls(() => build(['--force', 'icons']));
+    expect(forced.charges).toBe(0);
+    expect(items(forced.result).icons).toMatchObject({ outcome: 'built' });
+    await expectFramesMatch(['sword', 'shield', 'gem']);
+  });
+
+  it('two builds from scratch give identical atlas bytes', async () => {
+    write(manifest());
+    expect((await build()).code).toBe(0);
+    const first = [fs.readFileSync(file('assets/icons.png')), fs.readFileSync(file('assets/icons.json'))];
+    for (const name of ['assets', 'assetgen.lock', '.assetgen']) fs.rmSync(file(name), { recursive: true, force: true });
+    expect((await build()).code).toBe(0);
+    expect(fs.readFileSync(file('assets/icons.png'))).toEqual(first[0]);
+    expect(fs.readFileSync(file('assets/icons.json'))).toEqual(first[1]);
+  });
+});
