@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { formatTable } from './table.mjs';
 
-const SUITES = ['startup', 'sdk', 'download', 'mock', 'build'];
+const SUITES = ['startup', 'sdk', 'download', 'mock', 'build', 'imaging'];
 const only = process.env.BENCH_ONLY?.split(',');
 
 const rows = [];

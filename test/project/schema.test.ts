@@ -35,14 +35,16 @@ describe('the JSON Schema', () => {
   });
 
   it('the starter with its commented examples uncommented: both accept it', () => {
-    const uncommented = STARTER.replace(/^(\s*)# (?=- id| {2}|style)/gm, '$1');
+    const uncommented = STARTER.replace(/^(\s*)# (?=- id| {2}|style|post)/gm, '$1');
     expect(schemaAccepts(uncommented), JSON.stringify(validate.errors)).toBe(true);
     expect(manifestOf(uncommented).assets.map((asset) => asset.id)).toEqual([
       'sword',
       ...['red', 'blue', 'green'].flatMap((color) => [`potion-${color}-small`, `potion-${color}-large`]),
+      'icons',
       'hero',
       'torch',
     ]);
+    expect(manifestOf(uncommented).assets[0]!.post).toMatchObject([{ kind: 'trim' }, { kind: 'resize', width: 32, kernel: 'nearest' }]);
   });
 
   it('the starter and docs point editors at the shipped schema', () => {
