@@ -53,6 +53,13 @@ figure video { background: #000; }
 figcaption { padding: 4px 8px; font-size: 11px; color: var(--muted); }
 figcaption code { background: none; padding: 0; }
 figcaption .dims { font-weight: 700; color: var(--fg); }
+/* A sheet's atlas at its own aspect ratio, each frame outlined and named over it (boxes in percent). */
+.atlas .frames { position: relative; }
+figure.atlas img { aspect-ratio: auto; height: auto; }
+.frame { position: absolute; border: 1px solid #e11d48; box-shadow: inset 0 0 0 1px rgba(255, 255, 255, .5); overflow: hidden; }
+.frame span { position: absolute; left: 0; top: 0; max-width: 100%; padding: 0 2px; overflow: hidden; white-space: nowrap;
+  text-overflow: ellipsis; font: 9px/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; color: #fff; background: rgba(225, 29, 72, .8); }
+.atlas-note { margin: 0; font-size: 12px; color: var(--muted); }
 .meta .post { font: 11px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .body { padding: 10px 12px 12px; display: flex; flex-direction: column; gap: 6px; }
 .title { display: flex; align-items: center; justify-content: space-between; gap: 8px; }

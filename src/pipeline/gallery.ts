@@ -20,6 +20,28 @@ export interface GalleryFile {
   height?: number;
 }
 
+/** A frame's rectangle in its atlas, in pixels. */
+export interface GalleryFrame {
+  name: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** A sheet's atlas: its image shown with the frames its data file names outlined over it. */
+export interface GalleryAtlas {
+  /** The atlas image and its data file (TexturePacker JSON), by project path. */
+  image: string;
+  data: string;
+  /** How many frames the data file lists; null when it could not be read. */
+  count: number | null;
+  /** The frames outlined: wholly inside the image, at most a few hundred. */
+  frames: GalleryFrame[];
+  /** What is not outlined, and why. */
+  notes: string[];
+}
+
 export interface GalleryAsset {
   id: string;
   kind: AssetKind;
@@ -38,6 +60,8 @@ export interface GalleryAsset {
   resume?: string;
   /** The post steps applied after download (as the lock records them), for people. */
   post?: string[];
+  /** A sheet's atlas and frames (its image is among `files`, its data file is not). */
+  atlas?: GalleryAtlas;
   files: GalleryFile[];
 }
 
@@ -169,6 +193,11 @@ function renderCard(asset: GalleryAsset): string {
   const credits = asset.credits === null ? '—' : `${asset.credits}${asset.creditsWhen ? ` <small>${h(asset.creditsWhen)}</small>` : ''}`;
   meta.push(`<dt>credits</dt><dd>${credits}</dd>`);
   if (asset.post?.length) meta.push(`<dt>post</dt><dd class="post">${asset.post.map(h).join(' → ')}</dd>`);
+  if (asset.atlas) {
+    meta.push(`<dt>frames</dt><dd>${asset.atlas.count ?? '—'}</dd>`);
+    meta.push(`<dt>data</dt><dd><code>${h(asset.atlas.data)}</code></dd>`);
+  }
+  const renderFile = (file: GalleryFile): string => renderMedia(file, asset.atlas?.image === file.path ? asset.atlas : undefined);
   const set = Object.entries(asset.set ?? {}).map(([node, prompt]) => `<li><code>${h(node)}</code> ${h(prompt)}</li>`);
   return [
     `<article class="card s-${asset.status}" data-id="${h(asset.id)}" data-status="${asset.status}">`,
@@ -178,6 +207,7 @@ function renderCard(asset: GalleryAsset): string {
     asset.prompt !== undefined ? `<p class="prompt">${h(asset.prompt)}</p>` : '',
     set.length ? `<ul class="set">${set.join('')}</ul>` : '',
     `<dl class="meta">${meta.join('')}</dl>`,
+    ...(asset.atlas?.notes ?? []).map((note) => `<p class="atlas-note">${h(note)}</p>`),
     asset.reason ? `<p class="reason">${h(asset.reason)}</p>` : '',
     asset.resume ? `<p class="resume">resume: <code>${h(asset.resume)}</code></p>` : '',
     '</div>',
@@ -187,7 +217,7 @@ function renderCard(asset: GalleryAsset): string {
     .join('\n');
 }
 
-function renderFile(file: GalleryFile): string {
+function renderMedia(file: GalleryFile, atlas?: GalleryAtlas): string {
   const caption = (type?: string): string =>
     `<figcaption><code>${h(file.path)}</code>${type ? ` <small>${type}${dimensions(file)} · ${size(file.bytes!.length)}</small>` : ''}</figcaption>`;
   if (!file.bytes) return `<figure>${placeholder(file.problem ?? 'missing')}${caption()}</figure>`;
@@ -197,7 +227,16 @@ function renderFile(file: GalleryFile): string {
   const media = type.startsWith('video/')
     ? `<video controls muted loop playsinline preload="metadata" src="${uri}"></video>`
     : `<img src="${uri}" alt="${h(file.path)}">`;
+  if (atlas && file.width && file.height && !type.startsWith('video/'))
+    return `<figure class="atlas"><div class="frames">${media}${atlas.frames.map((frame) => outline(frame, file.width!, file.height!)).join('')}</div>${caption(type)}</figure>`;
   return `<figure>${media}${caption(type)}</figure>`;
+}
+
+/** A frame's box over its atlas, in percent of the atlas's size so it scales with the image; its name on it. */
+function outline(frame: GalleryFrame, width: number, height: number): string {
+  const percent = (part: number, whole: number): string => `${Number(((part / whole) * 100).toFixed(4))}%`;
+  const box = `left:${percent(frame.x, width)};top:${percent(frame.y, height)};width:${percent(frame.w, width)};height:${percent(frame.h, height)}`;
+  return `<span class="frame" style="${box}" title="${h(frame.name)}"><span>${h(frame.name)}</span></span>`;
 }
 
 /** ` · <span class="dims">64×64 px</span>` when the pixel size is known. */

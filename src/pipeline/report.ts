@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/atomic.js';
 import { mediaInfo } from '../files/media-info.js';
-import type { GalleryAsset, GalleryFile, GalleryStatus } from './gallery.js';
+import type { GalleryAsset, GalleryAtlas, GalleryFile, GalleryFrame, GalleryStatus } from './gallery.js';
 import type { Lock, LockEntry } from './lock.js';
 import type { ManifestAsset } from './manifest.js';
 import { describePostStep, postOf } from './provenance.js';
@@ -14,6 +14,12 @@ import type { Plan, PlanItem } from './plan.js';
 
 /** Files larger than this are not embedded (the card says so): the page has to open in a browser. */
 export const MAX_EMBED_BYTES = 64 * 1024 * 1024;
+
+/** A sheet's data file larger than this is not parsed (the card says so): a page, not a parser, is the point. */
+export const MAX_ATLAS_DATA_BYTES = 8 * 1024 * 1024;
+/** At most this many frames are outlined on an atlas (the card says how many it has). */
+export const MAX_OUTLINED_FRAMES = 500;
+const MAX_FRAME_NAME = 256;
 
 /** A card before its files are read: the files are project paths. */
 export type Card = Omit<GalleryAsset, 'files'> & { files: string[] };
@@ -137,8 +143,73 @@ function describe(item: PlanItem): Pick<GalleryAsset, 'id' | 'kind' | 'prompt' |
 
 /** Reads each card's files under `root`: bytes when it is a regular file small enough, else why not. */
 export async function loadCards(root: string, cards: Card[]): Promise<GalleryAsset[]> {
-  return Promise.all(cards.map(async (card) => ({ ...card, files: await Promise.all(card.files.map((file) => loadFile(root, file))) })));
+  return Promise.all(
+    cards.map(async (card) => {
+      const files = await Promise.all(card.files.map((file) => loadFile(root, file)));
+      return card.kind === 'sheet' ? withAtlas({ ...card, files }) : { ...card, files };
+    }),
+  );
 }
+
+/** A sheet's card shows its atlas with the frames its data file names; the data file is not a picture. */
+function withAtlas(asset: GalleryAsset): GalleryAsset {
+  const data = asset.files.find((file) => file.path.toLowerCase().endsWith('.json'));
+  const image = asset.files.find((file) => file !== data);
+  if (!data || !image) return asset;
+  const atlas: GalleryAtlas = { image: image.path, data: data.path, ...readAtlasData(data, image) };
+  return { ...asset, files: asset.files.filter((file) => file !== data), atlas };
+}
+
+/**
+ * The frames of a TexturePacker JSON file (hash, or array with `filename`) over its atlas image,
+ * read as untrusted: bounded size, a frame that is malformed or not wholly inside the image is
+ * counted and left out, at most MAX_OUTLINED_FRAMES are kept. Never throws.
+ */
+export function readAtlasData(data: GalleryFile, image: GalleryFile): Omit<GalleryAtlas, 'image' | 'data'> {
+  const none = (why: string): Omit<GalleryAtlas, 'image' | 'data'> => ({ count: null, frames: [], notes: [`frames not shown: ${why}`] });
+  if (!data.bytes) return none(`${data.path} ${data.problem ?? 'missing'}`);
+  if (data.bytes.length > MAX_ATLAS_DATA_BYTES) return none(`${data.path} is over ${MAX_ATLAS_DATA_BYTES / 1024 / 1024} MB`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(data.bytes).toString('utf8'));
+  } catch {
+    return none(`${data.path} is not JSON`);
+  }
+  const listed = isObject(parsed) ? parsed.frames : undefined;
+  const entries: [unknown, unknown][] = Array.isArray(listed)
+    ? listed.map((frame: unknown) => [isObject(frame) ? frame.filename : undefined, frame])
+    : isObject(listed)
+      ? Object.entries(listed)
+      : [];
+  if (!Array.isArray(listed) && !isObject(listed)) return none(`${data.path} has no frames`);
+  const { width, height } = image;
+  if (!width || !height) return { count: entries.length, frames: [], notes: ["frames not outlined: the atlas image's size is not known"] };
+  const frames: GalleryFrame[] = [];
+  let outside = 0;
+  for (const [name, value] of entries) {
+    const rect = typeof name === 'string' ? frameRect(value, width, height) : undefined;
+    if (!rect || typeof name !== 'string') outside++;
+    else if (frames.length < MAX_OUTLINED_FRAMES)
+      frames.push({ name: name.length > MAX_FRAME_NAME ? `${name.slice(0, MAX_FRAME_NAME)}…` : name, ...rect });
+  }
+  const notes: string[] = [];
+  if (outside) notes.push(`${outside} frame${outside === 1 ? '' : 's'} malformed or outside the ${width}×${height} atlas: not outlined`);
+  if (entries.length - outside > frames.length) notes.push(`the first ${frames.length} of ${entries.length - outside} frames outlined`);
+  return { count: entries.length, frames, notes };
+}
+
+/** A frame's rectangle in the atlas (a rotated frame's is turned), when it is whole numbers wholly inside it. */
+function frameRect(value: unknown, width: number, height: number): Omit<GalleryFrame, 'name'> | undefined {
+  const frame = isObject(value) && isObject(value.frame) ? value.frame : undefined;
+  if (!frame) return undefined;
+  const [x, y, w0, h0] = [frame.x, frame.y, frame.w, frame.h];
+  if (![x, y, w0, h0].every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return undefined;
+  const [w, h] = (value as Record<string, unknown>).rotated === true ? [h0 as number, w0 as number] : [w0 as number, h0 as number];
+  const [left, top] = [x as number, y as number];
+  return w > 0 && h > 0 && left + w <= width && top + h <= height ? { x: left, y: top, w, h } : undefined;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 async function loadFile(root: string, file: string): Promise<GalleryFile> {
   const absolute = path.resolve(root, ...file.split('/'));

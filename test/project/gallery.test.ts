@@ -2,6 +2,9 @@
 // text; the only URLs are data: URIs of allow-listed types decided by the bytes; missing files are
 // placeholders; statuses and totals as the model says.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import {
   GALLERY_CSP,
@@ -15,6 +18,7 @@ import {
 } from '../../src/pipeline/gallery.js';
 import { renderVideo } from '../../src/mock/media/gif.js';
 import { renderPng } from '../../src/mock/media/png.js';
+import { loadCards, MAX_ATLAS_DATA_BYTES, MAX_OUTLINED_FRAMES, readAtlasData, type Card } from '../../src/pipeline/report.js';
 
 const PNG = renderPng('icon-forge', 'sword');
 const GIF = renderVideo('video', 'torch', 2);
@@ -56,7 +60,7 @@ function attributes(tag: string): string[] {
   return [...match[1]!.matchAll(/\s+([^\s="'<>/]+)(?:="[^"]*")?/g)].map((m) => m[1]!);
 }
 const ALLOWED_ATTRIBUTES = new Set(
-  'lang charset http-equiv content name class data-id data-status datetime role aria-label src alt controls muted loop playsinline preload'.split(
+  'lang charset http-equiv content name class data-id data-status datetime role aria-label src alt controls muted loop playsinline preload style title'.split(
     ' ',
   ),
 );
@@ -245,6 +249,133 @@ describe('gallery renderer', () => {
     expect(html).toContain('<ul class="set"><li><code>character</code> a dwarf</li></ul>');
     expect(html).toContain('<dt>workflow</dt><dd><code>wf_sprite_sheet</code></dd>');
     expect(html).toContain('<dt>agent</dt><dd>service default</dd>');
+  });
+});
+
+describe("a sheet's atlas in the gallery", () => {
+  const image = { path: 'assets/icons.png', bytes: PNG, width: 200, height: 100 };
+  const json = (value: unknown) => ({ path: 'assets/icons.json', bytes: Buffer.from(JSON.stringify(value)) });
+  const frame = (x: unknown, y: unknown, w: unknown, h: unknown, extra: object = {}) => ({ frame: { x, y, w, h }, ...extra });
+  const boxes = (html: string) =>
+    [...html.matchAll(/<span class="frame" style="([^"]*)" title="([^"]*)"><span>([^<]*)<\/span><\/span>/g)].map((m) => ({
+      style: m[1],
+      title: m[2],
+      text: m[3],
+    }));
+
+  it('outlines each frame in percent of the atlas size, named and escaped; the frame count and data file in the card', () => {
+    const read = readAtlasData(
+      json({ frames: { sword: frame(50, 25, 100, 50), [HOSTILE]: frame(0, 0, 1, 3), third: frame(199, 99, 1, 1) } }),
+      image,
+    );
+    expect(read).toEqual({
+      count: 3,
+      notes: [],
+      frames: [
+        { name: 'sword', x: 50, y: 25, w: 100, h: 50 },
+        { name: HOSTILE, x: 0, y: 0, w: 1, h: 3 },
+        { name: 'third', x: 199, y: 99, w: 1, h: 1 },
+      ],
+    });
+    const html = renderGallery(
+      gallery([asset({ id: 'icons', kind: 'sheet', files: [image], atlas: { image: image.path, data: 'assets/icons.json', ...read } })]),
+    );
+    expect(boxes(html)).toEqual([
+      { style: 'left:25%;top:25%;width:50%;height:50%', title: 'sword', text: 'sword' },
+      { style: 'left:0%;top:0%;width:0.5%;height:3%', title: escapeHtml(HOSTILE), text: escapeHtml(HOSTILE) },
+      { style: 'left:99.5%;top:99%;width:0.5%;height:1%', title: 'third', text: 'third' },
+    ]);
+    expect(html).toMatch(
+      /<figure class="atlas"><div class="frames"><img src="data:image\/png;base64,[^"]+" alt="assets\/icons.png"><span class="frame"/,
+    );
+    expect(html).toContain('<dt>frames</dt><dd>3</dd><dt>data</dt><dd><code>assets/icons.json</code></dd>');
+    expect(html).not.toMatch(/<script|<img src=x/i);
+    for (const tag of tags(html)) for (const name of attributes(tag)) expect(ALLOWED_ATTRIBUTES.has(name), `${name} in ${tag}`).toBe(true);
+    // A thirds-sized atlas: percentages rounded, never a long fraction.
+    const thirds = readAtlasData(json({ frames: { a: frame(1, 1, 1, 1) } }), { ...image, width: 3, height: 3 });
+    const page = renderGallery(
+      gallery([asset({ files: [{ ...image, width: 3, height: 3 }], atlas: { image: image.path, data: 'd.json', ...thirds } })]),
+    );
+    expect(boxes(page)[0]!.style).toBe('left:33.3333%;top:33.3333%;width:33.3333%;height:33.3333%');
+  });
+
+  it('reads a hostile data file defensively: frames outside the image or malformed are counted, not outlined; never throws', () => {
+    const hostile = {
+      frames: {
+        [`<script>alert(1)</script>`]: frame(10, 10, 20, 20),
+        wide: frame(190, 0, 11, 10),
+        low: frame(0, 95, 10, 6),
+        negative: frame(-1, 0, 5, 5),
+        empty: frame(0, 0, 0, 5),
+        fraction: frame(0.5, 0, 5, 5),
+        text: frame('0', 0, 5, 5),
+        huge: frame(0, 0, 1e300, 5),
+        none: { rotated: false },
+        scalar: 7,
+        turned: frame(0, 0, 110, 10, { rotated: true }), // 10 wide, 110 tall in the atlas: too tall (110×10 would fit)
+        turnedOk: frame(0, 0, 50, 10, { rotated: true }),
+      },
+    };
+    const read = readAtlasData(json(hostile), image);
+    expect(read.count).toBe(12);
+    expect(read.frames).toEqual([
+      { name: '<script>alert(1)</script>', x: 10, y: 10, w: 20, h: 20 },
+      { name: 'turnedOk', x: 0, y: 0, w: 10, h: 50 },
+    ]);
+    expect(read.notes).toEqual(['10 frames malformed or outside the 200×100 atlas: not outlined']);
+    const html = renderGallery(gallery([asset({ kind: 'sheet', files: [image], atlas: { image: image.path, data: 'x.json', ...read } })]));
+    expect(html).not.toContain('<script>alert');
+    expect(html).toContain('title="&lt;script&gt;alert(1)&lt;/script&gt;"');
+    expect(html).toContain('<p class="atlas-note">10 frames malformed or outside the 200×100 atlas: not outlined</p>');
+
+    const notShown = (why: string) => ({ count: null, frames: [], notes: [`frames not shown: ${why}`] });
+    expect(readAtlasData({ path: 'a.json', bytes: Buffer.from('{"frames": ') }, image)).toEqual(notShown('a.json is not JSON'));
+    expect(readAtlasData(json([1, 2]), image)).toEqual(notShown('assets/icons.json has no frames'));
+    expect(readAtlasData(json({ frames: 'x' }), image)).toEqual(notShown('assets/icons.json has no frames'));
+    expect(readAtlasData({ path: 'a.json', bytes: null, problem: 'missing' }, image)).toEqual(notShown('a.json missing'));
+    const big = { path: 'a.json', bytes: Buffer.alloc(MAX_ATLAS_DATA_BYTES + 1, 0x20) };
+    expect(readAtlasData(big, image)).toEqual(notShown('a.json is over 8 MB'));
+    expect(readAtlasData(json({ frames: { a: frame(0, 0, 1, 1) } }), { path: 'x.png', bytes: PNG })).toEqual({
+      count: 1,
+      frames: [],
+      notes: ["frames not outlined: the atlas image's size is not known"],
+    });
+    // The JSON-array form names frames by `filename`; one without a name is left out.
+    const array = readAtlasData(json({ frames: [{ filename: 'a', ...frame(0, 0, 2, 2) }, frame(0, 0, 2, 2)] }), image);
+    expect(array).toMatchObject({ count: 2, frames: [{ name: 'a' }] });
+  });
+
+  it(`outlines at most ${MAX_OUTLINED_FRAMES} frames and says so`, () => {
+    const frames = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`f${i}`, frame(i % 200, 0, 1, 1)]));
+    const read = readAtlasData(json({ frames: { ...frames, out: frame(500, 0, 1, 1) } }), image);
+    expect(read.count).toBe(601);
+    expect(read.frames).toHaveLength(MAX_OUTLINED_FRAMES);
+    expect(read.frames.at(-1)!.name).toBe(`f${MAX_OUTLINED_FRAMES - 1}`);
+    expect(read.notes).toEqual(['1 frame malformed or outside the 200×100 atlas: not outlined', 'the first 500 of 600 frames outlined']);
+    const html = renderGallery(gallery([asset({ kind: 'sheet', files: [image], atlas: { image: image.path, data: 'x.json', ...read } })]));
+    expect(boxes(html)).toHaveLength(MAX_OUTLINED_FRAMES);
+  });
+
+  it("a sheet's card read from disk: the atlas with its frames, the data file not shown as a picture", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-gallery-atlas-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'assets'));
+      const png = await sharp({ create: { width: 64, height: 32, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+        .png()
+        .toBuffer();
+      fs.writeFileSync(path.join(dir, 'assets/icons.png'), png);
+      fs.writeFileSync(path.join(dir, 'assets/icons.json'), JSON.stringify({ frames: { a: frame(16, 8, 32, 16), b: frame(60, 0, 8, 8) } }));
+      const card: Card = { id: 'icons', kind: 'sheet', status: 'unchanged', credits: 0, files: ['assets/icons.json', 'assets/icons.png'] };
+      const [loaded] = await loadCards(dir, [card]);
+      expect(loaded!.files.map((file) => file.path)).toEqual(['assets/icons.png']);
+      expect(loaded!.atlas).toMatchObject({ image: 'assets/icons.png', data: 'assets/icons.json', count: 2, frames: [{ name: 'a' }] });
+      const html = renderGallery(gallery([loaded!]));
+      expect(boxes(html)).toEqual([{ style: 'left:25%;top:25%;width:50%;height:50%', title: 'a', text: 'a' }]);
+      expect(html).not.toContain('not an image or video the gallery shows');
+      expect(html.match(/<img /g)).toHaveLength(1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

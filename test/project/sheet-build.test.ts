@@ -1,7 +1,8 @@
 // `sheet:` assets in a build, against the mock's ledger: three icons paid once each and packed into
 // one atlas whose every frame is, pixel for pixel, the icon at the rectangle its JSON names; a second
 // build does nothing (the atlas not even rewritten); a change of padding re-packs for free; a changed
-// prompt pays once and re-packs; two builds from scratch give the same atlas bytes.
+// prompt pays once and re-packs; two builds from scratch give the same atlas bytes; the gallery shows
+// the atlas with each frame outlined where its JSON says.
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -132,6 +133,39 @@ describe('sheets in a build', () => {
     expect(forced.charges).toBe(0);
     expect(items(forced.result).icons).toMatchObject({ outcome: 'built' });
     await expectFramesMatch(['sword', 'shield', 'gem']);
+  });
+
+  it('the gallery (build --report, then report from the lock) shows the atlas with its 3 frames outlined, and no picture of the JSON', async () => {
+    write(manifest());
+    const result = await build(['--report', 'out/gallery.html']);
+    expect(result.code, result.stderr).toBe(0);
+    const { meta, frames } = atlasData();
+    const percent = (part: number, whole: number) => `${Math.round((part / whole) * 1e6) / 1e4}%`;
+    const expected = Object.entries(frames)
+      .map(([name, { frame }]) => {
+        const box = [
+          percent(frame.x, meta.size.w),
+          percent(frame.y, meta.size.h),
+          percent(frame.w, meta.size.w),
+          percent(frame.h, meta.size.h),
+        ];
+        return `<span class="frame" style="left:${box[0]};top:${box[1]};width:${box[2]};height:${box[3]}" title="${name}"><span>${name}</span></span>`;
+      })
+      .join('');
+    for (const page of ['out/gallery.html', 'out/lock.html']) {
+      if (page === 'out/lock.html') expect((await project.run(['report', '-o', page])).code).toBe(0);
+      const html = fs.readFileSync(file(page), 'utf8');
+      const card = /<article class="card[^"]*" data-id="icons"[^]*?<\/article>/.exec(html)![0];
+      expect(card).toContain(
+        `<div class="frames"><img src="data:image/png;base64,${fs.readFileSync(file('assets/icons.png')).toString('base64')}"`,
+      );
+      expect(card).toContain(`alt="assets/icons.png">${expected}</div>`);
+      expect(card.match(/class="frame"/g)).toHaveLength(3);
+      expect(card).toContain(`<span class="dims">${meta.size.w}×${meta.size.h} px</span>`);
+      expect(card).toContain('<dt>frames</dt><dd>3</dd><dt>data</dt><dd><code>assets/icons.json</code></dd>');
+      expect(card).not.toContain('placeholder');
+      expect(card.match(/<figure/g)).toHaveLength(1);
+    }
   });
 
   it('two builds from scratch give identical atlas bytes', async () => {
