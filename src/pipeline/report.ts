@@ -46,13 +46,7 @@ export function cardsFromBuild(plan: Plan, outcomes: readonly AssetResult[], loc
 function buildCard(item: PlanItem, result: AssetResult, lock: Lock): Card {
   // By default the card shows what the lock recorded before the build, and what that cost.
   const entry = lock.assets[item.id];
-  const base = {
-    ...describe(item),
-    ...postSteps(entry, item.asset),
-    credits: entry?.credits ?? null,
-    creditsWhen: 'when built',
-    files: paths(item),
-  };
+  const base = recordedCard(item, entry);
   const thisBuild = { credits: result.credits, creditsWhen: 'this build' };
   switch (result.outcome) {
     case 'built':
@@ -93,13 +87,7 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
       continue;
     }
     const entry = lock.assets[item.id];
-    const base = {
-      ...describe(item),
-      ...postSteps(entry, item.asset),
-      credits: entry?.credits ?? null,
-      creditsWhen: 'when built',
-      files: paths(item),
-    };
+    const base = recordedCard(item, entry);
     const why = item.reasons.join('; ');
     if (item.action === 'none') cards.push({ ...base, status: 'unchanged' });
     else if (item.action === 'keep' && item.status === 'edited') cards.push({ ...base, status: 'unchanged', reason: EDITED });
@@ -116,6 +104,17 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
     }
   }
   return { cards, gone };
+}
+
+/** A card as the lock recorded the asset: its description, post steps, what it cost when built, its files. */
+function recordedCard(item: PlanItem, entry: LockEntry | undefined) {
+  return {
+    ...describe(item),
+    ...postSteps(entry, item.asset),
+    credits: entry?.credits ?? null,
+    creditsWhen: 'when built',
+    files: paths(item),
+  };
 }
 
 /** The post steps the lock records for the files shown (read defensively: provenance.ts). */

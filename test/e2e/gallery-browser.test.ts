@@ -11,26 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderGallery } from '../../src/pipeline/gallery.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { runCli, tempHome } from '../support/cli.js';
+import { CHROMIUM, launchChromium, warnWithoutChromium } from '../support/chromium.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const chromium = fs.existsSync(CHROMIUM) ? CHROMIUM : undefined;
-if (!chromium) console.warn(`gallery browser test skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+warnWithoutChromium('gallery browser test');
 
 const MANIFEST = fs.readFileSync(new URL('../project/fixtures/gallery.yaml', import.meta.url), 'utf8');
-// Headless, as root (no sandbox), and nothing reaching for the network on a closed machine.
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
-describe.skipIf(!chromium)('the gallery in chromium', () => {
+describe.skipIf(!CHROMIUM)('the gallery in chromium', () => {
   let mock: MockHandle;
   let home: ReturnType<typeof tempHome>;
   let browser: Browser;
@@ -41,8 +29,7 @@ describe.skipIf(!chromium)('the gallery in chromium', () => {
     await mock.config({ videoPollAfterMs: 20, videoSteps: 1 });
     home = tempHome();
     fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), MANIFEST);
-    const { chromium: launcher } = await import('playwright-core');
-    browser = await launcher.launch({ executablePath: chromium, args: ARGS, timeout: 15_000 });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
