@@ -8,7 +8,7 @@ import { PathRefusedError, placeIn, removeInside } from '../files/confine.js';
 import type { Lock } from './lock.js';
 import type { AssetOutcome, AssetResult } from './outcome.js';
 import type { Plan } from './plan.js';
-import { provenanceRecords, sidecarOf, sidecarText, type ProvenanceRecord } from './provenance.js';
+import { provenanceRecords, SIDECAR_SUFFIX, sidecarOf, sidecarText, type ProvenanceRecord } from './provenance.js';
 
 export interface SidecarsWritten {
   /** Sidecars written (new or changed) by this build, relative to the project root. */
@@ -46,14 +46,35 @@ async function writeSidecar(root: string, sidecar: string, text: string): Promis
   const place = placeIn(root, sidecar);
   if (place.entry === 'link') throw new PathRefusedError(`${sidecar} is a symbolic link: assetgen never writes through one.`);
   if (place.entry === 'folder' || place.entry === 'other') throw new PathRefusedError(`${sidecar} is in the way: not a file.`);
-  if (place.entry === 'file' && (await fs.promises.readFile(place.file, 'utf8').catch(() => undefined)) === text) return false;
+  if (place.entry === 'file') {
+    const there = await fs.promises.readFile(place.file, 'utf8').catch(() => undefined);
+    if (there === text) return false;
+    // Replaced only when it is an earlier sidecar of assetgen's for this very file: never someone's own.
+    if (!isOurSidecar(there, sidecar)) throw new PathRefusedError(`${sidecar} is in the way: a file assetgen did not write.`);
+  }
   await writeFileAtomic(place.file, text);
   return true;
 }
 
+/** An assetgen sidecar of the file `sidecar` describes (`generator: "assetgen"`, the same `file`). */
+function isOurSidecar(text: string | undefined, sidecar: string): boolean {
+  try {
+    const record = JSON.parse(text ?? '') as { generator?: unknown; file?: unknown };
+    return record.generator === 'assetgen' && record.file === sidecar.slice(0, -SIDECAR_SUFFIX.length);
+  } catch {
+    return false;
+  }
+}
+
 /** Removes the sidecars of pruned files (by the confinement rule: a link itself, never its target). */
 export function removeSidecars(root: string, files: readonly string[]): void {
-  for (const file of files) removeInside(root, sidecarOf(file));
+  for (const file of files) {
+    const sidecar = sidecarOf(file);
+    const place = placeIn(root, sidecar);
+    // Only a sidecar assetgen wrote for this file goes; a user's own file of that name stays.
+    if (place.entry === 'file' && !isOurSidecar(fs.readFileSync(place.file, 'utf8'), sidecar)) continue;
+    removeInside(root, sidecar);
+  }
 }
 
 /**

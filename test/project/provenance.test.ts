@@ -101,7 +101,9 @@ describe('provenance: sidecar', () => {
     expect(parseJson(again).sidecars).toMatchObject({ written: [], current: outputs().length });
 
     fs.rmSync(path.join(project.cwd, 'assets/icons/sword.png.assetgen.json'));
-    fs.writeFileSync(path.join(project.cwd, 'assets/potion.png.assetgen.json'), '{"tampered": true}\n');
+    // An edited sidecar of assetgen's (its own generator and file) is put right; a stranger's file is not (below).
+    const potionSidecar = path.join(project.cwd, 'assets/potion.png.assetgen.json');
+    fs.writeFileSync(potionSidecar, JSON.stringify({ ...JSON.parse(fs.readFileSync(potionSidecar, 'utf8')), credits: 0 }));
     const third = await build();
     expect(third.code, third.stderr).toBe(0);
     expect(parseJson(third).totals).toMatchObject({ built: 0, unchanged: 4 });
@@ -135,6 +137,16 @@ describe('provenance: sidecar', () => {
     const result = await project.run(['build', '--yes', 'sword']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('Provenance: 1 sidecar written, 0 already current.');
+  });
+
+  it("never replaces a file of the sidecar's name that assetgen did not write", async () => {
+    const mine = path.join(project.cwd, 'assets/icons/sword.png.assetgen.json');
+    fs.mkdirSync(path.dirname(mine), { recursive: true });
+    fs.writeFileSync(mine, '{"my": "notes"}');
+    const result = await build(['sword']);
+    expect(result.code).toBe(1);
+    expect(jsonError(result)).toMatchObject({ code: 'provenance_failed' });
+    expect(fs.readFileSync(mine, 'utf8')).toBe('{"my": "notes"}');
   });
 
   it('a sidecar that cannot be written fails the build (exit 1) after the build, which is recorded', async () => {
