@@ -8,6 +8,8 @@ export interface Seen {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;
+  /** As sent, names in their own case. */
+  rawHeaders: string[];
   body: string;
 }
 
@@ -30,6 +32,7 @@ export async function startServer(handler: Handler): Promise<TestServer> {
         method: req.method ?? '',
         url: req.url ?? '',
         headers: req.headers,
+        rawHeaders: req.rawHeaders,
         body: Buffer.concat(chunks).toString('utf8'),
       };
       requests.push(seen);

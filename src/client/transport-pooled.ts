@@ -1,0 +1,160 @@
+// JSON calls made side by side, through undici: its HTTP/1.1 client costs about half of node:http's
+// per call (docs/benchmarks.md, "The SDK's per-call overhead"), which is what a build or an SDK user
+// with 16 calls in flight pays for. One undici `Client` per connection, pooled here rather than by
+// undici's Agent, so each answer knows the socket it came on: bytes past an answer's announced end
+// are refused exactly as node's transport refuses them (undici would drop them and use the answer).
+// Loaded only once calls overlap (transport.ts): a one-shot command never pays undici's start-up.
+import { Readable } from 'node:stream';
+import type { Socket } from 'node:net';
+import { buildConnector, Client, type Dispatcher } from 'undici';
+import { abortedError, type WireRequest, type WireResponse } from './transport.js';
+
+/** Where a request goes, split as undici's dispatch wants it. */
+export interface PooledTarget {
+  origin: string;
+  path: string;
+}
+
+/** One connection: its undici Client and the socket it has now (none before connecting). */
+interface Connection {
+  client: Client;
+  socket?: Socket;
+}
+
+export class ConnectionPool {
+  readonly #idle = new Map<string, Connection[]>();
+  readonly #all = new Set<Connection>();
+  readonly #connect: buildConnector.connector;
+  #closed = false;
+
+  constructor(connectTimeoutMs: number) {
+    this.#connect = buildConnector({ timeout: connectTimeoutMs });
+  }
+
+  /** An idle connection to `origin`, or a new one: one call at a time on each, like node's agent. */
+  #take(origin: string): Connection {
+    const idle = this.#idle.get(origin);
+    const reused = idle?.pop();
+    if (reused) return reused;
+    const connection: Connection = { client: undefined as unknown as Client };
+    connection.client = new Client(origin, {
+      keepAliveTimeout: 30_000,
+      pipelining: 1,
+      connect: (options, callback) =>
+        this.#connect(options, (...result) => {
+          connection.socket = result[1] ?? undefined;
+          callback(...result);
+        }),
+    });
+    this.#all.add(connection);
+    return connection;
+  }
+
+  #give(origin: string, connection: Connection): void {
+    if (this.#closed) return;
+    const idle = this.#idle.get(origin);
+    if (idle) idle.push(connection);
+    else this.#idle.set(origin, [connection]);
+  }
+
+  send(target: PooledTarget, wire: WireRequest, excess: () => Error): Promise<WireResponse> {
+    if (this.#closed) return Promise.reject(new Error('The transport is closed.'));
+    const connection = this.#take(target.origin);
+    return new Promise((resolve, reject) => {
+      const answer = new Answer(connection, wire, excess, resolve, reject, () => this.#give(target.origin, connection));
+      connection.client.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: wire.method,
+          headers: wire.headers,
+          body: wire.body,
+          headersTimeout: wire.headersTimeoutMs,
+          bodyTimeout: wire.bodyTimeoutMs,
+        },
+        answer,
+      );
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#idle.clear();
+    await Promise.all([...this.#all].map((connection) => connection.client.destroy()));
+    this.#all.clear();
+  }
+}
+
+/**
+ * One call's answer: resolves with the status and headers, then streams the body (paused when the
+ * reader is behind). Its connection goes back to the pool once the answer is whole and clean.
+ */
+class Answer implements Dispatcher.DispatchHandler {
+  #body?: Readable;
+  #controller?: Dispatcher.DispatchController;
+  #settled = false;
+  readonly #onAbort = (): void => this.#controller?.abort(abortedError());
+
+  constructor(
+    readonly connection: Connection,
+    readonly wire: WireRequest,
+    readonly excess: () => Error,
+    readonly resolve: (response: WireResponse) => void,
+    readonly reject: (error: Error) => void,
+    readonly release: () => void,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    const signal = this.wire.signal;
+    if (signal?.aborted) controller.abort(abortedError());
+    else signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: WireResponse['headers']): void {
+    const body = new Readable({
+      read: () => controller.resume(),
+      destroy: (error, callback) => {
+        // Left before its end (a reader that has what it needs, or an error): the connection goes too.
+        if (!this.#settled) controller.abort(error ?? abortedError());
+        callback(error);
+      },
+    });
+    this.#body = body;
+    this.resolve({ status: statusCode, headers, body });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (!this.#body!.push(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.#settled = true;
+    this.#done();
+    const body = this.#body!;
+    const socket = this.connection.socket;
+    // undici goes on parsing the bytes it read after this answer before it returns: anything past
+    // the announced end has destroyed the socket with an error by the next microtask (a clean
+    // `Connection: close` destroys it with UND_ERR_INFO, which is no refusal).
+    queueMicrotask(() => {
+      const error = socket?.errored as { code?: unknown } | null | undefined;
+      if (error && error.code !== 'UND_ERR_INFO') body.destroy(this.excess());
+      else body.push(null);
+      // Free for the next call either way: a Client whose socket is gone connects again.
+      this.release();
+    });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#done();
+    if (this.#body) this.#body.destroy(error);
+    else this.reject(error);
+    this.release();
+  }
+
+  #done(): void {
+    this.wire.signal?.removeEventListener('abort', this.#onAbort);
+  }
+}
