@@ -198,4 +198,24 @@ describe('post steps in a build', () => {
     expect(fs.existsSync(file('assets/shield.png'))).toBe(false);
     expect(lock().assets.shield).toEqual(shield);
   });
+
+  it('post removed from an asset whose out is .webp: the output is the original, named for its format (.png), as without post; no paid call', async () => {
+    const gem = (post: string) => `assets:\n  - { id: gem, prompt: a gem, agent: icon-forge, out: assets/gem.webp${post} }\n`;
+    write(gem(', post: [{ format: webp }]'));
+    expect((await build()).code).toBe(0);
+    expect(size('assets/gem.webp')).toBe('webp 128x128');
+    const original = fs.readFileSync(file('.assetgen/originals/gem/gem.png'));
+    write(gem(''));
+    const plan = items(await project.run(['build', '--dry-run', '--json']));
+    expect(plan.gem).toMatchObject({ action: 'reprocess', reasons: expect.arrayContaining(['now written as assets/gem.png']) });
+    const removed = await ledgerOf(() => build());
+    expect([removed.result.code, removed.charges]).toEqual([0, 0]);
+    expect(items(removed.result).gem).toMatchObject({ files: ['assets/gem.png'], media: [{ format: 'png', width: 128, height: 128 }] });
+    expect(fs.readFileSync(file('assets/gem.png'))).toEqual(original);
+    expect(fs.existsSync(file('assets/gem.webp'))).toBe(false);
+    expect(items((await ledgerOf(() => build())).result).gem).toMatchObject({ outcome: 'unchanged' });
+    // A first build of the same entry names its file the same way.
+    for (const name of ['assets', 'assetgen.lock', '.assetgen']) fs.rmSync(file(name), { recursive: true, force: true });
+    expect(items(await build()).gem).toMatchObject({ outcome: 'built', files: ['assets/gem.png'] });
+  });
 });
