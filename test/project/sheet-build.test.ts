@@ -62,6 +62,14 @@ async function expectFramesMatch(names: string[]): Promise<void> {
   }
 }
 
+/** `build --force icons`: re-packed with no paid call, every frame where the JSON says. */
+async function expectForcedRepack(): Promise<void> {
+  const forced = await paidCalls(() => build(['--force', 'icons']));
+  expect(forced.charges).toBe(0);
+  expect(items(forced.result).icons).toMatchObject({ outcome: 'built' });
+  await expectFramesMatch(['sword', 'shield', 'gem']);
+}
+
 describe('sheets in a build', () => {
   it('3 icons: 3 paid calls, the atlas and its JSON written, every frame where the JSON says; a second build does nothing', async () => {
     write(manifest());
@@ -129,10 +137,7 @@ describe('sheets in a build', () => {
     fs.appendFileSync(file('assets/icons.json'), ' ');
     const kept = await build();
     expect(items(kept).icons).toMatchObject({ status: 'edited', outcome: 'kept' });
-    const forced = await paidCalls(() => build(['--force', 'icons']));
-    expect(forced.charges).toBe(0);
-    expect(items(forced.result).icons).toMatchObject({ outcome: 'built' });
-    await expectFramesMatch(['sword', 'shield', 'gem']);
+    await expectForcedRepack();
   });
 
   it('a data file of the sheet’s name that assetgen did not write is kept, as the atlas would be; --force replaces it', async () => {
@@ -146,10 +151,7 @@ describe('sheets in a build', () => {
     expect(items(kept).icons).toMatchObject({ outcome: 'kept' });
     expect(fs.readFileSync(file('assets/icons.json'), 'utf8')).toBe('{"mine": true}\n');
     expect(fs.existsSync(file('assets/icons.png'))).toBe(false);
-    const forced = await paidCalls(() => build(['--force', 'icons']));
-    expect(forced.charges).toBe(0);
-    expect(items(forced.result).icons).toMatchObject({ outcome: 'built' });
-    await expectFramesMatch(['sword', 'shield', 'gem']);
+    await expectForcedRepack();
   });
 
   it('a link put where the data file goes once the plan is made: the sheet fails, neither of its files written', async () => {
