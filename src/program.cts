@@ -249,7 +249,8 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .command('report')
     .description('write the HTML gallery of the assets from assetgen.yaml and assetgen.lock alone (no network, no credentials)')
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
-    .option('-o, --output <file.html>', 'where to write it (default: assetgen-report.html next to the manifest)', parseHtmlPath)
+    // Checked by the command, which knows whether --disclosure (which takes no -o) was given too.
+    .option('-o, --output <file.html>', 'where to write it (default: assetgen-report.html next to the manifest)')
     .option(
       '--disclosure',
       'instead, print the list of AI-generated files (Markdown; --json: one document), for store and legal disclosures',

@@ -72,8 +72,14 @@ export function parseSeconds(text: string): number {
   return value;
 }
 
-/** The file of an HTML report (`--report`, `report -o`): it must end in .html or .htm, so a slip never overwrites the lock or an asset. */
+/** Why a path is not the file of an HTML report (it must end in .html or .htm, so a slip never overwrites the lock or an asset), or undefined. */
+export function htmlPathProblem(text: string): string | undefined {
+  return !/\.html?$/i.test(text.trim()) || /[\\/]$/.test(text) ? 'Name an .html file, e.g. report.html.' : undefined;
+}
+
+/** The file of an HTML report (`--report`). */
 export function parseHtmlPath(text: string): string {
-  if (!/\.html?$/i.test(text.trim()) || /[\\/]$/.test(text)) throw new InvalidArgumentError('Name an .html file, e.g. report.html.');
+  const problem = htmlPathProblem(text);
+  if (problem) throw new InvalidArgumentError(problem);
   return text.trim();
 }

@@ -109,6 +109,8 @@ export async function runCall(
     return {
       isError: true,
       content: [jsonText({ error: errorDocument(effective, ctx) }), ...(settled ? [jsonText(settled.result)] : [])],
+      // The outcome's result under the tool's outputSchema too (a build with failed assets: every item, the totals).
+      ...(settled ? { structuredContent: settled.result as Record<string, unknown> } : {}),
     };
   } finally {
     clearTimeout(timer);
@@ -126,11 +128,17 @@ function stillRunning(ctx: CommandContext, job: NonNullable<ReturnType<typeof jo
     state: 'running',
     message: `The ${job.kind === 'video' ? 'video job' : 'run'} ${job.id} is still running after ${Math.round(budgetMs / 1000)}s; it is paid for and goes on.`,
     resume: { tool, arguments: { id: job.id } },
-    hint: `Call ${tool} with {"id": "${job.id}"} to go on waiting (no new charge), or run: ${job.resume ?? ''}`,
+    hint: stillRunningHint(tool, job),
     credits: ctx.credits.report,
     ...(ctx.globals.mock ? { mock: true } : {}),
   };
   return { content: [jsonText(document)], structuredContent: document };
+}
+
+/** How to pick up a job still running: the tool to call, and the command line when there is one. */
+export function stillRunningHint(tool: string, job: { id: string; resume: string | null }): string {
+  const call = `Call ${tool} with {"id": "${job.id}"} to go on waiting (no new charge)`;
+  return job.resume ? `${call}, or run: ${job.resume}` : `${call}.`;
 }
 
 export const jsonText = (value: unknown): { type: 'text'; text: string } => ({ type: 'text', text: JSON.stringify(value, null, 2) });

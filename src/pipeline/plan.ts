@@ -9,7 +9,7 @@ import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
 import { planPost } from './post.js';
 import { inShard, selectIds, type Shard } from './shard.js';
-import { planSheetItem } from './sheet.js';
+import { planSheetItem, sheetFiles } from './sheet.js';
 
 export type PlanStatus = 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited' | 'in-flight' | 'removed';
 /**
@@ -95,13 +95,18 @@ export interface PlanOptions {
 /** Hashes of the files planning looks at (see filesToHash), by project path; null for a missing file. */
 export type FileHashes = ReadonlyMap<string, FileHash | null>;
 
-/** What planning needs hashed: every file the lock records, and every single-file `out` of the manifest. */
+/**
+ * What planning needs hashed: every file the lock records, and every single-file `out` of the
+ * manifest (a sheet's: its atlas and its data file, either of which may be someone else's file).
+ */
 export function filesToHash(manifest: Manifest, lock: Lock): string[] {
   const locked = Object.values(lock.assets).flatMap((entry) => [
     ...entry.files.map((file) => file.path),
     ...(entry.original ? [entry.original.path] : []),
   ]);
-  const targets = manifest.assets.flatMap((asset) => (asset.out.type === 'file' ? [asset.out.path] : []));
+  const targets = manifest.assets.flatMap((asset) =>
+    asset.out.type !== 'file' ? [] : asset.kind === 'sheet' ? sheetFiles(asset.out.path) : [asset.out.path],
+  );
   return [...new Set([...locked, ...targets])];
 }
 

@@ -3,6 +3,7 @@
 // re-processes it with no paid call. Here: the paths, the steps' hash the lock records, and the
 // plan's decision. Pure: sharp is loaded by the build that applies the steps, never by planning.
 import path from 'node:path';
+import { sameFormat } from '../files/media.js';
 import type { PostStep } from '../imaging/post-steps.js';
 import { sha256, stableStringify, type FileHash } from './hash.js';
 import type { LockEntry, LockedFile } from './lock.js';
@@ -27,12 +28,19 @@ export function postExtension(steps: readonly PostStep[]): string {
 }
 
 /**
- * Where the output of an asset made from `original` goes: a file `out` as given; in a folder,
- * `<id>` with the steps' extension, or (no steps) the original's own.
+ * Where the output of an asset made from `original` goes: in a folder, `<id>` with the steps'
+ * extension, or (no steps) the original's own; a file `out` as given — except that with no steps
+ * the output is the original's bytes, so it takes the original's extension when `out`'s names
+ * another format (`gem.webp` holding a PNG is `gem.png`), as a build without steps saves it.
  */
 export function outputPathFor(asset: Pick<ManifestAsset, 'id' | 'out' | 'post'>, original: string): string {
-  if (asset.out.type === 'file') return asset.out.path;
-  const extension = asset.post ? postExtension(asset.post) : path.posix.extname(original);
+  const own = path.posix.extname(original);
+  if (asset.out.type === 'file') {
+    const given = path.posix.extname(asset.out.path);
+    if (asset.post || !own || sameFormat(given, own)) return asset.out.path;
+    return `${asset.out.path.slice(0, asset.out.path.length - given.length)}${own}`;
+  }
+  const extension = asset.post ? postExtension(asset.post) : own;
   const name = `${asset.id}${extension}`;
   return asset.out.dir === '.' ? name : `${asset.out.dir}/${name}`;
 }

@@ -9,6 +9,10 @@ import { folderIn, PathRefusedError, placeIn } from '../files/confine.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
 import type { PlanItem } from './plan.js';
 import { originalsFolder } from './post.js';
+import { sheetFiles } from './sheet.js';
+
+/** Whether a file name (lower-cased) is `<id>.<ext>` for a media extension: what an image, a video or a kept original is saved as. */
+const mediaNameOf = (id: string) => (lower: string) => Object.keys(MEDIA_EXTENSIONS).some((ext) => lower === `${id}${ext}`);
 
 /** Refuses (PipelineError, exit 2) a plan that would write or delete outside the project, or through a link. */
 export function checkTargets(root: string, items: readonly PlanItem[]): void {
@@ -22,30 +26,34 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
     }
   };
   const links = new Map<string, Set<string>>();
+  /** A folder the build writes in, with no link there under a name `ours` says it may write. */
+  const checkFolder = (dir: string, ours: (lowerName: string) => boolean): void => {
+    const real = folderIn(root, dir, dir === '.' ? './' : `${dir}/`);
+    if (!links.has(dir)) links.set(dir, linksIn(real));
+    for (const name of links.get(dir)!) if (ours(name.toLowerCase())) throw linkInTheWay(path.posix.join(dir, name));
+  };
   for (const item of items) {
     if (item.action === 'prune') for (const file of item.prunable) attempt(() => placeIn(root, file));
-    const out = item.asset?.out;
-    if (!out || (item.action !== 'generate' && item.action !== 'resume' && item.action !== 'reprocess')) continue;
-    // Post-processing keeps the generated original in the project too (./post.ts).
-    if (item.asset!.post || item.action === 'reprocess') attempt(() => folderIn(root, originalsFolder(item.id)));
+    const asset = item.asset;
+    const out = asset?.out;
+    if (!asset || !out || (item.action !== 'generate' && item.action !== 'resume' && item.action !== 'reprocess')) continue;
+    const id = asset.id.toLowerCase();
+    // Post-processing keeps the generated original in the project too (./post.ts): downloaded as
+    // `<id>.<ext>`, or (post added to an asset built without it) named as the output it was.
+    if (item.kind !== 'sheet' && (asset.post || item.action === 'reprocess')) {
+      const source = item.source && path.posix.basename(item.source).toLowerCase();
+      const named = mediaNameOf(id);
+      attempt(() => checkFolder(originalsFolder(item.id), (name) => name === source || named(name)));
+    }
     if (out.type === 'file') {
-      attempt(() => {
-        if (placeIn(root, out.path).entry === 'link') throw linkInTheWay(out.path);
-      });
+      // A sheet writes its data file beside its atlas.
+      for (const file of item.kind === 'sheet' ? sheetFiles(out.path) : [out.path])
+        attempt(() => {
+          if (placeIn(root, file).entry === 'link') throw linkInTheWay(file);
+        });
       continue;
     }
-    attempt(() => {
-      const real = folderIn(root, out.dir, out.dir === '.' ? './' : `${out.dir}/`);
-      if (!links.has(out.dir)) links.set(out.dir, linksIn(real));
-      const asset = item.asset!;
-      for (const name of links.get(out.dir)!) {
-        const lower = name.toLowerCase();
-        const id = asset.id.toLowerCase();
-        const ours =
-          asset.kind === 'workflow' ? lower.startsWith(`${id}-`) : Object.keys(MEDIA_EXTENSIONS).some((ext) => lower === `${id}${ext}`);
-        if (ours) throw linkInTheWay(path.posix.join(out.dir, name));
-      }
-    });
+    attempt(() => checkFolder(out.dir, asset.kind === 'workflow' ? (name) => name.startsWith(`${id}-`) : mediaNameOf(id)));
   }
   if (problems.length)
     throw new PipelineError(

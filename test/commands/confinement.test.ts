@@ -178,3 +178,55 @@ describe('-o of the single commands', () => {
     expect((await project.ledger()).length).toBe(before);
   });
 });
+
+describe("a sheet's data file and a kept original: checked like the output before paying", () => {
+  const SHEET =
+    'defaults: { agent: sprite-artist, out: assets/ }\nassets:\n  - { id: sword, prompt: a sword }\n' +
+    '  - id: icons\n    sheet: { from: [sword] }\n    out: sheets/icons.png\n';
+  const POST = 'assets:\n  - { id: sword, prompt: a sword, agent: sprite-artist, out: assets/, post: [pot] }\n';
+
+  it("a link at the sheet's .json (dangling, or to a file outside with --force): exit 2, nothing charged, nothing written", async () => {
+    const outside = sentinel();
+    fs.writeFileSync(path.join(outside.dir, 'icons.json'), 'not ours');
+    const snapshot = sentinel();
+    manifest(SHEET);
+    for (const [target, args] of [
+      [path.join(outside.dir, 'gone.json'), ['build']],
+      [path.join(outside.dir, 'icons.json'), ['build', '--force']],
+    ] as const) {
+      fs.rmSync(path.join(project.cwd, 'sheets'), { recursive: true, force: true });
+      link(target, 'sheets/icons.json');
+      const result = await run([...args]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain('sheets/icons.json is a symbolic link; a build never writes through a link');
+      expect(await project.ledger()).toEqual([]);
+      expect(fs.readdirSync(path.join(project.cwd, 'sheets'))).toEqual(['icons.json']);
+    }
+    snapshot.unchanged();
+    expect(fs.readFileSync(path.join(outside.dir, 'icons.json'), 'utf8')).toBe('not ours');
+  });
+
+  it('a link where the kept original goes: exit 2 before paying, for a new asset and for a re-process', async () => {
+    const outside = sentinel();
+    manifest(POST);
+    link(path.join(outside.dir, 'sword.png'), '.assetgen/originals/sword/sword.png');
+    const first = await run(['build']);
+    expect(first.code, first.stderr).toBe(2);
+    expect(first.stderr).toContain('.assetgen/originals/sword/sword.png is a symbolic link');
+    expect(await project.ledger()).toEqual([]);
+    outside.unchanged();
+
+    // Built without post (no original kept), then post added: the output would be kept as the original.
+    fs.rmSync(path.join(project.cwd, '.assetgen'), { recursive: true });
+    manifest(POST.replace(', post: [pot]', ''));
+    expect((await run(['build'])).code).toBe(0);
+    const charged = (await project.ledger()).length;
+    link(path.join(outside.dir, 'sword.png'), '.assetgen/originals/sword/sword.png');
+    manifest(POST);
+    const again = await run(['build']);
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr).toContain('.assetgen/originals/sword/sword.png is a symbolic link');
+    expect((await project.ledger()).length).toBe(charged);
+    outside.unchanged();
+  });
+});

@@ -277,6 +277,14 @@ describe('assetgen mcp', () => {
       const capped = await mcp.call('build', { max_credits: 0 });
       expect(capped.result.isError).toBe(true);
       expect(capped.json.error.code).toBe('credit_cap');
+      // The build's result too, as structuredContent (checked against the tool's outputSchema by the client).
+      expect(capped.result.structuredContent).toMatchObject({
+        items: [
+          { id: 'crate', outcome: 'unchanged' },
+          { id: 'barrel', outcome: 'capped' },
+        ],
+        totals: { capped: 1 },
+      });
       expect(await charges()).toHaveLength(before);
     } finally {
       fs.rmSync(path.join(home.cwd, 'assetgen.yaml'), { force: true });

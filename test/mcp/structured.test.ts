@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stillRunningHint } from '../../src/mcp/call.js';
 import { tempHome } from '../support/cli.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
 import { startMock, type MockHandle } from '../support/mock.js';
@@ -78,5 +79,13 @@ describe('structured tool results', () => {
     await mock.config({ videoSteps: 1000 });
     const waiting = await structured('create_video', { prompt: 'endless', confirm_credits: 180, wait: true, max_wait_seconds: 1 });
     expect(waiting).toMatchObject({ state: 'running', resume: { tool: 'wait_video' } });
+    expect(waiting.hint).toBe(
+      `Call wait_video with {"id": "${waiting.job.id}"} to go on waiting (no new charge), or run: ${waiting.job.resume}`,
+    );
+    expect(waiting.job.resume).toMatch(/^assetgen video wait vid_/);
+    // A job without a command line to resume it: the tool alone, no dangling "or run:".
+    expect(stillRunningHint('wait_run', { id: 'run_1', resume: null })).toBe(
+      'Call wait_run with {"id": "run_1"} to go on waiting (no new charge).',
+    );
   });
 });

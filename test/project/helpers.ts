@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { onTestFinished } from 'vitest';
 import type { Lock } from '../../src/pipeline/lock.js';
+import { journalFileFor } from '../../src/pipeline/lock-journal.js';
 import { parseManifest, type Manifest } from '../../src/pipeline/manifest.js';
 
 export const EXAMPLE = fs.readFileSync(new URL('./fixtures/example.yaml', import.meta.url), 'utf8');
@@ -65,3 +66,21 @@ export const sampleLock = (): Lock => ({
     },
   },
 });
+
+/**
+ * Starts `build` (a build of the project in `root`) and, once its journal records `id`'s paid call
+ * (written before the call is sent: planning is over), runs `meanwhile` — a change the build finds
+ * only after it planned. Slow the mock (latencyMs) so the call is still out. Waits at most 5 s.
+ */
+export async function whilePaying<T>(root: string, id: string, build: () => Promise<T>, meanwhile: () => void): Promise<T> {
+  const journal = journalFileFor(path.join(root, 'assetgen.lock'));
+  let ended = false;
+  const running = build().finally(() => (ended = true));
+  const deadline = Date.now() + 5_000;
+  while (!(fs.existsSync(journal) && fs.readFileSync(journal, 'utf8').includes(`"id":${JSON.stringify(id)}`))) {
+    if (ended || Date.now() > deadline) throw new Error(`the build recorded no paid call of ${id} (ended: ${ended})`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  meanwhile();
+  return running;
+}

@@ -10,7 +10,7 @@ import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson, type CliResult } from '../support/cli.js';
 import { netSpend, spendByKey } from '../support/ledger.js';
 import { useMockProject } from '../support/project.js';
-import { writeFiles } from './helpers.js';
+import { whilePaying, writeFiles } from './helpers.js';
 
 const manifest = (post: string, swordPrompt = 'a rusty sword') => `defaults:
   agent: icon-forge
@@ -158,5 +158,64 @@ describe('post steps in a build', () => {
     expect(items(result).sword).toMatchObject({ outcome: 'kept' });
     expect(size('assets/shield.webp')).toBe('webp 32x32');
     expect(size('.assetgen/originals/shield/shield.png')).toBe('png 128x128');
+  });
+
+  it('a kept original that is not the file the lock records is never used: the plan leaves it alone, and so does the re-process', async () => {
+    write(manifest(RESIZE_64));
+    expect((await build()).code).toBe(0);
+    const output = fs.readFileSync(file('assets/sword.png'));
+    // Changed before the plan: the plan keeps the asset (the output as it was), and says why.
+    fs.appendFileSync(file('.assetgen/originals/sword/sword.png'), 'x');
+    write(manifest(RESIZE_32_WEBP));
+    const kept = await ledgerOf(() => build());
+    expect([kept.result.code, kept.charges]).toEqual([0, 0]);
+    expect(items(kept.result).sword).toMatchObject({
+      status: 'edited',
+      outcome: 'kept',
+      why: expect.arrayContaining([expect.stringContaining('.assetgen/originals/sword/sword.png (the kept original) edited')]),
+    });
+    expect(fs.readFileSync(file('assets/sword.png'))).toEqual(output);
+
+    // Changed after the plan (while a new asset is paid for): the re-process refuses it, writes nothing.
+    const shield = lock().assets.shield!;
+    await project.mock.config({ latencyMs: 150 });
+    write(manifest(RESIZE_64).replace('assets:\n', 'assets:\n  - { id: axe, prompt: an axe }\n'));
+    const changed = await ledgerOf(() =>
+      whilePaying(
+        project.cwd,
+        'axe',
+        () => build(['-j', '1']),
+        () => fs.appendFileSync(file('.assetgen/originals/shield/shield.png'), 'x'),
+      ),
+    );
+    expect(changed.result.code).toBe(1);
+    expect(changed.charges).toBe(1);
+    expect(items(changed.result)).toMatchObject({ axe: { outcome: 'built' }, shield: { outcome: 'failed' } });
+    expect((parseJson(changed.result).items as { id: string; reason?: string }[]).find((item) => item.id === 'shield')!.reason).toBe(
+      '.assetgen/originals/shield/shield.png is not the file assetgen.lock records (changed since the plan checked it): not used, nothing written.',
+    );
+    expect(size('assets/shield.webp')).toBe('webp 32x32');
+    expect(fs.existsSync(file('assets/shield.png'))).toBe(false);
+    expect(lock().assets.shield).toEqual(shield);
+  });
+
+  it('post removed from an asset whose out is .webp: the output is the original, named for its format (.png), as without post; no paid call', async () => {
+    const gem = (post: string) => `assets:\n  - { id: gem, prompt: a gem, agent: icon-forge, out: assets/gem.webp${post} }\n`;
+    write(gem(', post: [{ format: webp }]'));
+    expect((await build()).code).toBe(0);
+    expect(size('assets/gem.webp')).toBe('webp 128x128');
+    const original = fs.readFileSync(file('.assetgen/originals/gem/gem.png'));
+    write(gem(''));
+    const plan = items(await project.run(['build', '--dry-run', '--json']));
+    expect(plan.gem).toMatchObject({ action: 'reprocess', reasons: expect.arrayContaining(['now written as assets/gem.png']) });
+    const removed = await ledgerOf(() => build());
+    expect([removed.result.code, removed.charges]).toEqual([0, 0]);
+    expect(items(removed.result).gem).toMatchObject({ files: ['assets/gem.png'], media: [{ format: 'png', width: 128, height: 128 }] });
+    expect(fs.readFileSync(file('assets/gem.png'))).toEqual(original);
+    expect(fs.existsSync(file('assets/gem.webp'))).toBe(false);
+    expect(items((await ledgerOf(() => build())).result).gem).toMatchObject({ outcome: 'unchanged' });
+    // A first build of the same entry names its file the same way.
+    for (const name of ['assets', 'assetgen.lock', '.assetgen']) fs.rmSync(file(name), { recursive: true, force: true });
+    expect(items(await build()).gem).toMatchObject({ outcome: 'built', files: ['assets/gem.png'] });
   });
 });

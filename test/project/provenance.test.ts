@@ -158,6 +158,19 @@ describe('provenance: sidecar', () => {
     expect(lockOf().assets.sword?.files).toHaveLength(1);
   });
 
+  it('a sidecar that cannot be written is reported when an asset failed too (even with --quiet): exit 1 for the failure', async () => {
+    fs.mkdirSync(path.join(project.cwd, 'assets/icons/sword.png.assetgen.json'), { recursive: true });
+    writeFiles(project.cwd, { 'assetgen.yaml': `${WITH_SIDECARS}  - { id: broken, prompt: a thing, agent: no-such-agent }\n` });
+    const result = await project.run(['build', 'sword', 'broken', '--quiet']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'Error: 1 provenance sidecar could not be written: assets/icons/sword.png.assetgen.json.\nError: 1 asset failed: broken.',
+    );
+    const json = await project.run(['build', 'sword', 'broken', '--json']);
+    expect(jsonError(json)).toMatchObject({ code: 'build_failed' });
+    expect(parseJson(json).sidecars.failed).toEqual([{ path: 'assets/icons/sword.png.assetgen.json', reason: expect.any(String) }]);
+  });
+
   it("never writes through a link where a sidecar goes (the confinement rule): exit 1, the link's target untouched", async () => {
     const outside = path.join(project.home.home, 'outside.json');
     fs.writeFileSync(outside, 'not yours\n');
@@ -244,9 +257,13 @@ describe('assetgen report --disclosure', () => {
     expect(disclosure.files.some((file) => file.asset === 'potion')).toBe(false);
   });
 
-  it('refuses -o (it prints to stdout): exit 2', async () => {
-    const result = await project.run(['report', '--disclosure', '-o', 'x.html']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--disclosure prints to stdout');
+  it('refuses -o, whatever its file (it prints to stdout): exit 2, saying what it takes', async () => {
+    for (const output of ['x.html', 'x.md']) {
+      const result = await project.run(['report', '--disclosure', '-o', output]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--disclosure takes no -o: it prints to stdout (Markdown; --json: one document)');
+      expect(result.stderr).toContain('assetgen report --disclosure > DISCLOSURE.md');
+      expect(result.stderr).not.toContain('Name an .html file');
+    }
   });
 });

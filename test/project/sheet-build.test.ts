@@ -11,7 +11,7 @@ import type { TexturePackerJsonHash } from '../../src/imaging/atlas.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson, type CliResult } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
-import { writeFiles } from './helpers.js';
+import { whilePaying, writeFiles } from './helpers.js';
 
 const manifest = (options: { padding?: number; swordPrompt?: string } = {}) => `defaults:
   agent: icon-forge
@@ -60,6 +60,14 @@ async function expectFramesMatch(names: string[]): Promise<void> {
     const region = { left: frame.x, top: frame.y, width: frame.w, height: frame.h };
     expect((await rgba(atlas, region)).equals(await rgba(input)), name).toBe(true);
   }
+}
+
+/** `build --force icons`: re-packed with no paid call, every frame where the JSON says. */
+async function expectForcedRepack(): Promise<void> {
+  const forced = await paidCalls(() => build(['--force', 'icons']));
+  expect(forced.charges).toBe(0);
+  expect(items(forced.result).icons).toMatchObject({ outcome: 'built' });
+  await expectFramesMatch(['sword', 'shield', 'gem']);
 }
 
 describe('sheets in a build', () => {
@@ -129,10 +137,37 @@ describe('sheets in a build', () => {
     fs.appendFileSync(file('assets/icons.json'), ' ');
     const kept = await build();
     expect(items(kept).icons).toMatchObject({ status: 'edited', outcome: 'kept' });
-    const forced = await paidCalls(() => build(['--force', 'icons']));
-    expect(forced.charges).toBe(0);
-    expect(items(forced.result).icons).toMatchObject({ outcome: 'built' });
-    await expectFramesMatch(['sword', 'shield', 'gem']);
+    await expectForcedRepack();
+  });
+
+  it('a data file of the sheet’s name that assetgen did not write is kept, as the atlas would be; --force replaces it', async () => {
+    write(manifest());
+    writeFiles(project.cwd, { 'assets/icons.json': '{"mine": true}\n' });
+    const plan = items(await project.run(['build', '--dry-run', '--json']));
+    expect(plan.icons).toMatchObject({ action: 'keep' });
+    expect(plan.icons!.reasons).toContain('assets/icons.json exists and assetgen did not make it: left alone (--force replaces it)');
+    const kept = await build();
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(items(kept).icons).toMatchObject({ outcome: 'kept' });
+    expect(fs.readFileSync(file('assets/icons.json'), 'utf8')).toBe('{"mine": true}\n');
+    expect(fs.existsSync(file('assets/icons.png'))).toBe(false);
+    await expectForcedRepack();
+  });
+
+  it('a link put where the data file goes once the plan is made: the sheet fails, neither of its files written', async () => {
+    write(manifest());
+    await project.mock.config({ latencyMs: 150 });
+    const outside = path.join(project.home.home, 'outside.json');
+    const plant = () => {
+      fs.mkdirSync(file('assets'), { recursive: true });
+      fs.symlinkSync(outside, file('assets/icons.json'));
+    };
+    const result = await whilePaying(project.cwd, 'gem', () => build(['-j', '1']), plant);
+    expect(result.code).toBe(1);
+    expect(items(result).icons).toMatchObject({ outcome: 'failed' });
+    expect(fs.existsSync(file('assets/icons.png'))).toBe(false);
+    expect(fs.existsSync(outside)).toBe(false);
+    expect(readLock(file('assetgen.lock')).assets.icons).toBeUndefined();
   });
 
   it('the gallery (build --report, then report from the lock) shows the atlas with its 3 frames outlined, and no picture of the JSON', async () => {

@@ -197,7 +197,8 @@ async function produce(
     const [original] = await save([{ ...file, bytes: generated.assetBytes }], `${path.join(root, originalsFolder(asset.id))}${path.sep}`);
     status('post-processing');
     const previous = item.files.filter((entry) => entry.state === 'ok').map((entry) => entry.path);
-    const result = await processOriginal(root, asset, lockPath(root, original), { claims, previous });
+    const expected = hashes.get(path.resolve(original));
+    const result = await processOriginal(root, asset, lockPath(root, original), { claims, previous, expected });
     Object.assign(made.processed, { original: result.original, post: result.post });
     return result.files.map((entry) => {
       hashes.set(path.resolve(root, entry.path), { sha256: entry.sha256, size: entry.size });

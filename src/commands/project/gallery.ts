@@ -16,6 +16,7 @@ import { openProject } from './open.js';
 import { discloseProject, renderDisclosure } from './disclosure.js';
 import type { Disclosure } from '../../pipeline/provenance.js';
 import { UsageError } from '../../cli/errors.js';
+import { htmlPathProblem } from '../../cli/values.cjs';
 
 /** Where `assetgen report` writes without -o: next to the manifest. */
 export const DEFAULT_REPORT = 'assetgen-report.html';
@@ -42,13 +43,15 @@ const NO_SERVICE = 'No service is configured, so specs were not compared: an ass
  */
 export const report = command({
   run: (ctx: CommandContext, options: ReportOptions): Promise<LockGallery | Disclosure> => {
-    if (!options.disclosure) return writeLockGallery(ctx, options);
-    if (options.output !== undefined)
+    if (options.disclosure && options.output !== undefined)
       throw new UsageError(
-        '--disclosure prints to stdout: -o is for the HTML gallery.',
+        '--disclosure takes no -o: it prints to stdout (Markdown; --json: one document). -o names the HTML gallery, without --disclosure.',
         'Redirect it: `assetgen report --disclosure > DISCLOSURE.md`.',
       );
-    return discloseProject(ctx, options.file);
+    if (options.disclosure) return discloseProject(ctx, options.file);
+    const problem = options.output !== undefined ? htmlPathProblem(options.output) : undefined;
+    if (problem) throw new UsageError(`-o ${options.output}: ${problem}`);
+    return writeLockGallery(ctx, { ...options, output: options.output?.trim() });
   },
   render: (ctx, result) => ('digitalSourceType' in result ? renderDisclosure(ctx, result) : renderLockGallery(ctx, result)),
 });
@@ -94,7 +97,7 @@ export interface BuildGallery {
 
 /**
  * `build --report`: the gallery of this build's outcomes, written whatever they were. A failure to
- * write it is not thrown here: the build's own outcome is reported first (see `settleGallery`).
+ * write it is not thrown here: the build's own outcome is reported first (run.ts, `settleRun`).
  */
 export async function writeBuildReport(
   ctx: CommandContext,
@@ -112,20 +115,6 @@ export async function writeBuildReport(
     const hint = 'The build is recorded in assetgen.lock: `assetgen report -o <file.html>` writes the report again.';
     return { document: { reportError: failure.message }, error: new AssetgenError(failure.message, { code: failure.code, hint }) };
   }
-}
-
-/**
- * Ends a build that wrote (or tried to write) its gallery: the build's own failure keeps its exit
- * code, with the report's error printed before it; otherwise the report's error fails the build (exit 1).
- */
-export function settleGallery(ctx: CommandContext, galleryError: AssetgenError | undefined, throwForBuild: () => void): void {
-  try {
-    throwForBuild();
-  } catch (error) {
-    if (galleryError && !ctx.out.json) ctx.out.error(`Error: ${sanitizeLine(galleryError.message)}`);
-    throw error;
-  }
-  if (galleryError) throw galleryError;
 }
 
 async function writeGallery(

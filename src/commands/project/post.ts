@@ -5,8 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../files/atomic.js';
-import { makeFolder, PathRefusedError, placeIn, removeInside } from '../../files/confine.js';
-import { sha256 } from '../../pipeline/hash.js';
+import { makeFolder, PathRefusedError, placeIn, removeInside, type Place } from '../../files/confine.js';
+import { LocalFileError } from '../../config/errors.js';
+import { sha256, type FileHash } from '../../pipeline/hash.js';
 import type { LockedFile } from '../../pipeline/lock.js';
 import type { ManifestAsset } from '../../pipeline/manifest.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
@@ -24,17 +25,27 @@ export interface ProcessedFiles extends Processed {
  * asset's original, runs the steps on it and writes the output; files of the asset's last finish
  * that this one does not write again (`previous`, unchanged since) are removed. With no steps (they
  * were removed from the manifest), the output is the original itself and no original is kept.
+ * `expected`: the source's hash as recorded (the lock's, or the download's); other bytes are never used.
  */
 export async function processOriginal(
   root: string,
   asset: ManifestAsset,
   source: string,
-  options: { claims: OutputClaims; previous: readonly string[] },
+  options: { claims: OutputClaims; previous: readonly string[]; expected: FileHash | undefined },
 ): Promise<ProcessedFiles> {
   const from = placeIn(root, source);
   if (from.entry !== 'file')
     throw new PathRefusedError(`${source} is not a regular file; assetgen reads no link or folder as an original.`);
   const bytes = await fs.promises.readFile(from.file);
+  const hash = sha256(bytes);
+  const { expected } = options;
+  // Changed since the plan judged it intact (by hand, or a damaged disk): building again, the plan leaves it alone.
+  if (!expected || expected.sha256 !== hash || expected.size !== bytes.length)
+    throw new LocalFileError(
+      from.path,
+      `${source} is not the file assetgen.lock records (changed since the plan checked it): not used, nothing written.`,
+      'Build again: the plan then leaves the asset alone and says why.',
+    );
   const kept = originalPath(asset.id, source);
   if (kept !== source) await writeInside(root, kept, bytes);
   const output = outputPathFor(asset, kept);
@@ -49,16 +60,22 @@ export async function processOriginal(
     removeInside(root, kept);
     return { files: [file] };
   }
-  return { files: [file], original: { path: kept, sha256: sha256(bytes), size: bytes.length }, post: postHash(asset.post) };
+  return { files: [file], original: { path: kept, sha256: hash, size: bytes.length }, post: postHash(asset.post) };
 }
 
-/** A whole file written atomically at a project path, by the confinement rule: never through a link. */
-export async function writeInside(root: string, file: string, bytes: Uint8Array): Promise<void> {
+/** Where a build may write a whole file, by the confinement rule: nothing there yet, or a regular file (never a link). */
+export function placeToWrite(root: string, file: string): Place {
   const place = placeIn(root, file);
   if (place.entry !== 'none' && place.entry !== 'file')
     throw new PathRefusedError(
       `${file} is ${place.entry === 'link' ? 'a symbolic link' : 'not a regular file'}; a build never writes through it.`,
     );
+  return place;
+}
+
+/** A whole file written atomically at a project path, by the confinement rule: never through a link. */
+export async function writeInside(root: string, file: string, bytes: Uint8Array): Promise<void> {
+  const place = placeToWrite(root, file);
   const dir = makeFolder(root, place, file);
   await writeFileAtomic(path.join(dir, path.basename(place.file)), bytes);
 }
@@ -67,7 +84,10 @@ export async function writeInside(root: string, file: string, bytes: Uint8Array)
 export async function reprocessAsset(run: AssetRun, item: PlanItem): Promise<ItemResult> {
   try {
     const previous = item.files.filter((file) => file.state === 'ok').map((file) => file.path);
-    const processed = await processOriginal(run.root, item.asset!, item.source!, { claims: run.claims, previous });
+    // The bytes the plan judged intact: the kept original, or the output it becomes.
+    const entry = run.writer.lock.assets[item.id];
+    const expected = entry?.original ?? entry?.files.find((file) => file.path === item.source);
+    const processed = await processOriginal(run.root, item.asset!, item.source!, { claims: run.claims, previous, expected });
     await run.writer.reprocessed(item.id, processed);
     return { id: item.id, outcome: 'built', files: processed.files.map((file) => file.path), credits: 0 };
   } catch (error) {

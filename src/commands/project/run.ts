@@ -19,7 +19,7 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 import type { BuildOptions } from './build.js';
 import { runPlan } from './pool.js';
 import { listIds } from './plan-summary.js';
-import { settleGallery, writeBuildReport } from './gallery.js';
+import { writeBuildReport } from './gallery.js';
 import { writeBuildSidecars, type SidecarsWritten } from '../../pipeline/sidecars.js';
 
 /** The flags of `assetgen build` a run reads; `maxCredits` is the cap in force (flag or manifest budget). */
@@ -122,15 +122,31 @@ export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
   renderCredits(ctx, result);
 }
 
-/** The exit of a build that ran, from its outcomes: interrupted 130, failed 1, capped 8; then a gallery that could not be written. */
+/**
+ * The exit of a build that ran, from its outcomes: interrupted 130, failed 1, capped 8; then what it
+ * wrote after them and could not (the gallery, provenance sidecars), exit 1. Those are reported in
+ * every case: with the build's own failure, each is printed before it (--json: in the document).
+ */
 export function settleRun(ctx: CommandContext, result: BuildRunResult): void {
-  settleGallery(ctx, galleryErrors.get(result), () => throwForOutcome(ctx, result));
   const failed = result.sidecars?.failed ?? [];
-  if (failed.length)
-    throw new AssetgenError(`${plural(failed.length, 'provenance sidecar')} could not be written: ${listIds(failed.map((f) => f.path))}.`, {
-      code: 'provenance_failed',
-      hint: 'The build is recorded in assetgen.lock: fix what is in the way and run `assetgen build` again (writing a sidecar costs nothing).',
-    });
+  const afterwards = [
+    galleryErrors.get(result),
+    failed.length
+      ? new AssetgenError(`${plural(failed.length, 'provenance sidecar')} could not be written: ${listIds(failed.map((f) => f.path))}.`, {
+          code: 'provenance_failed',
+          hint: 'The build is recorded in assetgen.lock: fix what is in the way and run `assetgen build` again (writing a sidecar costs nothing).',
+        })
+      : undefined,
+  ].filter((error): error is AssetgenError => error !== undefined);
+  try {
+    throwForOutcome(ctx, result);
+  } catch (error) {
+    if (!ctx.out.json) for (const after of afterwards) ctx.out.error(`Error: ${sanitizeLine(after.message)}`);
+    throw error;
+  }
+  if (!afterwards.length) return;
+  if (!ctx.out.json) for (const after of afterwards.slice(1)) ctx.out.error(`Error: ${sanitizeLine(after.message)}`);
+  throw afterwards[0];
 }
 
 /** Outcomes whose files are on disk once the build ends. */

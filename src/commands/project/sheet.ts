@@ -10,7 +10,7 @@ import type { LockedFile } from '../../pipeline/lock.js';
 import type { PlanItem } from '../../pipeline/plan.js';
 import { sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
 import type { AssetRun, ItemResult } from './asset.js';
-import { writeInside } from './post.js';
+import { placeToWrite, writeInside } from './post.js';
 
 /**
  * Packs one sheet. `unfinished` names the assets this build set out to make and did not: a sheet
@@ -43,8 +43,12 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
       read.push({ name: frame.name, bytes, file: { path: frame.path, sha256: sha256(bytes), size: bytes.length } });
     }
     const [png, json] = sheetFiles(asset.out.type === 'file' ? asset.out.path : `${asset.id}.png`);
-    const refusal = run.claims.claim(png, asset.id);
-    if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
+    // Both files claimed and checked before either is written: a sheet is never half written.
+    for (const file of [png, json]) {
+      const refusal = run.claims.claim(file, asset.id);
+      if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
+      placeToWrite(run.root, file);
+    }
     const { packAtlas, atlasJson } = await import('../../imaging/atlas.js');
     // Options the manifest leaves out take the packer's defaults (an undefined would replace them).
     const { from: _from, ...given } = sheet;
