@@ -11,13 +11,14 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Three workers on this 2-core machine, not vitest's default of cores − 1 (one): most tests wait
-    // on a spawned CLI or a socket, so more workers fill that time (vitest alone at 1,005 tests: two
-    // workers 60 s, three 43 s, four 38 s; four starves lint and the format check beside it, and
-    // leaves less headroom for the timing of a loaded CI machine). A fixed pool: letting it shrink
-    // (minWorkers below maxWorkers) ended runs with tinypool's "Terminating worker thread".
-    maxWorkers: 3,
-    minWorkers: 3,
+    // Four workers on this 2-core machine, not vitest's default of cores − 1 (one): most tests wait
+    // on a spawned CLI or a socket (vitest alone uses ~70% of both cores with three), so more workers
+    // fill that time (vitest alone at ~1,030 tests: three workers 45 s, four 38–40 s). With the
+    // build down to its JavaScript (~1 s, scripts/build.mjs), lint and the format check beside it
+    // still end well before vitest (docs/benchmarks.md, "npm test wall time"). A fixed pool: letting
+    // it shrink (minWorkers below maxWorkers) ended runs with tinypool's "Terminating worker thread".
+    maxWorkers: 4,
+    minWorkers: 4,
     // One module graph per worker instead of one per file: starting a fresh fork and re-importing
     // vitest for each of 30+ files was a third of the suite's time. Tests therefore spy on shared
     // modules (vi.spyOn + restore) rather than replacing them with vi.mock.

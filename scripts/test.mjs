@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: every phase of the test command, at once where it can be. Only vitest needs the build
-// (its end-to-end tests run dist/). The build is the critical path, and tsc uses one core: the type
+// (its end-to-end tests run dist/; the JavaScript only: scripts/build.mjs). The build is the critical path, and tsc uses one core: the type
 // check takes the other meanwhile. Lint and the format check start with vitest, whose time is
 // largely spent waiting on spawned CLIs and sockets, and fill that time rather than adding theirs
 // (docs/benchmarks.md, "npm test wall time": starting them with the build slowed the build; a lower
@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 
 /** The phases, each an npm script of package.json (defined there, once). */
-const BUILD = 'build';
+const BUILD = 'build:js';
 const BESIDE_BUILD = ['typecheck'];
 const BESIDE_TESTS = ['lint', 'format:check'];
 const TESTS = 'test:vitest';

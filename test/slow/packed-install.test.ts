@@ -30,6 +30,14 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('a packed install', () => {
+  it('carries the type declarations the package names (built by the prepare script)', () => {
+    const root = path.join(installed, 'node_modules', 'assetgen');
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { exports: { '.': { types: string } } };
+    const types = fs.readFileSync(path.join(root, manifest.exports['.'].types), 'utf8');
+    expect(types).toContain('createClient');
+    expect(fs.existsSync(path.join(root, 'dist', 'client', 'types.d.ts'))).toBe(true);
+  });
+
   it("import('assetgen') loads no file of conf, msw, ora, chalk or inquirer", () => {
     const record = path.join(dir, 'imports.txt');
     const result = spawnSync(
