@@ -5,7 +5,8 @@
 import { pathToFileURL } from 'node:url';
 import { formatTable } from './table.mjs';
 
-const SUITES = ['startup', 'sdk', 'download', 'mock', 'build', 'imaging'];
+// npm-test last: it rebuilds dist/.
+const SUITES = ['startup', 'sdk', 'download', 'mock', 'build', 'imaging', 'npm-test'];
 const only = process.env.BENCH_ONLY?.split(',');
 
 const rows = [];
@@ -20,4 +21,5 @@ for (const name of SUITES) {
   rows.push(...(await module.run()));
 }
 console.log(formatTable(rows));
-if (rows.some((row) => !row.met)) process.exitCode = 1;
+// A reference row (met undefined) has no goal to miss.
+if (rows.some((row) => row.met === false)) process.exitCode = 1;
