@@ -1,4 +1,4 @@
-// JSON calls made side by side, through undici: its HTTP/1.1 client costs about half of node:http's
+// Calls made side by side, through undici: its HTTP/1.1 client costs about half of node:http's
 // per call (docs/benchmarks.md, "The SDK's per-call overhead"), which is what a build or an SDK user
 // with 16 calls in flight pays for. One undici `Client` per connection, pooled here rather than by
 // undici's Agent, so each answer knows the socket it came on: bytes past an answer's announced end

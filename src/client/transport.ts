@@ -1,9 +1,10 @@
 // How the bytes travel. By default node's own http/https with a keep-alive agent: nothing extra to
-// load (a command starts ~80 ms sooner than with undici's module graph) and a download keeps less
-// in flight. Once JSON calls overlap (a build, an SDK user with calls in flight), they go through
-// undici instead (transport-pooled.ts, loaded then), whose client costs half as much per call;
-// downloads and streams stay on node's. undici also when a proxy variable applies (its
-// EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY) or when the caller hands us a dispatcher.
+// load (a command starts ~80 ms sooner than with undici's module graph), which is all a one-shot
+// command (a call, then its download) uses. Once calls overlap (a build at -j 16, an SDK user with
+// calls in flight), they all go through undici instead (transport-pooled.ts, loaded then), whose
+// client costs half as much per call: one HTTP stack warmed up, not two. undici also when a proxy
+// variable applies (its EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY) or when the caller
+// hands us a dispatcher.
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
@@ -41,7 +42,7 @@ export interface Transport {
 export interface TransportSettings {
   connectTimeoutMs: number;
   /**
-   * When JSON calls go through undici's pooled client: once they overlap (`auto`, the default),
+   * When calls go through undici's pooled client: once they overlap (`auto`, the default),
    * always, or never. The last two are for tests that hold both paths to the same behaviour.
    */
   pooling?: 'auto' | 'always' | 'never';
@@ -151,7 +152,7 @@ class NodeTransport implements Transport {
   readonly #targets = new Map<string, Target>();
   readonly #connectTimeoutMs: number;
   readonly #pooling: 'auto' | 'always' | 'never';
-  /** JSON calls sent through node:http and still waiting for their answer's headers. */
+  /** Calls sent through node:http and still waiting for their answer's headers. */
   #waiting = 0;
   #pool?: ConnectionPool;
   #poolLoading?: Promise<ConnectionPool>;
@@ -189,8 +190,8 @@ class NodeTransport implements Transport {
   send(wire: WireRequest): Promise<WireResponse> {
     if (wire.signal?.aborted) return Promise.reject(abortedError());
     const target = this.#target(wire.url);
-    // A JSON call (bounded body) to a URL without credentials in it: the pool's kind of call.
-    const poolable = wire.bodyTimeoutMs > 0 && target.auth === undefined && this.#pooling !== 'never' && !this.#closed;
+    // A URL with credentials in it (`user:pass@`) stays with node's `auth` option.
+    const poolable = target.auth === undefined && this.#pooling !== 'never' && !this.#closed;
     if (poolable) {
       if (this.#pool) return this.#pool.send(target, wire, () => excessError(wire));
       // A second call while one still waits: calls overlap, so undici is worth loading. The calls

@@ -1,7 +1,7 @@
-// The transport's two paths for JSON calls — node:http (one call at a time) and undici's pooled
-// clients (calls that overlap) — held to the same behaviour against raw sockets that send exactly
-// the bytes each case needs: answers, bytes past the announced end, stalls, cut bodies, aborts,
-// `Connection: close`, keep-alive. Then the switch itself, seen from the server, through the SDK.
+// The transport's two paths — node:http (one call at a time) and undici's pooled clients (once
+// calls overlap) — held to the same behaviour against raw sockets that send exactly the bytes each
+// case needs: answers, bytes past the announced end, stalls, cut bodies, aborts, `Connection:
+// close`, keep-alive, a large body read slowly. Then the switch itself, seen on the wire.
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -99,6 +99,31 @@ describe.each(['never', 'always'] as const)('JSON calls with pooling %s', (pooli
     const response = await wire.send(request(server!.url));
     const outcome = await read(response.body);
     expect(outcome).toBeInstanceOf(UnexpectedResponseError);
+    expect((outcome as Error).message).toMatch(/more bytes than the answer announced/);
+  });
+
+  it('a large body with no silence bound (a download), read slowly: every byte, in order', async () => {
+    const size = 4 * 1024 * 1024;
+    const bytes = Buffer.alloc(size);
+    for (let i = 0; i < size; i += 4) bytes.writeUInt32BE(i, i);
+    const wire = await open((socket) => socket.write(Buffer.concat([Buffer.from(head(size)), bytes])));
+    const response = await wire.send(request(server!.url, { method: 'GET', body: undefined, bodyTimeoutMs: 0 }));
+    const chunks: Buffer[] = [];
+    let reads = 0;
+    for await (const chunk of response.body) {
+      chunks.push(chunk as Buffer);
+      // A slow reader now and then: the body must wait for it, not drop or reorder bytes.
+      if (++reads % 16 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+  });
+
+  it('a large body longer than its Content-Length (2 MiB announced, 3 MiB sent): refused', async () => {
+    const wire = await open((socket) =>
+      socket.write(Buffer.concat([Buffer.from(head(2 * 1024 * 1024)), Buffer.alloc(3 * 1024 * 1024, 7)])),
+    );
+    const response = await wire.send(request(server!.url, { method: 'GET', body: undefined, bodyTimeoutMs: 0 }));
+    const outcome = await read(response.body);
     expect((outcome as Error).message).toMatch(/more bytes than the answer announced/);
   });
 
