@@ -53,7 +53,7 @@ export interface ClientOptions {
   onRetry?: (info: RetryTrace) => void;
   /** What each answer reported about credits (charged by that call, balance after it): one place to total a session's spending. */
   onCredits?: (credits: Credits) => void;
-  /** Default: node:http(s) with keep-alive, and undici's HTTP/1.1 client once calls overlap; undici's EnvHttpProxyAgent when HTTP(S)_PROXY is set (honours NO_PROXY). A dispatcher given here is used as is and never closed by `close()`. */
+  /** Default: node:http(s) with keep-alive, and undici's HTTP/1.1 client after 3,000 overlapping calls; undici's EnvHttpProxyAgent when HTTP(S)_PROXY is set (honours NO_PROXY). A dispatcher given here is used as is and never closed by `close()`. */
   dispatcher?: Dispatcher;
 }
 
