@@ -218,6 +218,9 @@ export class CommandContext {
       createClient({
         ...credentials,
         allowInsecureHttp: this.globals.allowInsecureHttp,
+        // A command's calls are few, or a build's mix of calls and downloads: cheaper on node:http
+        // alone than loading and warming up undici (docs/benchmarks.md, "The SDK's per-call overhead").
+        connectionPool: 'off',
         // Every answer's charge and balance, summed in one place for `credits` in --json.
         onCredits: (credits: Credits) => {
           this.credits.add(credits);

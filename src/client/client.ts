@@ -67,6 +67,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
     userAgent: options.userAgent ?? `assetgen-client node/${process.versions.node}`,
     hooks: { onRequest: options.onRequest, onResponse: options.onResponse, onRetry: options.onRetry, onCredits: options.onCredits },
     dispatcher: options.dispatcher,
+    connectionPool: options.connectionPool ?? 'auto',
   });
 
   /** The first credential in the endpoint's preference order that the client holds. */

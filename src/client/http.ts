@@ -79,6 +79,7 @@ export interface HttpSettings {
   userAgent: string;
   hooks: Pick<ClientOptions, 'onRequest' | 'onResponse' | 'onRetry' | 'onCredits'>;
   dispatcher?: Dispatcher;
+  connectionPool: 'auto' | 'off';
 }
 
 export class HttpClient {
@@ -99,9 +100,11 @@ export class HttpClient {
   }
 
   #wire(): Promise<Transport> {
-    this.#transport ??= createTransport({ connectTimeoutMs: this.settings.connectTimeoutMs, dispatcher: this.settings.dispatcher }).then(
-      (transport) => (this.#ready = transport),
-    );
+    this.#transport ??= createTransport({
+      connectTimeoutMs: this.settings.connectTimeoutMs,
+      dispatcher: this.settings.dispatcher,
+      pooling: this.settings.connectionPool === 'off' ? 'never' : 'auto',
+    }).then((transport) => (this.#ready = transport));
     return this.#transport;
   }
 

@@ -1,11 +1,10 @@
 // How the bytes travel. By default node's own http/https with a keep-alive agent: nothing extra to
-// load (a command starts ~80 ms sooner than with undici's module graph), which is all a one-shot
-// command and a build of a few hundred assets use. After enough calls made side by side (an SDK
-// user or a long build with calls in flight) they all go through undici (transport-pooled.ts,
-// loaded then), whose client costs ~40 µs less CPU per call: one HTTP stack warmed up, not two.
-// undici also when a proxy
-// variable applies (its EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY) or when the caller
-// hands us a dispatcher.
+// load (a command starts ~80 ms sooner than with undici's module graph). Once calls overlap (an SDK
+// user with calls in flight), they all go through undici instead (transport-pooled.ts, loaded
+// then), whose client costs ~40 µs less CPU per call: worth it over thousands of calls, not over a
+// 1,000-image build, whose mix of calls and downloads runs cheaper on node:http alone (the CLI
+// turns the pool off: ClientOptions.connectionPool). undici also when a proxy variable applies (its
+// EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY) or when the caller hands us a dispatcher.
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
@@ -47,22 +46,11 @@ export interface TransportSettings {
    * always, or never. The last two are for tests that hold both paths to the same behaviour.
    */
   pooling?: 'auto' | 'always' | 'never';
-  /** `auto`: how many overlapping calls before the switch (default POOL_AFTER_OVERLAPPING_CALLS). */
-  poolAfterOverlappingCalls?: number;
   dispatcher?: Dispatcher;
   env?: Record<string, string | undefined>;
 }
 
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
-
-/**
- * When undici pays for itself, as a ski rental does: loading it and warming it up costs ~120 ms of
- * CPU, and it saves ~40 µs per call, so after 3,000 calls made while another was in flight it has
- * earned its cost back whatever comes next. A 1,000-image build (2,000 calls) never loads it: with
- * the switch at the first overlap it read 0.81× the minimal script at 1.21× its CPU per asset
- * (docs/benchmarks.md, "The SDK's per-call overhead").
- */
-export const POOL_AFTER_OVERLAPPING_CALLS = 3_000;
 
 export async function createTransport(settings: TransportSettings): Promise<Transport> {
   const env = settings.env ?? process.env;
@@ -71,11 +59,7 @@ export async function createTransport(settings: TransportSettings): Promise<Tran
     const { EnvHttpProxyAgent } = await import('undici');
     return undiciTransport(new EnvHttpProxyAgent({ connect: { timeout: settings.connectTimeoutMs }, keepAliveTimeout: 30_000 }), true);
   }
-  return new NodeTransport(
-    settings.connectTimeoutMs,
-    settings.pooling ?? 'auto',
-    settings.poolAfterOverlappingCalls ?? POOL_AFTER_OVERLAPPING_CALLS,
-  );
+  return new NodeTransport(settings.connectTimeoutMs, settings.pooling ?? 'auto');
 }
 
 async function undiciTransport(dispatcher: Dispatcher, owned: boolean): Promise<Transport> {
@@ -170,16 +154,12 @@ class NodeTransport implements Transport {
   readonly #pooling: 'auto' | 'always' | 'never';
   /** Calls sent through node:http and still waiting for their answer's headers. */
   #waiting = 0;
-  /** Calls sent while another waited; at #poolAfter, the pool takes over. */
-  #overlapped = 0;
-  readonly #poolAfter: number;
   #pool?: ConnectionPool;
   #poolLoading?: Promise<ConnectionPool>;
   #closed = false;
 
-  constructor(connectTimeoutMs: number, pooling: 'auto' | 'always' | 'never', poolAfter: number) {
+  constructor(connectTimeoutMs: number, pooling: 'auto' | 'always' | 'never') {
     this.#connectTimeoutMs = connectTimeoutMs;
-    this.#poolAfter = poolAfter;
     this.#pooling = pooling;
     this.#agents = {
       http: withConnectTimeout(new http.Agent({ keepAlive: true }), connectTimeoutMs),
@@ -214,10 +194,10 @@ class NodeTransport implements Transport {
     const poolable = target.auth === undefined && this.#pooling !== 'never' && !this.#closed;
     if (poolable) {
       if (this.#pool) return this.#pool.send(target, wire, () => excessError(wire));
-      // Enough calls side by side: undici is worth loading. The calls meanwhile wait for it (~80 ms)
-      // rather than go on over node:http.
-      const switching = this.#pooling === 'always' || (this.#waiting > 0 && ++this.#overlapped >= this.#poolAfter);
-      if (switching || this.#poolLoading) return this.#loadPool().then(() => this.send(wire));
+      // A second call while one still waits: calls overlap, so undici is worth loading. The calls
+      // meanwhile wait for it (~80 ms) rather than open node:http sockets of their own: one
+      // connection per call in flight, and the first call's.
+      if (this.#pooling === 'always' || this.#waiting > 0 || this.#poolLoading) return this.#loadPool().then(() => this.send(wire));
       this.#waiting++;
       const settled = (): void => void this.#waiting--;
       const sent = this.#sendNode(target, wire);

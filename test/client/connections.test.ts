@@ -1,6 +1,6 @@
 // Keep-alive for real: the SDK's calls reuse their sockets — one connection for calls made one
 // after another, no more connections than calls in flight — counted by the server that accepts them
-// (the switch to undici's pooled clients after thousands of calls: test/client/transport-paths.test.ts).
+// (and the first call's, before the switch to undici's pooled clients: test/client/transport-paths.test.ts).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ it('makes calls one after another over one connection', async () => {
   expect(connections()).toBe(1);
 });
 
-it('opens no more connections than calls in flight, and reuses them', async () => {
+it('opens no more connections than calls in flight (and the first call’s), and reuses them', async () => {
   const { client, connections } = await serve();
   let started = 0;
   const worker = async (): Promise<void> => {
@@ -52,5 +52,7 @@ it('opens no more connections than calls in flight, and reuses them', async () =
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   expect(connections()).toBeGreaterThan(0);
-  expect(connections()).toBeLessThanOrEqual(8);
+  // The first call goes over node:http; once calls overlap they go through undici's pooled clients
+  // (src/client/transport.ts), one connection per call in flight.
+  expect(connections()).toBeLessThanOrEqual(8 + 1);
 });
