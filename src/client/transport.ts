@@ -7,12 +7,12 @@
 // EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY) or when the caller hands us a dispatcher.
 import http from 'node:http';
 import https from 'node:https';
-import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ConnectionPool } from './transport-pooled.js';
 import { UnexpectedResponseError } from './errors.js';
 import { redactUrl } from './redact.js';
+import { timeoutError, watchSilence, withConnectTimeout } from './transport-timers.js';
 import type { HeaderMap } from './values.js';
 
 export interface WireRequest {
@@ -92,11 +92,6 @@ function excessError(wire: WireRequest): UnexpectedResponseError {
   );
 }
 
-/** A failure with a code the error mapping knows (see failures.ts). */
-function timeoutError(message: string, code: string): Error {
-  return Object.assign(new Error(message), { code });
-}
-
 /** Where a URL goes, as node's request options (what `http.request(url)` works out from it). */
 interface Target {
   /** `scheme://host:port`, what undici's dispatch takes. */
@@ -125,25 +120,6 @@ function targetOf(href: string): Target {
 
 /** Calls repeat their URLs (every generate goes to one): each is parsed once, up to this many. */
 const TARGET_CACHE_SIZE = 256;
-
-/**
- * A new socket gets `ms` to connect, or fails with CONNECT_TIMEOUT (its request sees the error); a
- * pooled one is connected already. Wrapping the agent's own createConnection arms the timer once
- * per socket instead of a 'socket' listener on every request.
- */
-export function withConnectTimeout<A extends http.Agent>(agent: A, ms: number): A {
-  const create = agent.createConnection.bind(agent);
-  agent.createConnection = (options, callback) => {
-    const socket = create(options, callback);
-    if (!socket || !(socket as Socket).connecting) return socket;
-    const timer = setTimeout(() => socket.destroy(timeoutError(`Could not connect within ${ms} ms.`, 'CONNECT_TIMEOUT')), ms);
-    const clear = (): void => clearTimeout(timer);
-    socket.once('connect', clear);
-    socket.once('close', clear);
-    return socket;
-  };
-  return agent;
-}
 
 class NodeTransport implements Transport {
   // Keep-alive sockets, unlimited per host (node's default): a build's 16 calls in flight each keep
@@ -274,36 +250,6 @@ class NodeTransport implements Transport {
 }
 
 function ignore(): void {}
-
-/**
- * Fails the body when the socket brings nothing for `bodyTimeoutMs` (without putting the body in
- * flowing mode). Decided once node's parser is done with the bytes in hand (a microtask: no I/O
- * runs before it): a body already whole, the usual small answer, cannot stall and needs no watch.
- */
-function watchSilence(response: http.IncomingMessage, timer: NodeJS.Timeout, wire: WireRequest): void {
-  queueMicrotask(() => {
-    if (response.complete || response.destroyed) {
-      clearTimeout(timer);
-      return;
-    }
-    let silence = timer;
-    if (wire.bodyTimeoutMs === wire.headersTimeoutMs) silence.refresh();
-    else {
-      clearTimeout(timer);
-      silence = setTimeout(
-        () => response.destroy(timeoutError(`The answer stalled for ${wire.bodyTimeoutMs} ms.`, 'BODY_TIMEOUT')),
-        wire.bodyTimeoutMs,
-      );
-    }
-    const socket = response.socket;
-    const onData = (): void => void silence.refresh();
-    socket.on('data', onData);
-    response.once('close', () => {
-      clearTimeout(silence);
-      socket.off('data', onData);
-    });
-  });
-}
 
 /** Lets go of a body we do not want (a redirect's, say). */
 export function discard(body: Readable): void {

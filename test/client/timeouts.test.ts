@@ -5,7 +5,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, TimeoutError, type AssetgenClient } from '../../src/index.js';
-import { withConnectTimeout } from '../../src/client/transport.js';
+import { withConnectTimeout } from '../../src/client/transport-timers.js';
 import { FAST, json, KEY, startServer, type TestServer } from '../support/http.js';
 
 let server: TestServer | undefined;
