@@ -5,7 +5,8 @@
 import { ImagingError } from './errors.js';
 import { packMaxRects, type Size } from './maxrects.js';
 import { trimImage } from './post.js';
-import { blank, decodeImage, encodeImage, IMAGE_LIMITS, type RawImage } from './raw.js';
+import { ATLAS_LIMITS, atlasOptionProblem, IMAGE_LIMITS } from './limits.js';
+import { blank, decodeImage, encodeImage, type RawImage } from './raw.js';
 
 export interface AtlasFrameInput {
   /** The frame's key in the data file (what a game asks the engine for). */
@@ -28,7 +29,6 @@ export interface AtlasOptions {
 }
 
 export const ATLAS_DEFAULTS = { padding: 2, extrude: 1, maxSize: 4096, trim: false, image: 'atlas.png' } as const;
-export const ATLAS_LIMITS = { maxPadding: 64, maxExtrude: 32, maxFrames: 10_000, maxNameLength: 256 } as const;
 
 interface XY {
   x: number;
@@ -195,20 +195,9 @@ function checkFrames(frames: readonly AtlasFrameInput[]): AtlasFrameInput[] {
 
 function checkOptions(options: AtlasOptions): Required<AtlasOptions> {
   const merged = { ...ATLAS_DEFAULTS, ...options };
-  const whole = (key: 'padding' | 'extrude', max: number) => {
-    const value = merged[key];
-    if (!Number.isInteger(value) || value < 0 || value > max) {
-      throw new ImagingError('bad_atlas_input', `the atlas's ${key} must be a whole number from 0 to ${max}, got ${String(value)}`);
-    }
-  };
-  whole('padding', ATLAS_LIMITS.maxPadding);
-  whole('extrude', ATLAS_LIMITS.maxExtrude);
-  const { maxSize } = merged;
-  if (!Number.isInteger(maxSize) || maxSize < 1 || maxSize > IMAGE_LIMITS.maxSide || (maxSize & (maxSize - 1)) !== 0) {
-    throw new ImagingError(
-      'bad_atlas_input',
-      `the atlas's maxSize must be a power of two up to ${IMAGE_LIMITS.maxSide}, got ${String(maxSize)}`,
-    );
+  for (const key of ['padding', 'extrude', 'maxSize'] as const) {
+    const problem = atlasOptionProblem(key, merged[key]);
+    if (problem) throw new ImagingError('bad_atlas_input', `the atlas's ${key} ${problem}, got ${String(merged[key])}`);
   }
   if (typeof merged.image !== 'string' || merged.image.length === 0)
     throw new ImagingError('bad_atlas_input', `the atlas's image name must be a file name`);

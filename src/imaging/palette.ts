@@ -5,9 +5,6 @@ import { ImagingError } from './errors.js';
 import { countColours, decodeImage, type RawImage } from './raw.js';
 import { loadSharp } from './sharp.js';
 
-export const MIN_COLOURS = 2;
-export const MAX_COLOURS = 256;
-
 export async function quantise(image: RawImage, colours: number, dither: number): Promise<RawImage> {
   if (countColours(image, colours) <= colours) return image;
   const sharp = await loadSharp();

@@ -1,9 +1,8 @@
 // The `post:` list of a manifest: parsed into typed steps with every default filled in (the parsed
 // list is the canonical spec a lock can hash), or a PostSpecError whose path leads to the bad value.
 import { PostSpecError } from './errors.js';
-import { MAX_COLOURS, MIN_COLOURS } from './palette.js';
-import { IMAGE_LIMITS, type OutputFormat } from './raw.js';
-import { FITS, KERNELS, type ResizeSpec } from './resize.js';
+import { FITS, IMAGE_LIMITS, KERNELS, MAX_COLOURS, MIN_COLOURS, type OutputFormat } from './limits.js';
+import type { ResizeSpec } from './resize.js';
 
 export type PostStep =
   | { kind: 'trim'; threshold: number }

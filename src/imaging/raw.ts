@@ -2,7 +2,10 @@
 // encoding to files goes through sharp, with limits; cropping, padding and copying are exact byte
 // copies here, so no step adds a colour it was not asked to.
 import { ImagingError } from './errors.js';
+import { IMAGE_LIMITS, type OutputFormat } from './limits.js';
 import { loadSharp } from './sharp.js';
+
+export { IMAGE_LIMITS, type OutputFormat };
 
 export interface RawImage {
   /** width × height × 4 bytes, rows top to bottom. */
@@ -22,11 +25,8 @@ export interface Rect {
  * Bounds on every image read or made, so a hostile file (a PNG header claiming 100,000 × 100,000) is
  * refused before its pixels are allocated: 64 megapixels is 256 MiB as RGBA.
  */
-export const IMAGE_LIMITS = { maxSide: 16_384, maxPixels: 8_192 * 8_192 } as const;
 
 /** The formats post steps and atlases read: the still images the service sends. */
-
-export type OutputFormat = 'png' | 'webp';
 
 /** Fixed encoder settings: the same pixels give the same bytes (sharp writes no metadata unless asked). */
 const PNG_OPTIONS = { compressionLevel: 9, adaptiveFiltering: false, progressive: false } as const;

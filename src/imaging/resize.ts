@@ -2,12 +2,8 @@
 // output), then the pixels scaled by sharp, or, for `nearest`, here: sharp premultiplies alpha, which
 // shifts the colour of a half-transparent pixel, and pixel art must keep every colour it had.
 import { blank, blit, checkSize, type RawImage } from './raw.js';
+import type { Fit, Kernel } from './limits.js';
 import { loadSharp } from './sharp.js';
-
-export const FITS = ['contain', 'cover', 'fill', 'inside', 'outside'] as const;
-export type Fit = (typeof FITS)[number];
-export const KERNELS = ['nearest', 'linear', 'cubic', 'mitchell', 'lanczos2', 'lanczos3', 'mks2013', 'mks2021'] as const;
-export type Kernel = (typeof KERNELS)[number];
 
 export interface ResizeSpec {
   /** At least one of width and height; with one, the other follows the aspect ratio. */

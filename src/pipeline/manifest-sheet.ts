@@ -3,8 +3,7 @@
 // ids, a sheet in a sheet, a video as a frame, a glob that matches nothing). Loads no image library.
 import path from 'node:path';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
-import { ATLAS_LIMITS } from '../imaging/atlas.js';
-import { IMAGE_LIMITS } from '../imaging/raw.js';
+import { atlasOptionProblem } from '../imaging/limits.js';
 import type { ManifestAsset, OutputTarget } from './manifest.js';
 import type { PostReader } from './manifest-post.js';
 import { SHEET_INPUT_KINDS, sheetInputs, type SheetSpec } from './sheet.js';
@@ -45,16 +44,11 @@ export function readSheet(reader: PostReader, entry: { key: Node; value: Node | 
     } else if (name === 'trim') {
       if (typeof number !== 'boolean') fail(value ?? key, at, 'must be true or false');
       else sheet.trim = number;
-    } else if (name === 'maxSize') {
-      const size = Number.isInteger(number) ? (number as number) : 0;
-      if (size < 1 || size > IMAGE_LIMITS.maxSide || (size & (size - 1)) !== 0)
-        fail(value ?? key, at, `must be a power of two up to ${IMAGE_LIMITS.maxSide}`);
-      else sheet.maxSize = size;
     } else {
-      const max = name === 'padding' ? ATLAS_LIMITS.maxPadding : ATLAS_LIMITS.maxExtrude;
-      if (!(Number.isInteger(number) && (number as number) >= 0 && (number as number) <= max))
-        fail(value ?? key, at, `must be a whole number from 0 to ${max}`);
-      else sheet[name as 'padding' | 'extrude'] = number as number;
+      const option = name as 'padding' | 'extrude' | 'maxSize';
+      const problem = atlasOptionProblem(option, number);
+      if (problem) fail(value ?? key, at, problem);
+      else sheet[option] = number as number;
     }
   }
   if (!node.items.some((pair) => isScalar(pair.key) && pair.key.value === 'from'))

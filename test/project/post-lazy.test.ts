@@ -22,8 +22,8 @@ afterAll(async () => {
   await mock.close();
 });
 
-/** The sharp files a `assetgen build <args>` of `manifest` loads (its own project and home). */
-async function sharpLoadedBy(manifest: string, args: string[]): Promise<string[]> {
+/** Every file a `assetgen build <args>` of `manifest` loads (its own project and home). */
+async function loadedBy(manifest: string, args: string[]): Promise<string[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-post-lazy-'));
   const file = path.join(dir, 'imports.txt');
   try {
@@ -42,16 +42,23 @@ async function sharpLoadedBy(manifest: string, args: string[]): Promise<string[]
     });
     const result = await collect(child, 15_000);
     expect(result.code, result.stderr).toBe(0);
-    return fs
-      .readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((url) => /\/node_modules\/(sharp|@img)\//.test(url));
+    return fs.readFileSync(file, 'utf8').split('\n');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** The sharp files a build loads. */
+const sharpLoadedBy = async (manifest: string, args: string[]): Promise<string[]> =>
+  (await loadedBy(manifest, args)).filter((url) => /\/node_modules\/(sharp|@img)\//.test(url));
+
 describe('a build loads sharp only to run post steps', () => {
+  it('planning loads none of the image code: only the facts it checks a manifest against', async () => {
+    const SHEET = `${WITH_POST}  - { id: icons, sheet: { from: [sword], padding: 2 }, out: assets/icons.png }\n`;
+    const imaging = (await loadedBy(SHEET, ['--dry-run'])).filter((url) => /\/dist\/imaging\//.test(url)).map((url) => path.basename(url));
+    expect([...new Set(imaging)].sort()).toEqual(['errors.js', 'limits.js', 'post-steps.js']);
+  });
+
   it('a dry run (with or without post) and a build without post load none of it', async () => {
     expect(await sharpLoadedBy(PLAIN, ['--dry-run'])).toEqual([]);
     expect(await sharpLoadedBy(WITH_POST, ['--dry-run'])).toEqual([]);

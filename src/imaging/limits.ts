@@ -1,0 +1,36 @@
+// The imaging facts the manifest checks against: sizes, ranges and names, with no image code behind
+// them. The pipeline reads a manifest on every plan and dry run; importing these from atlas.ts or
+// resize.ts would load the whole of src/imaging there (sharp itself is loaded on first use anyway).
+
+/** The largest image read or made: a side, and pixels in all. */
+export const IMAGE_LIMITS = { maxSide: 16_384, maxPixels: 8_192 * 8_192 } as const;
+
+export const ATLAS_LIMITS = { maxPadding: 64, maxExtrude: 32, maxFrames: 10_000, maxNameLength: 256 } as const;
+
+/** `palette: N`: N from MIN_COLOURS to MAX_COLOURS. */
+export const MIN_COLOURS = 2;
+export const MAX_COLOURS = 256;
+
+export const FITS = ['contain', 'cover', 'fill', 'inside', 'outside'] as const;
+export type Fit = (typeof FITS)[number];
+export const KERNELS = ['nearest', 'linear', 'cubic', 'mitchell', 'lanczos2', 'lanczos3', 'mks2013', 'mks2021'] as const;
+export type Kernel = (typeof KERNELS)[number];
+
+export type OutputFormat = 'png' | 'webp';
+
+/**
+ * Why an atlas option is out of range, or undefined: one rule for the manifest's `sheet:` (which
+ * reports it at the value's line and column) and for packAtlas (which throws it).
+ */
+export function atlasOptionProblem(name: 'padding' | 'extrude' | 'maxSize', value: unknown): string | undefined {
+  if (name === 'maxSize') {
+    const size = Number.isInteger(value) ? (value as number) : 0;
+    return size >= 1 && size <= IMAGE_LIMITS.maxSide && (size & (size - 1)) === 0
+      ? undefined
+      : `must be a power of two up to ${IMAGE_LIMITS.maxSide}`;
+  }
+  const max = name === 'padding' ? ATLAS_LIMITS.maxPadding : ATLAS_LIMITS.maxExtrude;
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= max
+    ? undefined
+    : `must be a whole number from 0 to ${max}`;
+}
