@@ -162,7 +162,13 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
     reasons,
     files,
     ...(entry?.job ? { job: entry.job } : {}),
-    ...(action === 'generate' ? { generation: sameGeneration && entry?.generation ? entry.generation : (entry?.generation ?? 0) + 1 } : {}),
+    // The same generation asks again with the key an earlier build sent: a replay may be that build's
+    // charge. An entry without one (a lock from before generations) was built as generation 1.
+    ...(action === 'generate'
+      ? sameGeneration && entry
+        ? { generation: entry.generation ?? 1, reusesKey: true }
+        : { generation: (entry ? (entry.generation ?? 1) : 0) + 1 }
+      : {}),
     estimate: action === 'generate' || (action === 'resume' && unanswered(entry?.job)) ? estimateFor(asset, charges) : 0,
     prunable: [],
   });

@@ -103,7 +103,14 @@ describe('planBuild', () => {
     expect(summary(p)).toEqual({ sword: 'edited/keep', hero: 'missing/generate', torch: 'up-to-date/none' });
     expect(p.items[0]!.files).toEqual([{ path: 'assets/icons/sword.png', state: 'edited' }]);
     expect(p.items[0]!.reasons.at(-1)).toContain('--force');
-    expect(summary(await plan(root, manifest, { force: true })).sword).toBe('edited/generate');
+    // A missing file is asked for again with the key its build sent (a replay may be that build's
+    // charge, not this one's); --force is a new generation, a new key.
+    const hero = p.items.find((item) => item.id === 'hero')!;
+    expect([hero.generation, hero.reusesKey]).toEqual([1, true]);
+    const forced = await plan(root, manifest, { force: true });
+    expect(summary(forced).sword).toBe('edited/generate');
+    const forcedHero = forced.items.find((item) => item.id === 'hero')!;
+    expect([forcedHero.generation, forcedHero.reusesKey]).toEqual([2, undefined]);
   });
 
   it('never plans to generate over a file assetgen did not make, unless --force', async () => {
