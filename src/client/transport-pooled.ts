@@ -7,18 +7,18 @@
 import { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
 import { buildConnector, Client, type Dispatcher } from 'undici';
-import { abortedError, type WireRequest, type WireResponse } from './transport.js';
+import { abortedError, excessError, type WireRequest, type WireResponse } from './transport.js';
 
 /** Where a request goes, split as undici's dispatch wants it. */
-export interface PooledTarget {
+interface PooledTarget {
   origin: string;
   path: string;
 }
 
 /** One connection: its undici Client and the socket it has now (none before connecting). */
 interface Connection {
-  client: Client;
-  socket?: Socket;
+  readonly client: Client;
+  readonly socket: Socket | undefined;
 }
 
 export class ConnectionPool {
@@ -36,16 +36,22 @@ export class ConnectionPool {
     const idle = this.#idle.get(origin);
     const reused = idle?.pop();
     if (reused) return reused;
-    const connection: Connection = { client: undefined as unknown as Client };
-    connection.client = new Client(origin, {
+    let socket: Socket | undefined;
+    const client = new Client(origin, {
       keepAliveTimeout: 30_000,
       pipelining: 1,
       connect: (options, callback) =>
         this.#connect(options, (...result) => {
-          connection.socket = result[1] ?? undefined;
+          socket = result[1] ?? undefined;
           callback(...result);
         }),
     });
+    const connection: Connection = {
+      client,
+      get socket() {
+        return socket;
+      },
+    };
     this.#all.add(connection);
     return connection;
   }
@@ -57,11 +63,20 @@ export class ConnectionPool {
     else this.#idle.set(origin, [connection]);
   }
 
-  send(target: PooledTarget, wire: WireRequest, excess: () => Error): Promise<WireResponse> {
+  /** A connection left mid-connect (an abort before the request started): closed, not reused. */
+  #drop(connection: Connection): void {
+    this.#all.delete(connection);
+    void connection.client.destroy();
+  }
+
+  send(target: PooledTarget, wire: WireRequest): Promise<WireResponse> {
     if (this.#closed) return Promise.reject(new Error('The transport is closed.'));
     const connection = this.#take(target.origin);
     return new Promise((resolve, reject) => {
-      const answer = new Answer(connection, wire, excess, resolve, reject, () => this.#give(target.origin, connection));
+      const answer = new Answer(connection, wire, resolve, reject, {
+        release: () => this.#give(target.origin, connection),
+        drop: () => this.#drop(connection),
+      });
       connection.client.dispatch(
         {
           origin: target.origin,
@@ -93,22 +108,33 @@ class Answer implements Dispatcher.DispatchHandler {
   #body?: Readable;
   #controller?: Dispatcher.DispatchController;
   #settled = false;
-  readonly #onAbort = (): void => this.#controller?.abort(abortedError());
+  /**
+   * undici starts the request (onRequestStart) only once its socket is connected: an abort before
+   * that ends the call at once and drops the half-made connection, as node's transport does.
+   */
+  readonly #onAbort = (): void => {
+    if (this.#controller) this.#controller.abort(abortedError());
+    else if (!this.#settled) {
+      this.#settled = true;
+      this.#done();
+      this.reject(abortedError());
+      this.connectionFate.drop();
+    }
+  };
 
   constructor(
     readonly connection: Connection,
     readonly wire: WireRequest,
-    readonly excess: () => Error,
     readonly resolve: (response: WireResponse) => void,
     readonly reject: (error: Error) => void,
-    readonly release: () => void,
-  ) {}
+    readonly connectionFate: { release: () => void; drop: () => void },
+  ) {
+    wire.signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
-    const signal = this.wire.signal;
-    if (signal?.aborted) controller.abort(abortedError());
-    else signal?.addEventListener('abort', this.#onAbort, { once: true });
+    if (this.#settled || this.wire.signal?.aborted) controller.abort(abortedError());
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: WireResponse['headers']): void {
@@ -138,10 +164,10 @@ class Answer implements Dispatcher.DispatchHandler {
     // `Connection: close` destroys it with UND_ERR_INFO, which is no refusal).
     queueMicrotask(() => {
       const error = socket?.errored as { code?: unknown } | null | undefined;
-      if (error && error.code !== 'UND_ERR_INFO') body.destroy(this.excess());
+      if (error && error.code !== 'UND_ERR_INFO') body.destroy(excessError(this.wire));
       else body.push(null);
       // Free for the next call either way: a Client whose socket is gone connects again.
-      this.release();
+      this.connectionFate.release();
     });
   }
 
@@ -151,7 +177,7 @@ class Answer implements Dispatcher.DispatchHandler {
     this.#done();
     if (this.#body) this.#body.destroy(error);
     else this.reject(error);
-    this.release();
+    this.connectionFate.release();
   }
 
   #done(): void {

@@ -85,7 +85,7 @@ export function abortedError(): Error {
   return Object.assign(new Error('The request was aborted.'), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
-function excessError(wire: WireRequest): UnexpectedResponseError {
+export function excessError(wire: WireRequest): UnexpectedResponseError {
   return new UnexpectedResponseError(
     `${wire.method} ${redactUrl(wire.url)}: the service sent more bytes than the answer announced (its Content-Length or last chunk); it was not used.`,
     undefined,
@@ -165,11 +165,13 @@ class NodeTransport implements Transport {
 
   send(wire: WireRequest): Promise<WireResponse> {
     if (wire.signal?.aborted) return Promise.reject(abortedError());
+    // Nothing outlives close(): node's agent would open new sockets after destroy().
+    if (this.#closed) return Promise.reject(new Error('The transport is closed.'));
     const target = this.#target(wire.url);
     // A URL with credentials in it (`user:pass@`) stays with node's `auth` option.
-    const poolable = target.auth === undefined && this.#pooling !== 'never' && !this.#closed;
+    const poolable = target.auth === undefined && this.#pooling !== 'never';
     if (poolable) {
-      if (this.#pool) return this.#pool.send(target, wire, () => excessError(wire));
+      if (this.#pool) return this.#pool.send(target, wire);
       // A second call while one still waits: calls overlap, so undici is worth loading. The calls
       // meanwhile wait for it (~80 ms) rather than open node:http sockets of their own: one
       // connection per call in flight, and the first call's.

@@ -168,12 +168,29 @@ describe.each(['never', 'always'] as const)('JSON calls with pooling %s', (pooli
     expect(await reading).toMatchObject({ name: 'AbortError' });
   });
 
+  it('an abort while the connection is still being made (a TLS handshake that never ends) ends the call at once', async () => {
+    const wire = await open(() => {});
+    const controller = new AbortController();
+    const pending = wire.send(request(server!.url.replace('http:', 'https:'), { signal: controller.signal })).catch((e: Error) => e);
+    setTimeout(() => controller.abort(), 100);
+    // Well inside the 1 s connect timeout: the abort, not the timeout, ended it.
+    expect(await pending).toMatchObject({ name: 'AbortError' });
+  });
+
   it('an already aborted signal sends nothing', async () => {
     const wire = await open((socket) => socket.write(head(BODY.length) + BODY));
     const error = await wire.send(request(server!.url, { signal: AbortSignal.abort() })).catch((e: Error) => e);
     expect(error).toMatchObject({ name: 'AbortError' });
     expect(server!.accepted()).toBe(0);
   });
+});
+
+it('a call after close() is refused, on either path', async () => {
+  for (const pooling of ['never', 'always'] as const) {
+    const closed = await createTransport({ connectTimeoutMs: 1_000, pooling });
+    await closed.close();
+    await expect(closed.send(request('http://127.0.0.1:9/x'))).rejects.toThrow(/closed/);
+  }
 });
 
 describe('the switch', () => {
