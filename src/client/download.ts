@@ -137,7 +137,9 @@ export async function download(
       const error = meter.write(chunk.length);
       if (!error) {
         hash?.update(chunk);
-        head ??= Buffer.from(chunk.subarray(0, HEAD_BYTES));
+        // The first bytes for the type sniff, however small the first chunks are.
+        if (!head || head.length < HEAD_BYTES)
+          head = Buffer.concat([head ?? Buffer.alloc(0), chunk.subarray(0, HEAD_BYTES - (head?.length ?? 0))]);
       }
       return error;
     };
@@ -169,7 +171,7 @@ export async function download(
         }
         const data = Buffer.concat(chunks);
         hash?.update(data);
-        head = data.subarray(0, HEAD_BYTES);
+        head = Buffer.from(data.subarray(0, HEAD_BYTES));
         if (meter.received === total) await fs.promises.writeFile(temp, data, { flag: 'wx', mode: 0o644 });
       } else if (temp) {
         // Opened before the body is read: the temp file exists exactly while we write it, and
@@ -219,7 +221,7 @@ export async function download(
     if (file) result.path = file;
     if (contentType) result.contentType = contentType;
     if (hash) result.sha256 = hash.digest('hex');
-    if (head) result.head = Buffer.from(head.subarray(0, HEAD_BYTES));
+    if (head) result.head = head;
     return result;
   });
 }

@@ -37,6 +37,20 @@ function sendPng(res: import('node:http').ServerResponse) {
 const leftovers = () => fs.readdirSync(dir).filter((name) => name.includes('.part-'));
 
 describe('download', () => {
+  it('a streamed body whose first chunks are tiny still gives the first 16 bytes as its head', async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' }); // no Content-Length: the streaming path
+      res.write(PNG.subarray(0, 3));
+      setTimeout(() => {
+        res.write(PNG.subarray(3, 9));
+        setTimeout(() => res.end(PNG.subarray(9)), 20);
+      }, 20);
+    });
+    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    const result = await client.download('/files/a.png', path.join(dir, 'slow.png'));
+    expect(result.head).toEqual(PNG.subarray(0, 16));
+  });
+
   it("inPlace: writes the caller's fresh name itself (no .part- file), and never over a file that is there", async () => {
     const server = await serve((_req, res) => sendPng(res));
     client = createClient({ baseUrl: server.url, apiKey: KEY });
