@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AssetgenError } from '../client/errors.js';
+import { writeFileAtomic } from './atomic.js';
 
 /** A path the rule refuses. Exit 2 when caught before anything was done (see docs/cli.md). */
 export class PathRefusedError extends AssetgenError {
@@ -177,4 +178,24 @@ export function removeInside(root: string, target: string, shown: string = targe
   if (place.entry === 'none') return;
   if (place.entry === 'folder') throw new PathRefusedError(`${shown} is a folder; assetgen deletes only files it wrote.`);
   fs.rmSync(place.file, { force: true });
+}
+
+/**
+ * Where a whole file may be written (and replaced) under `root`: nothing there yet, or a regular
+ * file, never a link or anything else. Checked before paying, and again by writeFileInside.
+ */
+export function placeToWrite(root: string, file: string, shown: string = file): Place {
+  const place = placeIn(root, file, shown);
+  if (place.entry !== 'none' && place.entry !== 'file')
+    throw new PathRefusedError(
+      `${shown} is ${place.entry === 'link' ? 'a symbolic link' : 'not a regular file'}; assetgen never writes through it.`,
+    );
+  return place;
+}
+
+/** A whole file written atomically under `root` by the confinement rule: its folder made, never through a link. */
+export async function writeFileInside(root: string, file: string, bytes: Uint8Array | string, shown: string = file): Promise<void> {
+  const place = placeToWrite(root, file, shown);
+  const dir = makeFolder(root, place, shown);
+  await writeFileAtomic(path.join(dir, path.basename(place.file)), bytes);
 }

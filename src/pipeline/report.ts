@@ -3,7 +3,6 @@
 // read from the project; the page written atomically. Prints nothing.
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../files/atomic.js';
 import { mediaInfo } from '../files/media-info.js';
 import type { GalleryAsset, GalleryAtlas, GalleryFile, GalleryFrame, GalleryStatus } from './gallery.js';
 import type { Lock, LockEntry } from './lock.js';
@@ -225,10 +224,4 @@ async function loadFile(root: string, file: string): Promise<GalleryFile> {
     const code = (error as NodeJS.ErrnoException).code;
     return { path: file, bytes: null, problem: code === 'ENOENT' ? 'missing' : `cannot read (${code ?? 'error'})` };
   }
-}
-
-/** Writes the page: its folder made if needed, a temporary file beside it, then a rename. */
-export async function writeReportFile(file: string, html: string): Promise<void> {
-  await fs.promises.mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomic(file, html);
 }

@@ -9,7 +9,7 @@ import { mediaInfo } from '../../src/files/media-info.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { jsonError, parseJson } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
-import { writeFiles } from './helpers.js';
+import { whilePaying, writeFiles } from './helpers.js';
 
 const GALLERY_MANIFEST = fs.readFileSync(new URL('./fixtures/gallery.yaml', import.meta.url), 'utf8');
 
@@ -113,20 +113,37 @@ describe('assetgen build --report', () => {
     expect(result.stderr.indexOf('Report: r.html')).toBeLessThan(result.stderr.indexOf('Error: Held at --max-credits 25'));
   });
 
-  it('a report that cannot be written fails after the build (exit 1), never hiding its outcome or its lock', async () => {
+  it('a report path that cannot be written is refused before anything is charged, as a saved -o file is', async () => {
     writeFiles(project.cwd, { blocked: 'a file where the report wants a folder' });
-    const ok = await run(['build', 'sword', '--report', 'blocked/r.html', '--json']);
+    fs.symlinkSync(path.join(project.home.home, 'elsewhere.html'), path.join(project.cwd, 'linked.html'));
+    for (const [report, code, error] of [
+      ['blocked/r.html', 1, 'local_file'],
+      ['linked.html', 2, 'usage'],
+    ] as const) {
+      const refused = await run(['build', 'sword', '--report', report, '--json']);
+      expect(refused.code, report).toBe(code);
+      expect(jsonError(refused).code, report).toBe(error);
+    }
+    expect((await project.mock.state()).ledger).toEqual([]);
+    expect(fs.existsSync(path.join(project.home.home, 'elsewhere.html'))).toBe(false);
+  });
+
+  it('a report that cannot be written once the build ran fails after it (exit 1), never hiding its outcome or its lock', async () => {
+    // The way is clear when the build is checked; a file takes the report's folder while it pays.
+    await project.mock.config({ latencyMs: 150 });
+    const block = () => writeFiles(project.cwd, { blocked: 'a file where the report wants a folder' });
+    const ok = await whilePaying(
+      project.cwd,
+      'sword',
+      () => run(['build', 'sword', '-j', '1', '--report', 'blocked/r.html', '--json']),
+      block,
+    );
     expect(ok.code).toBe(1);
     const document = parseJson(ok);
     expect(document.totals).toMatchObject({ built: 1 });
     expect(document.reportError).toMatch(/^Could not write the report blocked\/r\.html: /);
     expect(jsonError(ok)).toMatchObject({ code: 'report_failed', exitCode: 1 });
     expect(readLock(path.join(project.cwd, 'assetgen.lock')).assets.sword?.files).toHaveLength(1);
-
-    // The build's own failure keeps its exit code; the report's error is printed before it.
-    const capped = await run(['build', '--yes', '--max-credits', '0', '--report', 'blocked/r.html']);
-    expect(capped.code).toBe(8);
-    expect(capped.stderr).toMatch(/Error: Could not write the report blocked\/r\.html: [^\n]+\nError: Held at --max-credits 0/);
   });
 
   it('refuses a report path that is not an .html file before anything is charged (exit 2)', async () => {

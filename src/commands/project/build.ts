@@ -125,6 +125,7 @@ async function planAndRun(
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
   checkTargets(manifest.root, plan.items);
+  if (options.report) (await import('./gallery.js')).checkReportTarget(ctx, options.report);
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
   const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);
   if (writer)

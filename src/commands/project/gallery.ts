@@ -9,7 +9,9 @@ import { displayPath } from '../../cli/save.js';
 import { GALLERY_STATUSES, galleryTotals, renderGallery, type Gallery, type GalleryTotals } from '../../pipeline/gallery.js';
 import { readLock, type Lock } from '../../pipeline/lock.js';
 import { hashProjectFiles, planBuild, type Plan } from '../../pipeline/plan.js';
-import { cardsFromBuild, cardsFromPlan, loadCards, writeReportFile, type Card } from '../../pipeline/report.js';
+import { cardsFromBuild, cardsFromPlan, loadCards, type Card } from '../../pipeline/report.js';
+import { placeToWrite, writeFileInside } from '../../files/confine.js';
+import { outputRoot } from '../../cli/save.js';
 import type { AssetResult } from '../../pipeline/outcome.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { openProject } from './open.js';
@@ -138,7 +140,7 @@ async function writeGallery(
     assets: await loadCards(path.dirname(input.file), cards),
     credits: { total: counted.reduce((sum, card) => sum + (card.credits ?? 0), 0), label: FROM[from].credits },
   };
-  await writeReportFile(target, renderGallery(gallery)).catch((error: unknown) => {
+  await writeReportInside(ctx, target, renderGallery(gallery)).catch((error: unknown) => {
     throw asReportFailure(ctx, target, error);
   });
   const items = gallery.assets.map(({ files, ...card }) => ({
@@ -163,4 +165,17 @@ function summary(ctx: CommandContext, target: string, totals: GalleryTotals, cre
   const parts = GALLERY_STATUSES.filter((status) => totals[status]).map((status) => `${totals[status]} ${status}`);
   const assets = `${totals.assets} asset${totals.assets === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
   return sanitizeLine(`Report: ${displayPath(ctx, target)} (${assets}; ${totals.credits} credits ${creditsLabel}).`);
+}
+
+/**
+ * Where the gallery goes, by the confinement rule a saved `-o` file follows (its folder is its
+ * root; never through a link): checked before a build pays (build.ts), then written.
+ */
+export function checkReportTarget(ctx: CommandContext, target: string): void {
+  const absolute = path.resolve(ctx.cwd, target);
+  placeToWrite(outputRoot(ctx, absolute), absolute, displayPath(ctx, absolute));
+}
+
+function writeReportInside(ctx: CommandContext, absolute: string, html: string): Promise<void> {
+  return writeFileInside(outputRoot(ctx, absolute), absolute, html, displayPath(ctx, absolute));
 }

@@ -3,9 +3,7 @@
 // on first use, and only by a build that has steps to run), the result written as the output. Every
 // path written or deleted goes through the confinement rule (src/files/confine.ts).
 import fs from 'node:fs';
-import path from 'node:path';
-import { writeFileAtomic } from '../../files/atomic.js';
-import { makeFolder, PathRefusedError, placeIn, removeInside, type Place } from '../../files/confine.js';
+import { PathRefusedError, placeIn, removeInside, writeFileInside } from '../../files/confine.js';
 import { LocalFileError } from '../../config/errors.js';
 import { sha256, type FileHash } from '../../pipeline/hash.js';
 import type { LockedFile } from '../../pipeline/lock.js';
@@ -47,13 +45,13 @@ export async function processOriginal(
       'Build again: the plan then leaves the asset alone and says why.',
     );
   const kept = originalPath(asset.id, source);
-  if (kept !== source) await writeInside(root, kept, bytes);
+  if (kept !== source) await writeFileInside(root, kept, bytes);
   const output = outputPathFor(asset, kept);
   const refusal = options.claims.claim(output, asset.id);
   if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
   const result = asset.post ? await (await import('../../imaging/post.js')).applyPostSteps(bytes, asset.post, source) : undefined;
   const written = result?.bytes ?? bytes;
-  await writeInside(root, output, written);
+  await writeFileInside(root, output, written);
   for (const stale of options.previous) if (stale !== output && stale !== kept) removeInside(root, stale);
   const file = { path: output, sha256: sha256(written), size: written.length };
   if (!asset.post) {
@@ -61,23 +59,6 @@ export async function processOriginal(
     return { files: [file] };
   }
   return { files: [file], original: { path: kept, sha256: hash, size: bytes.length }, post: postHash(asset.post) };
-}
-
-/** Where a build may write a whole file, by the confinement rule: nothing there yet, or a regular file (never a link). */
-export function placeToWrite(root: string, file: string): Place {
-  const place = placeIn(root, file);
-  if (place.entry !== 'none' && place.entry !== 'file')
-    throw new PathRefusedError(
-      `${file} is ${place.entry === 'link' ? 'a symbolic link' : 'not a regular file'}; a build never writes through it.`,
-    );
-  return place;
-}
-
-/** A whole file written atomically at a project path, by the confinement rule: never through a link. */
-export async function writeInside(root: string, file: string, bytes: Uint8Array): Promise<void> {
-  const place = placeToWrite(root, file);
-  const dir = makeFolder(root, place, file);
-  await writeFileAtomic(path.join(dir, path.basename(place.file)), bytes);
 }
 
 /** The plan's `reprocess`: the steps run again from the kept original; no paid call, nothing charged. */

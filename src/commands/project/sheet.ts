@@ -4,13 +4,12 @@
 // paid call. Every path read or written goes through the confinement rule (src/files/confine.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { PathRefusedError, placeIn, removeInside } from '../../files/confine.js';
+import { PathRefusedError, placeIn, placeToWrite, removeInside, writeFileInside } from '../../files/confine.js';
 import { sha256 } from '../../pipeline/hash.js';
 import type { LockedFile } from '../../pipeline/lock.js';
 import type { PlanItem } from '../../pipeline/plan.js';
 import { sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
 import type { AssetRun, ItemResult } from './asset.js';
-import { placeToWrite, writeInside } from './post.js';
 
 /**
  * Packs one sheet. `unfinished` names the assets this build set out to make and did not: a sheet
@@ -55,8 +54,8 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     const options = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
     const atlas = await packAtlas(read, { ...options, image: path.posix.basename(png) });
     const data = Buffer.from(atlasJson(atlas.data));
-    await writeInside(run.root, png, atlas.png);
-    await writeInside(run.root, json, data);
+    await writeFileInside(run.root, png, atlas.png);
+    await writeFileInside(run.root, json, data);
     // Files of an earlier pack that this one does not write again (the sheet's `out` moved).
     for (const stale of item.files)
       if (stale.state === 'ok' && stale.path !== png && stale.path !== json) removeInside(run.root, stale.path);
