@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Rebuilds two of tsc's outputs as bundles, for start-up time (each module Node resolves and reads
+// Rebuilds two of scripts/build.mjs's per-file outputs as bundles, for start-up time (each module Node resolves and reads
 // costs some of it), and renders every help screen into dist/help-screens.json (scripts/help-screens.mjs).
 // - dist/program.cjs: the command table, its option parsers and help examples, and commander. The
 //   entry (dist/cli.cjs) stays tiny, so `--version` compiles nothing more. Commands stay separate
@@ -23,7 +23,7 @@ await build({
     {
       name: 'lazy-imports-stay-external',
       setup(plugin) {
-        // `import('./commands/x.js')` and the kit's executor load on use, from dist/ as compiled by tsc.
+        // `import('./commands/x.js')` and the kit's executor load on use, from dist/ as compiled file by file.
         plugin.onResolve({ filter: /^\.\.?\// }, (args) =>
           args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
         );

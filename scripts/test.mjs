@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every phase of the test command, at once where it can be. Only vitest needs the build
-// (its end-to-end tests run dist/; the JavaScript only: scripts/build.mjs). The build is the critical path, and tsc uses one core: the type
-// check takes the other meanwhile. Lint and the format check start with vitest, whose time is
+// (its end-to-end tests run dist/): `build:js`, the JavaScript only (scripts/build.mjs, ~1 s; it
+// replaces dist/ with one without the .d.ts files `npm run build` adds). The type check starts
+// beside it. Lint and the format check start with vitest, whose time is
 // largely spent waiting on spawned CLIs and sockets, and fill that time rather than adding theirs
 // (docs/benchmarks.md, "npm test wall time": starting them with the build slowed the build; a lower
 // CPU priority for them made them starve, and end last, under other load). vitest prints live;

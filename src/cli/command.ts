@@ -28,10 +28,6 @@ export function command<A extends unknown[], R extends CommandResult>(spec: {
   return spec;
 }
 
-export function isCommand(value: unknown): value is Command<unknown[], CommandResult> {
-  return typeof value === 'object' && value !== null && typeof (value as { run?: unknown }).run === 'function';
-}
-
 /** The CLI's presentation: people's lines, the one --json document, then the outcome's exit. */
 export function present<A extends unknown[], R extends CommandResult>(
   ctx: CommandContext,

@@ -2,6 +2,7 @@
 // `install` both call this, so a key typed at either is accepted or refused the same way.
 import { ApiError, MissingCredentialsError, withHint } from '../client/errors.js';
 import type { CommandContext } from './context.js';
+import { plural } from './credits.js';
 
 /**
  * Asks the service with the cheapest call there is for this credential: listing workflows (no
@@ -19,7 +20,7 @@ export async function verifyCredential(
   try {
     const workflows = await client.listWorkflows({ signal: ctx.signal });
     const { charged, balance } = ctx.credits.report;
-    const cost = charged ? `charged ${charged} credit${charged === 1 ? '' : 's'}` : 'no charge';
+    const cost = charged ? `charged ${plural(charged, 'credit')}` : 'no charge';
     ctx.out.info(
       `The service accepted the ${what} (GET /api/v1/workflows: ${workflows.length} workflows; ${cost}${balance !== null ? `, ${balance} remaining` : ''}).`,
     );

@@ -127,9 +127,7 @@ describe('packAtlas', () => {
       4 + ((i * 13) % 23),
     ]);
     const { inputs, sources } = await framesOf(sizes);
-    const started = Date.now();
     const { png, data } = await packAtlas(inputs, { padding: 1, extrude: 1, maxSize: 1024 });
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(Object.keys(data.frames)).toHaveLength(300);
     checkAtlas(await readPixels(png), data, sources, 1, 1);
   });

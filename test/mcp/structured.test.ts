@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VIDEO_JOB_COST } from '../../src/api/endpoints.js';
 import { stillRunningHint } from '../../src/mcp/call.js';
 import { tempHome } from '../support/cli.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
@@ -60,7 +61,7 @@ describe('structured tool results', () => {
     expect((await structured('get_run', { id: started.id })).id).toBe(started.id);
     expect((await structured('wait_run', { id: started.id, output_dir: 'tiles' })).saved.length).toBeGreaterThan(0);
 
-    const video = await structured('create_video', { prompt: 'torch', confirm_credits: 180 });
+    const video = await structured('create_video', { prompt: 'torch', confirm_credits: VIDEO_JOB_COST });
     expect(video.job.id).toMatch(/^vid_/);
     expect(video.next).toContain('wait_video');
     expect((await structured('get_video', { id: video.job.id })).id).toBe(video.job.id);
@@ -77,7 +78,12 @@ describe('structured tool results', () => {
 
   it('a wait that outlasts max_wait_seconds answers with the job and how to resume, in the same schema', async () => {
     await mock.config({ videoSteps: 1000 });
-    const waiting = await structured('create_video', { prompt: 'endless', confirm_credits: 180, wait: true, max_wait_seconds: 1 });
+    const waiting = await structured('create_video', {
+      prompt: 'endless',
+      confirm_credits: VIDEO_JOB_COST,
+      wait: true,
+      max_wait_seconds: 1,
+    });
     expect(waiting).toMatchObject({ state: 'running', resume: { tool: 'wait_video' } });
     expect(waiting.hint).toBe(
       `Call wait_video with {"id": "${waiting.job.id}"} to go on waiting (no new charge), or run: ${waiting.job.resume}`,

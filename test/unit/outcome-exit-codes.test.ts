@@ -9,7 +9,10 @@ import { settleRun, type BuildRunResult } from '../../src/commands/project/run.j
 import { totalsOf, type AssetOutcome, type AssetResult } from '../../src/pipeline/outcome.js';
 import type { CommandContext } from '../../src/cli/context.js';
 
-const words = (): string => Math.random().toString(36).slice(2) + ' ' + 'x'.repeat(Math.floor(Math.random() * 40));
+// Odd messages and ids, fixed so that a failure can be reproduced.
+const ODD = ['exit 2', 'interrupted by 130', 'capped at 8?', '', 'x'.repeat(40), 'timed out (exit 7)', 'Ctrl-C'];
+let turn = 0;
+const words = (): string => ODD[turn++ % ODD.length]!;
 
 describe('exit codes', () => {
   it('follow the error class whatever the message says', () => {
@@ -33,13 +36,13 @@ describe('exit codes', () => {
     const ctx = { signal: new AbortController().signal, out: { json: true } } as unknown as CommandContext;
     const build = (outcomes: AssetOutcome[]): BuildRunResult => {
       const items: AssetResult[] = outcomes.map((outcome) => ({
-        id: `a-${Math.random().toString(36).slice(2, 8)}`,
+        id: `a-${words().replace(/\W/g, '') || 'plain'}-${turn}`,
         status: 'new',
         outcome,
         files: [],
         credits: 0,
         reason: words(),
-        ...(outcome === 'capped' ? { cap: Math.random() < 0.5 ? 'unknown-cost' : 'over-cap' } : {}),
+        ...(outcome === 'capped' ? { cap: turn % 2 ? 'unknown-cost' : 'over-cap' } : {}),
       }));
       return {
         manifest: 'm',
