@@ -16,6 +16,7 @@ import {
   actionCounts,
   budgetLine,
   checkBudget,
+  creditCell,
   estimateText,
   failsBudget,
   listIds,
@@ -183,7 +184,7 @@ function renderDryRun(ctx: CommandContext, result: DryRunResult, options: BuildO
       ctx,
       ['ID', 'STATUS', 'ACTION', 'KIND', 'CREDITS', 'OUT', 'WHY'],
       result.items.map((item) =>
-        [item.id, item.status, item.action, item.kind, credits(item), item.out ?? '', item.reasons.join('; ')].map(sanitizeLine),
+        [item.id, item.status, item.action, item.kind, creditCell(item), item.out ?? '', item.reasons.join('; ')].map(sanitizeLine),
       ),
     );
   ctx.out.info(summary(result));
@@ -221,9 +222,6 @@ function itemDocument(item: PlanItem): DryRunResult['items'][number] {
 }
 
 const outText = (out: OutputTarget): string => (out.type === 'file' ? out.path : `${out.dir === '.' ? '.' : out.dir}/`);
-const credits = (item: Pick<PlanItem, 'action' | 'estimate'>): string =>
-  item.action === 'reprocess' ? '0' : item.action !== 'generate' ? '' : item.estimate === null ? '?' : String(item.estimate);
-
 function counts(plan: Plan): Partial<Record<PlanStatus, number>> {
   const result: Partial<Record<PlanStatus, number>> = {};
   for (const item of plan.items) result[item.status] = (result[item.status] ?? 0) + 1;

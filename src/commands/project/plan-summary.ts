@@ -19,6 +19,13 @@ export interface BudgetCheck {
   unknown: string[];
 }
 
+/**
+ * What a plan row says it costs, as the plan's estimate counts it: a generation's price, a resume's
+ * (its answer never recorded: asking again may be its first execution), 0 for a free re-process.
+ */
+export const creditCell = (item: Pick<PlanItem, 'action' | 'estimate'>): string =>
+  ['generate', 'resume', 'reprocess'].includes(item.action) ? (item.estimate === null ? '?' : String(item.estimate)) : '';
+
 export function checkBudget(plan: PlanView, max: number | undefined): BudgetCheck | undefined {
   if (max === undefined) return undefined;
   return { max, over: plan.estimate.credits > max, unknown: plan.estimate.unknown };
@@ -77,12 +84,7 @@ export function planMarkdown(plan: PlanView, check: BudgetCheck | undefined, man
     lines.push('| Asset | Status | Action | Credits | Why |', '|---|---|---|---:|---|');
     // A pull-request comment holds 65,536 characters: the first rows, then a count.
     for (const item of changes.slice(0, MARKDOWN_ROWS)) {
-      const credits = ['generate', 'resume', 'reprocess'].includes(item.action)
-        ? item.estimate === null
-          ? '?'
-          : String(item.estimate)
-        : '';
-      lines.push(`| \`${cell(item.id)}\` | ${item.status} | ${item.action} | ${credits} | ${cell(item.reasons.join('; '))} |`);
+      lines.push(`| \`${cell(item.id)}\` | ${item.status} | ${item.action} | ${creditCell(item)} | ${cell(item.reasons.join('; '))} |`);
     }
     if (changes.length > MARKDOWN_ROWS)
       lines.push(
