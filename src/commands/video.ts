@@ -10,7 +10,6 @@ import { paidCall } from '../cli/idempotency.js';
 import { confirmOrCancel } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
 import { renderCredits, renderPaidJob, renderSaved, withCredits } from '../cli/report.js';
-import { normalizeVideo } from '../client/normalize.js';
 import { resumeCommand } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 
@@ -64,16 +63,21 @@ async function createVideo(ctx: CommandContext, prompt: string, options: CreateO
   return waitAndSave(ctx, client, target, job, options);
 }
 
+/** `get`'s document is the service's own record; the client's reading of it, for render. */
+const readJobs = new WeakMap<object, VideoJob>();
+
 export const get = command({
   async run(ctx: CommandContext, id: string) {
     const client = await ctx.client();
     const job = await client.getVideo(id, { signal: ctx.signal });
     ctx.journal.recordUpdate('video', job.id, client.baseUrl, { state: job.state, ...(job.refunded ? { refunded: true } : {}) });
-    return withCredits(ctx, asRecord(job.raw));
+    const result = withCredits(ctx, asRecord(job.raw));
+    readJobs.set(result, job);
+    return result;
   },
   render(ctx, result) {
-    // The record read the way the client read it.
-    renderVideoJob(ctx, normalizeVideo(result, { headers: {}, baseUrl: ctx.credentials().baseUrl?.value ?? 'http://127.0.0.1/' }));
+    // The record as the client read it (its URLs against the service this command called).
+    renderVideoJob(ctx, readJobs.get(result)!);
     renderCredits(ctx, result);
   },
 });
