@@ -188,7 +188,9 @@ export function placeToWrite(root: string, file: string, shown: string = file): 
   const place = placeIn(root, file, shown);
   if (place.entry !== 'none' && place.entry !== 'file')
     throw new PathRefusedError(
-      `${shown} is ${place.entry === 'link' ? 'a symbolic link' : 'not a regular file'}; assetgen never writes through it.`,
+      place.entry === 'link'
+        ? `${shown} is a symbolic link; assetgen never writes through a link, nor replaces one.`
+        : `${shown} is not a regular file; assetgen only replaces regular files.`,
     );
   return place;
 }

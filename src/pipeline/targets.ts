@@ -5,7 +5,7 @@
 import { PipelineError } from './errors.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { folderIn, PathRefusedError, placeIn } from '../files/confine.js';
+import { folderIn, PathRefusedError, placeIn, placeToWrite } from '../files/confine.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
 import type { PlanItem } from './plan.js';
 import { originalsFolder } from './post.js';
@@ -48,9 +48,8 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
     if (out.type === 'file') {
       // A sheet writes its data file beside its atlas.
       for (const file of item.kind === 'sheet' ? sheetFiles(out.path) : [out.path])
-        attempt(() => {
-          if (placeIn(root, file).entry === 'link') throw linkInTheWay(file);
-        });
+        // The save's own rule: a new file or a regular one, never a link, a folder or a device.
+        attempt(() => placeToWrite(root, file));
       continue;
     }
     attempt(() => checkFolder(out.dir, asset.kind === 'workflow' ? (name) => name.startsWith(`${id}-`) : mediaNameOf(id)));
@@ -63,7 +62,7 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
 }
 
 function linkInTheWay(file: string): PathRefusedError {
-  return new PathRefusedError(`${file} is a symbolic link; a build never writes through a link, nor replaces one.`);
+  return new PathRefusedError(`${file} is a symbolic link; assetgen never writes through a link, nor replaces one.`);
 }
 
 /** Names of the symbolic links directly in a folder (none when it does not exist yet). */

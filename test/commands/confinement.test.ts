@@ -72,6 +72,21 @@ describe('a build that would write or delete outside the project', () => {
     outside.unchanged();
   });
 
+  it("a folder where a file out (or a sheet's data file) goes: exit 2 before paying, as generate -o", async () => {
+    fs.mkdirSync(path.join(project.cwd, 'taken.png'));
+    fs.mkdirSync(path.join(project.cwd, 'atlas.json'));
+    for (const text of [
+      'assets:\n  - { id: x, prompt: a sword, agent: sprite-artist, out: taken.png }\n',
+      'assets:\n  - { id: x, prompt: a sword, agent: sprite-artist, out: x.png }\n  - { id: s, sheet: { from: [x] }, out: atlas.png }\n',
+    ]) {
+      manifest(text);
+      const built = await run(['build', '--force']);
+      expect(built.code, built.stderr).toBe(2);
+      expect(built.stderr).toMatch(/(taken\.png|atlas\.json) is not a regular file/);
+    }
+    expect(await project.ledger()).toEqual([]);
+  });
+
   it('NUL and other control characters in out or -o are usage errors before paying', async () => {
     manifest('assets:\n  - id: x\n    prompt: a sword\n    agent: sprite-artist\n    out: "a\\0b.png"\n');
     const built = await run(['build']);
@@ -198,7 +213,7 @@ describe("a sheet's data file and a kept original: checked like the output befor
       link(target, 'sheets/icons.json');
       const result = await run([...args]);
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toContain('sheets/icons.json is a symbolic link; a build never writes through a link');
+      expect(result.stderr).toContain('sheets/icons.json is a symbolic link; assetgen never writes through a link');
       expect(await project.ledger()).toEqual([]);
       expect(fs.readdirSync(path.join(project.cwd, 'sheets'))).toEqual(['icons.json']);
     }
