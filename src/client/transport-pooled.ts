@@ -1,8 +1,10 @@
 // Calls made side by side, through undici: its HTTP/1.1 client costs about half of node:http's
-// per call (docs/benchmarks.md, "The SDK's per-call overhead"), which is what a build or an SDK user
-// with 16 calls in flight pays for. One undici `Client` per connection, pooled here rather than by
-// undici's Agent, so each answer knows the socket it came on: bytes past an answer's announced end
-// are refused exactly as node's transport refuses them (undici would drop them and use the answer).
+// per call (docs/benchmarks.md, "The SDK's per-call overhead"), which is what an SDK user with 16
+// calls in flight pays for. Not a build: the CLI turns the pool off (connectionPool 'off'), its mix
+// of calls and downloads runs cheaper on node:http alone (transport.ts). One undici `Client` per
+// connection, pooled here rather than by undici's Agent, so each answer knows the socket it came on:
+// bytes past an answer's announced end are refused exactly as node's transport refuses them (undici
+// would drop them and use the answer).
 // Loaded only once calls overlap (transport.ts): a one-shot command never pays undici's start-up.
 import { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
@@ -146,6 +148,10 @@ class Answer implements Dispatcher.DispatchHandler {
         callback(error);
       },
     });
+    // Its errors are for whoever reads it, and they see them (its `errored`, their own listener):
+    // one that comes before the reader listens (bytes past the end, found a microtask after the
+    // answer) or after it left must not be an uncaught 'error' event, which ends the process.
+    body.on('error', ignore);
     this.#body = body;
     this.resolve({ status: statusCode, headers, body });
   }
@@ -184,3 +190,5 @@ class Answer implements Dispatcher.DispatchHandler {
     this.wire.signal?.removeEventListener('abort', this.#onAbort);
   }
 }
+
+function ignore(): void {}
