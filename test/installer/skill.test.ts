@@ -255,6 +255,8 @@ describe('docs/skills.md', () => {
       expect(cells[4], `${agent.id} detect`).toBe(agent.detect ? `\`${shown(agent.detect)}\`` : 'never (always offered)');
       for (const dir of agent.alsoReads.project) expect(cells[5]).toContain(`\`${dir}\``);
       for (const dir of agent.alsoReads.user) expect(cells[5]).toContain(`\`${shown(dir)}\``);
+      expect(cells[6], `${agent.id} source`).toContain(`](${agent.skillsSource}) |`);
+      expect(agent.skillsSource).toMatch(/^https:\/\//);
     }
   });
 });
