@@ -78,10 +78,11 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       writeErr: (text) => {
         if (!jsonErrors) host.writeErr(text);
       },
+      // Commander says "error: …"; assetgen's own errors (src/cli/execute.ts) say "Error: …": one casing.
       outputError: (text, write) => {
         if (jsonErrors)
           host.writeErr(`${JSON.stringify({ error: { code: 'usage', message: text.replace(/^error: /, '').trim(), exitCode: 2 } })}\n`);
-        else write(text);
+        else write(text.replace(/^error: /, 'Error: '));
       },
     })
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })

@@ -25,8 +25,9 @@ const GROUPS: Record<string, string> = {
 };
 
 /**
- * The end of every help screen: real commands a user can paste. test/commands/help.test.ts runs
- * each one against the bundled mock (`<runId>`/`<id>` filled with real ids), so they stay true.
+ * The end of every help screen: real commands a user can paste. test/commands/help-examples.test.ts
+ * runs each one in a fresh project against the bundled mock (`<runId>`/`<id>` filled with real ids),
+ * so they stay true: each exits 0, or says beside it (`  # exit N …`) the code it ends with by design.
  */
 export const EXAMPLES: Record<string, string[]> = {
   '': ['assetgen demo', 'assetgen generate "rusty sword icon, 32x32 pixel art" --agent sprite-artist -o assets/icons/', 'assetgen jobs'],
@@ -63,23 +64,21 @@ export const EXAMPLES: Record<string, string[]> = {
   'video get': ['assetgen video get <id>'],
   'video wait': ['assetgen video wait <id> -o assets/fx/'],
   jobs: ['assetgen jobs', 'assetgen jobs --json -n 5'],
-  // In this order: init writes the manifest the build and lock examples use (test/commands/help.test.ts).
   init: ['assetgen init', 'assetgen init -f game/assetgen.yaml'],
   build: [
     'assetgen build --dry-run',
     'assetgen build sword --dry-run --json',
     'assetgen build --dry-run --shard 1/2',
     'assetgen build sword --report build/report.html',
-    'assetgen build sword --force --max-credits 50',
+    // A cap never sends an asset whose price is unknown, and a fresh project knows none yet.
+    "assetgen build sword --force --max-credits 50  # exit 8 while sword's price is unknown (first build: --max-credits none)",
     'assetgen build --dry-run --format markdown --max-credits none',
     'assetgen build --dry-run --report plan.html',
   ],
   report: ['assetgen report', 'assetgen report --output site/assets.html --json', 'assetgen report --disclosure > DISCLOSURE.md'],
-  lock: ['assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock'],
-  'lock merge': [
-    'assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock',
-    'assetgen lock merge shard-1/assetgen.lock shard-2/assetgen.lock --json',
-  ],
+  // The shards' locks as `build --shard k/n --lock-out shard-k.lock` writes them (docs/ci.md).
+  lock: ['assetgen lock merge shard-1.lock shard-2.lock'],
+  'lock merge': ['assetgen lock merge shard-1.lock shard-2.lock', 'assetgen lock merge shard-1.lock shard-2.lock --json'],
   skills: ['assetgen skills list', 'assetgen skills install --agent claude-code --scope project --yes'],
   'skills install': [
     'assetgen skills install --agent claude-code --scope project --yes',

@@ -3,9 +3,13 @@
 // what it got without opening the file. Videos other than GIF report their format only: their size
 // sits deep in a container (an MP4's track header), not worth a parser for a field nobody relies on.
 import fs from 'node:fs';
+import path from 'node:path';
 import { sniffExtension } from './media.js';
 
-export type MediaFormat = 'png' | 'jpeg' | 'webp' | 'gif' | 'mp4' | 'webm' | 'mov';
+// `json`: a sprite sheet's atlas data, the one file assetgen saves beside media that is not media. A
+// reader of `media` expects one entry per saved file (docs/cli.md: "in the order of saved"), and a
+// null format there means "unreadable": so the data file is listed, as JSON, with no pixel size.
+export type MediaFormat = 'png' | 'jpeg' | 'webp' | 'gif' | 'mp4' | 'webm' | 'mov' | 'json';
 
 export interface MediaInfo {
   path: string;
@@ -38,7 +42,7 @@ export function mediaInfo(file: string): MediaInfo {
     const read = fs.readSync(fd, head, 0, head.length, 0);
     const bytes = head.subarray(0, read);
     const extension = sniffExtension(bytes) ?? '';
-    const format = FORMAT_OF[extension] ?? null;
+    const format = FORMAT_OF[extension] ?? (isJsonData(file, bytes) ? 'json' : null);
     const size = format ? sizeOf(format, bytes, fd) : undefined;
     return { path: file, format, width: size?.[0] ?? null, height: size?.[1] ?? null };
   } catch {
@@ -47,6 +51,10 @@ export function mediaInfo(file: string): MediaInfo {
     if (fd !== undefined) fs.closeSync(fd);
   }
 }
+
+/** A `.json` file that starts as a JSON object or array does (a sheet's atlas data). */
+const isJsonData = (file: string, head: Buffer): boolean =>
+  path.extname(file).toLowerCase() === '.json' && /^\s*[[{]/.test(head.toString('latin1'));
 
 function sizeOf(format: MediaFormat, head: Buffer, fd: number): [number, number] | undefined {
   switch (format) {

@@ -1,6 +1,8 @@
-// Where each coding agent reads Agent Skills: one record per agent, data only (facts from
-// shared/agents.tsv). Paths are relative to the project (project scope) or to a root directory
-// (user scope), so the environment overrides live in one function below.
+// Where each coding agent reads Agent Skills: one record per agent, data only. Each record names
+// where its directories were looked up (`skillsSource`: the agent's own documentation, or the agent
+// table of vercel-labs/skills, the most used installer, where the agent's docs do not say); the same
+// facts, for people, are docs/skills.md's table. Paths are relative to the project (project scope)
+// or to a root directory (user scope), so the environment overrides live in one function below.
 import fs from 'node:fs';
 import path from 'node:path';
 import { homeDir, type Env } from '../config/paths.js';
@@ -44,8 +46,10 @@ export interface AgentRecord {
   userDir: UserPath;
   /** The directory whose existence means "this agent is installed"; null: never detected. */
   detect: UserPath | null;
+  /** Where the skills directories above were looked up (a public page). */
+  skillsSource: string;
   /**
-   * Other skills directories the agent reads too (agents.tsv `also_reads`). When another selected
+   * Other skills directories the agent reads too. When another selected
    * agent's directory is one of them, this agent uses that copy instead of getting a second one
    * it would list twice.
    */
@@ -63,6 +67,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.claude/skills',
     userDir: { root: 'claudeHome', path: 'skills' },
     detect: { root: 'claudeHome', path: '' },
+    skillsSource: 'https://docs.claude.com/en/docs/claude-code/skills',
     alsoReads: none,
     mcp: {
       format: 'mcpServersStdio',
@@ -77,6 +82,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.agents/skills',
     userDir: { root: 'codexHome', path: 'skills' },
     detect: { root: 'codexHome', path: '' },
+    skillsSource: 'https://developers.openai.com/codex/skills',
     alsoReads: { project: [], user: [{ root: 'home', path: '.agents/skills' }] },
     mcp: {
       format: 'codexToml',
@@ -91,6 +97,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.agents/skills',
     userDir: { root: 'home', path: '.cursor/skills' },
     detect: { root: 'home', path: '.cursor' },
+    skillsSource: 'https://cursor.com/docs/context/skills',
     alsoReads: { project: ['.cursor/skills', '.claude/skills'], user: [] },
     mcp: {
       format: 'mcpServers',
@@ -105,6 +112,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.github/skills',
     userDir: { root: 'home', path: '.copilot/skills' },
     detect: { root: 'home', path: '.copilot' },
+    skillsSource: 'https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/create-skills',
     alsoReads: { project: ['.agents/skills', '.claude/skills'], user: [{ root: 'home', path: '.agents/skills' }] },
     mcp: {
       format: 'vscodeServers',
@@ -118,6 +126,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.gemini/skills',
     userDir: { root: 'home', path: '.gemini/skills' },
     detect: { root: 'home', path: '.gemini' },
+    skillsSource: 'https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/skills.md',
     alsoReads: { project: ['.agents/skills'], user: [{ root: 'home', path: '.agents/skills' }] },
     mcp: {
       format: 'mcpServers',
@@ -132,6 +141,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.opencode/skills',
     userDir: { root: 'xdgConfig', path: 'opencode/skills' },
     detect: { root: 'xdgConfig', path: 'opencode' },
+    skillsSource: 'https://opencode.ai/docs/skills',
     alsoReads: { project: ['.agents/skills', '.claude/skills'], user: [{ root: 'home', path: '.agents/skills' }] },
     mcp: {
       format: 'opencode',
@@ -146,6 +156,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.windsurf/skills',
     userDir: { root: 'home', path: '.codeium/windsurf/skills' },
     detect: { root: 'home', path: '.codeium/windsurf' },
+    skillsSource: 'https://docs.windsurf.com/windsurf/cascade/skills',
     alsoReads: none,
     mcp: {
       format: 'mcpServers',
@@ -159,6 +170,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.goose/skills',
     userDir: { root: 'xdgConfig', path: 'goose/skills' },
     detect: { root: 'xdgConfig', path: 'goose' },
+    skillsSource: 'https://block.github.io/goose/docs/guides/context-engineering/using-skills',
     alsoReads: { project: ['.agents/skills', '.claude/skills'], user: [{ root: 'xdgConfig', path: 'agents/skills' }] },
     mcp: null,
   },
@@ -168,6 +180,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.agents/skills',
     userDir: { root: 'xdgConfig', path: 'agents/skills' },
     detect: { root: 'xdgConfig', path: 'amp' },
+    skillsSource: 'https://github.com/vercel-labs/skills/blob/main/src/agents.ts',
     alsoReads: none,
     mcp: null,
   },
@@ -177,6 +190,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.cline/skills',
     userDir: { root: 'home', path: '.cline/skills' },
     detect: { root: 'home', path: '.cline' },
+    skillsSource: 'https://github.com/cline/cline/blob/main/docs/customization/skills.mdx',
     alsoReads: { project: ['.clinerules/skills', '.claude/skills'], user: [] },
     mcp: null,
   },
@@ -186,6 +200,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.roo/skills',
     userDir: { root: 'home', path: '.roo/skills' },
     detect: { root: 'home', path: '.roo' },
+    skillsSource: 'https://docs.roocode.com/features/skills',
     alsoReads: none,
     mcp: { format: 'mcpServers', project: '.roo/mcp.json', source: 'https://docs.roocode.com/features/mcp/using-mcp-in-roo' },
   },
@@ -195,6 +210,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.kiro/skills',
     userDir: { root: 'home', path: '.kiro/skills' },
     detect: { root: 'home', path: '.kiro' },
+    skillsSource: 'https://github.com/vercel-labs/skills/blob/main/src/agents.ts',
     alsoReads: none,
     mcp: {
       format: 'mcpServers',
@@ -209,6 +225,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.continue/skills',
     userDir: { root: 'home', path: '.continue/skills' },
     detect: { root: 'home', path: '.continue' },
+    skillsSource: 'https://github.com/vercel-labs/skills/blob/main/src/agents.ts',
     alsoReads: none,
     mcp: null,
   },
@@ -218,6 +235,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.agents/skills',
     userDir: { root: 'home', path: '.agents/skills' },
     detect: { root: 'xdgConfig', path: 'zed' },
+    skillsSource: 'https://github.com/vercel-labs/skills/blob/main/src/agents.ts',
     alsoReads: none,
     mcp: null,
   },
@@ -227,6 +245,7 @@ export const CODING_AGENTS: readonly AgentRecord[] = [
     projectDir: '.agents/skills',
     userDir: { root: 'home', path: '.agents/skills' },
     detect: null,
+    skillsSource: 'https://agentskills.io',
     alsoReads: none,
     mcp: null,
   },

@@ -36,6 +36,19 @@ describe('--json errors', () => {
     expect(expectJsonFailure(await cli(['video', 'create', 'torch']), 2, 'usage').message).toContain('--yes');
   });
 
+  it('without --json, commander\'s usage errors read like assetgen\'s own: "Error: …", exit 2', async () => {
+    for (const args of [
+      ['frobnicate'],
+      ['generate', 'x', '-a', 'sprite-artist', '--bogus'],
+      ['generate', 'x'],
+      ['build', '--shard', 'x'],
+    ]) {
+      const result = await project.run(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(/^Error: \S/);
+    }
+  });
+
   it('4: no credentials', async () => {
     expectJsonFailure(await cli(['generate', 'x', '-a', 'sprite-artist'], { env: project.home.env }), 4, 'missing_credentials');
   });

@@ -14,7 +14,7 @@ import { startMock, type MockHandle } from '../support/mock.js';
 let mock: MockHandle;
 let home: ReturnType<typeof tempHome>;
 let skill: string;
-/** The invocation the installed skill uses (its first code block: `<command> <command> --json`). */
+/** The invocation the installed skill uses (its first code block: `<command> <command> -q --json`). */
 let invocation: string;
 /** What the agent ran, in order (arguments after the invocation). */
 const transcript: string[][] = [];
@@ -36,7 +36,7 @@ beforeAll(async () => {
   });
   expect(installed.code, installed.stderr).toBe(0);
   skill = fs.readFileSync(path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md'), 'utf8');
-  invocation = /```sh\n(.+) <command> --json\n```/.exec(skill)![1]!;
+  invocation = /```sh\n(.+) <command> -q --json\n```/.exec(skill)![1]!;
   expect(['assetgen', expect.stringMatching(/^npx -y assetgen@/)]).toContainEqual(invocation);
 });
 afterAll(async () => {
@@ -88,7 +88,7 @@ async function run(command: string): Promise<CliResult & { json: any }> {
 
 /** `<agentId>` as step 2 says: an `id` of the kind needed from `agents --json`, never made up. */
 async function agentIds(kind: 'image' | 'video'): Promise<{ id: string; name?: string; description?: string }[]> {
-  const listed = await run(line(section('## 2.'), 'agents --json', {}));
+  const listed = await run(line(section('## 2.'), 'agents -q --json', {}));
   expect(listed.code, listed.stderr).toBe(0);
   expect(listed.json.source).toBe('service');
   return (listed.json.agents as { id: string; kind: string }[]).filter((agent) => agent.kind === kind);
@@ -201,12 +201,12 @@ describe('an agent following the installed skill', () => {
     fs.writeFileSync(manifestFile, document.toString());
     const ids = assets.map((asset) => asset.id).join(' ');
 
-    const plan = await run(line(steps, / build .* --dry-run --json$/, { '<assetId>...': ids }));
+    const plan = await run(line(steps, / build .* --dry-run -q --json$/, { '<assetId>...': ids }));
     expect(plan.code, plan.stderr).toBe(0);
     expect((plan.json.items as { id: string; action: string }[]).map((item) => [item.id, item.action])).toEqual(
       assets.map((asset) => [asset.id, 'generate']),
     );
-    const built = await run(line(steps, / build <assetId>\.\.\. --json$/, { '<assetId>...': ids }));
+    const built = await run(line(steps, / build <assetId>\.\.\. -q --json$/, { '<assetId>...': ids }));
     expect(built.code, built.stderr).toBe(0);
     const items = built.json.items as { id: string; outcome: string; files: string[]; media: { path: string; width: number }[] }[];
     expect(items.map((item) => item.outcome)).toEqual(['built', 'built', 'built', 'built', 'built']);
@@ -237,18 +237,18 @@ describe('an agent following the installed skill', () => {
     const document = YAML.parseDocument(fs.readFileSync(manifestFile, 'utf8'));
     document.addIn(['assets'], { id: 'torch', video: 'torch flickering on a dungeon wall', out: 'assets/fx/' });
     fs.writeFileSync(manifestFile, document.toString());
-    const build = await run(line(section('## 8.'), / build <assetId>\.\.\. --json$/, { '<assetId>...': 'torch' }));
+    const build = await run(line(section('## 8.'), / build <assetId>\.\.\. -q --json$/, { '<assetId>...': 'torch' }));
     expect(build.code).toBe(2);
     expect(build.stderr).toContain('180 credits');
     expect(await videoCharges()).toEqual([]);
   });
 
-  it('used only agent ids that assetgen listed, and every command with --json', () => {
+  it('used only agent ids that assetgen listed, and every command with -q --json', () => {
     expect(usedAgentIds.size).toBeGreaterThan(0);
     for (const id of usedAgentIds) expect(listedAgentIds).toContain(id);
     const generated = transcript.filter((args) => args[0] === 'generate');
     for (const args of generated) expect(listedAgentIds).toContain(args[args.indexOf('--agent') + 1]);
-    for (const args of transcript) expect(args).toContain('--json');
+    for (const args of transcript) expect(args).toEqual(expect.arrayContaining(['-q', '--json']));
   });
 });
 
@@ -257,7 +257,7 @@ describe('with only an API key (the usual set-up)', () => {
     const bare = tempHome();
     try {
       const env = { ...bare.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
-      const agents = line(section('## 2.'), 'agents --json', {});
+      const agents = line(section('## 2.'), 'agents -q --json', {});
       const args = argv(agents.slice(invocation.length + 1));
       const first = await runInProcess(args, { env, cwd: bare.cwd });
       expect(first.code).toBe(4);

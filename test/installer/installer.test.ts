@@ -12,7 +12,8 @@ import { InstallerError } from '../../src/installer/errors.js';
 import { invocationCommand, renderSkill, sha256 } from '../../src/installer/render.js';
 import { jsonError, runCli, runInProcess, tempHome } from '../support/cli.js';
 
-// Where each agent reads skills (shared/agents.tsv), stated independently of src/installer.
+// Where each agent reads skills (from the sources each record of src/installer/agents.ts names), stated
+// independently of src/installer.
 const EXPECTED: Record<string, { project: string; user: string }> = {
   'claude-code': { project: '.claude/skills', user: '.claude/skills' },
   codex: { project: '.agents/skills', user: '.codex/skills' },
@@ -63,7 +64,7 @@ const listTree = (root: string): string[] =>
     : [];
 
 describe('the agent table', () => {
-  it('covers every agent of agents.tsv', () => {
+  it('covers every agent stated here', () => {
     expect(CODING_AGENTS.map((agent) => agent.id).sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 

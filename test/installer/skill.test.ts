@@ -120,6 +120,15 @@ describe('every command the skill teaches', () => {
     return [...line.matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replace(/"/g, ''));
   }
 
+  it('tells the agent to pass -q with --json, and does so in every command it reads JSON from', () => {
+    const [skill, ...references] = skillFiles();
+    expect(skill).toContain('Always pass `-q --json`');
+    const readsJson = [skill!, ...references].flatMap(commandsIn).filter((line) => line.includes('--json'));
+    expect(readsJson.length).toBeGreaterThanOrEqual(15);
+    // `--stream` is there for the progress it shows on stderr.
+    for (const line of readsJson) expect(line.split(' ').includes('-q') || line.includes('--stream'), line).toBe(true);
+  });
+
   it('runs each example green against the mock', async () => {
     const examples = skillFiles().flatMap(commandsIn);
     expect(examples.length).toBeGreaterThanOrEqual(15);
@@ -205,11 +214,11 @@ describe('every command the skill teaches', () => {
     const bare = tempHome();
     try {
       const text = skillFiles()[0]!;
-      expect(text).toMatch(/auth status --json\n```\n[\s\S]*?- Exit 4: not set up/);
-      const status = await runInProcess(['auth', 'status', '--json'], { env: bare.env, cwd: bare.cwd });
+      expect(text).toMatch(/auth status -q --json\n```\n[\s\S]*?- Exit 4: not set up/);
+      const status = await runInProcess(['auth', 'status', '-q', '--json'], { env: bare.env, cwd: bare.cwd });
       expect(status.code).toBe(EXIT.auth);
       expect(JSON.parse(status.stdout)).toMatchObject({ authenticated: false });
-      const generate = await runInProcess(['generate', 'a crate', '--agent', 'sprite-artist', '-o', 'assets/', '--json'], {
+      const generate = await runInProcess(['generate', 'a crate', '--agent', 'sprite-artist', '-o', 'assets/', '-q', '--json'], {
         env: { ...bare.env, ASSETGEN_BASE_URL: 'http://127.0.0.1:9' },
         cwd: bare.cwd,
       });
@@ -246,6 +255,8 @@ describe('docs/skills.md', () => {
       expect(cells[4], `${agent.id} detect`).toBe(agent.detect ? `\`${shown(agent.detect)}\`` : 'never (always offered)');
       for (const dir of agent.alsoReads.project) expect(cells[5]).toContain(`\`${dir}\``);
       for (const dir of agent.alsoReads.user) expect(cells[5]).toContain(`\`${shown(dir)}\``);
+      expect(cells[6], `${agent.id} source`).toContain(`](${agent.skillsSource}) |`);
+      expect(agent.skillsSource).toMatch(/^https:\/\//);
     }
   });
 });

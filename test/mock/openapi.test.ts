@@ -393,6 +393,34 @@ describe('docs/openapi.yaml', () => {
     expect(schema({ ...video.processing.value, refunded: true }), 'an unfinished job is not refunded').toBe(false);
   });
 
+  it("every path parameter has an example, the record the operation's own examples show", async () => {
+    const examples: Record<string, string> = {};
+    for (const [path, item] of Object.entries<any>(spec.paths))
+      for (const [method, operation] of Object.entries<any>(item))
+        for (const parameter of (operation.parameters ?? []).map(deref).filter((p: any) => p.in === 'path')) {
+          expect(parameter.example, `${method.toUpperCase()} ${path} {${parameter.name}}`).toEqual(expect.any(String));
+          examples[`${method.toUpperCase()} ${path}`] = parameter.example;
+        }
+    expect(Object.keys(examples).sort()).toEqual([
+      'GET /api/v1/runs/{runId}',
+      'GET /api/v1/video/{id}',
+      'GET /files/{name}',
+      'POST /api/v1/workflows/{id}/run',
+    ]);
+    const json = (path: string, method: string, status: number) => documented(path, method, status).content['application/json'];
+    expect(json('/api/v1/runs/{runId}', 'GET', 200).example.id).toBe(examples['GET /api/v1/runs/{runId}']);
+    expect(json('/api/v1/video/{id}', 'GET', 200).examples.processing.value.id).toBe(examples['GET /api/v1/video/{id}']);
+    expect(JSON.stringify(spec.components)).toContain(`/files/${examples['GET /files/{name}']}`);
+    // A tool that sends the path's example with the body's starts a run of the seeded workflow whose
+    // node the body overrides (another workflow would refuse the node: 400 invalid_override).
+    const workflowId = examples['POST /api/v1/workflows/{id}/run']!;
+    const run = spec.paths['/api/v1/workflows/{id}/run'].post;
+    expect(json('/api/v1/workflows/{id}/run', 'POST', 201).example.workflowId).toBe(workflowId);
+    const body = deref(run.requestBody).content['application/json'].example;
+    const started = await conforms('/api/v1/workflows/{id}/run', 'POST', `/api/v1/workflows/${workflowId}/run`, { body });
+    expect(started).toMatchObject({ workflowId, status: 'queued' });
+  });
+
   it('every documented operation was exercised: a success and every documented 4xx', () => {
     for (const [path, item] of Object.entries<any>(spec.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {

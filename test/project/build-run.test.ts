@@ -179,6 +179,7 @@ describe('assetgen build', () => {
     clearInterval(watcher);
     clearTimeout(deadline);
     expect(interrupted.code, interrupted.stderr).toBe(130);
+    expect(interrupted.stderr).toMatch(/^- torch {2}interrupted: its paid job is kept in assetgen\.lock {2}\(\d+ credits\)$/m);
     expect(readLock(path.join(project.cwd, 'assetgen.lock')).assets.torch?.job?.jobId).toMatch(/^vid_/);
     await project.mock.config({ videoSteps: 1, videoPollAfterMs: 20 });
     const resumed = await build(['--yes', '--json']);

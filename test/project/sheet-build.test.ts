@@ -29,7 +29,7 @@ const project = useMockProject({ mock: { credits: 100_000 }, config: { credits: 
 const build = (args: string[] = []) => project.run(['build', '--json', ...args]);
 const write = (text: string) => writeFiles(project.cwd, { 'assetgen.yaml': text });
 const file = (name: string) => path.join(project.cwd, name);
-type Item = { id: string; outcome: string; status: string; action?: string; estimate?: number; reasons: string[] };
+type Item = { id: string; outcome: string; status: string; action?: string; estimate?: number; reasons: string[]; media?: unknown[] };
 const items = (result: CliResult) => Object.fromEntries((parseJson(result).items as Item[]).map((item) => [item.id, item]));
 const atlasData = () => JSON.parse(fs.readFileSync(file('assets/icons.json'), 'utf8')) as TexturePackerJsonHash;
 
@@ -80,6 +80,11 @@ describe('sheets in a build', () => {
     expect(charges).toBe(3);
     expect(items(result).icons).toMatchObject({ outcome: 'built' });
     expect(atlasData().meta.image).toBe('icons.png');
+    // One `media` entry per file: the data file is JSON (no pixel size), the atlas a PNG of its size.
+    expect(items(result).icons!.media).toEqual([
+      { path: 'assets/icons.png', format: 'png', width: atlasData().meta.size.w, height: atlasData().meta.size.h },
+      { path: 'assets/icons.json', format: 'json', width: null, height: null },
+    ]);
     await expectFramesMatch(['sword', 'shield', 'gem']);
     const entry = readLock(file('assetgen.lock')).assets.icons!;
     expect(entry.kind).toBe('sheet');

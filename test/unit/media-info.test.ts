@@ -71,4 +71,11 @@ describe('mediaInfo', () => {
     expect(mediaInfo(file('a.txt', Buffer.from('not media')))).toMatchObject({ format: null, width: null, height: null });
     expect(mediaInfo(path.join(dir, 'missing.png'))).toMatchObject({ format: null, width: null, height: null });
   });
+
+  it("names a sheet's atlas data `json`, with no pixel size; text that is not JSON data stays unknown", () => {
+    const data = file('icons.json', Buffer.from('{\n  "frames": {},\n  "meta": { "size": { "w": 32, "h": 16 } }\n}\n'));
+    expect(mediaInfo(data)).toEqual({ path: data, format: 'json', width: null, height: null });
+    expect(mediaInfo(file('notes.json', Buffer.from('not json')))).toMatchObject({ format: null });
+    expect(mediaInfo(file('data.txt', Buffer.from('{"frames": {}}')))).toMatchObject({ format: null });
+  });
 });

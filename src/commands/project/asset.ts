@@ -119,8 +119,8 @@ export async function buildAsset(
     const paid = jobCredits();
     if (paid !== null && paid > 0) await writer.charged(item.id, paid).catch(() => {});
     if (error instanceof CapReached) return { ...result('capped', error.message), refusal: error.refusal };
-    if (error instanceof AbortedError || ctx.signal.aborted)
-      return result('interrupted', 'interrupted: its paid job is kept in assetgen.lock');
+    // The reason follows the outcome on its line (`- torch  interrupted: its paid job …`), as for every outcome.
+    if (error instanceof AbortedError || ctx.signal.aborted) return result('interrupted', 'its paid job is kept in assetgen.lock');
     const reason = error instanceof AssetgenError ? error.message : String(error);
     // Whatever was paid is in the lock (job id or idempotency key): building again resumes it.
     return result('failed', reason);

@@ -186,6 +186,8 @@ function renderDryRun(ctx: CommandContext, result: DryRunResult, options: BuildO
       result.items.map((item) =>
         [item.id, item.status, item.action, item.kind, creditCell(item), item.out ?? '', item.reasons.join('; ')].map(sanitizeLine),
       ),
+      // On a narrow terminal what it will do and cost stay beside the whole id longest.
+      { leaveOutFirst: ['WHY', 'OUT', 'KIND', 'STATUS'] },
     );
   ctx.out.info(summary(result));
   const line = budgetLine(result.budget);

@@ -1,0 +1,185 @@
+// Every example of every help screen, run as a user pastes it: each in a fresh project (a new home
+// and project folder, nothing from another example) against the bundled mock. An example succeeds
+// (exit 0), or says beside it (`# exit N …`) the code it ends with by design, and ends with that.
+// What an example needs first is made the way a user makes it, with assetgen itself: the starter
+// manifest (`assetgen init`), a run or a video to poll, the shard locks a CI job uploads.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import type { Command } from 'commander';
+import type * as ProgramModule from '../../src/program.cjs';
+import { parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
+import { startMock, type MockHandle } from '../support/mock.js';
+
+const require = createRequire(import.meta.url);
+const { buildProgram, EXAMPLES } = require('../../dist/program.cjs') as typeof ProgramModule;
+
+let mock: MockHandle;
+
+beforeAll(async () => {
+  mock = await startMock({ credits: 1_000_000 });
+  await mock.config({ videoPollAfterMs: 20 });
+});
+afterAll(() => mock.close());
+
+/** Every command path below `assetgen` ('' is the program itself). */
+function commandPaths(): string[][] {
+  const { program } = buildProgram({ version: '0.0.0', execute: async () => 0, writeOut() {}, writeErr() {} });
+  const paths: string[][] = [];
+  const walk = (command: Command, words: string[]): void => {
+    paths.push(words);
+    for (const sub of command.commands) walk(sub, [...words, sub.name()]);
+  };
+  walk(program, []);
+  return paths;
+}
+
+/** The `$ …` lines of a help screen's Examples section, as printed. */
+function examplesOf(help: string): string[] {
+  const section = help.slice(help.indexOf('\nExamples:\n'));
+  return [...section.matchAll(/^ {2}\$ (.+)$/gm)].map((match) => match[1]!);
+}
+
+interface Example {
+  /** The line as the help prints it. */
+  line: string;
+  args: string[];
+  /** `printf %s "$VAR" | …`: the variable piped in. */
+  piped?: string;
+  /** `… > file`: where stdout goes. */
+  redirect?: string;
+  /** The exit code the note beside it promises; 0 without one. */
+  exit: number;
+}
+
+/** A POSIX-shell reading of our examples: `printf %s "$VAR" | assetgen …`, quotes, `> file`, `# note`. */
+function parseExample(line: string): Example {
+  let rest = line;
+  let exit = 0;
+  const note = / {2}# (.*)$/.exec(rest);
+  if (note) {
+    const code = /^exit (\d+)\b/.exec(note[1]!);
+    expect(code, `a note beside an example starts with the exit it ends with: ${line}`).not.toBeNull();
+    exit = Number(code![1]);
+    rest = rest.slice(0, note.index);
+  }
+  const pipe = /^printf %s "\$(\w+)" \| /.exec(rest);
+  const piped = pipe?.[1];
+  if (pipe) rest = rest.slice(pipe[0].length);
+  const out = / > (\S+)$/.exec(rest);
+  const redirect = out?.[1];
+  if (out) rest = rest.slice(0, out.index);
+  // Words end at unquoted spaces; double quotes may open mid-word (`character="a dwarf"`).
+  const words: string[] = [];
+  let word: string | undefined;
+  let quoted = false;
+  for (const char of rest) {
+    if (char === '"') {
+      quoted = !quoted;
+      word ??= '';
+    } else if (char === ' ' && !quoted) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else word = (word ?? '') + char;
+  }
+  if (word !== undefined) words.push(word);
+  expect(words[0], line).toBe('assetgen');
+  return { line, args: words.slice(1), piped, redirect, exit };
+}
+
+/** A fresh project: its own home (with a coding agent, for the skills examples) and folder. */
+function freshProject(): { home: ReturnType<typeof tempHome>; env: NodeJS.ProcessEnv; run(args: string[]): Promise<CliResult> } {
+  const home = tempHome();
+  fs.mkdirSync(path.join(home.home, '.claude'), { recursive: true });
+  const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, ASSETGEN_SESSION: mock.sessionCookie };
+  return { home, env, run: (args) => runInProcess(args, { env, cwd: home.cwd }) };
+}
+
+/** What the example needs before it can run, made with assetgen as a user makes it; placeholders filled. */
+async function prepare(example: Example, project: ReturnType<typeof freshProject>): Promise<string[]> {
+  const ok = async (args: string[]): Promise<CliResult> => {
+    const result = await project.run(args);
+    expect(result.code, `setting up "${example.line}": assetgen ${args.join(' ')}\n${result.stderr}`).toBe(0);
+    return result;
+  };
+  const [command] = example.args;
+  // Commands that read the project's manifest start from the starter one.
+  if (['build', 'report', 'lock'].includes(command!)) await ok(['init']);
+  // `lock merge` joins the locks of two shards, written as docs/ci.md's jobs write them.
+  if (command === 'lock')
+    for (const shard of [1, 2]) await ok(['build', '--shard', `${shard}/2`, '--lock-out', `shard-${shard}.lock`, '--yes']);
+  let args = example.args;
+  if (args.includes('<runId>')) {
+    const runId = parseJson(await ok(['workflows', 'run', 'wf_tileset', '--no-wait', '--json'])).id as string;
+    args = args.map((arg) => (arg === '<runId>' ? runId : arg));
+  }
+  if (args.includes('<id>')) {
+    const videoId = parseJson(await ok(['video', 'create', 'torch', '--yes', '--no-wait', '--json'])).id as string;
+    args = args.map((arg) => (arg === '<id>' ? videoId : arg));
+  }
+  // The service a user names is this mock; a fixed port could be taken.
+  return args
+    .map((arg) => (arg === 'https://assets.example.com' ? mock.url : arg))
+    .map((arg, i, all) => (all[i - 1] === '--port' ? '0' : arg));
+}
+
+describe('help examples', () => {
+  it('are the examples of the command table, every one of them shown', async () => {
+    const project = freshProject();
+    try {
+      const shown: string[] = [];
+      for (const words of commandPaths()) shown.push(...examplesOf((await project.run([...words, '--help'])).stdout));
+      expect(new Set(shown)).toEqual(new Set(Object.values(EXAMPLES).flat()));
+    } finally {
+      project.home.remove();
+    }
+  });
+
+  it('each ends as it says from a fresh project: exit 0, or the exit noted beside it', async () => {
+    const lines = new Set<string>();
+    const scout = freshProject();
+    try {
+      for (const words of commandPaths()) for (const line of examplesOf((await scout.run([...words, '--help'])).stdout)) lines.add(line);
+    } finally {
+      scout.home.remove();
+    }
+    expect(lines.size).toBeGreaterThan(40);
+    const examples = [...lines].map(parseExample);
+    // Independent of each other (each its own project), so a few at a time.
+    let next = 0;
+    const failures: string[] = [];
+    const worker = async (): Promise<void> => {
+      for (let index = next++; index < examples.length; index = next++) {
+        const example = examples[index]!;
+        const project = freshProject();
+        try {
+          const args = await prepare(example, project);
+          // `assetgen mock` serves until Ctrl-C: stop it once it has printed its address.
+          const controller = new AbortController();
+          const serving = args[0] === 'mock';
+          const result = await runInProcess(args, {
+            env: project.env,
+            cwd: project.home.cwd,
+            input: example.piped === undefined ? undefined : project.env[example.piped],
+            interrupt: serving ? controller.signal : undefined,
+            onStdout: serving ? () => controller.abort() : undefined,
+          });
+          if (serving) {
+            if (!/127\.0\.0\.1/.test(result.stdout)) failures.push(`${example.line}: no address printed\n${result.stdout}`);
+            continue;
+          }
+          if (result.code !== example.exit)
+            failures.push(`${example.line}: exit ${result.code}, expected ${example.exit}\n${result.stderr}`);
+          else if (example.redirect?.endsWith('.png') && result.stdoutBytes.subarray(1, 4).toString('latin1') !== 'PNG')
+            failures.push(`${example.line}: stdout is not a PNG`);
+          else if (example.redirect && result.stdout.length === 0) failures.push(`${example.line}: nothing on stdout`);
+        } finally {
+          project.home.remove();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 3 }, worker));
+    expect(failures.join('\n\n')).toBe('');
+  });
+});
