@@ -87,7 +87,7 @@ function unconfirmedJob(ctx: CommandContext, error: unknown, target: ResumeTarge
   const resume = resumeCommand(target, ctx.cwd);
   withHint(
     error,
-    `The service has not answered for the ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} yet; wait for it again with: ${resume}`,
+    `No answer of the service has shown the ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} yet; to wait for it again: ${resume}`,
   );
   return attachJob(error, { id: target.id, kind: target.kind, resume });
 }

@@ -19,8 +19,9 @@ const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u0
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // What a decoder makes of bytes that are not UTF-8, and the controls above (CR, tab and newline aside).
 const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffd]/g;
-/** Past this share of unprintable characters, a body is described as binary rather than quoted. */
+/** Past this share of unprintable characters (and this many), a body is described as binary rather than quoted. */
 const BINARY_SHARE = 0.1;
+const BINARY_MIN_COUNT = 8;
 /** How many of a binary body's first bytes are shown, in hex (enough to recognise gzip, PNG, …). */
 const BINARY_HEAD_BYTES = 8;
 
@@ -49,14 +50,16 @@ export function excerpt(data: string | Uint8Array, size?: SentSize): string {
   const sizeText = `${total.atLeast ? 'more than ' : ''}${count(total.bytes)} bytes`;
   // `stream`: a character cut at the end of the excerpt is left out, not shown as a broken one.
   const decoded = new TextDecoder('utf-8').decode(head, { stream: !whole });
-  const unprintable = decoded.match(UNPRINTABLE)?.length ?? 0;
-  if (decoded.length > 0 && unprintable / decoded.length > BINARY_SHARE) {
+  // Escape sequences are a terminal's, not binary: left out of the count (and of the quote).
+  const unescaped = decoded.replace(ESCAPES, '');
+  const unprintable = unescaped.match(UNPRINTABLE)?.length ?? 0;
+  if (unprintable >= BINARY_MIN_COUNT && unprintable / unescaped.length > BINARY_SHARE) {
     // Its first bytes in hex, when they are at hand as sent (text has lost them to the decoder).
     if (typeof data === 'string') return `[binary, ${sizeText}]`;
     const hex = [...head.subarray(0, BINARY_HEAD_BYTES)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ');
     return `[binary, ${sizeText}: ${hex}${total.atLeast || total.bytes > BINARY_HEAD_BYTES ? ' …' : ''}]`;
   }
-  const text = printableText(decoded)
+  const text = printableText(unescaped)
     .replace(/\ufffd/g, '')
     .replace(/\s+/g, ' ')
     .trim();
