@@ -93,7 +93,7 @@ const COMMANDS = [
 ];
 
 /** The checks every report of a hostile answer passes, whatever path it took. */
-function expectBoundedReport(report: string, hostile: Hostile): void {
+function expectBoundedReport(report: string, hostile: Pick<Hostile, 'stated'>): void {
   expect(report.length).toBeLessThan(REPORT_BOUND);
   expect(report).not.toMatch(CONTROL);
   expect(report).toMatch(hostile.stated);
@@ -101,8 +101,8 @@ function expectBoundedReport(report: string, hostile: Hostile): void {
 }
 
 /** The quoted fields of a `--json` error (or an MCP tool error): each within the bound, printable. */
-function expectBoundedFields(error: Record<string, unknown>, hostile: Hostile): void {
-  expect(error.exitCode).toBe(1);
+function expectBoundedFields(error: Record<string, unknown>, hostile: Pick<Hostile, 'stated'>, exitCode = 1): void {
+  expect(error.exitCode).toBe(exitCode);
   const quoted = [error.message, typeof error.raw === 'string' ? error.raw : JSON.stringify(error.raw ?? '')] as string[];
   for (const field of quoted) {
     expect(field.length).toBeLessThan(FIELD_BOUND);
@@ -133,6 +133,56 @@ describe('the terminal and --json', () => {
         expectBoundedFields(jsonError(machine), hostile);
       });
     }
+  }
+});
+
+describe('event streams (generate --stream)', () => {
+  const service = useScriptedService(runInProcess);
+  const session = { ASSETGEN_SESSION: 'sess_excerpts' };
+  const stream =
+    (...events: string[]): Handler =>
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(events.join(''));
+    };
+  const longMessage = `\u001b[2J\u001b]0;owned\u0007${'E'.repeat(900_000)}`;
+
+  for (const [name, handler, exitCode, stated] of [
+    [
+      'an error event with a 900 KB message full of escapes',
+      stream(`event: error\ndata: ${JSON.stringify({ error: { message: longMessage } })}\n\n`),
+      6,
+      /The generation failed: E{1000,}… \(900,0\d\d bytes; first 1,024 shown\)/,
+    ],
+    [
+      'a 5 MiB HTML page where the stream should be',
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html', 'content-length': 5 * MiB });
+        res.end(Buffer.alloc(5 * MiB, 'h'));
+      },
+      1,
+      /h{100}… \(5,242,880 bytes; first 1,024 shown\)/,
+    ],
+    [
+      'a result event charging -1e20',
+      stream(
+        `event: result\ndata: ${JSON.stringify({ id: 'gen_s1', status: 'succeeded', output: { url: '/f.png' }, credits: { charged: -1e20 } })}\n\n`,
+      ),
+      1,
+      /gives its charge as -100000000000000000000, not a credit amount/,
+    ],
+  ] as const) {
+    it(`${name}: a bounded excerpt with its size, exit ${exitCode}`, async () => {
+      const hostile = { stated };
+      const args = ['generate', 'x', '-a', 'sprite-artist', '--stream'];
+      const human = await service.against(handler, args, session);
+      expect(human.code, human.stderr).toBe(exitCode);
+      expectBoundedReport(human.stderr, hostile);
+      await service.server.close();
+      const machine = await service.against(handler, [...args, '--json'], session);
+      expect(machine.code, machine.stderr).toBe(exitCode);
+      expectBoundedFields(jsonError(machine), hostile, exitCode);
+    });
   }
 });
 
