@@ -136,6 +136,35 @@ describe('the terminal and --json', () => {
   }
 });
 
+describe('downloads', () => {
+  const service = useScriptedService(runInProcess);
+
+  it('an asset answered with a 5 MiB HTML error page: a bounded excerpt with its size, exit 1, the paid asset named', async () => {
+    const page = `<html><title>Access denied</title>${'<p>denied</p>'.repeat(400_000)}</html>`;
+    const handler: Handler = (_req, res, seen) => {
+      if (seen.method === 'POST')
+        return json(res, 201, { id: 'gen_dl1', status: 'succeeded', output: { url: '/files/gen_dl1.png' }, credits: { charged: 10 } });
+      res.writeHead(404, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(page) });
+      res.end(page);
+    };
+    const stated = /<title>Access denied<\/title>.*… \(5,200,0\d\d bytes; first 1,024 shown\)/;
+    const human = await service.against(handler, ['generate', 'x', '-a', 'sprite-artist', '-o', 'out/']);
+    expect(human.code, human.stderr).toBe(1);
+    expect(human.stderr.length).toBeLessThan(REPORT_BOUND);
+    expect(human.stderr).not.toMatch(CONTROL);
+    expect(human.stderr).toMatch(stated);
+    // This one was paid for (10 credits): it says so, with where the asset still is.
+    expect(human.stderr).toMatch(/The asset is paid for and still available at http:\/\/127\.0\.0\.1:\d+\/files\/gen_dl1\.png/);
+    await service.server.close();
+    const machine = await service.against(handler, ['generate', 'x', '-a', 'sprite-artist', '-o', 'out/', '--json']);
+    expect(machine.code).toBe(1);
+    const error = jsonError(machine);
+    expect(error).toMatchObject({ status: 404, exitCode: 1, credits: { charged: 10 } });
+    expect(error.message.length).toBeLessThan(FIELD_BOUND);
+    expect(error.message).toMatch(stated);
+  });
+});
+
 describe('event streams (generate --stream)', () => {
   const service = useScriptedService(runInProcess);
   const session = { ASSETGEN_SESSION: 'sess_excerpts' };
