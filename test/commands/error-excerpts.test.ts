@@ -176,7 +176,7 @@ describe('event streams (generate --stream)', () => {
     };
   const longMessage = `\u001b[2J\u001b]0;owned\u0007${'E'.repeat(900_000)}`;
 
-  for (const [name, handler, exitCode, stated] of [
+  const cases: [name: string, handler: Handler, exitCode: number, stated: RegExp][] = [
     [
       'an error event with a 900 KB message full of escapes',
       stream(`event: error\ndata: ${JSON.stringify({ error: { message: longMessage } })}\n\n`),
@@ -200,7 +200,8 @@ describe('event streams (generate --stream)', () => {
       1,
       /gives its charge as -100000000000000000000, not a credit amount/,
     ],
-  ] as const) {
+  ];
+  for (const [name, handler, exitCode, stated] of cases) {
     it(`${name}: a bounded excerpt with its size, exit ${exitCode}`, async () => {
       const hostile = { stated };
       const args = ['generate', 'x', '-a', 'sprite-artist', '--stream'];
