@@ -158,8 +158,9 @@ function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Rec
     write(`HTTP ${error.status}${error.requestId ? `, request id ${sanitizeText(error.requestId)}` : ''}`);
   }
   // A refused download has no body worth showing (raw undefined): the message and hint say it all.
-  const raw = error instanceof UnexpectedResponseError ? JSON.stringify(error.raw) : undefined;
-  if (raw !== undefined) write(`Raw response: ${sanitizeText(raw)}`);
+  // Text is the client's bounded excerpt already (quoted as it is); a small parsed value as JSON.
+  const raw = error instanceof UnexpectedResponseError ? error.raw : undefined;
+  if (raw !== undefined) write(`Raw response: ${sanitizeText(typeof raw === 'string' ? raw : JSON.stringify(raw))}`);
   if (verbose && error.stack) write(error.stack);
 }
 

@@ -4,6 +4,7 @@
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import {
   AbortedError,
+  ApiError,
   ConnectionError,
   InsufficientCreditsError,
   InvalidArgumentError,
@@ -26,9 +27,11 @@ import { saveOutputs, type OutputFile } from './save.js';
 /**
  * Once a job is paid for, any failure of the command carries the job and its resume command.
  * A failed job has nothing to resume; everything else (poll errors, 402, Ctrl-C, --timeout, a save
- * error) says the job is kept and how to pick it up.
+ * error) says the job is kept and how to pick it up. `answered`: the service answered for the job in
+ * this command (its submission or a poll); else only the journal can say it was paid for (see
+ * unconfirmedJob).
  */
-export function rememberPaidJob(ctx: CommandContext, error: unknown, target: ResumeTarget): unknown {
+export function rememberPaidJob(ctx: CommandContext, error: unknown, target: ResumeTarget, answered: boolean): unknown {
   const effective: unknown = ctx.signal.aborted && !(error instanceof JobFailedError) ? ctx.signal.reason : error;
   if (effective instanceof JobFailedError) {
     if (target.kind === 'video' && effective.refunded === false && effective.code === 'job_failed')
@@ -47,6 +50,7 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
     );
     return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
   }
+  if (!answered && !journalled(ctx, target)) return unconfirmedJob(ctx, effective, target);
   // "Try again later" would pay again: once a job exists, the advice is to resume it.
   if (effective instanceof ServerError || effective instanceof ConnectionError || effective instanceof RateLimitError)
     effective.hint = undefined;
@@ -62,17 +66,46 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
   return attachJob(effective, { id: target.id, kind: target.kind, resume });
 }
 
+/** The journal recorded the job's submission (by this or an earlier command): it was paid for. */
+function journalled(ctx: CommandContext, target: ResumeTarget): boolean {
+  try {
+    // A submission is journalled with its label; a bare update (`runs get`) proves nothing.
+    return ctx.journal.find(target.kind, target.id)?.label !== undefined;
+  } catch {
+    return false; // an unreadable journal proves nothing
+  }
+}
+
+/**
+ * A wait for an id nothing has vouched for (typed by the user, never answered for): it may be a
+ * typo, so nothing is said to be paid for or kept. A request the service refused (a 4xx: the id
+ * too long for it, say) has nothing to resume; after anything else, waiting again may still work.
+ */
+function unconfirmedJob(ctx: CommandContext, error: unknown, target: ResumeTarget): unknown {
+  const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+  if (refused) return attachJob(error, { id: target.id, kind: target.kind, resume: null });
+  const resume = resumeCommand(target, ctx.cwd);
+  withHint(
+    error,
+    `No answer of the service has shown the ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} yet; to wait for it again: ${resume}`,
+  );
+  return attachJob(error, { id: target.id, kind: target.kind, resume });
+}
+
 /** Polls a run to its end (exactly one poll per remaining node) with `node k/N <label>` progress. */
 export async function followRun(ctx: CommandContext, client: AssetgenClient, target: ResumeTarget, initial?: Run): Promise<Run> {
   const progress = await startProgress(
     ctx.out,
     initial ? `Run ${target.id}: ${describeRunProgress(initial)}` : `Waiting for run ${target.id}…`,
   );
+  // Known paid once the service has answered for the run: its submission, or any poll.
+  let answered = initial !== undefined;
   try {
     const run = await client.waitForRun(target.id, {
       signal: ctx.signal,
       initial,
       onProgress: (update) => {
+        answered = true;
         ctx.onJobProgress?.({
           kind: 'run',
           id: target.id,
@@ -90,7 +123,7 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, tar
     return run;
   } catch (error) {
     finishFailed(ctx, client, progress, target, error);
-    throw rememberPaidJob(ctx, error, target);
+    throw rememberPaidJob(ctx, error, target, answered);
   }
 }
 
@@ -102,12 +135,14 @@ export async function followVideo(
   initial?: VideoJob,
 ): Promise<VideoJob> {
   const progress = await startProgress(ctx.out, `Video job ${target.id}: ${initial?.state ?? 'waiting'}…`);
+  let answered = initial !== undefined;
   try {
     const job = await client.waitForVideo(target.id, {
       signal: ctx.signal,
       initial,
       intervalMs: target.intervalMs,
       onProgress: (update) => {
+        answered = true;
         const pct = typeof update.progress === 'number' ? ` ${Math.round(update.progress * 100)}%` : '';
         ctx.onJobProgress?.({
           kind: 'video',
@@ -125,7 +160,7 @@ export async function followVideo(
     return job;
   } catch (error) {
     finishFailed(ctx, client, progress, target, error);
-    throw rememberPaidJob(ctx, error, target);
+    throw rememberPaidJob(ctx, error, target, answered);
   }
 }
 
@@ -179,7 +214,7 @@ export async function waitAndSave(
       ...(target.kind === 'video' ? { assetUrl: (finished as VideoJob).assetUrl } : {}),
     });
   } catch (error) {
-    throw rememberPaidJob(ctx, error, target);
+    throw rememberPaidJob(ctx, error, target, true); // the job finished: the service answered for it
   }
 }
 

@@ -1,4 +1,5 @@
-import { header, isObject, num, retryAfterMs, str, type HeaderMap } from './values.js';
+import { boundedRaw, excerpt, type SentSize } from './excerpt.js';
+import { creditFigure, header, isObject, num, retryAfterMs, str, type HeaderMap } from './values.js';
 
 // One error family for everything the client can report. The CLI maps these to exit codes in
 // one place (src/cli/exit-codes.ts); the client itself knows nothing of processes or terminals.
@@ -132,12 +133,15 @@ export class GenerationFailedError extends AssetgenError {
   }
 }
 
-/** The service answered 2xx with a body the client cannot make sense of; the raw body is kept. */
+/**
+ * The service answered 2xx with a body the client cannot make sense of (a protocol error). `raw` is
+ * what it sent, bounded (see boundedRaw): as parsed when small, else a printable excerpt naming its size.
+ */
 export class UnexpectedResponseError extends AssetgenError {
   readonly raw: unknown;
-  constructor(message: string, raw: unknown, options: { code?: string; hint?: string } = {}) {
+  constructor(message: string, raw: unknown, options: { code?: string; hint?: string; size?: SentSize } = {}) {
     super(message, { code: options.code ?? 'unexpected_response', hint: options.hint });
-    this.raw = raw;
+    this.raw = boundedRaw(raw, options.size);
   }
 }
 
@@ -164,6 +168,11 @@ export class OutputFileError extends AssetgenError {
   }
 }
 
+function saneCredits(value: unknown): number | undefined {
+  const figure = creditFigure(value);
+  return typeof figure === 'number' ? figure : undefined;
+}
+
 export function requestIdOf(headers: HeaderMap, body?: unknown): string | undefined {
   const fromHeader = header(headers, 'x-request-id') ?? header(headers, 'request-id') ?? header(headers, 'x-correlation-id');
   if (fromHeader) return fromHeader;
@@ -177,17 +186,19 @@ export function requestIdOf(headers: HeaderMap, body?: unknown): string | undefi
 /**
  * Maps an error status and its body onto the error family (like `APIError.generate` in the OpenAI
  * SDK): 402 → InsufficientCreditsError, 401/403 → AuthenticationError, 429 → RateLimitError, …
+ * `sent` is the body as read (its first bytes and size): a body that is not JSON is quoted from it.
  */
-const MAX_MESSAGE_LENGTH = 500;
-
-export function errorFromResponse(status: number, body: unknown, headers: HeaderMap): ApiError {
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  headers: HeaderMap,
+  sent?: { bytes: Uint8Array; size: SentSize },
+): ApiError {
   const inner = isObject(body) && isObject(body.error) ? body.error : isObject(body) ? body : {};
-  const found =
-    str(inner.message) ??
-    (isObject(body) ? (str(body.message) ?? str(body.error) ?? str(body.detail)) : undefined) ??
-    (typeof body === 'string' && body.trim() ? body.trim() : undefined);
-  // A message is for a person: a server that sends pages of it gets the first few lines' worth.
-  const serverMessage = found && found.length > MAX_MESSAGE_LENGTH ? `${found.slice(0, MAX_MESSAGE_LENGTH)}…` : found;
+  const found = str(inner.message) ?? (isObject(body) ? (str(body.message) ?? str(body.error) ?? str(body.detail)) : undefined);
+  // A message is for a person, and the service's own words are untrusted: a bounded, printable excerpt.
+  const serverMessage =
+    found !== undefined ? excerpt(found) : typeof body === 'string' && body.trim() ? excerpt(sent?.bytes ?? body, sent?.size) : undefined;
   const details: ApiErrorDetails = {
     status,
     code: str(inner.code) ?? (isObject(body) ? str(body.code) : undefined),
@@ -196,8 +207,9 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
   };
   const message = serverMessage ?? `The service answered HTTP ${status}.`;
   if (status === 402) {
-    const required = num(inner.required ?? inner.cost);
-    const balance = num(inner.balance ?? inner.remaining);
+    // Figures no account can hold are left out rather than printed as money.
+    const required = saneCredits(inner.required ?? inner.cost);
+    const balance = saneCredits(inner.balance ?? inner.remaining);
     const text =
       serverMessage ??
       (required !== undefined && balance !== undefined

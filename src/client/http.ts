@@ -8,7 +8,7 @@ import { ApiError, AssetgenError, RateLimitError, UnexpectedResponseError, error
 import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders, redactUrl } from './redact.js';
-import { LIMITS, readCapped, readLimited } from './limits.js';
+import { LIMITS, readErrorBody, readLimited, type BodyHead } from './limits.js';
 import { header, num, retryAfterMs, type HeaderMap } from './values.js';
 import { createTransport, type Transport, type WireResponse } from './transport.js';
 import type { ClientOptions } from './types.js';
@@ -210,13 +210,15 @@ export class HttpClient {
     if (response.status < 400) return { status: response.status, headers: responseHeaders, body: response.body, requestId };
 
     let body: unknown;
+    let sent: BodyHead | undefined;
     // An error body is read even on unbounded calls (streams): do not let a stalled one hang.
     const deadline = setTimeout(
       () => response.body.destroy(new Error('timed out reading the error body')),
       this.settings.responseTimeoutMs,
     );
     try {
-      const text = await readCapped(response.body, LIMITS.errorBodyBytes);
+      sent = await readErrorBody(response.body, responseHeaders, LIMITS.errorBodyBytes);
+      const text = sent.bytes.toString('utf8');
       body = parseJson(text) ?? text;
     } catch {
       if (call.signal?.aborted) throw abortError(call.signal);
@@ -224,7 +226,7 @@ export class HttpClient {
     } finally {
       clearTimeout(deadline);
     }
-    const error = errorFromResponse(response.status, body, responseHeaders);
+    const error = errorFromResponse(response.status, body, responseHeaders, sent);
     if (RETRYABLE_STATUS(response.status)) {
       const wait = error instanceof RateLimitError ? error.retryAfterMs : retryAfterMs(responseHeaders);
       throw new RetryableFailure(error, `HTTP ${response.status}${error.requestId ? ` (request ${error.requestId})` : ''}`, wait);
@@ -266,7 +268,10 @@ export class HttpClient {
       if (text.trim() === '') return { status: response.status, headers: response.headers, body: null, requestId: response.requestId };
       const body = parseJson(text);
       if (body === undefined) {
-        const failure = new UnexpectedResponseError(`${what()}: the response is not valid JSON.`, text);
+        const size = num(header(response.headers, 'content-length'));
+        const failure = new UnexpectedResponseError(`${what()}: the response is not valid JSON.`, text, {
+          ...(size !== undefined ? { size: { bytes: size } } : {}),
+        });
         // Declared JSON that does not parse was most likely cut short in transit.
         if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
           lost = true;

@@ -1,15 +1,18 @@
 // How much the client takes from a service before it stops reading: every answer is bounded, so a
 // broken or hostile service costs a clear error, never the machine's memory or disk. docs/cli.md
 // ("Limits") documents the same numbers.
-import type { Readable } from 'node:stream';
+import { pipeline as streamPipeline, type Readable } from 'node:stream';
+import { contentDecoder } from './encoding.js';
 import { ResponseTooLargeError } from './errors.js';
+import type { SentSize } from './excerpt.js';
+import { header, num, type HeaderMap } from './values.js';
 
 const MiB = 2 ** 20;
 
 export const LIMITS = {
   /** A JSON answer (a record, a list), and a plain JSON answer where a stream was expected. */
   jsonBytes: 16 * MiB,
-  /** An error body is read up to this much; the rest is dropped (a 20 MB error is not a message). */
+  /** An error body is read up to this much (decoded); the rest is dropped (a 20 MB error is not a message). */
   errorBodyBytes: 64 * 1024,
   /** One line of an event stream. */
   sseLineBytes: 1 * MiB,
@@ -127,18 +130,41 @@ export function readLimited(body: Readable, limit: number, what: string | (() =>
   });
 }
 
-/** Reads at most `limit` bytes of a body as text, then stops reading (and discards the rest). */
-export async function readCapped(body: Readable, limit: number): Promise<string> {
+/** The first bytes of a body, and how much was sent. */
+export interface BodyHead {
+  bytes: Buffer;
+  size: SentSize;
+}
+
+/**
+ * The first `limit` bytes of an error body, decoded when it came with a Content-Encoding (inflating
+ * stops at the limit: a gzip bomb costs `limit` bytes, not what it inflates to), then stops reading
+ * and drops the rest. The size is exact when the body ended, or was announced and not encoded.
+ */
+export async function readErrorBody(body: Readable, headers: HeaderMap, limit: number): Promise<BodyHead> {
+  const decoder = contentDecoder(header(headers, 'content-encoding'));
+  // A pipeline ends the body too when the decoder is destroyed; an encoding the client cannot
+  // decode is read as it is (the excerpt calls it binary).
+  const source = decoder ? streamPipeline(body, decoder(), () => {}) : body;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
+  let cut = false;
+  for await (const chunk of source as AsyncIterable<Buffer>) {
     const room = limit - size;
-    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-    size += Math.min(chunk.length, room);
-    if (size >= limit) {
-      body.destroy();
-      break;
+    if (chunk.length > room) {
+      chunks.push(chunk.subarray(0, room));
+      size = limit;
+      cut = true;
+      break; // ends the iteration, which destroys the source (and, through the pipeline, the body)
     }
+    chunks.push(chunk);
+    size += chunk.length;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const announced = decoder === undefined ? num(header(headers, 'content-length')) : undefined;
+  const sent: SentSize = !cut
+    ? { bytes: size }
+    : announced !== undefined && announced > size
+      ? { bytes: announced }
+      : { bytes: size, atLeast: true };
+  return { bytes: Buffer.concat(chunks, size), size: sent };
 }

@@ -3,7 +3,8 @@
 // when nothing usable is there.
 import { SAFE_ID } from '../api/endpoints.js';
 import { UnexpectedResponseError } from './errors.js';
-import { header, isObject, num, pick, retryAfterMs, str, type HeaderMap, type Json } from './values.js';
+import { excerpt } from './excerpt.js';
+import { MAX_CREDITS, creditFigure, header, isObject, num, pick, retryAfterMs, str, type HeaderMap, type Json } from './values.js';
 import type { Credits, Generation, JobState, Run, RunOutput, VideoJob } from './types.js';
 
 /** What the transport knows about a response besides its body. */
@@ -108,14 +109,14 @@ export function readCredits(body: unknown, headers: HeaderMap, options: { earlie
   if (isObject(body)) {
     const block = isObject(body.credits) ? body.credits : isObject(body.usage) ? body.usage : undefined;
     bodyCharged =
-      num(block ? pick(block, ['charged', 'used', 'cost', 'spent']) : undefined) ??
-      num(pick(body, ['creditsCharged', 'credits_charged', 'cost']));
+      checkedCredits(block ? pick(block, ['charged', 'used', 'cost', 'spent']) : undefined, 'its charge', body) ??
+      checkedCredits(pick(body, ['creditsCharged', 'credits_charged', 'cost']), 'its charge', body);
     bodyRemaining =
-      num(block ? pick(block, ['remaining', 'balance', 'left']) : undefined) ??
-      num(pick(body, ['creditsRemaining', 'credits_remaining', 'balance']));
+      checkedCredits(block ? pick(block, ['remaining', 'balance', 'left']) : undefined, 'the balance', body) ??
+      checkedCredits(pick(body, ['creditsRemaining', 'credits_remaining', 'balance']), 'the balance', body);
   }
-  const headerCharged = num(header(headers, 'x-credits-charged'));
-  const remaining = num(header(headers, 'x-credits-remaining')) ?? bodyRemaining;
+  const headerCharged = checkedCredits(header(headers, 'x-credits-charged'), 'its charge (X-Credits-Charged)', body);
+  const remaining = checkedCredits(header(headers, 'x-credits-remaining'), 'the balance (X-Credits-Remaining)', body) ?? bodyRemaining;
   const credits: Credits = {};
   if (/^true$/i.test(header(headers, 'idempotent-replayed') ?? '')) {
     // The body is the stored answer of the call that paid; this exchange cost what the header says (0).
@@ -133,6 +134,20 @@ export function readCredits(body: unknown, headers: HeaderMap, options: { earlie
 }
 
 /**
+ * A credit figure of an answer (see creditFigure): a number no account can hold — negative, not
+ * finite, past MAX_CREDITS — is a protocol error that refuses the whole answer, never money to print.
+ */
+function checkedCredits(value: unknown, what: string, body: unknown): number | undefined {
+  const figure = creditFigure(value);
+  if (figure !== 'absurd') return figure;
+  throw new UnexpectedResponseError(
+    `The service's answer gives ${what} as ${excerpt(String(value))}, not a credit amount (0 to ${MAX_CREDITS.toLocaleString('en-US')}); the answer was not used.`,
+    body,
+    { hint: 'The service broke its protocol: report it with the request id (`--verbose` shows the exchange).' },
+  );
+}
+
+/**
  * The fields every record shares, first in its key order. Records are built on it with
  * Object.assign, not a spread: a spread and the optional fields added after it made V8 build a
  * fresh hidden class per record (~20 µs per generation, a tenth of a call's CPU).
@@ -141,11 +156,13 @@ function meta(body: unknown, info: ResponseInfo) {
   return { requestId: info.requestId, credits: readCredits(body, info.headers, info), raw: body };
 }
 
+/** A job's error: its message bounded and printable (errors quote it), the record keeps the rest. */
 function readError(value: unknown): { code?: string; message: string } | undefined {
-  if (typeof value === 'string' && value) return { message: value };
+  if (typeof value === 'string' && value) return { message: excerpt(value) };
   if (!isObject(value)) return undefined;
-  const message = str(pick(value, ['message', 'detail', 'description', 'reason'])) ?? str(value.code);
-  if (!message) return undefined;
+  const found = str(pick(value, ['message', 'detail', 'description', 'reason'])) ?? str(value.code);
+  if (!found) return undefined;
+  const message = excerpt(found);
   const code = str(pick(value, ['code', 'type']));
   return code ? { code, message } : { message };
 }
@@ -265,7 +282,7 @@ export function normalizeVideo(body: unknown, info: ResponseInfo): VideoJob {
   const refund = record.refund;
   const refunded = typeof record.refunded === 'boolean' ? record.refunded : isObject(refund) ? true : undefined;
   if (refunded !== undefined) job.refunded = refunded;
-  const refundAmount = isObject(refund) ? num(refund.amount) : undefined;
+  const refundAmount = isObject(refund) ? checkedCredits(refund.amount, 'the refund', body) : undefined;
   if (refundAmount !== undefined) job.refundAmount = refundAmount;
   const error = readError(record.error);
   if (error) job.error = error;

@@ -3,6 +3,7 @@
 // terminal answer; waitForVideo backs off from the service's hint up to a cap.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import { JobFailedError } from './errors.js';
+import { excerpt } from './excerpt.js';
 import { pause, throwIfAborted } from './failures.js';
 import { isTerminal } from './normalize.js';
 import type { Run, SignalOptions, VideoJob, WaitForRunOptions, WaitForVideoOptions } from './types.js';
@@ -17,7 +18,7 @@ const VIDEO_BACKOFF_FACTOR = 1.5;
 export const VIDEO_DEFAULT_MAX_INTERVAL_MS = 15_000;
 
 function runFailed(run: Run): JobFailedError {
-  const where = run.currentNode ? ` at node ${run.currentNode.label ?? run.currentNode.id}` : '';
+  const where = run.currentNode ? ` at node ${excerpt(run.currentNode.label ?? run.currentNode.id)}` : '';
   const why = run.error ? `: ${run.error.message}` : '.';
   return new JobFailedError(`Run ${run.id} failed${where}${why}`, { jobId: run.id, record: run.raw });
 }

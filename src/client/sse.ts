@@ -4,6 +4,7 @@ import { redactUrl } from './redact.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { AssetgenError, ConnectionError, GenerationFailedError, ResponseTooLargeError, UnexpectedResponseError } from './errors.js';
 import { type Call, type HttpClient, type OpenResponse } from './http.js';
+import { excerpt } from './excerpt.js';
 import { LIMITS, formatBytes, readLimited } from './limits.js';
 import { StreamMeter } from './sse-meter.js';
 import { abortError, RetryableFailure, transportError } from './failures.js';
@@ -66,7 +67,8 @@ function toEvent(message: EventSourceMessage, info: ResponseInfo): StreamEvent {
     case 'error': {
       // The service gave up on the generation: that is a failure to report, not an event to yield.
       const inner = isObject(record.error) ? record.error : record;
-      const message = str(inner.message) ?? (typeof data === 'string' && data ? data : 'The stream reported an error.');
+      const found = str(inner.message) ?? (typeof data === 'string' && data ? data : undefined);
+      const message = found !== undefined ? excerpt(found) : 'The stream reported an error.';
       throw new GenerationFailedError(`The generation failed: ${message}`, { code: str(inner.code), data });
     }
     case 'start':

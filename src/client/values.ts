@@ -19,6 +19,23 @@ export function num(value: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * The largest credit figure (a charge, a refund, a balance) the client believes: no account holds a
+ * trillion credits, so a figure past it is a broken or hostile service, not money.
+ */
+export const MAX_CREDITS = 1e12;
+
+/**
+ * A credit figure as the service sent it: undefined when absent or not a number at all (another
+ * service's shape), `'absurd'` when it is a number no account can hold (negative, not finite, past
+ * MAX_CREDITS), else the number. The one check every reader of credits goes through.
+ */
+export function creditFigure(value: unknown): number | 'absurd' | undefined {
+  const figure = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  if (Number.isNaN(figure)) return undefined;
+  return Number.isFinite(figure) && figure >= 0 && figure <= MAX_CREDITS ? figure : 'absurd';
+}
+
 export function pick(record: Json, keys: readonly string[]): unknown {
   for (const key of keys) if (record[key] !== undefined && record[key] !== null) return record[key];
   return undefined;

@@ -1,15 +1,11 @@
-/* eslint-disable no-control-regex -- a sanitiser matches control characters on purpose */
 // Text that comes from the server (messages, names, prompts echoed back) is printed to a terminal;
 // strip escape sequences and other control characters so a response can't move the cursor,
-// rewrite earlier lines or set the window title.
-
-// CSI (ESC [ ... final), OSC (ESC ] ... BEL/ST), other two-byte ESC sequences, and the 8-bit CSI.
-const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
-// C0 controls except tab and newline, DEL, and C1 controls.
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+// rewrite earlier lines or set the window title. The rule itself is the client's (it bounds and
+// cleans what errors quote of the service's answers the same way).
+import { printableText } from '../client/excerpt.js';
 
 export function sanitizeText(text: string): string {
-  return text.replace(ESCAPES, '').replace(CONTROLS, '');
+  return printableText(text);
 }
 
 /** Single-line form: newlines and tabs become spaces (for labels and table cells). */

@@ -93,6 +93,37 @@ describe('credits', () => {
     expect(readCredits(null, {})).toEqual({});
   });
 
+  it('refuses a figure no account can hold as a protocol error (negative, not finite, past 1e12), in the body, a header or a refund', () => {
+    const refused = (body: unknown, headers: Record<string, string> = {}): UnexpectedResponseError => {
+      try {
+        readCredits(body, headers);
+      } catch (error) {
+        return error as UnexpectedResponseError;
+      }
+      throw new Error(`not refused: ${JSON.stringify(body)} ${JSON.stringify(headers)}`);
+    };
+    for (const [body, headers] of [
+      [{ credits: { charged: -1e20 } }, {}],
+      [{ credits: { charged: -1, remaining: 5 } }, {}],
+      [{ credits: { remaining: Number.POSITIVE_INFINITY } }, {}],
+      [JSON.parse('{"credits": {"charged": 1e999}}'), {}],
+      [{ cost: 2e12 }, {}],
+      [{}, { 'x-credits-charged': '-5' }],
+      [{}, { 'x-credits-remaining': 'Infinity' }],
+    ] as const) {
+      const error = refused(body, headers);
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect(error.code).toBe('unexpected_response');
+      expect(error.message).toMatch(/not a credit amount \(0 to 1,000,000,000,000\); the answer was not used\.$/);
+    }
+    expect(() => normalizeVideo({ id: 'vid_1', status: 'failed', refund: { amount: -180 } }, info)).toThrow(
+      /the refund as -180, not a credit/,
+    );
+    // What is not a number at all is another service's shape, left out as before; 0 and fractions are money.
+    expect(readCredits({ credits: { charged: 'ten', remaining: 0 } }, {})).toEqual({ remaining: 0 });
+    expect(readCredits({ credits: { charged: 0.5, remaining: 1e12 } }, {})).toEqual({ charged: 0.5, remaining: 1e12 });
+  });
+
   it('a replayed answer cost nothing: the stored body says what the call that paid was charged', () => {
     const stored = { credits: { charged: 10, remaining: 990 } };
     const replay = { 'idempotent-replayed': 'true', 'x-credits-charged': '0', 'x-credits-remaining': '970' };

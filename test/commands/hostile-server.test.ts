@@ -59,8 +59,8 @@ describe('ids and text from the service', () => {
     await service.server.close();
     const machine = await against(handler, ['generate', 'x', '-a', 'sprite-artist', '--json']);
     expect(machine.stderr).not.toMatch(ESC);
-    // The data survives for a program (JSON escapes), the terminal gets no control byte.
-    expect(jsonError(machine).message).toBe(message);
+    // The message is the service's words without their control bytes, the same for a program.
+    expect(jsonError(machine).message).toBe('Bad prompt $(rm -rf ~)');
   });
 
   it('reads at most 64 KB of a 20 MB error and shows a short message', async () => {

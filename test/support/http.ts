@@ -1,6 +1,7 @@
 // A tiny scripted HTTP server on loopback for behaviours the mock cannot easily produce.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
 import { afterEach, beforeEach } from 'vitest';
 import { tempHome } from './cli.js';
 
@@ -136,4 +137,13 @@ export function useScriptedService<R>(run: (args: string[], options: { env: Node
       return run(args, { env: { ...home!.env, ASSETGEN_BASE_URL: server.url, ...env }, cwd: home!.cwd });
     },
   };
+}
+
+/**
+ * A gzip bomb: `decodedMiB` MiB of zero bytes as gzip members of 1 MiB each, one after another (a
+ * gunzip reads them as one body): ~1 KB per MiB, made in milliseconds.
+ */
+export function gzipBomb(decodedMiB: number): Buffer {
+  const member = zlib.gzipSync(Buffer.alloc(2 ** 20));
+  return Buffer.concat(Array.from({ length: decodedMiB }, () => member));
 }
