@@ -23,7 +23,7 @@ async function listAgents(ctx: CommandContext) {
   return withCredits(ctx, {
     agents: list.map<unknown>((agent) => agent.raw),
     skipped: list.skipped,
-    source: 'service',
+    source: 'service' as const,
     listedAt: undefined as string | undefined,
     note: undefined as string | undefined,
   });
@@ -61,7 +61,7 @@ function fromCache(ctx: CommandContext, baseUrl: string) {
   return withCredits(ctx, {
     agents: cached.agents,
     skipped: [],
-    source: 'cache',
+    source: 'cache' as const,
     listedAt: cached.listedAt,
     note: note,
   });

@@ -29,8 +29,8 @@ export interface CallOptions {
 }
 
 /** What a tool body returns: the command's result (the tool's structuredContent), and extra content (an image). */
-export interface CallOutcome {
-  result: CommandResult;
+export interface CallOutcome<R extends CommandResult = CommandResult> {
+  result: R;
   content?: CallToolResult['content'];
 }
 
