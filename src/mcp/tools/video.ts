@@ -2,7 +2,7 @@
 // at submission, so create_video needs the cost confirmed — `confirm_credits: <the price>` in the call, or
 // the person accepting an elicitation that shows the cost — and without either charges nothing.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from '../sdk.js';
+import { McpError, z } from '../sdk.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { CancelledError, UsageError } from '../../cli/errors.js';
 import { callCommand, type Extra, type ServerScope } from '../call.js';
@@ -94,6 +94,20 @@ async function confirmCharge(server: McpServer, extra: Extra, confirmCredits: nu
     );
   }
   if (server.server.getClientCapabilities()?.elicitation) {
+    if (await askPerson(server, extra)) return;
+    throw new CancelledError(`Not confirmed: no video job was submitted and nothing was charged. (${VIDEO_JOB_COST} credits.)`);
+  }
+  throw new UsageError(`A video job costs ${VIDEO_JOB_COST} credits: confirm the charge first.`, how);
+}
+
+/**
+ * Asks the person through the client (elicitation); true only for an explicit yes. Any other
+ * answer is a no: a decline or cancel, an "accept" without the answer (empty content) or with one
+ * the SDK finds off the requested schema (it throws), or no answer at all. A call the client
+ * cancelled meanwhile stays a cancelled call.
+ */
+async function askPerson(server: McpServer, extra: Extra): Promise<boolean> {
+  try {
     const answer = await server.server.elicitInput(
       {
         message: `A video job costs ${VIDEO_JOB_COST} credits, charged now (refunded automatically if the job fails). Submit it?`,
@@ -105,8 +119,9 @@ async function confirmCharge(server: McpServer, extra: Extra, confirmCredits: nu
       },
       { signal: extra.signal },
     );
-    if (answer.action === 'accept' && answer.content?.confirm === true) return;
-    throw new CancelledError(`Not confirmed: no video job was submitted and nothing was charged. (${VIDEO_JOB_COST} credits.)`);
+    return answer.action === 'accept' && answer.content?.confirm === true;
+  } catch (error) {
+    if (extra.signal.aborted || !(error instanceof McpError)) throw error;
+    return false;
   }
-  throw new UsageError(`A video job costs ${VIDEO_JOB_COST} credits: confirm the charge first.`, how);
 }
