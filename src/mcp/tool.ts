@@ -1,11 +1,12 @@
 // The one shell of every tool: its declaration (title, schemas, annotations) and its call — the
 // output paths it takes checked by the confinement rule, then its body run by runCall (a context
-// of its own, errors as tool results, structuredContent, progress, the wait budget). A tool says
-// only what is its own: its schemas, its paths and its body.
+// of its own, errors as tool results in the tool's own words, structuredContent, progress, the
+// wait budget). A tool says only what is its own: its schemas, its paths and its body.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandContext } from '../cli/context.js';
+import { mcpFrontEnd } from '../cli/front-end.js';
 import { runCall, type CallOutcome, type Extra, type ServerScope } from './call.js';
 import { confineOutput } from './paths.js';
 import type { z } from './sdk.js';
@@ -47,6 +48,8 @@ export function defineTool<Input extends ZodRawShapeCompat, Output extends z.Zod
   name: string,
   spec: ToolSpec<Input, Output>,
 ): void {
+  // Messages of its calls name this tool's own arguments (src/cli/front-end.ts).
+  const frontEnd = mcpFrontEnd(name, Object.keys(spec.input));
   server.registerTool(
     name,
     {
@@ -60,6 +63,7 @@ export function defineTool<Input extends ZodRawShapeCompat, Output extends z.Zod
     ((args: ShapeOutput<Input>, extra: Extra) =>
       runCall(scope, extra, (ctx) => spec.call(ctx, confinedPaths(spec, args, ctx.cwd, scope.allowOutside), extra), {
         waitBudgetMs: spec.waitBudgetMs?.(args),
+        frontEnd,
       })) as Parameters<McpServer['registerTool']>[2],
   );
 }

@@ -5,6 +5,7 @@ import { z } from '../sdk.js';
 import path from 'node:path';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { UsageError } from '../../cli/errors.js';
+import type { FrontEnd } from '../../cli/front-end.js';
 import { folderIn, PathRefusedError } from '../../files/confine.js';
 import { callCommand, type ServerScope } from '../call.js';
 import { OUTPUT } from '../schemas.js';
@@ -31,7 +32,7 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
     output: OUTPUT.build,
     kind: PAID,
     async call(ctx, args) {
-      const file = await projectManifest(ctx.cwd, scope.allowOutside);
+      const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd);
       const { build } = await import('../../commands/project/build.js');
       const result = await callCommand(ctx, build, args.ids ?? [], {
         file,
@@ -50,9 +51,9 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
  * command's, but (without --allow-outside) only inside the working directory, by the one
  * confinement rule: a project above it would be written outside what the server may touch.
  */
-async function projectManifest(cwd: string, allowOutside: boolean): Promise<string> {
+async function projectManifest(cwd: string, allowOutside: boolean, words: FrontEnd): Promise<string> {
   const { locateManifest } = await import('../../pipeline/manifest.js');
-  const file = locateManifest(cwd);
+  const file = locateManifest(cwd, undefined, words.otherManifest);
   if (allowOutside) return file;
   try {
     folderIn(cwd, path.dirname(file), path.dirname(file));

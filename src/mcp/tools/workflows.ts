@@ -61,10 +61,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
     paths: { output_dir: 'folder' },
     waitBudgetMs: (args) => waitBudget(args.max_wait_seconds),
     async call(ctx, args) {
-      const set = Object.entries(args.overrides ?? {}).map(([node, prompt]) => {
-        if (node.includes('=')) throw new UsageError(`Invalid override node "${node}": a node id has no "=".`);
-        return `${node}=${prompt}`;
-      });
+      const set = overridePairs(args.overrides ?? {});
       const { runWorkflow } = await import('../../commands/workflows.js');
       return {
         result: await callCommand(ctx, runWorkflow, args.id, {
@@ -100,5 +97,21 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
     call: async (ctx, args) => ({
       result: await callCommand(ctx, (await runCommands()).wait, args.id, { output: args.output_dir, force: args.overwrite }),
     }),
+  });
+}
+
+/**
+ * `overrides` as the command's `node=prompt` pairs, checked here so that a refusal names this
+ * argument: a node id is not blank, has no "=", and is given once (ids are trimmed).
+ */
+function overridePairs(overrides: Record<string, string>): string[] {
+  const seen = new Set<string>();
+  return Object.entries(overrides).map(([node, prompt]) => {
+    const id = node.trim();
+    if (!id || id.includes('='))
+      throw new UsageError(`Invalid node id ${JSON.stringify(node)} in overrides: a node id is not blank and has no "=".`);
+    if (seen.has(id)) throw new UsageError(`overrides names node "${id}" twice.`);
+    seen.add(id);
+    return `${id}=${prompt}`;
   });
 }
