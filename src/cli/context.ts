@@ -7,6 +7,7 @@ import { redactUrl } from '../client/redact.js';
 import { ENV, resolveCredentials, type ResolvedCredentials } from '../config/credentials.js';
 import { JobJournal } from '../config/journal.js';
 import { CreditTally } from './credits.js';
+import { anyOf, CLI, type FrontEnd } from './front-end.js';
 import { createStyle, Output, type Style } from '../ui/output.js';
 
 export interface GlobalOptions {
@@ -72,6 +73,8 @@ export interface CallInit {
   onJobProgress?: (update: JobProgress) => void;
   /** The folder every output of the call must stay inside (src/files/confine.ts); the MCP server's working directory. */
   outputRoot?: string;
+  /** The words its messages use for options and commands: the tool's own arguments (front-end.ts). */
+  frontEnd?: FrontEnd;
 }
 
 /**
@@ -103,6 +106,8 @@ export class CommandContext {
    * call); otherwise the folder `-o` names.
    */
   readonly outputRoot?: string;
+  /** Whose words messages use: the command line's flags, or an MCP tool's arguments. */
+  readonly frontEnd: FrontEnd;
   #journal?: JobJournal;
 
   /** A context whose output styles suit its terminal (chalk is loaded only when colours are on). */
@@ -118,12 +123,13 @@ export class CommandContext {
     init: ContextInit,
     style: Style,
     shared: SharedState = { cleanups: [] },
-    call: { onJobProgress?: (update: JobProgress) => void; journal?: JobJournal; outputRoot?: string } = {},
+    call: { onJobProgress?: (update: JobProgress) => void; journal?: JobJournal; outputRoot?: string; frontEnd?: FrontEnd } = {},
   ) {
     this.#init = init;
     this.#shared = shared;
     this.onJobProgress = call.onJobProgress;
     this.outputRoot = call.outputRoot;
+    this.frontEnd = call.frontEnd ?? CLI;
     this.#journal = call.journal;
     this.globals = init.globals;
     this.io = init.io;
@@ -159,6 +165,7 @@ export class CommandContext {
       onJobProgress: call.onJobProgress,
       journal: this.journal,
       outputRoot: call.outputRoot ?? this.outputRoot,
+      frontEnd: call.frontEnd ?? this.frontEnd,
     });
   }
 
@@ -191,10 +198,7 @@ export class CommandContext {
     }
     const creds = this.credentials();
     if (!creds.baseUrl) {
-      throw new MissingCredentialsError(
-        'No service URL is configured.',
-        `Pass --base-url <url>, set ${ENV.baseUrl}, or run \`assetgen auth login --base-url <url>\`.`,
-      );
+      throw new MissingCredentialsError('No service URL is configured.', `${anyOf(this.frontEnd.setBaseUrl)}.`);
     }
     if (need === 'session' && !creds.sessionCookie) {
       throw new MissingCredentialsError(

@@ -35,7 +35,7 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
   const effective: unknown = ctx.signal.aborted && !(error instanceof JobFailedError) ? ctx.signal.reason : error;
   if (effective instanceof JobFailedError) {
     if (target.kind === 'video' && effective.refunded === false && effective.code === 'job_failed')
-      withHint(effective, `The service refunds failed jobs by itself; \`assetgen video get ${target.id}\` shows when it has.`);
+      withHint(effective, `The service refunds failed jobs by itself; ${ctx.frontEnd.pollVideo(target.id)} shows when it has.`);
     return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
   }
   // An id assetgen refuses to send was never a job of ours.
@@ -46,7 +46,7 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
   if (effective instanceof NotFoundError) {
     withHint(
       effective,
-      `The service knows no ${what} ${target.id}: check the id and the base URL (\`assetgen jobs\` lists the jobs started from this machine).`,
+      `The service knows no ${what} ${target.id}: check the id and the base URL (${ctx.frontEnd.lookup('jobs')} lists the jobs started from this machine).`,
     );
     return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
   }
@@ -62,7 +62,7 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
     effective instanceof AbortedError || effective instanceof TimeoutError
       ? `The ${what} ${target.id} goes on without us`
       : `The ${what} ${target.id} is paid for and kept`;
-  withHint(effective, `${why}; resume with: ${resume}`);
+  withHint(effective, `${why}; resume with: ${ctx.frontEnd.resume({ kind: target.kind, id: target.id, command: resume })}`);
   return attachJob(effective, { id: target.id, kind: target.kind, resume });
 }
 

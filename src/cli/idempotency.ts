@@ -17,7 +17,7 @@ export async function paidCall<T extends { credits: Credits }>(
   keyIsNew = providedKey === undefined,
 ): Promise<T> {
   if (providedKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(providedKey)) {
-    throw new UsageError('Invalid --idempotency-key: use 1-255 visible ASCII characters.');
+    throw new UsageError(`Invalid ${ctx.frontEnd.option('idempotencyKey')}: use 1-255 visible ASCII characters.`);
   }
   const key = providedKey ?? randomUUID();
   try {
@@ -29,7 +29,7 @@ export async function paidCall<T extends { credits: Credits }>(
     idempotencyKeys.set(error as object, key);
     throw withHint(
       error,
-      `The service may have done this (and charged for it) before the answer was lost. Run the same command again with --idempotency-key ${key} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`,
+      `The service may have done this (and charged for it) before the answer was lost. ${ctx.frontEnd.again} with ${ctx.frontEnd.option('idempotencyKey', key)} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`,
     );
   }
 }

@@ -62,32 +62,34 @@ export function checkOutputTarget(
     throw new UsageError('-o - (stdout) takes one file; this command may save several: give a folder.');
   if (output === '-' && ctx.out.json) throw new UsageError('-o - (bytes on stdout) cannot be combined with --json (a document on stdout).');
   if (output === undefined || output === '-') return;
-  usage(() => refuseControlCharacters(output, '-o'));
+  usage(() => refuseControlCharacters(output, ctx.frontEnd.option('output')));
+  // `-o <path>` on the command line, the tool's own argument over MCP.
+  const named = ctx.frontEnd.option('output', output);
   const root = outputRoot(ctx, output);
   const resolved = path.resolve(ctx.cwd, output);
   if (isFolderSyntax(output) || isFolder(resolved)) {
-    usage(() => folderIn(root, resolved, `-o ${output}`));
+    usage(() => folderIn(root, resolved, named));
     return;
   }
   if (options.several) {
     if (fs.lstatSync(resolved, { throwIfNoEntry: false }))
-      throw new UsageError(`-o ${output} is a file; this command saves its outputs into a folder.`);
-    usage(() => folderIn(root, resolved, `-o ${output}`));
+      throw new UsageError(`${named} is a file; this command saves its outputs into a folder.`);
+    usage(() => folderIn(root, resolved, named));
     return;
   }
   const extension = path.extname(output).toLowerCase();
   if (extension && !isMediaExtension(extension))
     throw new UsageError(
-      `-o ${output}: ${extension} is not a media type assetgen saves (${ALLOWED}).`,
+      `${named}: ${extension} is not a media type assetgen saves (${ALLOWED}).`,
       'Give the file one of those extensions, none (the one its bytes show is added), or name a folder ending in /.',
     );
   const extensionKind = kindOfExtension(extension);
   if (options.kind && extensionKind && extensionKind !== options.kind) {
     throw new UsageError(
-      `-o ${output} names ${extensionKind === 'image' ? 'an image' : 'a video'} file, but this command makes ${options.kind === 'image' ? 'an image' : 'a video'}.`,
+      `${named} names ${extensionKind === 'image' ? 'an image' : 'a video'} file, but this command makes ${options.kind === 'image' ? 'an image' : 'a video'}.`,
     );
   }
-  usage(() => writable(placeIn(root, resolved, `-o ${output}`), force, resolved));
+  usage(() => writable(ctx, placeIn(root, resolved, named), force, resolved));
 }
 
 /** A refusal of the confinement rule before anything was sent: a usage error (exit 2). */
@@ -101,15 +103,15 @@ function usage<T>(check: () => T): T {
 }
 
 /** What may be at a place a file is saved to: nothing, or (with force) a regular file. Never a link. */
-function writable(place: Place, force: boolean, shown: string): void {
+function writable(ctx: CommandContext, place: Place, force: boolean, shown: string): void {
   if (place.entry === 'none') return;
   if (place.entry === 'link')
     throw new PathRefusedError(
       `${shown} is a symbolic link; assetgen never writes through a link, nor replaces one.`,
-      'Remove the link, or choose another path with -o.',
+      `Remove the link, or choose another path with ${ctx.frontEnd.option('output')}.`,
     );
   if (place.entry !== 'file') throw new PathRefusedError(`${shown} is not a regular file; assetgen only replaces regular files.`);
-  if (!force) throw fileExists(shown);
+  if (!force) throw fileExists(ctx, shown);
 }
 
 /** A file saved to disk, hashed as it was written (for a caller that records it, like a build's lock). */
@@ -213,7 +215,7 @@ async function saveOne(
     }
     const place = checkPlace(ctx, options, finalTarget(ctx, target, sniffed, options.userNamed), force);
     if (place.dir !== dir) throw new PathRefusedError(`${displayPath(ctx, place.path)} changed while it was being written.`);
-    await putInPlace(temp, place.file, force, displayPath(ctx, place.path));
+    await putInPlace(ctx, temp, place.file, force, displayPath(ctx, place.path));
     temp = undefined;
     if (options.onSaved && result.sha256) options.onSaved({ path: place.path, size: result.bytes, sha256: result.sha256 });
     return place.path;
@@ -233,7 +235,7 @@ async function saveOne(
 function checkPlace(ctx: CommandContext, options: SaveOptions & { root: string }, target: string, force: boolean): Place {
   const shown = displayPath(ctx, target);
   const place = placeIn(options.root, target, shown);
-  writable(place, force, shown);
+  writable(ctx, place, force, shown);
   const refusal = options.refuse?.(place.path);
   if (refusal) throw new OutputFileError(refusal, 'Give the assets different outputs.');
   return place;
@@ -244,7 +246,7 @@ function checkPlace(ctx: CommandContext, options: SaveOptions & { root: string }
  * even a dangling link, is there: no check-then-act gap); with force, a rename (which replaces a
  * link itself, never what it points to).
  */
-async function putInPlace(temp: string, file: string, force: boolean, shown: string): Promise<void> {
+async function putInPlace(ctx: CommandContext, temp: string, file: string, force: boolean, shown: string): Promise<void> {
   if (!force) {
     try {
       await fs.promises.link(temp, file);
@@ -252,7 +254,7 @@ async function putInPlace(temp: string, file: string, force: boolean, shown: str
       return;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw fileExists(shown);
+      if (code === 'EEXIST') throw fileExists(ctx, shown);
       // A filesystem without hard links: the check just made stands.
       if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code ?? '')) throw error;
     }
@@ -260,9 +262,13 @@ async function putInPlace(temp: string, file: string, force: boolean, shown: str
   await fs.promises.rename(temp, file);
 }
 
-/** The one wording of "that file is there already". */
-function fileExists(file: string): OutputFileError {
-  return new OutputFileError(`${file} already exists.`, 'Pass --force to overwrite it, or choose another path with -o.');
+/** The one wording of "that file is there already", in the words of the caller's front end. */
+function fileExists(ctx: CommandContext, file: string): OutputFileError {
+  const words = ctx.frontEnd;
+  return new OutputFileError(
+    `${file} already exists.`,
+    `Pass ${words.option('force')} to overwrite it, or choose another path with ${words.option('output')}.`,
+  );
 }
 
 /** A path as a user would type it: relative to the current directory when inside it. */

@@ -23,7 +23,7 @@ async function listAgents(ctx: CommandContext) {
   return withCredits(ctx, {
     agents: list.map<unknown>((agent) => agent.raw),
     skipped: list.skipped,
-    source: 'service',
+    source: 'service' as const,
     listedAt: undefined as string | undefined,
     note: undefined as string | undefined,
   });
@@ -51,9 +51,9 @@ function fromCache(ctx: CommandContext, baseUrl: string) {
     throw new MissingCredentialsError(
       `Listing agents needs a session cookie (GET /api/ai/agents); only an API key is configured, and no earlier list of ${redactUrl(baseUrl)} is cached.`,
       [
-        'Generating works with the key: use an agent id the user gives you (`assetgen generate "<prompt>" --agent <id>`).',
+        `Generating works with the key: use an agent id the user gives you (${ctx.frontEnd.lookup('generate')}).`,
         'To list them, the user stores a session cookie once, in their own terminal: `printf %s "$COOKIE" | assetgen auth login --session`;',
-        `\`assetgen agents\` then lists the agents and caches the list in ${agentsCachePath(ctx.env)}, which later key-only runs read.`,
+        `${ctx.frontEnd.lookup('agents')} then lists the agents and caches the list in ${agentsCachePath(ctx.env)}, which later key-only runs read.`,
       ].join(' '),
     );
   }
@@ -61,7 +61,7 @@ function fromCache(ctx: CommandContext, baseUrl: string) {
   return withCredits(ctx, {
     agents: cached.agents,
     skipped: [],
-    source: 'cache',
+    source: 'cache' as const,
     listedAt: cached.listedAt,
     note: note,
   });

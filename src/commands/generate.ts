@@ -22,9 +22,9 @@ interface GenerateOptions {
 export const generate = command({ run: generateImage, render: renderSaved });
 
 async function generateImage(ctx: CommandContext, prompt: string, options: GenerateOptions) {
-  if (!prompt.trim())
-    throw new UsageError('The prompt is empty.', 'Describe the asset, e.g. assetgen generate "rusty sword icon" --agent sprite-artist');
-  if (!options.agent.trim()) throw new UsageError('--agent needs an agent id (see `assetgen agents`).');
+  if (!prompt.trim()) throw new UsageError('The prompt is empty.', `Describe the asset, e.g. ${ctx.frontEnd.generateExample}`);
+  if (!options.agent.trim())
+    throw new UsageError(`${ctx.frontEnd.option('agent')} needs an agent id (see ${ctx.frontEnd.lookup('agents')}).`);
   checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'image' });
   const client = await ctx.client(options.stream ? 'session' : 'any');
   const progress = await startProgress(ctx.out, `Generating with ${ctx.out.server(options.agent)}…`);

@@ -8,6 +8,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { AbortedError, TimeoutError } from '../client/errors.js';
 import type { Command, CommandResult } from '../cli/command.js';
 import type { CommandContext, JobProgress } from '../cli/context.js';
+import type { FrontEnd } from '../cli/front-end.js';
 import { effectiveError, errorDocument } from '../cli/execute.js';
 import { jobOf } from '../cli/resume.js';
 
@@ -26,11 +27,13 @@ export interface ServerScope {
 export interface CallOptions {
   /** Stop waiting after this long and answer with the job and how to resume it (waiting tools). */
   waitBudgetMs?: number;
+  /** The words of the call's messages: the tool's arguments and the other tools, never CLI flags. */
+  frontEnd?: FrontEnd;
 }
 
 /** What a tool body returns: the command's result (the tool's structuredContent), and extra content (an image). */
-export interface CallOutcome {
-  result: CommandResult;
+export interface CallOutcome<R extends CommandResult = CommandResult> {
+  result: R;
   content?: CallToolResult['content'];
 }
 
@@ -95,6 +98,7 @@ export async function runCall(
     signal: controller.signal,
     globals: { json: true, input: false },
     onJobProgress: progressNotifier(extra),
+    frontEnd: options.frontEnd,
     // Every save of the call checks its real path against the working directory again.
     ...(scope.allowOutside ? {} : { outputRoot: scope.ctx.cwd }),
   });

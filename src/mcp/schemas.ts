@@ -2,6 +2,7 @@
 // object `assetgen <command> --json` prints). Loose objects: a service record's own fields pass
 // through as the service sent them; the fields assetgen adds are typed. The SDK's client checks
 // every structuredContent against these (test/mcp/structured.test.ts).
+import { ASSET_OUTCOMES, type AssetOutcome } from '../pipeline/outcome.js';
 import { z } from './sdk.js';
 
 const credits = z.object({ charged: z.number(), refunded: z.number(), balance: z.number().nullable() });
@@ -13,6 +14,9 @@ const media = z.object({
   height: z.number().int().nullable(),
 });
 const job = z.looseObject({ id: z.string(), kind: z.enum(['video', 'run']), resume: z.string().nullable().optional() });
+
+/** A build's count of assets per outcome, one field for each member of the closed union. */
+const outcomeCounts = Object.fromEntries(ASSET_OUTCOMES.map((outcome) => [outcome, z.number().int()])) as Record<AssetOutcome, z.ZodNumber>;
 
 /** What every result that talked to the service carries. */
 const charged = { credits, mock: z.literal(true).optional() };
@@ -76,8 +80,8 @@ export const OUTPUT = {
     lock: z.string(),
     service: z.string(),
     dryRun: z.literal(true).optional(),
-    items: z.array(z.looseObject({ id: z.string(), status: z.string(), outcome: z.string().optional() })),
-    totals: z.looseObject({ assets: z.number().int(), credits: z.number() }).optional(),
+    items: z.array(z.looseObject({ id: z.string(), status: z.string(), outcome: z.enum(ASSET_OUTCOMES).optional() })),
+    totals: z.looseObject({ ...outcomeCounts, assets: z.number().int(), credits: z.number() }).optional(),
     counts: z.record(z.string(), z.number().int()).optional(),
     estimate: z.looseObject({ credits: z.number(), unknown: z.array(z.string()) }).optional(),
     credits: credits.optional(),

@@ -5,5 +5,5 @@
 // schemas) load on first use only; assetgen's tools need neither to start.
 export { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 export { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-export { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+export { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 export * as z from 'zod';

@@ -95,9 +95,9 @@ export class CreditBudget {
 
 export const isRefusal = (value: Reservation | CapRefusal): value is CapRefusal => 'kind' in value;
 
-/** One line for people: why the cap held an asset back. */
-export function describeRefusal(refusal: CapRefusal): string {
+/** One line for people: why the cap held an asset back; `cap` names it as the reader set it (`--max-credits 5`). */
+export function describeRefusal(refusal: CapRefusal, cap: string): string {
   return refusal.kind === 'unknown-cost'
-    ? `its price is unknown (nothing recorded for its agent or workflow yet), so it could pass --max-credits ${refusal.max}`
-    : `would pass --max-credits ${refusal.max} (${refusal.committed} spent or held, ${refusal.needed} more)`;
+    ? `its price is unknown (nothing recorded for its agent or workflow yet), so it could pass ${cap}`
+    : `would pass ${cap} (${refusal.committed} spent or held, ${refusal.needed} more)`;
 }

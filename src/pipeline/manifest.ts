@@ -63,8 +63,11 @@ export function findManifest(start: string): string | null {
   }
 }
 
-/** `-f <path>` when given (it must exist), else the nearest assetgen.yaml; a usage error when none. */
-export function locateManifest(cwd: string, file?: string): string {
+/**
+ * `-f <path>` when given (it must exist), else the nearest assetgen.yaml; a usage error when none,
+ * whose hint says how the reader builds a manifest elsewhere (`otherManifest`: "pass -f <path>").
+ */
+export function locateManifest(cwd: string, file: string | undefined, otherManifest: string): string {
   if (file !== undefined) {
     const resolved = path.resolve(cwd, file);
     if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isFile()) throw new PipelineError(`-f ${file}: no such file.`);
@@ -74,7 +77,7 @@ export function locateManifest(cwd: string, file?: string): string {
   if (!found)
     throw new PipelineError(
       `No ${MANIFEST_FILE} in ${cwd} or any directory above it.`,
-      'Run `assetgen init` to create one, or pass -f <path>.',
+      `Run \`assetgen init\` to create one, or ${otherManifest}.`,
     );
   return found;
 }

@@ -4,22 +4,13 @@
 import type { CapRefusal } from './budget.js';
 import type { PlanStatus } from './plan.js';
 
-export type AssetOutcome = 'built' | 'resumed' | 'unchanged' | 'kept' | 'failed' | 'interrupted' | 'skipped' | 'capped' | 'pruned';
+/** Every outcome, the one source of the union (the MCP build tool's outputSchema is derived from it too). */
+export const ASSET_OUTCOMES = ['built', 'resumed', 'unchanged', 'kept', 'failed', 'interrupted', 'skipped', 'capped', 'pruned'] as const;
+
+export type AssetOutcome = (typeof ASSET_OUTCOMES)[number];
 
 /** Outcomes of the assets a build worked on (the others were unchanged, or kept because edited by hand). */
 export type WorkedOutcome = Exclude<AssetOutcome, 'unchanged' | 'kept'>;
-
-export const ASSET_OUTCOMES: readonly AssetOutcome[] = [
-  'built',
-  'resumed',
-  'unchanged',
-  'kept',
-  'failed',
-  'interrupted',
-  'skipped',
-  'capped',
-  'pruned',
-];
 
 /** A saved file's format and pixel size (null where its header does not say). */
 export interface FileMedia {

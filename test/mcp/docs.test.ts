@@ -31,6 +31,29 @@ it('docs/mcp.md names every tool with its arguments and annotations kind', async
   for (const tool of tools) expect(readme).toContain(`\`${tool.name}\``);
 });
 
+it("docs/mcp.md's annotations table names every tool once, in the row of the hints it declares (the kind the tools table gives it)", async () => {
+  const doc = fs.readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8');
+  const table = doc.slice(doc.indexOf('| kind | readOnlyHint |'));
+  const rows = table
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.startsWith('| '))
+    .map((line) => line.split('|').map((cell) => cell.trim()));
+  expect(rows.length).toBeGreaterThan(0);
+  const hints = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+  const { tools } = await mcp.client.listTools();
+  for (const tool of tools) {
+    const named = rows.filter((row) => row[1]!.includes(`\`${tool.name}\``));
+    expect(named, tool.name).toHaveLength(1);
+    expect(named[0]!.slice(2, 6), tool.name).toEqual(hints.map((hint) => String(tool.annotations?.[hint])));
+    // The tools table's last column names the same kind.
+    const toolRow = doc.split('\n').find((line) => line.startsWith(`| \`${tool.name}\` |`))!;
+    expect(toolRow.split('|').at(-2)!.trim(), tool.name).toBe(named[0]![1]!.split(' (')[0]);
+  }
+  const listed = rows.flatMap((row) => [...row[1]!.matchAll(/`(\w+)`/g)].map((match) => match[1]));
+  expect(listed.sort()).toEqual(tools.map((tool) => tool.name).sort());
+});
+
 it('docs/cli.md counts the tools right and names each one', async () => {
   const doc = fs.readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
   const section = doc.slice(doc.indexOf('### `assetgen mcp'), doc.indexOf('\n### ', doc.indexOf('### `assetgen mcp') + 1));

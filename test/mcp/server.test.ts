@@ -329,4 +329,41 @@ describe('assetgen mcp with elicitation', () => {
       await session.close();
     }
   });
+
+  it('an answer that is not a clear yes is "not confirmed", as a decline: accept without content, off the schema, a no, a cancel', async () => {
+    const declined: Record<string, unknown> = { action: 'decline' };
+    const answers = [
+      declined,
+      { action: 'accept', content: {} },
+      { action: 'accept' },
+      { action: 'accept', content: { confirm: 'yes' } },
+      { action: 'accept', content: { confirm: false } },
+      { action: 'cancel' },
+    ];
+    let answer = declined;
+    const session = await startMcp({
+      env,
+      cwd: home.cwd,
+      capabilities: { elicitation: { form: {} } },
+      setup: (client) => client.setRequestHandler(ElicitRequestSchema, () => answer as { action: 'decline' }),
+    });
+    try {
+      const errors: unknown[] = [];
+      for (answer of answers) {
+        const outcome = await session.call('create_video', { prompt: 'torch' });
+        expect(outcome.result.isError, JSON.stringify(answer)).toBe(true);
+        errors.push(outcome.json.error);
+      }
+      expect(errors[0]).toMatchObject({
+        code: 'usage',
+        exitCode: 2,
+        message: expect.stringMatching(/^Not confirmed: .*nothing was charged/),
+      });
+      for (const [index, error] of errors.entries()) expect(error, JSON.stringify(answers[index])).toEqual(errors[0]);
+      expect((await mock.state()).requests).toBe(0);
+      expect(await charges()).toEqual([]);
+    } finally {
+      await session.close();
+    }
+  });
 });

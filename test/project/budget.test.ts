@@ -4,7 +4,7 @@ import { CreditBudget, describeRefusal, isRefusal, type Reservation } from '../.
 
 const started = (budget: CreditBudget, cost: number | null): Reservation => {
   const reservation = budget.start(cost);
-  if (isRefusal(reservation)) throw new Error(`refused: ${describeRefusal(reservation)}`);
+  if (isRefusal(reservation)) throw new Error(`refused: ${describeRefusal(reservation, `--max-credits ${reservation.max}`)}`);
   return reservation;
 };
 
@@ -53,6 +53,6 @@ describe('CreditBudget', () => {
     a.release();
     a.release();
     expect(budget.spent).toBe(15);
-    expect(describeRefusal({ kind: 'unknown-cost', max: 30 })).toMatch(/price is unknown/);
+    expect(describeRefusal({ kind: 'unknown-cost', max: 30 }, '--max-credits 30')).toMatch(/price is unknown/);
   });
 });

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManifestError } from '../../src/pipeline/errors.js';
+import { CLI } from '../../src/cli/front-end.js';
 import { findManifest, loadManifest, locateManifest } from '../../src/pipeline/manifest.js';
 import { PipelineError } from '../../src/pipeline/errors.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
@@ -146,19 +147,19 @@ describe('finding the manifest', () => {
     writeFiles(root, { 'game/assetgen.yaml': EXAMPLE, 'game/src/levels/.keep': '' });
     expect(findManifest(path.join(root, 'game/src/levels'))).toBe(path.join(root, 'game/assetgen.yaml'));
     expect(findManifest(root)).toBeNull();
-    expect(locateManifest(path.join(root, 'game/src'))).toBe(path.join(root, 'game/assetgen.yaml'));
+    expect(locateManifest(path.join(root, 'game/src'), undefined, CLI.otherManifest)).toBe(path.join(root, 'game/assetgen.yaml'));
   });
 
   it('-f overrides the search, and must exist', () => {
     const root = tempDir();
     writeFiles(root, { 'assetgen.yaml': EXAMPLE, 'other/pipeline.yaml': EXAMPLE });
-    expect(locateManifest(root, 'other/pipeline.yaml')).toBe(path.join(root, 'other/pipeline.yaml'));
-    expect(thrown(() => locateManifest(root, 'nope.yaml')).message).toBe('-f nope.yaml: no such file.');
+    expect(locateManifest(root, 'other/pipeline.yaml', CLI.otherManifest)).toBe(path.join(root, 'other/pipeline.yaml'));
+    expect(thrown(() => locateManifest(root, 'nope.yaml', CLI.otherManifest)).message).toBe('-f nope.yaml: no such file.');
   });
 
   it('says how to start when there is none', () => {
     const root = tempDir();
-    const error = thrown(() => locateManifest(root)) as PipelineError;
+    const error = thrown(() => locateManifest(root, undefined, CLI.otherManifest)) as PipelineError;
     expect(error.message).toContain('No assetgen.yaml in');
     expect(error.hint).toContain('assetgen init');
   });

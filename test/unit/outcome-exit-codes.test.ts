@@ -8,6 +8,7 @@ import { PathRefusedError } from '../../src/files/confine.js';
 import { settleRun, type BuildRunResult } from '../../src/commands/project/run.js';
 import { totalsOf, type AssetOutcome, type AssetResult } from '../../src/pipeline/outcome.js';
 import type { CommandContext } from '../../src/cli/context.js';
+import { CLI } from '../../src/cli/front-end.js';
 
 // Odd messages and ids, fixed so that a failure can be reproduced.
 const ODD = ['exit 2', 'interrupted by 130', 'capped at 8?', '', 'x'.repeat(40), 'timed out (exit 7)', 'Ctrl-C'];
@@ -33,7 +34,7 @@ describe('exit codes', () => {
   });
 
   it("a build's exit follows its outcomes, with every reason and id reworded", () => {
-    const ctx = { signal: new AbortController().signal, out: { json: true } } as unknown as CommandContext;
+    const ctx = { signal: new AbortController().signal, out: { json: true }, frontEnd: CLI } as unknown as CommandContext;
     const build = (outcomes: AssetOutcome[]): BuildRunResult => {
       const items: AssetResult[] = outcomes.map((outcome) => ({
         id: `a-${words().replace(/\W/g, '') || 'plain'}-${turn}`,

@@ -46,8 +46,11 @@ export interface AssetRun {
 
 /** The budget refused the asset's next charged call: it stops there, its paid job kept in the lock. */
 class CapReached extends Error {
-  constructor(readonly refusal: CapRefusal) {
-    super(describeRefusal(refusal));
+  constructor(
+    readonly refusal: CapRefusal,
+    ctx: CommandContext,
+  ) {
+    super(describeRefusal(refusal, ctx.frontEnd.option('maxCredits', refusal.max)));
   }
 }
 
@@ -235,7 +238,7 @@ function budgetedClient(run: AssetRun, reservation: Reservation): AssetgenClient
   };
   const poll = async <T extends { credits: Credits }>(call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const refusal = reservation.allow(budget.pollPrice);
-    if (refusal) throw new CapReached(refusal);
+    if (refusal) throw new CapReached(refusal, run.ctx);
     const answer = counted(await call(AbortSignal.any([requestSignal])));
     budget.learnPollPrice(answer.credits.charged ?? 0);
     return answer;

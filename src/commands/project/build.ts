@@ -30,7 +30,7 @@ import { workflowsToList } from '../../pipeline/owners.js';
 import { checkTargets } from '../../pipeline/targets.js';
 import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../../pipeline/plan.js';
 import { parseShard, type Shard } from '../../pipeline/shard.js';
-import { ENV } from '../../config/credentials.js';
+import { anyOf } from '../../cli/front-end.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 
 export interface BuildOptions {
@@ -79,7 +79,7 @@ function renderBuild(ctx: CommandContext, result: BuildResult, _selectors: strin
 }
 
 function settleBuild(ctx: CommandContext, result: BuildResult): void {
-  if (isDryRun(result)) throwIfOverBudget(result.budget);
+  if (isDryRun(result)) throwIfOverBudget(ctx, result.budget);
   else paid!.settleRun(ctx, result);
 }
 
@@ -113,7 +113,7 @@ async function planAndRun(
   if (!service)
     throw new MissingCredentialsError(
       'No service URL is configured: the plan depends on which service builds the assets.',
-      `Pass --base-url <url>, set ${ENV.baseUrl}, run \`assetgen auth login --base-url <url>\`, or plan against --mock.`,
+      `${anyOf([...ctx.frontEnd.setBaseUrl, `plan against ${ctx.frontEnd.useMock}`])}.`,
     );
   const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), {
     service,
@@ -195,13 +195,13 @@ function renderDryRun(ctx: CommandContext, result: DryRunResult, options: BuildO
 }
 
 /** A dry run predicts the real build's exit: 8 when its cap would hold something back, before anything is paid. */
-function throwIfOverBudget(budget: BudgetCheck | undefined): void {
+function throwIfOverBudget(ctx: CommandContext, budget: BudgetCheck | undefined): void {
   if (!failsBudget(budget)) return;
   throw new CreditCapError(
     budget!.over
       ? `The plan's estimate passes the cap of ${budget!.max} credits.`
       : `The plan has assets of unknown price (${listIds(budget!.unknown)}), which a build capped at ${budget!.max} credits would hold back.`,
-    'Raise the budget (or --max-credits), build fewer assets, or pass --max-credits none to lift the cap.',
+    `Raise the budget (or ${ctx.frontEnd.option('maxCredits')}), build fewer assets, or ${ctx.frontEnd.liftCap} to lift the cap.`,
   );
 }
 

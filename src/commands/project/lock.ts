@@ -15,7 +15,7 @@ import { LockWriter } from '../../pipeline/writer.js';
 export const merge = command({ run: mergeLockFiles, render: renderMerge });
 
 async function mergeLockFiles(ctx: CommandContext, files: string[], options: { file?: string }) {
-  const target = lockFileFor(locateManifest(ctx.cwd, options.file));
+  const target = lockFileFor(locateManifest(ctx.cwd, options.file, ctx.frontEnd.otherManifest));
   const shards = files.map((file) => {
     const resolved = path.resolve(ctx.cwd, file);
     let text: string;

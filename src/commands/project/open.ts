@@ -14,7 +14,7 @@ export interface Project {
 }
 
 export function openProject(ctx: CommandContext, file: string | undefined): Project {
-  const found = locateManifest(ctx.cwd, file);
+  const found = locateManifest(ctx.cwd, file, ctx.frontEnd.otherManifest);
   return {
     file: found,
     manifest: loadManifest(found, ctx.cwd),

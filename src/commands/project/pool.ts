@@ -75,7 +75,11 @@ export async function runPlan(
       }
       const reservation = budget.start(item.estimate);
       if (isRefusal(reservation)) {
-        notStarted({ ...skipped(item, describeRefusal(reservation)), outcome: 'capped', refusal: reservation });
+        notStarted({
+          ...skipped(item, describeRefusal(reservation, ctx.frontEnd.option('maxCredits', reservation.max))),
+          outcome: 'capped',
+          refusal: reservation,
+        });
         continue;
       }
       let filesSaved!: () => void;

@@ -158,7 +158,10 @@ async function confirmVideos(ctx: CommandContext, plan: Plan, flags: RunFlags): 
   if (!videos.length || flags.yes) return;
   const cost = `${videos.length} video job${videos.length === 1 ? '' : 's'} (${videos.length * VIDEO_JOB_COST} credits, refunded if a job fails): ${listIds(videos.map((item) => item.id))}`;
   if (!ctx.interactive)
-    throw new UsageError(`This build submits ${cost}: pass --yes to confirm.`, 'Run with --dry-run to see the whole plan first.');
+    throw new UsageError(
+      `This build submits ${cost}: pass ${ctx.frontEnd.option('yes')} to confirm.`,
+      `${ctx.frontEnd.againWith('dryRun')} to see the whole plan first.`,
+    );
   await confirmOrCancel(ctx, `This build submits ${cost}. Go ahead?`, {
     default: false,
     untouched: 'charged',
@@ -201,7 +204,7 @@ function throwForOutcome(ctx: CommandContext, { items, maxCredits }: BuildRunRes
     const inFlight = capped.filter((result) => result.resume).map((result) => result.id);
     const hints = [
       unknown.length
-        ? `No price is recorded yet for ${listIds(unknown)}: build one asset of each agent or workflow without a cap (\`--max-credits none\`) to learn it.`
+        ? `No price is recorded yet for ${listIds(unknown)}: build one asset of each agent or workflow without a cap (${ctx.frontEnd.noCap}) to learn it.`
         : '',
       inFlight.length
         ? `Paid jobs stopped before their next charged poll stay in assetgen.lock (${listIds(inFlight)}): a later build resumes them.`
@@ -209,7 +212,7 @@ function throwForOutcome(ctx: CommandContext, { items, maxCredits }: BuildRunRes
       'Raise the cap, or build the rest later: what was built is recorded and will not be paid for again.',
     ];
     throw new CreditCapError(
-      `Held at --max-credits ${maxCredits}: ${plural(capped.length, 'asset')} not built (${listIds(capped.map((result) => result.id))}).`,
+      `Held at ${ctx.frontEnd.option('maxCredits', maxCredits ?? 'none')}: ${plural(capped.length, 'asset')} not built (${listIds(capped.map((result) => result.id))}).`,
       hints.filter(Boolean).join(' '),
     );
   }

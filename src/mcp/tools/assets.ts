@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
-import { callCommand, runCall, type ServerScope } from '../call.js';
+import { callCommand, type ServerScope } from '../call.js';
 import { OUTPUT } from '../schemas.js';
 import { decodeGifFirstFrame } from '../../ui/preview/gif.js';
 import { downscale, sniff } from '../../ui/preview/image.js';
 import { decodePng, encodePng } from '../../ui/preview/png.js';
-import { confineOutput } from '../paths.js';
+import { defineTool } from '../tool.js';
 import { idempotencyKey, overwrite, PAID, READ_ONLY } from './common.js';
 
 /** Images up to this size come back inline (base64); larger ones are only saved, with a note. */
@@ -23,61 +23,53 @@ const IMAGE_TYPES: Record<string, string> = {
 };
 
 export function registerAssetTools(server: McpServer, scope: ServerScope): void {
-  server.registerTool(
-    'generate_image',
-    {
-      title: 'Generate an image',
-      description:
-        'Generates one image from a prompt with an image agent (see list_agents), saves it under the working directory and returns the saved path, the image, the generation id and the credits spent. Costs credits.',
-      inputSchema: {
-        prompt: z.string().describe('What to make, e.g. "rusty sword icon, 32x32 pixel art".'),
-        agent: z.string().describe('Image agent id, e.g. sprite-artist (see list_agents).'),
-        output: z
-          .string()
-          .optional()
-          .describe(
-            'File, or folder (trailing slash or existing) to save into, relative to the working directory; default: the working directory.',
-          ),
-        overwrite,
-        idempotency_key: idempotencyKey,
-      },
-      outputSchema: OUTPUT.generate_image,
-      annotations: { ...PAID, title: 'Generate an image' },
+  defineTool(server, scope, 'generate_image', {
+    title: 'Generate an image',
+    description:
+      'Generates one image from a prompt with an image agent (see list_agents), saves it under the working directory and returns the saved path, the image, the generation id and the credits spent. Costs credits.',
+    input: {
+      prompt: z.string().describe('What to make, e.g. "rusty sword icon, 32x32 pixel art".'),
+      agent: z.string().describe('Image agent id, e.g. sprite-artist (see list_agents).'),
+      output: z
+        .string()
+        .optional()
+        .describe(
+          'File, or folder (trailing slash or existing) to save into, relative to the working directory; default: the working directory.',
+        ),
+      overwrite,
+      idempotency_key: idempotencyKey,
     },
-    (args, extra) =>
-      runCall(scope, extra, async (ctx) => {
-        const output = confineOutput(args.output, ctx.cwd, scope.allowOutside);
-        const { generate } = await import('../../commands/generate.js');
-        const generated = await callCommand(ctx, generate, args.prompt, {
-          agent: args.agent,
-          output,
-          force: args.overwrite,
-          idempotencyKey: args.idempotency_key,
-        });
-        const file = generated.saved[0];
-        return {
-          result: { path: file, generationId: generated.id, agentId: generated.agentId ?? args.agent, ...generated },
-          content: file ? imageContent(file) : [],
-        };
-      }),
-  );
+    output: OUTPUT.generate_image,
+    kind: PAID,
+    paths: { output: 'file-or-folder' },
+    async call(ctx, args) {
+      const { generate } = await import('../../commands/generate.js');
+      const generated = await callCommand(ctx, generate, args.prompt, {
+        agent: args.agent,
+        output: args.output,
+        force: args.overwrite,
+        idempotencyKey: args.idempotency_key,
+      });
+      const file = generated.saved[0];
+      return {
+        result: { path: file, generationId: generated.id, agentId: generated.agentId ?? args.agent, ...generated },
+        content: file ? imageContent(file) : [],
+      };
+    },
+  });
 
-  server.registerTool(
-    'list_agents',
-    {
-      title: 'List agents',
-      description:
-        'Lists the agents that generate assets (id, kind image|video, name, description). Needs a session cookie; with only an API key it answers with the last list assetgen cached (`source: "cache"`, `listedAt`), or an error saying how to get one. Never guess an agent id.',
-      inputSchema: {},
-      outputSchema: OUTPUT.list_agents,
-      annotations: { ...READ_ONLY, title: 'List agents' },
+  defineTool(server, scope, 'list_agents', {
+    title: 'List agents',
+    description:
+      'Lists the agents that generate assets (id, kind image|video, name, description). Needs a session cookie; with only an API key it answers with the last list assetgen cached (`source: "cache"`, `listedAt`), or an error saying how to get one. Never guess an agent id.',
+    input: {},
+    output: OUTPUT.list_agents,
+    kind: READ_ONLY,
+    async call(ctx) {
+      const { agents } = await import('../../commands/agents.js');
+      return { result: await callCommand(ctx, agents) };
     },
-    (_args, extra) =>
-      runCall(scope, extra, async (ctx) => {
-        const { agents } = await import('../../commands/agents.js');
-        return { result: await callCommand(ctx, agents) };
-      }),
-  );
+  });
 }
 
 /** The saved image as MCP image content, or a note when it is too large to send inline. */

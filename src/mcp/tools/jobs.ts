@@ -1,34 +1,31 @@
 // list_jobs: the local journal (`assetgen jobs`), with how to resume what is unfinished.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
-import { callCommand, runCall, type ServerScope } from '../call.js';
+import { callCommand, type ServerScope } from '../call.js';
 import { OUTPUT } from '../schemas.js';
+import { defineTool } from '../tool.js';
 import { LOCAL } from './common.js';
 
 export function registerJobTools(server: McpServer, scope: ServerScope): void {
-  server.registerTool(
-    'list_jobs',
-    {
-      title: 'List paid jobs',
-      description:
-        'Video jobs and workflow runs started from this machine (the local journal), newest first, with their last known state. Unfinished ones carry `resume` (the command) and `resumeTool` (wait_video or wait_run with the id).',
-      inputSchema: { limit: z.number().int().min(1).max(500).optional().describe('How many to list (default 20).') },
-      outputSchema: OUTPUT.list_jobs,
-      annotations: { ...LOCAL, title: 'List paid jobs' },
+  defineTool(server, scope, 'list_jobs', {
+    title: 'List paid jobs',
+    description:
+      'Video jobs and workflow runs started from this machine (the local journal), newest first, with their last known state. Unfinished ones carry `resume` (the command) and `resumeTool` (wait_video or wait_run with the id).',
+    input: { limit: z.number().int().min(1).max(500).optional().describe('How many to list (default 20).') },
+    output: OUTPUT.list_jobs,
+    kind: LOCAL,
+    async call(ctx, args) {
+      const { jobs } = await import('../../commands/jobs.js');
+      const listed = await callCommand(ctx, jobs, { limit: args.limit ?? 20 });
+      return {
+        result: {
+          ...listed,
+          jobs: listed.jobs.map((entry) => ({
+            ...entry,
+            resumeTool: entry.resume ? { tool: entry.kind === 'video' ? 'wait_video' : 'wait_run', arguments: { id: entry.id } } : null,
+          })),
+        },
+      };
     },
-    (args, extra) =>
-      runCall(scope, extra, async (ctx) => {
-        const { jobs } = await import('../../commands/jobs.js');
-        const listed = await callCommand(ctx, jobs, { limit: args.limit ?? 20 });
-        return {
-          result: {
-            ...listed,
-            jobs: listed.jobs.map((entry) => ({
-              ...entry,
-              resumeTool: entry.resume ? { tool: entry.kind === 'video' ? 'wait_video' : 'wait_run', arguments: { id: entry.id } } : null,
-            })),
-          },
-        };
-      }),
-  );
+  });
 }

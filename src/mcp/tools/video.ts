@@ -2,12 +2,12 @@
 // at submission, so create_video needs the cost confirmed — `confirm_credits: <the price>` in the call, or
 // the person accepting an elicitation that shows the cost — and without either charges nothing.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from '../sdk.js';
+import { McpError, z } from '../sdk.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { CancelledError, UsageError } from '../../cli/errors.js';
-import { callCommand, runCall, type Extra, type ServerScope } from '../call.js';
-import { confineOutput } from '../paths.js';
+import { callCommand, type Extra, type ServerScope } from '../call.js';
 import { OUTPUT } from '../schemas.js';
+import { defineTool } from '../tool.js';
 import { FOLLOW, idempotencyKey, maxWaitSeconds, overwrite, PAID, READ_ONLY, waitBudget } from './common.js';
 
 const output = z
@@ -21,85 +21,66 @@ const output = z
 const videoCommands = () => import('../../commands/video.js');
 
 export function registerVideoTools(server: McpServer, scope: ServerScope): void {
-  server.registerTool(
-    'create_video',
-    {
-      title: `Create a video (${VIDEO_JOB_COST} credits)`,
-      description: `Submits a video job. It costs ${VIDEO_JOB_COST} credits, charged at submission and refunded by the service if the job fails. Pass confirm_credits: ${VIDEO_JOB_COST} to confirm the charge (or accept the confirmation your client shows, if it supports elicitation); without a confirmation nothing is charged. Returns the job id; follow it with wait_video (or pass wait: true).`,
-      inputSchema: {
-        prompt: z.string().describe('What the video shows, e.g. "torch flickering on a dungeon wall".'),
-        agent: z.string().optional().describe('Video agent id (default: the service default; see list_agents).'),
-        duration_seconds: z.number().positive().optional().describe('Length in seconds.'),
-        aspect_ratio: z.string().optional().describe('e.g. 16:9, 1:1, 9:16.'),
-        confirm_credits: z.number().optional().describe(`Must be ${VIDEO_JOB_COST}: confirms the ${VIDEO_JOB_COST}-credit charge.`),
-        wait: z.boolean().optional().describe('Also wait for the job and save the video (default false: return the job id at once).'),
-        output,
-        overwrite,
-        idempotency_key: idempotencyKey,
-        max_wait_seconds: maxWaitSeconds,
-      },
-      outputSchema: OUTPUT.job,
-      annotations: { ...PAID, title: `Create a video (${VIDEO_JOB_COST} credits)` },
+  defineTool(server, scope, 'create_video', {
+    title: `Create a video (${VIDEO_JOB_COST} credits)`,
+    description: `Submits a video job. It costs ${VIDEO_JOB_COST} credits, charged at submission and refunded by the service if the job fails. Pass confirm_credits: ${VIDEO_JOB_COST} to confirm the charge (or accept the confirmation your client shows, if it supports elicitation); without a confirmation nothing is charged. Returns the job id; follow it with wait_video (or pass wait: true).`,
+    input: {
+      prompt: z.string().describe('What the video shows, e.g. "torch flickering on a dungeon wall".'),
+      agent: z.string().optional().describe('Video agent id (default: the service default; see list_agents).'),
+      duration_seconds: z.number().positive().optional().describe('Length in seconds.'),
+      aspect_ratio: z.string().optional().describe('e.g. 16:9, 1:1, 9:16.'),
+      confirm_credits: z.number().optional().describe(`Must be ${VIDEO_JOB_COST}: confirms the ${VIDEO_JOB_COST}-credit charge.`),
+      wait: z.boolean().optional().describe('Also wait for the job and save the video (default false: return the job id at once).'),
+      output,
+      overwrite,
+      idempotency_key: idempotencyKey,
+      max_wait_seconds: maxWaitSeconds,
     },
-    (args, extra) =>
-      runCall(
-        scope,
-        extra,
-        async (ctx) => {
-          const target = confineOutput(args.output, ctx.cwd, scope.allowOutside);
-          await confirmCharge(server, extra, args.confirm_credits);
-          const result = await callCommand(ctx, (await videoCommands()).create, args.prompt, {
-            agent: args.agent,
-            duration: args.duration_seconds,
-            aspectRatio: args.aspect_ratio,
-            yes: true,
-            wait: args.wait === true,
-            output: target,
-            force: args.overwrite,
-            idempotencyKey: args.idempotency_key,
-          });
-          if (args.wait) return { result };
-          const { id } = result.job as { id: string };
-          const next = `Call wait_video with {"id": "${id}"} to follow it and save the video (no new charge).`;
-          return { result: { ...result, next } };
-        },
-        args.wait ? { waitBudgetMs: waitBudget(args.max_wait_seconds) } : {},
-      ),
-  );
+    output: OUTPUT.job,
+    kind: PAID,
+    paths: { output: 'file-or-folder' },
+    waitBudgetMs: (args) => (args.wait ? waitBudget(args.max_wait_seconds) : undefined),
+    async call(ctx, args, extra) {
+      await confirmCharge(server, extra, args.confirm_credits);
+      const result = await callCommand(ctx, (await videoCommands()).create, args.prompt, {
+        agent: args.agent,
+        duration: args.duration_seconds,
+        aspectRatio: args.aspect_ratio,
+        yes: true,
+        wait: args.wait === true,
+        output: args.output,
+        force: args.overwrite,
+        idempotencyKey: args.idempotency_key,
+      });
+      if (args.wait) return { result };
+      const { id } = result.job as { id: string };
+      const next = `Call wait_video with {"id": "${id}"} to follow it and save the video (no new charge).`;
+      return { result: { ...result, next } };
+    },
+  });
 
-  server.registerTool(
-    'get_video',
-    {
-      title: 'Poll a video job',
-      description: 'Polls a video job once: its state, progress, the video URL once done, and whether a failed job was refunded.',
-      inputSchema: { id: z.string().describe('Video job id (vid_…).') },
-      outputSchema: OUTPUT.poll,
-      annotations: { ...READ_ONLY, title: 'Poll a video job' },
-    },
-    (args, extra) => runCall(scope, extra, async (ctx) => ({ result: await callCommand(ctx, (await videoCommands()).get, args.id) })),
-  );
+  defineTool(server, scope, 'get_video', {
+    title: 'Poll a video job',
+    description: 'Polls a video job once: its state, progress, the video URL once done, and whether a failed job was refunded.',
+    input: { id: z.string().describe('Video job id (vid_…).') },
+    output: OUTPUT.poll,
+    kind: READ_ONLY,
+    call: async (ctx, args) => ({ result: await callCommand(ctx, (await videoCommands()).get, args.id) }),
+  });
 
-  server.registerTool(
-    'wait_video',
-    {
-      title: 'Wait for a video job',
-      description:
-        'Follows a video job (progress notifications on every poll) and saves the video. A failed job is an error that reports the refund. A job that outlasts max_wait_seconds is returned with its id and how to resume (call wait_video again).',
-      inputSchema: { id: z.string().describe('Video job id (vid_…).'), output, overwrite, max_wait_seconds: maxWaitSeconds },
-      outputSchema: OUTPUT.job,
-      annotations: { ...FOLLOW, title: 'Wait for a video job' },
-    },
-    (args, extra) =>
-      runCall(
-        scope,
-        extra,
-        async (ctx) => {
-          const target = confineOutput(args.output, ctx.cwd, scope.allowOutside);
-          return { result: await callCommand(ctx, (await videoCommands()).wait, args.id, { output: target, force: args.overwrite }) };
-        },
-        { waitBudgetMs: waitBudget(args.max_wait_seconds) },
-      ),
-  );
+  defineTool(server, scope, 'wait_video', {
+    title: 'Wait for a video job',
+    description:
+      'Follows a video job (progress notifications on every poll) and saves the video. A failed job is an error that reports the refund. A job that outlasts max_wait_seconds is returned with its id and how to resume (call wait_video again).',
+    input: { id: z.string().describe('Video job id (vid_…).'), output, overwrite, max_wait_seconds: maxWaitSeconds },
+    output: OUTPUT.job,
+    kind: FOLLOW,
+    paths: { output: 'file-or-folder' },
+    waitBudgetMs: (args) => waitBudget(args.max_wait_seconds),
+    call: async (ctx, args) => ({
+      result: await callCommand(ctx, (await videoCommands()).wait, args.id, { output: args.output, force: args.overwrite }),
+    }),
+  });
 }
 
 /** The charge is confirmed by `confirm_credits`, or by the person through an elicitation; else nothing is sent. */
@@ -113,6 +94,20 @@ async function confirmCharge(server: McpServer, extra: Extra, confirmCredits: nu
     );
   }
   if (server.server.getClientCapabilities()?.elicitation) {
+    if (await askPerson(server, extra)) return;
+    throw new CancelledError(`Not confirmed: no video job was submitted and nothing was charged. (${VIDEO_JOB_COST} credits.)`);
+  }
+  throw new UsageError(`A video job costs ${VIDEO_JOB_COST} credits: confirm the charge first.`, how);
+}
+
+/**
+ * Asks the person through the client (elicitation); true only for an explicit yes. Any other
+ * answer is a no: a decline or cancel, an "accept" without the answer (empty content) or with one
+ * the SDK finds off the requested schema (it throws), or no answer at all. A call the client
+ * cancelled meanwhile stays a cancelled call.
+ */
+async function askPerson(server: McpServer, extra: Extra): Promise<boolean> {
+  try {
     const answer = await server.server.elicitInput(
       {
         message: `A video job costs ${VIDEO_JOB_COST} credits, charged now (refunded automatically if the job fails). Submit it?`,
@@ -124,8 +119,9 @@ async function confirmCharge(server: McpServer, extra: Extra, confirmCredits: nu
       },
       { signal: extra.signal },
     );
-    if (answer.action === 'accept' && answer.content?.confirm === true) return;
-    throw new CancelledError(`Not confirmed: no video job was submitted and nothing was charged. (${VIDEO_JOB_COST} credits.)`);
+    return answer.action === 'accept' && answer.content?.confirm === true;
+  } catch (error) {
+    if (extra.signal.aborted || !(error instanceof McpError)) throw error;
+    return false;
   }
-  throw new UsageError(`A video job costs ${VIDEO_JOB_COST} credits: confirm the charge first.`, how);
 }

@@ -1,0 +1,109 @@
+// What a message tells its reader to do, in the words of the front end they use: the command
+// line's flags and commands, or an MCP tool's arguments and tools. The kit and the commands ask
+// their context (`ctx.frontEnd`) instead of spelling a flag, so an MCP client is never told to
+// "pass --force", an argument it does not have. Both wordings live here, side by side.
+import { ENV } from '../config/credentials.js';
+
+/** An option a message may tell the reader to give. */
+export type Option = 'force' | 'output' | 'idempotencyKey' | 'yes' | 'dryRun' | 'maxCredits' | 'agent';
+
+/** Something a message may send the reader to (a list, a poll). */
+export type Lookup = 'agents' | 'jobs' | 'generate';
+
+export interface FrontEnd {
+  /** How to give an option, with its value when there is one: `--idempotency-key <key>` / `` `idempotency_key: "<key>"` ``. */
+  option(option: Option, value?: string | number): string;
+  /** Doing the same again: "Run the same command again" / "Call generate_image again". */
+  readonly again: string;
+  /** Doing it again with an option: "Run with --dry-run" / "Call build with `dry_run: true`". */
+  againWith(option: Option): string;
+  /** Where to look something up, in backticks: `assetgen jobs` / `list_jobs`. */
+  lookup(what: Lookup): string;
+  /** Polling a video job once. */
+  pollVideo(id: string): string;
+  /** Picking up a paid job: its command line, or the waiting tool with the job's id. */
+  resume(job: { kind: 'video' | 'run'; id: string; command: string }): string;
+  /** A prompt and agent to start from, as an example. */
+  readonly generateExample: string;
+  /** Building without a cap, as a parenthesis. */
+  readonly noCap: string;
+  /** Lifting the cap, as an instruction. */
+  readonly liftCap: string;
+  /** The ways of configuring the service's URL (joined with `anyOf`). */
+  readonly setBaseUrl: readonly string[];
+  /** Planning against the bundled mock. */
+  readonly useMock: string;
+  /** Building a manifest other than the nearest one. */
+  readonly otherManifest: string;
+}
+
+/** "a, b, or c": the ways a hint offers. */
+export const anyOf = (ways: readonly string[]): string =>
+  ways.length < 2 ? (ways[0] ?? '') : `${ways.slice(0, -1).join(', ')}, or ${ways.at(-1)}`;
+
+const FLAGS: Record<Option, string> = {
+  force: '--force',
+  output: '-o',
+  idempotencyKey: '--idempotency-key',
+  yes: '--yes',
+  dryRun: '--dry-run',
+  maxCredits: '--max-credits',
+  agent: '--agent',
+};
+
+export const CLI: FrontEnd = {
+  option: (option, value) => (value === undefined ? FLAGS[option] : `${FLAGS[option]} ${value}`),
+  again: 'Run the same command again',
+  againWith: (option) => `Run with ${FLAGS[option]}`,
+  lookup: (what) =>
+    ({ agents: '`assetgen agents`', jobs: '`assetgen jobs`', generate: '`assetgen generate "<prompt>" --agent <id>`' })[what],
+  pollVideo: (id) => `\`assetgen video get ${id}\``,
+  resume: (job) => job.command,
+  generateExample: 'assetgen generate "rusty sword icon" --agent sprite-artist',
+  noCap: '`--max-credits none`',
+  liftCap: 'pass --max-credits none',
+  setBaseUrl: ['Pass --base-url <url>', `set ${ENV.baseUrl}`, 'run `assetgen auth login --base-url <url>`'],
+  useMock: '--mock',
+  otherManifest: 'pass -f <path>',
+};
+
+/**
+ * An MCP tool's arguments for each option: the first of these the tool takes (`output` or
+ * `output_dir`), and the value a boolean one is given. Tool arguments are snake_case (src/mcp/tools).
+ */
+const ARGUMENTS: Record<Option, { names: string[]; flag?: true }> = {
+  force: { names: ['overwrite'], flag: true },
+  output: { names: ['output', 'output_dir'] },
+  idempotencyKey: { names: ['idempotency_key'] },
+  yes: { names: ['confirm_videos'], flag: true },
+  dryRun: { names: ['dry_run'], flag: true },
+  maxCredits: { names: ['max_credits'] },
+  agent: { names: ['agent'] },
+};
+
+/** The words of one MCP tool (`tool`), which takes the arguments `argumentNames`. */
+export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): FrontEnd {
+  const argument = (option: Option): string => {
+    const { names } = ARGUMENTS[option];
+    return names.find((name) => argumentNames.includes(name)) ?? names[0];
+  };
+  const option = (option: Option, value?: string | number): string => {
+    const given = value ?? (ARGUMENTS[option].flag ? true : undefined);
+    return `\`${argument(option)}${given === undefined ? '' : `: ${JSON.stringify(given)}`}\``;
+  };
+  const call = (name: string, id: string) => `\`${name}\` with {"id": ${JSON.stringify(id)}}`;
+  return {
+    option,
+    again: `Call ${tool} again`,
+    againWith: (name) => `Call ${tool} with ${option(name)}`,
+    lookup: (what) => ({ agents: '`list_agents`', jobs: '`list_jobs`', generate: '`generate_image` with its `agent`' })[what],
+    pollVideo: (id) => call('get_video', id),
+    resume: (job) => `${call(job.kind === 'video' ? 'wait_video' : 'wait_run', job.id)} (no new charge)`,
+    generateExample: '{"prompt": "rusty sword icon", "agent": "sprite-artist"}',
+    noCap: 'no `max_credits`, and no `budget` in the manifest',
+    liftCap: "leave out `max_credits` and remove the manifest's `budget`",
+    setBaseUrl: [`Set ${ENV.baseUrl} in the server's environment`, 'run `assetgen auth login --base-url <url>` in a terminal'],
+    useMock: 'the bundled mock (`assetgen mcp --mock`)',
+    otherManifest: "start the server in the manifest's folder",
+  };
+}
