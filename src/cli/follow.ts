@@ -87,7 +87,7 @@ function unconfirmedJob(ctx: CommandContext, error: unknown, target: ResumeTarge
   const resume = resumeCommand(target, ctx.cwd);
   withHint(
     error,
-    `No answer of the service has shown the ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} yet; to wait for it again: ${resume}`,
+    `No answer of the service has shown the ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} yet; to wait for it again: ${ctx.frontEnd.resume({ kind: target.kind, id: target.id, command: resume })}`,
   );
   return attachJob(error, { id: target.id, kind: target.kind, resume });
 }

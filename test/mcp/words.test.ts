@@ -114,7 +114,9 @@ describe('MCP errors name the tools’ arguments, never CLI flags', () => {
     const started = (await mock.call('POST', '/api/v1/workflows/wf_tileset/run', { body: {} })).json as { id: string };
     await mock.config({ faults: { rate: 1, kinds: ['500'] } });
     const kept = await failing(mcp, 'wait_run', { id: started.id, output_dir: 'tiles' });
-    expect(kept.hint).toContain(`is paid for and kept; resume with: \`wait_run\` with {"id": "${started.id}"} (no new charge)`);
+    // Started outside this server and never answered for here: nothing says it was paid, only how to wait again.
+    expect(kept.hint).toContain(`to wait for it again: \`wait_run\` with {"id": "${started.id}"} (no new charge)`);
+    expect(kept.hint).not.toContain('paid');
     expect(kept.job).toMatchObject({ id: started.id, resume: expect.stringMatching(/^assetgen runs wait /) });
     await mock.config({ faults: { rate: 0 } });
 
