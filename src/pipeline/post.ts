@@ -75,6 +75,7 @@ export function planPost(
   hashes: ReadonlyMap<string, FileHash | null>,
 ): PostDecision | undefined {
   const wanted = asset.post ? postHash(asset.post) : undefined;
+  if (entry.postFailed) return planFailedPost(entry, hashes);
   if (!wanted && !entry.post) return undefined;
   const original = entry.original;
   const target = outputPathFor(asset, original?.path ?? files[0]?.path ?? '');
@@ -101,6 +102,34 @@ export function planPost(
     };
   const gone = original ? `the kept original ${original.path} is missing` : 'no generated original is left';
   return { status, action: 'generate', reasons: [...what, `${gone}: generated again (a paid call)`] };
+}
+
+/**
+ * The last build paid for the image and kept it, but its steps failed (lock.ts `postFailed`): the
+ * steps (fixed, or tried again) run on the kept original. Gone, it is asked for again with the same key.
+ */
+function planFailedPost(entry: LockEntry, hashes: ReadonlyMap<string, FileHash | null>): PostDecision {
+  const original = entry.original!;
+  const state = stateOf(original, hashes);
+  const failed = 'its post steps failed after it was paid for';
+  if (state === 'ok')
+    return {
+      status: 'missing',
+      action: 'reprocess',
+      source: original.path,
+      reasons: [failed, `re-processed from ${original.path}, no paid call`],
+    };
+  if (state === 'edited')
+    return {
+      status: 'edited',
+      action: 'keep',
+      reasons: [failed, `${original.path} (the kept original) edited since assetgen wrote it: left alone (--force regenerates)`],
+    };
+  return {
+    status: 'missing',
+    action: 'generate',
+    reasons: [failed, `the kept original ${original.path} is missing: generated again (a paid call)`],
+  };
 }
 
 function stateOf(file: LockedFile, hashes: ReadonlyMap<string, FileHash | null>): State {

@@ -11,6 +11,7 @@ import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
 import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../../pipeline/budget.js';
 import { describeFiles, idempotencyKeyFor, lockPath, type FileHash } from '../../pipeline/hash.js';
+import type { LockedFile } from '../../pipeline/lock.js';
 import type { ManifestAsset } from '../../pipeline/manifest.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
 import type { AssetResult, WorkedOutcome } from '../../pipeline/outcome.js';
@@ -48,6 +49,17 @@ export interface AssetRun {
 class CapReached extends Error {
   constructor(readonly refusal: CapRefusal) {
     super(describeRefusal(refusal));
+  }
+}
+
+/** The paid image was saved as the asset's original, then its post steps (or the output's write) failed. */
+class PostStepsFailed extends Error {
+  constructor(
+    readonly original: LockedFile,
+    cause: unknown,
+  ) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`${why}; the paid image is kept as ${original.path}: a build re-processes it from there, with no paid call`);
   }
 }
 
@@ -115,8 +127,17 @@ export async function buildAsset(
       await writer.failed(item.id);
       return result('failed', error.message, false);
     }
-    // The paid job stays in the lock with what it was charged so far: a resume adds to that.
     const paid = jobCredits();
+    // The job is done and its image kept: recorded as such, the next build re-processes it for free.
+    if (error instanceof PostStepsFailed) {
+      const original = error.original;
+      const recorded = await writer.postFailed(item.id, { credits: paid === null ? null : paid - refunded, original }).then(
+        () => true,
+        () => false,
+      );
+      if (recorded) return result('failed', error.message, false);
+    }
+    // The paid job stays in the lock with what it was charged so far: a resume adds to that.
     if (paid !== null && paid > 0) await writer.charged(item.id, paid).catch(() => {});
     if (error instanceof CapReached) return { ...result('capped', error.message), refusal: error.refusal };
     if (error instanceof AbortedError || ctx.signal.aborted)
@@ -197,8 +218,11 @@ async function produce(
     const [original] = await save([{ ...file, bytes: generated.assetBytes }], `${path.join(root, originalsFolder(asset.id))}${path.sep}`);
     status('post-processing');
     const previous = item.files.filter((entry) => entry.state === 'ok').map((entry) => entry.path);
+    const source = lockPath(root, original);
     const expected = hashes.get(path.resolve(original));
-    const result = await processOriginal(root, asset, lockPath(root, original), { claims, previous, expected });
+    const result = await processOriginal(root, asset, source, { claims, previous, expected }).catch((error: unknown) => {
+      throw expected ? new PostStepsFailed({ path: source, ...expected }, error) : error;
+    });
     Object.assign(made.processed, { original: result.original, post: result.post });
     return result.files.map((entry) => {
       hashes.set(path.resolve(root, entry.path), { sha256: entry.sha256, size: entry.size });
