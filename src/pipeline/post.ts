@@ -75,7 +75,10 @@ export function planPost(
   hashes: ReadonlyMap<string, FileHash | null>,
 ): PostDecision | undefined {
   const wanted = asset.post ? postHash(asset.post) : undefined;
-  if (entry.postFailed) return planFailedPost(entry, hashes);
+  // The last build paid for the image and kept it, but its steps failed (lock.ts `postFailed`): the
+  // steps, fixed or tried again, run on the kept original (asked for again, with the same key, if gone).
+  if (entry.postFailed)
+    return fromSource(entry, 'missing', ['its post steps failed after it was paid for'], stateOf(entry.original!, hashes));
   if (!wanted && !entry.post) return undefined;
   const original = entry.original;
   const target = outputPathFor(asset, original?.path ?? files[0]?.path ?? '');
@@ -91,10 +94,16 @@ export function planPost(
   const status = wanted !== entry.post || moved || renamed ? 'changed' : 'missing';
   // Before `post` was added, the output is the generated file itself: it becomes the original.
   const sourceState: State = original ? stateOf(original, hashes) : files.length === 1 && files[0].state === 'ok' ? 'ok' : 'missing';
-  const source = original?.path ?? files[0]?.path;
-  if (sourceState === 'ok' && source)
+  return fromSource(entry, status, what, sourceState, files[0]?.path);
+}
+
+/** Re-process from the original (or `output`, the file made before `post`) when intact; keep it when edited; else generate. */
+function fromSource(entry: LockEntry, status: PostDecision['status'], what: string[], state: State, output?: string): PostDecision {
+  const { original } = entry;
+  const source = original?.path ?? output;
+  if (state === 'ok' && source)
     return { status, action: 'reprocess', source, reasons: [...what, `re-processed from ${source}, no paid call`] };
-  if (sourceState === 'edited')
+  if (state === 'edited')
     return {
       status: 'edited',
       action: 'keep',
@@ -102,34 +111,6 @@ export function planPost(
     };
   const gone = original ? `the kept original ${original.path} is missing` : 'no generated original is left';
   return { status, action: 'generate', reasons: [...what, `${gone}: generated again (a paid call)`] };
-}
-
-/**
- * The last build paid for the image and kept it, but its steps failed (lock.ts `postFailed`): the
- * steps (fixed, or tried again) run on the kept original. Gone, it is asked for again with the same key.
- */
-function planFailedPost(entry: LockEntry, hashes: ReadonlyMap<string, FileHash | null>): PostDecision {
-  const original = entry.original!;
-  const state = stateOf(original, hashes);
-  const failed = 'its post steps failed after it was paid for';
-  if (state === 'ok')
-    return {
-      status: 'missing',
-      action: 'reprocess',
-      source: original.path,
-      reasons: [failed, `re-processed from ${original.path}, no paid call`],
-    };
-  if (state === 'edited')
-    return {
-      status: 'edited',
-      action: 'keep',
-      reasons: [failed, `${original.path} (the kept original) edited since assetgen wrote it: left alone (--force regenerates)`],
-    };
-  return {
-    status: 'missing',
-    action: 'generate',
-    reasons: [failed, `the kept original ${original.path} is missing: generated again (a paid call)`],
-  };
 }
 
 function stateOf(file: LockedFile, hashes: ReadonlyMap<string, FileHash | null>): State {

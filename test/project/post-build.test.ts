@@ -220,6 +220,10 @@ describe('post steps in a build', () => {
     expect(recorded.original).toEqual({ path: '.assetgen/originals/sword/sword.png', sha256: sha256(kept), size: kept.length });
     const plan = items(await project.run(['build', '--dry-run', '--json']));
     expect(plan.sword).toMatchObject({ action: 'reprocess', estimate: 0 });
+    expect(plan.sword!.reasons).toEqual([
+      'its post steps failed after it was paid for',
+      're-processed from .assetgen/originals/sword/sword.png, no paid call',
+    ]);
     const requests = async () => (await project.mock.state()).requests;
 
     // The same steps again: tried on the kept original, failing the same way, asking nothing.
