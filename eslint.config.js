@@ -148,6 +148,11 @@ export default tseslint.config(
     },
   },
   {
+    // Once the densest code of the build (issue 26): split into named steps, each under 80 lines.
+    files: ['src/commands/project/asset.ts', 'src/commands/project/pool.ts', 'src/pipeline/validate.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 79 }] },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

@@ -5,6 +5,7 @@
 // type from a short allow-list decided by the bytes themselves. No scripts, and a CSP that allows none.
 import { GALLERY_STYLE } from './gallery-style.js';
 import type { AssetKind } from './manifest.js';
+import { escapeHtml } from './markup.js';
 
 export type GalleryStatus = 'new' | 'unchanged' | 'failed' | 'skipped';
 export const GALLERY_STATUSES: readonly GalleryStatus[] = ['new', 'unchanged', 'failed', 'skipped'];
@@ -125,19 +126,6 @@ export function sniffMedia(bytes: Uint8Array, path: string): MediaType | undefin
   return undefined;
 }
 
-/** Text for an HTML text node or a quoted attribute: markup characters escaped, control characters dropped. */
-export function escapeHtml(text: string): string {
-  return (
-    text
-      // eslint-disable-next-line no-control-regex -- control characters are dropped on purpose
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, '')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/"/g, '&quot;')
-      .replace(/'/g, '&#39;')
-  );
-}
 const h = escapeHtml;
 
 export function renderGallery(gallery: Gallery): string {

@@ -69,6 +69,11 @@ export interface LockEntry {
    */
   original?: LockedFile;
   post?: string;
+  /**
+   * An image whose post steps failed after its paid call: `original` is the paid image, `credits`
+   * its cost, `files` those of the finish before; the next plan re-processes it, with no paid call.
+   */
+  postFailed?: true;
   /** A sheet (pipeline/sheet.ts): the input files it was packed from; `spec` is then its options' hash. */
   inputs?: LockedFile[];
   job?: LockJob;
@@ -147,6 +152,8 @@ function checkLock(data: unknown, file: string): Lock {
     for (const key of STRING_FIELDS) if (e[key] !== undefined && typeof e[key] !== 'string') fail(`${where}.${key}`, 'must be a string');
     if (e.credits !== undefined && e.credits !== null && typeof e.credits !== 'number') fail(`${where}.credits`, 'must be a number');
     if (e.generation !== undefined && !isCount(e.generation)) fail(`${where}.generation`, 'must be a whole number');
+    if (e.postFailed !== undefined && e.postFailed !== true) fail(`${where}.postFailed`, 'must be true when present');
+    if (e.postFailed && e.original === undefined) fail(`${where}.postFailed`, 'needs the original it failed on');
     if (!Array.isArray(e.files)) fail(`${where}.files`, 'must be a list');
     const checkFile = (f: unknown, field: string): void => {
       if (!isObject(f) || typeof f.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.size !== 'number')

@@ -8,6 +8,14 @@ export const MANIFEST_LIMITS = {
   bytes: 8 * 2 ** 20,
   /** Keys, values and list items (about 20,000 assets); also the nodes walked through aliases. */
   nodes: 200_000,
+  /**
+   * Characters of one text of an asset once its templates are expanded (vars, matrix values, the
+   * style joined to a prompt), and of all the texts templates make in a manifest: reckoned from
+   * the lengths before anything is expanded (a 100 KB var used 10 times across a 2,000-entry matrix
+   * is 2 GB of prompts).
+   */
+  expandedText: 65_536,
+  expandedTotal: 16 * 2 ** 20,
 } as const;
 
 /** Lexer tokens that start a node, or stand for one (an empty value after `-`, `?`, `:` or `,`). */
@@ -102,6 +110,14 @@ export function tooManyNodes(what: string): string {
   const limit = MANIFEST_LIMITS.nodes;
   return `the manifest ${what} more than ${limit} YAML nodes (keys, values, list items), the most assetgen reads; split it into several manifests (-f)`;
 }
+
+/** A text whose templates would expand past MANIFEST_LIMITS.expandedText. */
+export const tooLongExpanded = (length: number): string =>
+  `expands to ${length} characters, past the ${MANIFEST_LIMITS.expandedText} one text may have once its templates are expanded (vars, matrix values, style); use shorter vars`;
+
+/** An entry whose templates would bring the manifest's expanded texts past MANIFEST_LIMITS.expandedTotal. */
+export const tooMuchExpanded = (length: number): string =>
+  `its templates expand to ${length} characters, bringing the manifest past the ${MANIFEST_LIMITS.expandedTotal} characters its templates may make in all; use shorter vars or fewer combinations, or split it into several manifests (-f)`;
 
 /** 1-based line and column of a source offset (before any parse, so without yaml's LineCounter). */
 export function positionIn(text: string, offset: number): { line: number; col: number } {

@@ -75,6 +75,10 @@ export function planPost(
   hashes: ReadonlyMap<string, FileHash | null>,
 ): PostDecision | undefined {
   const wanted = asset.post ? postHash(asset.post) : undefined;
+  // The last build paid for the image and kept it, but its steps failed (lock.ts `postFailed`): the
+  // steps, fixed or tried again, run on the kept original (asked for again, with the same key, if gone).
+  if (entry.postFailed)
+    return fromSource(entry, 'missing', ['its post steps failed after it was paid for'], stateOf(entry.original!, hashes));
   if (!wanted && !entry.post) return undefined;
   const original = entry.original;
   const target = outputPathFor(asset, original?.path ?? files[0]?.path ?? '');
@@ -90,10 +94,16 @@ export function planPost(
   const status = wanted !== entry.post || moved || renamed ? 'changed' : 'missing';
   // Before `post` was added, the output is the generated file itself: it becomes the original.
   const sourceState: State = original ? stateOf(original, hashes) : files.length === 1 && files[0].state === 'ok' ? 'ok' : 'missing';
-  const source = original?.path ?? files[0]?.path;
-  if (sourceState === 'ok' && source)
+  return fromSource(entry, status, what, sourceState, files[0]?.path);
+}
+
+/** Re-process from the original (or `output`, the file made before `post`) when intact; keep it when edited; else generate. */
+function fromSource(entry: LockEntry, status: PostDecision['status'], what: string[], state: State, output?: string): PostDecision {
+  const { original } = entry;
+  const source = original?.path ?? output;
+  if (state === 'ok' && source)
     return { status, action: 'reprocess', source, reasons: [...what, `re-processed from ${source}, no paid call`] };
-  if (sourceState === 'edited')
+  if (state === 'edited')
     return {
       status: 'edited',
       action: 'keep',

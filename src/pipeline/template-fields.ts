@@ -3,7 +3,8 @@
 // problem reported on the manifest's walker at the file:line:col of the text it concerns.
 import { isMap, isScalar, isSeq, Scalar, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
-import { hasTemplate, readTemplate, renderTemplate, VARIABLE_NAME, type TemplateText } from './template-text.js';
+import { MANIFEST_LIMITS, tooLongExpanded } from './manifest-limits.js';
+import { hasTemplate, readTemplate, renderedLength, renderTemplate, VARIABLE_NAME, type TemplateText } from './template-text.js';
 
 type Node_ = Node | null;
 export type Scope = ReadonlyMap<string, string>;
@@ -93,11 +94,19 @@ export function readDefaults(walker: TemplateWalker, defaults: Node_, vars: Scop
     const name = stringOf(walker.resolve(pair.key as Node_));
     const value = walker.resolve(pair.value as Node_);
     const text = stringOf(value);
+    // Rendered once here, with vars alone: refused first when that would be past the limit.
+    const rendered = (field: string): string | undefined => {
+      const template = checkText(walker, value!, text!, field, names);
+      const length = renderedLength(template, 1, (variable) => vars.get(variable)?.length ?? 0);
+      if (length > MANIFEST_LIMITS.expandedText) return void walker.issue(value, field, tooLongExpanded(length));
+      return renderTemplate(template, vars);
+    };
     if (name === 'style') {
       if (text === undefined) walker.issue(value ?? (pair.key as Node), 'defaults.style', 'must be a text ("" for no style)');
-      else style = renderTemplate(checkText(walker, value!, text, 'defaults.style', names), vars).trim() || undefined;
+      else style = rendered('defaults.style')?.trim() || undefined;
     } else if ((name === 'agent' || name === 'out') && text !== undefined && hasTemplate(text)) {
-      pair.value = copyScalar(value!, renderTemplate(checkText(walker, value!, text, `defaults.${name}`, names), vars));
+      const expanded = rendered(`defaults.${name}`);
+      if (expanded !== undefined) pair.value = copyScalar(value!, expanded);
     }
   }
   return style;

@@ -58,3 +58,24 @@ export function renderTemplate(template: TemplateText, scope: ReadonlyMap<string
   for (const part of template.parts) text += typeof part === 'string' ? part : (scope.get(part.name) ?? '');
   return text;
 }
+
+/**
+ * The length of the text rendered, reckoned without rendering it (a template can make far more
+ * text than it takes to write): each literal piece counted `times`, each use of a variable as
+ * `lengthOf` says — one value's length, or the sum over `times` renderings.
+ */
+export function renderedLength(template: TemplateText, times: number, lengthOf: (name: string) => number): number {
+  let length = 0;
+  for (const part of template.parts) length += typeof part === 'string' ? part.length * times : lengthOf(part.name);
+  return length;
+}
+
+/** The last character of the text rendered in `scope` ('' for an empty text), without rendering it. */
+export function lastCharacterOf(template: TemplateText, scope: ReadonlyMap<string, string>): string {
+  for (let index = template.parts.length - 1; index >= 0; index--) {
+    const part = template.parts[index];
+    const text = typeof part === 'string' ? part : (scope.get(part.name) ?? '');
+    if (text) return text.at(-1)!;
+  }
+  return '';
+}

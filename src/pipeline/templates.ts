@@ -16,7 +16,8 @@ import {
   type Scope,
   type TemplateWalker,
 } from './template-fields.js';
-import { hasTemplate, renderTemplate, type TemplateText } from './template-text.js';
+import { MANIFEST_LIMITS, tooLongExpanded, tooMuchExpanded } from './manifest-limits.js';
+import { hasTemplate, lastCharacterOf, renderedLength, renderTemplate, type TemplateText } from './template-text.js';
 
 /** The most assets all the matrices of one manifest may expand to (each asset is a paid call). */
 export const MAX_EXPANDED_ASSETS = 10_000;
@@ -80,7 +81,10 @@ export function collapseCombinations(issues: ManifestIssue[]): ManifestIssue[] {
 }
 
 class Expander {
+  /** Assets the matrices made so far. */
   total = 0;
+  /** Characters the templates made so far (MANIFEST_LIMITS.expandedTotal). */
+  expanded = 0;
   changedCount = 0;
 
   constructor(
@@ -140,6 +144,7 @@ class Expander {
       this.walker.issue(matrixField.key, `${field}.matrix`, tooMany(count));
       return [];
     }
+    if (!this.checkSize({ fields, sets, texts, style, matrix, count, field, node })) return [];
     if (matrixField) this.total += count;
     return combinations(matrix, this.vars).map((scope): [unknown, string] => {
       const styleText = style ? renderTemplate(style, scope).trim() : this.style;
@@ -165,8 +170,56 @@ class Expander {
             ),
           );
       }
-      return [copy, matrix.length ? `${field}[${matrix.map(([name]) => `${name}=${scope.get(name)}`).join(',')}]` : field];
+      return [copy, matrix.length ? `${field}[${combinationLabel(matrix, scope)}]` : field];
     });
+  }
+
+  /**
+   * Whether the entry's texts, once expanded, stay within the limits (MANIFEST_LIMITS): reckoned
+   * from lengths alone, before anything is rendered — the longest each text can be, and what all
+   * of them make across the combinations, added to the manifest's running total.
+   */
+  checkSize(entry: {
+    fields: Field[];
+    sets: Map<Node, Field[]>;
+    texts: Map<Node, TemplateText>;
+    style: TemplateText | undefined;
+    matrix: [string, string[]][];
+    count: number;
+    field: string;
+    node: Node;
+  }): boolean {
+    const { fields, sets, texts, style, matrix, count, field } = entry;
+    // A variable's longest value, and the length of its values over all `count` combinations.
+    const inMatrix = matrixLengths(matrix, count);
+    const longest = (name: string): number => inMatrix.get(name)?.longest ?? this.vars.get(name)?.length ?? 0;
+    const summed = (name: string): number => inMatrix.get(name)?.summed ?? count * (this.vars.get(name)?.length ?? 0);
+    // "<prompt>, <style>": the style and its comma joined to each prompt.
+    const styleLongest = style ? renderedLength(style, 1, longest) : (this.style?.length ?? 0);
+    const styleSummed = style ? renderedLength(style, count, summed) : count * (this.style?.length ?? 0);
+    let fits = true;
+    let total = 0;
+    const measure = (value: Node_, at: string, prompt: boolean): void => {
+      const template = value && texts.get(value);
+      if (!template) return;
+      const joined = prompt && styleLongest > 0;
+      const length = renderedLength(template, 1, longest) + (joined ? 2 + styleLongest : 0);
+      total += renderedLength(template, count, summed) + (joined ? 2 * count + styleSummed : 0);
+      if (length <= MANIFEST_LIMITS.expandedText) return;
+      this.walker.issue(value, at, tooLongExpanded(length));
+      fits = false;
+    };
+    for (const { name, value } of fields) {
+      if (name === 'matrix' || name === 'style') continue;
+      const set = value && sets.get(value);
+      if (!set) measure(value, `${field}.${name ?? ''}`, PROMPT_FIELDS.has(name ?? ''));
+      else for (const item of set) measure(item.value, `${field}.set.${item.name ?? ''}`, true);
+    }
+    if (!fits) return false;
+    this.expanded += total;
+    if (this.expanded <= MANIFEST_LIMITS.expandedTotal) return true;
+    this.walker.issue(entry.node, field, tooMuchExpanded(total));
+    return false;
   }
 
   /** A matrix entry's id must vary with it, and so must a single-file `out`: else every combination collides. */
@@ -186,13 +239,44 @@ class Expander {
     else if (!usesMatrix(id.value))
       this.walker.issue(id.value, `${field}.id`, `uses no matrix variable, so every combination would get the same id: use ${hint}`);
     const outTemplate = out?.value ? texts.get(out.value) : undefined;
-    if (outTemplate && !usesMatrix(out!.value) && !/[\\/]$/.test(renderTemplate(outTemplate, this.vars)))
+    if (outTemplate && !usesMatrix(out!.value) && !/[\\/]/.test(lastCharacterOf(outTemplate, this.vars)))
       this.walker.issue(
         out!.value,
         `${field}.out`,
         `one file for every combination: use a folder ending in / or a matrix variable (${hint})`,
       );
   }
+}
+
+/**
+ * For each matrix variable: its longest value, and the length of its values over the entry's
+ * `count` combinations (each value is in count / values of them).
+ */
+function matrixLengths(matrix: [string, string[]][], count: number): Map<string, { longest: number; summed: number }> {
+  const lengths = new Map<string, { longest: number; summed: number }>();
+  for (const [name, values] of matrix) {
+    let longest = 0;
+    let all = 0;
+    for (const value of values) {
+      longest = Math.max(longest, value.length);
+      all += value.length;
+    }
+    lengths.set(name, { longest, summed: all * (count / values.length) });
+  }
+  return lengths;
+}
+
+/** Longest a combination's name in messages may be: `color=red,size=small`, cut past this (values can be long). */
+const LABEL_LENGTH = 120;
+
+function combinationLabel(matrix: [string, string[]][], scope: Scope): string {
+  let label = '';
+  for (const [name] of matrix) {
+    // Each piece cut before it is joined: a long value is never copied whole.
+    label += `${label ? ',' : ''}${name.slice(0, LABEL_LENGTH)}=${(scope.get(name) ?? '').slice(0, LABEL_LENGTH)}`;
+    if (label.length > LABEL_LENGTH) return `${label.slice(0, LABEL_LENGTH)}…`;
+  }
+  return label;
 }
 
 /** A new mapping at the place of `original` (its errors point at the template). */

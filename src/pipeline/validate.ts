@@ -10,7 +10,7 @@ import { Walker, type Entry, type Node_ } from './manifest-walker.js';
 import { assetPost, readPost, type PostStep } from './manifest-post.js';
 import { checkSheetOut, checkSheets, readSheet } from './manifest-sheet.js';
 import { outputStem, parseOut } from './paths.js';
-import { expandTemplates } from './templates.js';
+import { expandTemplates, type ExpandedAssets } from './templates.js';
 
 export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
@@ -77,6 +77,24 @@ function validateTree(walker: Walker): ValidatedManifest {
   }
   const fields = walker.fields(top, '', TOP_FIELDS);
   const templates = expandTemplates(walker, fields); // vars, style, matrix: the assets as built
+  const { budget, provenance } = readSettings(walker, fields);
+  const defaults = readDefaults(walker, fields.get('defaults'));
+  const assetsEntry = fields.get('assets');
+  if (!assetsEntry) walker.issue(top, 'assets', 'missing: list the assets to make');
+  else if (!isSeq(assetsEntry.value)) walker.issue(assetsEntry.value ?? assetsEntry.key, 'assets', 'must be a list');
+  const assets = readAssets(walker, templates, defaults);
+  if (!walker.issues.length) checkSheets(walker, assets);
+  const issues = walker.issues.sort((a, b) => a.line - b.line || a.col - b.col);
+  return {
+    assets: issues.length ? [] : assets,
+    ...(budget !== undefined ? { budget } : {}),
+    ...(provenance ? { provenance } : {}),
+    issues,
+  };
+}
+
+/** The manifest's own settings: `budget` (the build's default --max-credits) and `provenance`. */
+function readSettings(walker: Walker, fields: Map<string, Entry>): Pick<ValidatedManifest, 'budget' | 'provenance'> {
   // budget: the build's default --max-credits (a whole number of credits).
   const budgetEntry = fields.get('budget');
   const budgetValue = isScalar(budgetEntry?.value) ? budgetEntry.value.value : undefined;
@@ -92,33 +110,41 @@ function validateTree(walker: Walker): ValidatedManifest {
       'provenance',
       'must be `sidecar` (a <file>.assetgen.json beside each output)',
     );
-  const provenance = provenanceValue === 'sidecar' ? ('sidecar' as const) : undefined;
-  const defaults = fields.get('defaults');
-  let defaultAgent: string | undefined;
-  let defaultOut: OutputTarget = { type: 'folder', dir: '.' };
-  let defaultPost: PostStep[] | undefined;
-  if (defaults?.value && isMap(defaults.value)) {
-    const entries = walker.fields(defaults.value, 'defaults', DEFAULT_FIELDS);
-    defaultAgent = walker.string(entries.get('agent'), 'defaults.agent');
-    defaultPost = readPost(walker, entries.get('post'), 'defaults.post');
-    const out = walker.string(entries.get('out'), 'defaults.out');
-    if (out !== undefined) {
-      // defaults.out is always a folder: the trailing slash is optional there.
-      const target = outputTarget(walker, entries.get('out')!.value, 'defaults.out', out.replace(/[\\/]*$/, '/'), undefined);
-      if (target) defaultOut = target;
-    }
-  } else if (defaults) walker.issue(defaults.value ?? defaults.key, 'defaults', 'must be a mapping (agent, out)');
+  return { budget, provenance: provenanceValue === 'sidecar' ? 'sidecar' : undefined };
+}
 
-  const assetsEntry = fields.get('assets');
-  if (!assetsEntry) walker.issue(top, 'assets', 'missing: list the assets to make');
-  else if (!isSeq(assetsEntry.value)) walker.issue(assetsEntry.value ?? assetsEntry.key, 'assets', 'must be a list');
-  const items = templates.items;
+/** What `defaults` gives every asset that does not say otherwise. */
+interface AssetDefaults {
+  defaultAgent?: string;
+  defaultOut: OutputTarget;
+  defaultPost?: PostStep[];
+}
 
+function readDefaults(walker: Walker, defaults: Entry | undefined): AssetDefaults {
+  const read: AssetDefaults = { defaultOut: { type: 'folder', dir: '.' } };
+  if (!defaults?.value || !isMap(defaults.value)) {
+    if (defaults) walker.issue(defaults.value ?? defaults.key, 'defaults', 'must be a mapping (agent, out)');
+    return read;
+  }
+  const entries = walker.fields(defaults.value, 'defaults', DEFAULT_FIELDS);
+  read.defaultAgent = walker.string(entries.get('agent'), 'defaults.agent');
+  read.defaultPost = readPost(walker, entries.get('post'), 'defaults.post');
+  const out = walker.string(entries.get('out'), 'defaults.out');
+  if (out !== undefined) {
+    // defaults.out is always a folder: the trailing slash is optional there.
+    const target = outputTarget(walker, entries.get('out')!.value, 'defaults.out', out.replace(/[\\/]*$/, '/'), undefined);
+    if (target) read.defaultOut = target;
+  }
+  return read;
+}
+
+/** The expanded asset entries read in order; ids and output stems checked against each other. */
+function readAssets(walker: Walker, templates: ExpandedAssets, defaults: AssetDefaults): ManifestAsset[] {
   const assets: ManifestAsset[] = [];
   // Ids and output stems compare without case: they name files, and some disks ignore case.
   const ids = new Map<string, number>();
   const stems = new Map<string, string>();
-  items.forEach((item, index) => {
+  templates.items.forEach((item, index) => {
     const node = walker.resolve(item as Node_);
     const field = templates.fieldOf(index);
     if (!isMap(node)) return walker.issue(node, field, 'must be a mapping (id, prompt, out, …)');
@@ -129,7 +155,7 @@ function validateTree(walker: Walker): ValidatedManifest {
     if (first !== undefined)
       walker.issue(idNode, `${field}.id`, `duplicate id "${rawId}" (also ${templates.fieldOf(first)}; case does not count)`);
     else if (rawId !== undefined) ids.set(rawId.toLowerCase(), index);
-    const asset = readAsset(walker, node, field, { defaultAgent, defaultOut, defaultPost });
+    const asset = readAsset(walker, node, field, defaults);
     if (!asset) return;
     // A workflow's files carry node suffixes; an image or a video is one file with this stem.
     if (asset.kind !== 'workflow' && first === undefined) {
@@ -141,22 +167,10 @@ function validateTree(walker: Walker): ValidatedManifest {
     }
     assets.push(asset);
   });
-  if (!walker.issues.length) checkSheets(walker, assets);
-  const issues = walker.issues.sort((a, b) => a.line - b.line || a.col - b.col);
-  return {
-    assets: issues.length ? [] : assets,
-    ...(budget !== undefined ? { budget } : {}),
-    ...(provenance ? { provenance } : {}),
-    issues,
-  };
+  return assets;
 }
 
-function readAsset(
-  walker: Walker,
-  node: Node,
-  field: string,
-  options: { defaultAgent?: string; defaultOut: OutputTarget; defaultPost?: PostStep[] },
-): ManifestAsset | undefined {
+function readAsset(walker: Walker, node: Node, field: string, options: AssetDefaults): ManifestAsset | undefined {
   const before = walker.issues.length;
   const entries = walker.fields(node, field, ASSET_FIELDS);
   const id = walker.string(entries.get('id'), `${field}.id`);

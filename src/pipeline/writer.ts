@@ -105,23 +105,44 @@ export class LockWriter {
    * done. `credits` is the asset's whole cost (null when part of it is unknown).
    */
   finished(id: string, result: { files: LockedFile[]; credits: number | null; finishedAt?: Date } & Processed): Promise<void> {
+    return this.#update([id], (lock) => void (lock.assets[id] = this.#finish(lock, id, 'finished', result)));
+  }
+
+  /**
+   * A paid image saved as its original, whose post steps then failed: the job is done all the same
+   * (its cost and original recorded, its key never asked again), the files of the last finish stay
+   * recorded, and `postFailed` has the next plan re-process the original, with no paid call.
+   */
+  postFailed(id: string, result: { credits: number | null; original: LockedFile }): Promise<void> {
     return this.#update([id], (lock) => {
-      const job = lock.assets[id]?.job;
-      if (!job) throw new Error(`LockWriter.finished(${id}): no job was submitted for it`);
-      const { spec, kind, agent, workflow, generation, jobId } = job;
-      const finishedAt = (result.finishedAt ?? new Date()).toISOString();
-      const service = this.#service;
-      const { files, credits, original, post } = result;
-      lock.assets[id] = { kind, agent, workflow, spec, files, credits, finishedAt, generation, jobId, service, original, post };
+      const files = lock.assets[id]?.files ?? [];
+      lock.assets[id] = { ...this.#finish(lock, id, 'postFailed', { ...result, files }), postFailed: true };
     });
   }
 
-  /** Re-processed from the kept original (no paid call): new files and steps, the rest as it was. */
+  /** The entry a finish leaves: what the job made, with the files and cost given. */
+  #finish(
+    lock: Lock,
+    id: string,
+    what: string,
+    result: { files: LockedFile[]; credits: number | null; finishedAt?: Date } & Processed,
+  ): LockEntry {
+    const job = lock.assets[id]?.job;
+    if (!job) throw new Error(`LockWriter.${what}(${id}): no job was submitted for it`);
+    const { spec, kind, agent, workflow, generation, jobId } = job;
+    const finishedAt = (result.finishedAt ?? new Date()).toISOString();
+    const service = this.#service;
+    const { files, credits, original, post } = result;
+    return { kind, agent, workflow, spec, files, credits, finishedAt, generation, jobId, service, original, post };
+  }
+
+  /** Re-processed from the kept original (no paid call): new files and steps, the rest as it was (an earlier failure of the steps forgotten). */
   reprocessed(id: string, result: { files: LockedFile[] } & Processed): Promise<void> {
     return this.#update([id], (lock) => {
       const entry = lock.assets[id];
       if (!entry?.spec) throw new Error(`LockWriter.reprocessed(${id}): it was never built`);
-      lock.assets[id] = { ...entry, files: result.files, original: result.original, post: result.post };
+      const { postFailed: _failed, ...rest } = entry;
+      lock.assets[id] = { ...rest, files: result.files, original: result.original, post: result.post };
     });
   }
 

@@ -146,6 +146,20 @@ it('a 50 MB manifest is refused before it is read: exit 2, within the memory bou
   expect(result.peakRssMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
 });
 
+it('templates that would expand to 2 GB (a 100 KB var 10 times in a prompt, a 2,000-entry matrix) are refused before expanding: exit 2, the limit named', async () => {
+  const values = Array.from({ length: 2000 }, (_, index) => index).join(', ');
+  const prompt = Array.from({ length: 10 }, () => '${big}').join(' ');
+  const manifest = `vars:\n  big: ${'x'.repeat(100_000)}\ndefaults: { agent: icon-forge, out: assets/ }\nassets:\n  - id: item-\${n}\n    prompt: ${prompt}\n    matrix: { n: [${values}] }\n`;
+  fs.writeFileSync(path.join(service.home.cwd, 'assetgen.yaml'), manifest);
+  // Never expanded, so it is quick as well as small: the memory bound is what is asserted.
+  const result = await runMeasured(['build', '--dry-run', '--mock'], { env: service.home.env, cwd: service.home.cwd });
+  expect(result.code, result.stderr).toBe(2);
+  expect(result.stderr).toContain(
+    'assetgen.yaml:6:13: assets[0].prompt: expands to 1000009 characters, past the 65536 one text may have once its templates are expanded',
+  );
+  expect(result.peakRssMiB).toBeLessThanOrEqual(PEAK_RSS_MIB);
+});
+
 it('assetgen mcp: a 12 MiB message gets an error answer and a line on stderr; the next request is served', async () => {
   const { child, peakRssMiB } = spawnMeasured(['mcp'], { env: service.home.env, cwd: service.home.cwd });
   const answers = new Map<number, Record<string, any>>();

@@ -9,13 +9,13 @@ import { describe, expect, it } from 'vitest';
 import {
   GALLERY_CSP,
   GALLERY_STATUSES,
-  escapeHtml,
   galleryTotals,
   renderGallery,
   sniffMedia,
   type Gallery,
   type GalleryAsset,
 } from '../../src/pipeline/gallery.js';
+import { escapeHtml } from '../../src/pipeline/markup.js';
 import { renderVideo } from '../../src/mock/media/gif.js';
 import { renderPng } from '../../src/mock/media/png.js';
 import { loadCards, MAX_ATLAS_DATA_BYTES, MAX_OUTLINED_FRAMES, readAtlasData, type Card } from '../../src/pipeline/report.js';

@@ -6,6 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mediaInfo } from '../../src/files/media-info.js';
+import { applyPostSteps } from '../../src/imaging/post.js';
+import { parsePostSteps } from '../../src/imaging/post-steps.js';
+import { sha256 } from '../../src/pipeline/hash.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson, type CliResult } from '../support/cli.js';
 import { netSpend, spendByKey } from '../support/ledger.js';
@@ -197,6 +200,57 @@ describe('post steps in a build', () => {
     expect(size('assets/shield.webp')).toBe('webp 32x32');
     expect(fs.existsSync(file('assets/shield.png'))).toBe(false);
     expect(lock().assets.shield).toEqual(shield);
+  });
+
+  it('a post step that fails keeps the paid image: the fixed manifest re-processes it from the kept original, with no request and nothing charged', async () => {
+    // Valid in the manifest, impossible at run time: a WebP is at most 16,383 pixels a side.
+    write(manifest('[{ resize: { width: 16384, height: 1, fit: fill } }, { format: webp }]'));
+    const failed = await ledgerOf(() => build());
+    expect(failed.result.code).toBe(1);
+    expect([failed.charges, failed.spent]).toEqual([3, 30]);
+    expect(items(failed.result).sword).toMatchObject({ outcome: 'failed', credits: 10 });
+    expect((parseJson(failed.result).items as { id: string; reason?: string }[]).find((item) => item.id === 'sword')!.reason).toMatch(
+      /a WebP is at most 16383 pixels a side.*\.assetgen\/originals\/sword\/sword\.png/,
+    );
+    // The job is done (no job left in flight), its cost and its original recorded, the processing failed.
+    const kept = fs.readFileSync(file('.assetgen/originals/sword/sword.png'));
+    const recorded = lock().assets.sword!;
+    expect(recorded.job).toBeUndefined();
+    expect(recorded).toMatchObject({ credits: 10, postFailed: true });
+    expect(recorded.original).toEqual({ path: '.assetgen/originals/sword/sword.png', sha256: sha256(kept), size: kept.length });
+    const plan = items(await project.run(['build', '--dry-run', '--json']));
+    expect(plan.sword).toMatchObject({ action: 'reprocess', estimate: 0 });
+    expect(plan.sword!.reasons).toEqual([
+      'its post steps failed after it was paid for',
+      're-processed from .assetgen/originals/sword/sword.png, no paid call',
+    ]);
+    const requests = async () => (await project.mock.state()).requests;
+
+    // The same steps again: tried on the kept original, failing the same way, asking nothing.
+    let before = await requests();
+    const again = await ledgerOf(() => build());
+    expect([again.result.code, again.charges, (await requests()) - before]).toEqual([1, 0, 0]);
+    expect(items(again.result).sword).toMatchObject({ outcome: 'failed', credits: 0 });
+    expect(lock().assets.sword).toEqual(recorded);
+
+    write(manifest(RESIZE_64));
+    before = await requests();
+    const fixed = await ledgerOf(() => project.run(['build']));
+    expect(fixed.result.code, fixed.result.stderr).toBe(0);
+    expect((await requests()) - before).toBe(0);
+    expect([fixed.charges, fixed.spent]).toEqual([0, 0]);
+    // What the build says it was charged is what the ledger moved: nothing.
+    expect(fixed.result.stderr).toContain('Built 2, resumed 0, unchanged 1');
+    expect(fixed.result.stderr).toContain('; 0 credits.');
+    expect(fixed.result.stderr).not.toMatch(/charged/i);
+    // The output is the kept original's bytes through the fixed steps.
+    const steps = parsePostSteps([{ resize: { width: 64, height: 64, kernel: 'nearest' } }]);
+    expect(fs.readFileSync(file('assets/sword.png'))).toEqual((await applyPostSteps(kept, steps)).bytes);
+    expect(lock().assets.sword).toMatchObject({ credits: 10, original: recorded.original });
+    expect(lock().assets.sword!.postFailed).toBeUndefined();
+    const after = await ledgerOf(() => build());
+    expect(parseJson(after.result)).toMatchObject({ credits: { charged: 0 }, totals: { credits: 0 } });
+    expect(items(after.result).sword).toMatchObject({ outcome: 'unchanged' });
   });
 
   it('post removed from an asset whose out is .webp: the output is the original, named for its format (.png), as without post; no paid call', async () => {

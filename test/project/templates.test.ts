@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ManifestError } from '../../src/pipeline/errors.js';
 import { readTemplate, renderTemplate } from '../../src/pipeline/template-text.js';
 import { MAX_EXPANDED_ASSETS } from '../../src/pipeline/templates.js';
+import { MANIFEST_LIMITS } from '../../src/pipeline/manifest-limits.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { manifestOf, thrown } from './helpers.js';
 
@@ -228,6 +229,49 @@ describe('errors, each at its file:line:col (exit 2)', () => {
     expect(issues(lines('defaults: { agent: x }', 'assets:', ...entry('p', 1000, 1000)))[0]).toMatch(
       /^assetgen\.yaml:5:5: assets\[0\]\.matrix: expands to 1000000 assets/,
     );
+  });
+
+  it(`texts are bounded by their expanded size, reckoned before expanding: ${MANIFEST_LIMITS.expandedText} characters each`, () => {
+    const limit = MANIFEST_LIMITS.expandedText;
+    const entry = (v: number, style = '') =>
+      lines(`vars: { v: ${'v'.repeat(v)} }`, `defaults: { agent: x${style} }`, 'assets:', '  - id: a', '    prompt: p ${v}');
+    // At the limit: the prompt as sent, its style joined, is exactly as long as reckoned.
+    expect(assetsOf(entry(limit - 2))[0]!.prompt).toHaveLength(limit);
+    expect(assetsOf(entry(limit - 5, ', style: s'))[0]!.prompt).toHaveLength(limit);
+    const pastBy = (over: number) =>
+      `expands to ${limit + over} characters, past the ${limit} one text may have once its templates are expanded (vars, matrix values, style); use shorter vars`;
+    const past = pastBy(1);
+    expect(issues(entry(limit - 1))).toEqual([`assetgen.yaml:5:13: assets[0].prompt: ${past}`]);
+    expect(issues(entry(limit - 4, ', style: s'))).toEqual([`assetgen.yaml:5:13: assets[0].prompt: ${past}`]);
+    // The same in a set value, a matrix value, and the defaults rendered with vars.
+    const big = 'w'.repeat(limit);
+    expect(issues(lines('assets:', '  - id: w', '    workflow: wf', `    set: { n: "\${v}" }`, `vars: { v: ${big}x }`))).toEqual([
+      `assetgen.yaml:4:15: assets[0].set.n: ${past}`,
+    ]);
+    expect(
+      issues(lines('defaults: { agent: x }', 'assets:', '  - id: a-${n}', '    prompt: ${n}', `    matrix: { n: [1, ${big}x] }`)),
+    ).toEqual([`assetgen.yaml:3:9: assets[0].id: ${pastBy(3)}`, `assetgen.yaml:4:13: assets[0].prompt: ${past}`]);
+    expect(
+      issues(lines(`vars: { v: ${big} }`, 'defaults: { agent: x, style: "${v}s", out: "${v}/" }', 'assets:', '  - { id: a, prompt: p }')),
+    ).toEqual([`assetgen.yaml:2:30: defaults.style: ${past}`, `assetgen.yaml:2:44: defaults.out: ${past}`]);
+  });
+
+  it(`all the texts templates make in a manifest are bounded too: ${MANIFEST_LIMITS.expandedTotal} characters`, () => {
+    const values = (n: number) => `[${Array.from({ length: n }, (_, i) => i).join(', ')}]`;
+    const v = 32_768;
+    const entry = (id: string, n: number) => [`  - id: ${id}-\${n}`, '    prompt: ${v}', `    matrix: { n: ${values(n)} }`];
+    const head = [`vars: { v: ${'v'.repeat(v)} }`, 'defaults: { agent: x }', 'assets:'];
+    expect(assetsOf(lines(...head, ...entry('a', 500)))).toHaveLength(500);
+    // 300 × 32,768 characters of prompts twice: the second entry is the one past the limit (its ids `b-0` … `b-299` counted too).
+    expect(issues(lines(...head, ...entry('a', 300), ...entry('b', 300)))).toEqual([
+      `assetgen.yaml:7:5: assets[1]: its templates expand to ${300 * v + 300 * 2 + (10 + 90 * 2 + 200 * 3)} characters, bringing the manifest past the ${MANIFEST_LIMITS.expandedTotal} characters its templates may make in all; use shorter vars or fewer combinations, or split it into several manifests (-f)`,
+    ]);
+  });
+
+  it('a combination is named in messages with its values cut short', () => {
+    const long = 'y'.repeat(500);
+    const [issue] = issues(lines('defaults: { agent: x }', 'assets:', '  - id: p-${a}', '    prompt: p', `    matrix: { a: [${long}] }`));
+    expect(issue).toMatch(/^assetgen\.yaml:3:9: assets\[0\]\[a=y{118}…\]\.id: "p-y{500}" is not a usable id/);
   });
 
   it('a malformed ${, a bad vars entry, a style that is not a text', () => {

@@ -6,16 +6,18 @@ import { AbortedError, AssetgenError, JobFailedError } from '../../client/errors
 import { waitForRun, waitForVideo } from '../../client/poll.js';
 import type { AssetgenClient, CallOptions, Credits } from '../../client/types.js';
 import type { CommandContext } from '../../cli/context.js';
+import type { CreditTally } from '../../cli/credits.js';
 import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } from '../../cli/follow.js';
 import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
 import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../../pipeline/budget.js';
 import { describeFiles, idempotencyKeyFor, lockPath, type FileHash } from '../../pipeline/hash.js';
+import type { LockedFile } from '../../pipeline/lock.js';
 import type { ManifestAsset } from '../../pipeline/manifest.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
 import type { AssetResult, WorkedOutcome } from '../../pipeline/outcome.js';
 import type { PlanItem } from '../../pipeline/plan.js';
-import type { LockWriter, Processed } from '../../pipeline/writer.js';
+import type { LockWriter, Processed, Submission } from '../../pipeline/writer.js';
 import { originalsFolder } from '../../pipeline/post.js';
 import { processOriginal } from './post.js';
 import { removeInside } from '../../files/confine.js';
@@ -54,6 +56,17 @@ class CapReached extends Error {
   }
 }
 
+/** The paid image was saved as the asset's original, then its post steps (or the output's write) failed. */
+class PostStepsFailed extends Error {
+  constructor(
+    readonly original: LockedFile,
+    cause: unknown,
+  ) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`${why}; the paid image is kept as ${original.path}: a build re-processes it from there, with no paid call`);
+  }
+}
+
 /** Runs one asset to its end; never throws for its own failure (it is in the result). */
 export async function buildAsset(
   run: AssetRun,
@@ -66,13 +79,12 @@ export async function buildAsset(
     status: (text: string) => void;
   },
 ): Promise<ItemResult> {
-  const { ctx, writer } = run;
-  const quiet = ctx.forCall({
+  const quiet = run.ctx.forCall({
     onJobProgress: (update) => progress.status(sanitizeLine(update.message)),
-    io: { ...ctx.io, stdout: discard(), stdoutIsTTY: false, stderrIsTTY: false },
+    io: { ...run.ctx.io, stdout: discard(), stdoutIsTTY: false, stderrIsTTY: false },
     // Its own signal (aborted with the build's): each request listens to it while in flight, and
     // sixteen assets listening to one signal would pass node's listener warning threshold.
-    signal: AbortSignal.any([ctx.signal]),
+    signal: AbortSignal.any([run.ctx.signal]),
     globals: { quiet: true, json: false },
   });
   const tally = quiet.credits;
@@ -81,55 +93,80 @@ export async function buildAsset(
     const base = recordedCharge(item, tally.paidEarlier);
     return base === null ? null : base + tally.report.charged;
   };
-  const asset = item.asset!;
   try {
-    const hashes = new Map<string, FileHash>();
-    const calls = budgetedClient(run, reservation);
-    const processed: Processed = {};
-    const made = () => produce(quiet, run, calls, item, asset, { hashes, processed }, progress.status, jobCredits);
-    const paths = await quiet.spendOn(made);
-    const files = await describeFiles(run.root, paths, hashes);
+    const job: Production = {
+      ctx: quiet,
+      run,
+      client: budgetedClient(run, reservation),
+      item,
+      asset: item.asset!,
+      hashes: new Map(),
+      processed: {},
+      status: progress.status,
+      jobCredits,
+    };
+    const paths = await quiet.spendOn(() => produce(job));
+    const files = await describeFiles(run.root, paths, job.hashes);
     progress.saved();
     const { charged, refunded } = tally.report;
     const paid = jobCredits();
     const cost = paid === null ? null : paid - refunded;
-    await writer.finished(item.id, { files, credits: cost, ...processed });
+    await run.writer.finished(item.id, { files, credits: cost, ...job.processed });
     const outcome = item.action === 'resume' ? 'resumed' : 'built';
     return { id: item.id, outcome, files: files.map((f) => f.path), credits: charged - refunded, cost };
   } catch (error) {
-    // What was charged is in the build's tally already (the shared client reports to it); a
-    // refund is known only to the asset's context.
-    const { charged, refunded } = tally.report;
-    if (refunded) {
-      ctx.credits.refund(refunded);
-      reservation.charged(-refunded);
-    }
-    const result = (outcome: Outcome, reason: string, resume = true): ItemResult => ({
-      id: item.id,
-      outcome,
-      files: [],
-      credits: charged - refunded,
-      reason,
-      ...(resume ? { resume: run.resumeCommand(item.id) } : {}),
-    });
-    // The service gave up (and refunds a video): nothing to resume; the next build tries again. A job
-    // that succeeded without its file is charged and not refunded: kept, so no build pays for it twice.
-    if (error instanceof JobFailedError && error.code !== 'job_empty') {
-      await writer.failed(item.id);
-      return result('failed', error.message, false);
-    }
-    // The paid job stays in the lock with what it was charged so far: a resume adds to that.
-    const paid = jobCredits();
-    if (paid !== null && paid > 0) await writer.charged(item.id, paid).catch(() => {});
-    if (error instanceof CapReached) return { ...result('capped', error.message), refusal: error.refusal };
-    // The reason follows the outcome on its line (`- torch  interrupted: its paid job …`), as for every outcome.
-    if (error instanceof AbortedError || ctx.signal.aborted) return result('interrupted', 'its paid job is kept in assetgen.lock');
-    const reason = error instanceof AssetgenError ? error.message : String(error);
-    // Whatever was paid is in the lock (job id or idempotency key): building again resumes it.
-    return result('failed', reason);
+    return await recordFailure(run, item, { error, tally, reservation, jobCredits });
   } finally {
     await quiet.cleanup();
   }
+}
+
+/** An asset that did not finish: what the lock keeps of its paid job, and its result. */
+async function recordFailure(
+  run: AssetRun,
+  item: PlanItem,
+  failure: { error: unknown; tally: CreditTally; reservation: Reservation; jobCredits: () => number | null },
+): Promise<ItemResult> {
+  const { ctx, writer } = run;
+  const { error, reservation } = failure;
+  // What was charged is in the build's tally already (the shared client reports to it); a
+  // refund is known only to the asset's context.
+  const { charged, refunded } = failure.tally.report;
+  if (refunded) {
+    ctx.credits.refund(refunded);
+    reservation.charged(-refunded);
+  }
+  const result = (outcome: Outcome, reason: string, resume = true): ItemResult => ({
+    id: item.id,
+    outcome,
+    files: [],
+    credits: charged - refunded,
+    reason,
+    ...(resume ? { resume: run.resumeCommand(item.id) } : {}),
+  });
+  // The service gave up (and refunds a video): nothing to resume; the next build tries again. A job
+  // that succeeded without its file is charged and not refunded: kept, so no build pays for it twice.
+  if (error instanceof JobFailedError && error.code !== 'job_empty') {
+    await writer.failed(item.id);
+    return result('failed', error.message, false);
+  }
+  const paid = failure.jobCredits();
+  // The job is done and its image kept: recorded as such, the next build re-processes it for free.
+  if (error instanceof PostStepsFailed) {
+    const recorded = await writer.postFailed(item.id, { credits: paid === null ? null : paid - refunded, original: error.original }).then(
+      () => true,
+      () => false,
+    );
+    if (recorded) return result('failed', error.message, false);
+  }
+  // The paid job stays in the lock with what it was charged so far: a resume adds to that.
+  if (paid !== null && paid > 0) await writer.charged(item.id, paid).catch(() => {});
+  if (error instanceof CapReached) return { ...result('capped', error.message), refusal: error.refusal };
+  // The reason follows the outcome on its line (`- torch  interrupted: its paid job …`), as for every outcome.
+  if (error instanceof AbortedError || ctx.signal.aborted) return result('interrupted', 'its paid job is kept in assetgen.lock');
+  const reason = error instanceof AssetgenError ? error.message : String(error);
+  // Whatever was paid is in the lock (job id or idempotency key): building again resumes it.
+  return result('failed', reason);
 }
 
 /**
@@ -143,86 +180,132 @@ function recordedCharge(item: PlanItem, paidEarlier: number): number | null {
   return paidEarlier;
 }
 
-async function produce(
-  ctx: CommandContext,
-  run: AssetRun,
-  client: AssetgenClient,
-  item: PlanItem,
-  asset: ManifestAsset,
-  /** Filled with each saved file's hash, taken while it was written, and what post-processing made. */
-  made: { hashes: Map<string, FileHash>; processed: Processed },
-  status: (text: string) => void,
-  jobCredits: () => number | null,
-): Promise<string[]> {
-  const { writer, root, claims } = run;
-  const { hashes } = made;
+/** One asset's making: its context and client, and what it fills in for the lock. */
+interface Production {
+  /** The asset's own quiet context (its spending counted apart). */
+  ctx: CommandContext;
+  run: AssetRun;
+  /** The budgeted client (budgetedClient). */
+  client: AssetgenClient;
+  item: PlanItem;
+  asset: ManifestAsset;
+  /** Filled with each saved file's hash, taken while it was written. */
+  hashes: Map<string, FileHash>;
+  /** Filled with what post-processing made. */
+  processed: Processed;
+  status: (text: string) => void;
+  jobCredits: () => number | null;
+}
+
+/** The paid call and the saves of one asset, with its key and its lock records. */
+interface PaidSteps {
+  /** What the lock records before the paid call. */
+  submission: Submission;
+  /** `-o` for its files. */
+  output: string;
+  /** Saves files (to `output`, or `to`); each one claimed for the asset and hashed as written. */
+  save(files: OutputFile[], to?: string): Promise<string[]>;
+  /** The paid call, with the asset's key, under the grace signal. */
+  pay<T extends { credits: Credits }>(call: (options: CallOptions) => Promise<T>): Promise<T>;
+  /**
+   * A job's paid call (a run, a video), unless the lock has its id already; the job is recorded as
+   * soon as the service answers, with its id and what it has been charged.
+   */
+  submitJob<T extends { id: string; credits: Credits }>(
+    call: (options: CallOptions) => Promise<T>,
+  ): Promise<{ jobId: string; initial?: T }>;
+}
+
+/** Makes the asset's files (paid call, wait, save, post-processing); their project paths. */
+async function produce(job: Production): Promise<string[]> {
+  const steps = paidSteps(job);
+  // Recorded before the paid call: a crash between paying and answering leaves the key to ask again with.
+  if (!job.item.job?.jobId) await job.run.writer.submitted(job.item.id, steps.submission);
+  if (job.asset.kind === 'image') return produceImage(job, steps);
+  if (job.asset.kind === 'workflow') return produceRun(job, steps);
+  return produceVideo(job, steps);
+}
+
+function paidSteps(job: Production): PaidSteps {
+  const { ctx, run, client, item } = job;
+  const { root, claims, writer } = run;
   const generation = item.job ? item.job.generation : (item.generation ?? 1);
   const key = item.job?.idempotencyKey ?? idempotencyKeyFor(item.id, item.spec, generation ?? 1);
   // Sent for the first time by this build: a replay after a lost attempt is then this build's own charge.
   const keyIsNew = !item.job && !item.reusesKey;
   const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key, generation };
-  const output = outputOption(asset, root);
-  const save = (files: OutputFile[], to = output): Promise<string[]> => {
-    status(files.length === 1 ? 'saving' : `saving ${files.length} files`);
-    return saveOutputs(ctx, client, files, {
-      output: to,
-      force: true,
-      root,
-      refuse: (file) => claims.claim(lockPath(root, file), item.id),
-      onSaved: (saved) => hashes.set(path.resolve(saved.path), { sha256: saved.sha256, size: saved.size }),
-    });
-  };
+  const output = outputOption(job.asset, root);
   // The paid call's own signal waits out the grace period: at Ctrl-C its answer (the job id, the charge) still arrives.
   const paidSignal = AbortSignal.any([run.requestSignal]);
-  /** The paid call, with the build's key, under the grace signal. */
-  const pay = <T extends { credits: Credits }>(call: (options: CallOptions) => Promise<T>): Promise<T> =>
-    paidCall(ctx, key, (options) => call({ signal: paidSignal, ...options }), keyIsNew);
-  /**
-   * A job's paid call (a run, a video), unless the lock has its id already; the job is recorded as
-   * soon as the service answers, with its id and what it has been charged.
-   */
-  const submitJob = async <T extends { id: string; credits: Credits }>(
-    call: (options: CallOptions) => Promise<T>,
-  ): Promise<{ jobId: string; initial?: T }> => {
-    if (item.job?.jobId) return { jobId: item.job.jobId };
-    const initial = await pay(call);
-    await writer.submitted(item.id, { ...submission, jobId: initial.id, credits: jobCredits() ?? undefined });
-    return { jobId: initial.id, initial };
+  const steps: PaidSteps = {
+    submission,
+    output,
+    save: (files, to = output) => {
+      job.status(files.length === 1 ? 'saving' : `saving ${files.length} files`);
+      return saveOutputs(ctx, client, files, {
+        output: to,
+        force: true,
+        root,
+        refuse: (file) => claims.claim(lockPath(root, file), item.id),
+        onSaved: (saved) => job.hashes.set(path.resolve(saved.path), { sha256: saved.sha256, size: saved.size }),
+      });
+    },
+    pay: (call) => paidCall(ctx, key, (options) => call({ signal: paidSignal, ...options }), keyIsNew),
+    submitJob: async (call) => {
+      if (item.job?.jobId) return { jobId: item.job.jobId };
+      const initial = await steps.pay(call);
+      await writer.submitted(item.id, { ...submission, jobId: initial.id, credits: job.jobCredits() ?? undefined });
+      return { jobId: initial.id, initial };
+    },
   };
-  // Recorded before the paid call: a crash between paying and answering leaves the key to ask again with.
-  if (!item.job?.jobId) await writer.submitted(item.id, submission);
+  return steps;
+}
 
-  if (asset.kind === 'image') {
-    const generated = await pay((options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, options));
-    const file = { url: generated.assetUrl, stem: asset.id, contentType: generated.contentType, fallbackExtension: '.png' };
-    if (!asset.post) return save([{ ...file, bytes: generated.assetBytes }]);
-    // Downloaded as the kept original, then processed into the output (./post.ts).
-    const [original] = await save([{ ...file, bytes: generated.assetBytes }], `${path.join(root, originalsFolder(asset.id))}${path.sep}`);
-    status('post-processing');
-    const previous = item.files.filter((entry) => entry.state === 'ok').map((entry) => entry.path);
-    const expected = hashes.get(path.resolve(original));
-    const result = await processOriginal(root, asset, lockPath(root, original), { claims, previous, expected });
-    Object.assign(made.processed, { original: result.original, post: result.post });
-    return result.files.map((entry) => {
-      hashes.set(path.resolve(root, entry.path), { sha256: entry.sha256, size: entry.size });
-      return entry.path;
-    });
-  }
+async function produceImage(job: Production, steps: PaidSteps): Promise<string[]> {
+  const { asset, client, run } = job;
+  const generated = await steps.pay((options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, options));
+  const file = { url: generated.assetUrl, stem: asset.id, contentType: generated.contentType, fallbackExtension: '.png' };
+  if (!asset.post) return steps.save([{ ...file, bytes: generated.assetBytes }]);
+  // Downloaded as the kept original, then processed into the output (./post.ts).
+  const keptIn = `${path.join(run.root, originalsFolder(asset.id))}${path.sep}`;
+  const [original] = await steps.save([{ ...file, bytes: generated.assetBytes }], keptIn);
+  return postProcess(job, original);
+}
 
-  if (asset.kind === 'workflow') {
-    const { jobId, initial } = await submitJob((options) => client.runWorkflow(asset.workflow!, asset.set, options));
-    const done = await followRun(ctx, client, targetFor(ctx, 'run', jobId, { output }), initial);
-    return save(runOutputFiles(done, asset.id));
-  }
+/** The paid image, saved as the original at `original`, processed into the output; a failure keeps it (PostStepsFailed). */
+async function postProcess(job: Production, original: string): Promise<string[]> {
+  const { root, claims } = job.run;
+  job.status('post-processing');
+  const previous = job.item.files.filter((entry) => entry.state === 'ok').map((entry) => entry.path);
+  const source = lockPath(root, original);
+  const expected = job.hashes.get(path.resolve(original));
+  const result = await processOriginal(root, job.asset, source, { claims, previous, expected }).catch((error: unknown) => {
+    throw expected ? new PostStepsFailed({ path: source, ...expected }, error) : error;
+  });
+  Object.assign(job.processed, { original: result.original, post: result.post });
+  return result.files.map((entry) => {
+    job.hashes.set(path.resolve(root, entry.path), { sha256: entry.sha256, size: entry.size });
+    return entry.path;
+  });
+}
 
-  const { jobId, initial } = await submitJob((options) =>
+async function produceRun(job: Production, steps: PaidSteps): Promise<string[]> {
+  const { ctx, client, asset } = job;
+  const { jobId, initial } = await steps.submitJob((options) => client.runWorkflow(asset.workflow!, asset.set, options));
+  const done = await followRun(ctx, client, targetFor(ctx, 'run', jobId, { output: steps.output }), initial);
+  return steps.save(runOutputFiles(done, asset.id));
+}
+
+async function produceVideo(job: Production, steps: PaidSteps): Promise<string[]> {
+  const { ctx, client, asset } = job;
+  const { jobId, initial } = await steps.submitJob((options) =>
     client.createVideo(
       { prompt: asset.prompt!, agentId: asset.agent, durationSeconds: asset.duration, aspectRatio: asset.aspectRatio },
       options,
     ),
   );
-  const job = await followVideo(ctx, client, targetFor(ctx, 'video', jobId, { output }), initial);
-  return save([videoOutputFile(job, asset.id)]);
+  const video = await followVideo(ctx, client, targetFor(ctx, 'video', jobId, { output: steps.output }), initial);
+  return steps.save([videoOutputFile(video, asset.id)]);
 }
 
 /**

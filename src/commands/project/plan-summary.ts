@@ -9,6 +9,7 @@ export interface PlanView {
   estimate: Plan['estimate'];
 }
 import { plural } from '../../cli/credits.js';
+import { markdownCell } from '../../pipeline/markup.js';
 
 /** Would the real build hold something back? Known cost over the cap, or unknown costs under one. */
 export interface BudgetCheck {
@@ -67,16 +68,13 @@ export function budgetLine(check: BudgetCheck | undefined): string | undefined {
   return `Within the budget of ${plural(check.max, 'credit')}.`;
 }
 
-/** Markdown cells hold no pipe, newline or backtick of their own (ids and reasons come from the manifest). */
-const cell = (text: string): string => text.replace(/[|`\r\n\\]/g, (c) => (c === '\n' || c === '\r' ? ' ' : `\\${c}`));
-
 const MARKDOWN_ROWS = 100;
 
 /** The plan as a short Markdown summary. */
 export function planMarkdown(plan: PlanView, check: BudgetCheck | undefined, manifest: string): string {
-  const lines = [`### assetgen build plan — \`${cell(manifest)}\``, ''];
+  const lines = [`### assetgen build plan — ${markdownCell(manifest, 'code')}`, ''];
   lines.push(`**${actionCounts(plan).join(' · ')}**`, '');
-  lines.push(`**Estimated cost:** ${estimateText(plan, (id) => `\`${cell(id)}\``)}`, '');
+  lines.push(`**Estimated cost:** ${estimateText(plan, (id) => markdownCell(id, 'code'))}`, '');
   const budget = budgetLine(check);
   if (budget) lines.push(`${failsBudget(check) ? '⚠️ ' : ''}**${budget}**`, '');
   const changes = plan.items.filter((item) => item.action !== 'none');
@@ -84,7 +82,9 @@ export function planMarkdown(plan: PlanView, check: BudgetCheck | undefined, man
     lines.push('| Asset | Status | Action | Credits | Why |', '|---|---|---|---:|---|');
     // A pull-request comment holds 65,536 characters: the first rows, then a count.
     for (const item of changes.slice(0, MARKDOWN_ROWS)) {
-      lines.push(`| \`${cell(item.id)}\` | ${item.status} | ${item.action} | ${creditCell(item)} | ${cell(item.reasons.join('; '))} |`);
+      lines.push(
+        `| ${markdownCell(item.id, 'code')} | ${item.status} | ${item.action} | ${creditCell(item)} | ${markdownCell(item.reasons.join('; '))} |`,
+      );
     }
     if (changes.length > MARKDOWN_ROWS)
       lines.push(

@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CommandContext } from '../../cli/context.js';
 import { plural } from '../../cli/credits.js';
-import { CreditBudget, describeRefusal, isRefusal } from '../../pipeline/budget.js';
+import { CreditBudget, describeRefusal, isRefusal, type Reservation } from '../../pipeline/budget.js';
 import { OutputClaims } from '../../pipeline/owners.js';
 import type { PlanItem } from '../../pipeline/plan.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import { startBoard } from '../../cli/board.js';
+import { startBoard, type Board } from '../../cli/board.js';
 import { buildAsset, pruneAsset, type AssetRun, type ItemResult } from './asset.js';
 import type { RunFlags } from './run.js';
 import { reprocessAsset } from './post.js';
@@ -38,86 +38,34 @@ export async function runPlan(
   // Sheets are packed after the rest (./sheet.ts): their inputs are made first.
   const queue = items.filter((item) => ['generate', 'resume', 'reprocess'].includes(item.action) && item.kind !== 'sheet');
   const sheets = items.filter((item) => item.action === 'reprocess' && item.kind === 'sheet');
+  const total = queue.length + sheets.length;
   // One client for the whole build: its connections are reused from asset to asset (each asset's
   // own spending is still counted, see CommandContext.spendOn). Missing credentials end the build
   // here; a build that only re-processes (no paid call) needs none.
   const client = queue.some((item) => item.action !== 'reprocess') ? await ctx.client() : undefined;
   const results: ItemResult[] = [];
   const started = Date.now();
-  const total = queue.length + sheets.length;
   const board = startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
-  const budget = new CreditBudget(options.maxCredits);
   const grace = graceSignal(ctx.signal, ANSWER_GRACE_MS);
-  // Which asset each output file belongs to: a save never replaces another asset's file (owners.ts).
-  const claims = new OutputClaims(writer.lock, (file) => fs.existsSync(path.join(root, file)));
   const run: AssetRun = {
     ctx,
     client: client!,
     root,
-    claims,
+    // Which asset each output file belongs to: a save never replaces another asset's file (owners.ts).
+    claims: new OutputClaims(writer.lock, (file) => fs.existsSync(path.join(root, file))),
     writer,
-    budget,
+    budget: new CreditBudget(options.maxCredits),
     requestSignal: grace.signal,
     resumeCommand: options.resumeCommand,
   };
-  let stop = false;
-  const recording: Promise<void>[] = [];
-  const worker = async (): Promise<void> => {
-    for (let item = queue.shift(); item; item = queue.shift()) {
-      // Not started: said in a line of its own, as a finished asset is.
-      const notStarted = (result: ItemResult): void => {
-        results.push(result);
-        board.finish(item.id, resultLine(result));
-      };
-      if (stop || ctx.signal.aborted) {
-        notStarted(skipped(item, ctx.signal.aborted ? 'interrupted before it started' : 'not started after an earlier failure'));
-        continue;
-      }
-      const reservation = budget.start(item.estimate);
-      if (isRefusal(reservation)) {
-        notStarted({
-          ...skipped(item, describeRefusal(reservation, ctx.frontEnd.option('maxCredits', reservation.max))),
-          outcome: 'capped',
-          refusal: reservation,
-        });
-        continue;
-      }
-      let filesSaved!: () => void;
-      const saved = new Promise<void>((resolve) => (filesSaved = resolve));
-      board.set(item.id, startingStatus(item));
-      const progress = {
-        saved: () => {
-          reservation.release();
-          filesSaved();
-        },
-        status: (text: string) => board.set(item.id, text),
-      };
-      const work =
-        item.action === 'reprocess' ? reprocessAsset(run, item).finally(progress.saved) : buildAsset(run, item, reservation, progress);
-      const done = work.then((result) => {
-        reservation.release();
-        results.push(result);
-        board.finish(item.id, resultLine(result));
-        if (result.outcome === 'failed' && options.failFast) stop = true;
-      });
-      recording.push(done);
-      // On to the next asset once this one's files are saved: its lock update is written while
-      // the next one is submitted (often in the same write), instead of on every asset's path.
-      await Promise.race([saved, done]);
-    }
+  /** An asset's end (or its not starting), said in a line of its own. */
+  const finish = (result: ItemResult): void => {
+    results.push(result);
+    board.finish(result.id, resultLine(result));
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-    await Promise.all(recording);
-    const unfinished = new Set(
-      results.filter((result) => result.outcome !== 'built' && result.outcome !== 'resumed').map((result) => result.id),
-    );
-    for (const item of sheets) {
-      board.set(item.id, 'packing');
-      const result = ctx.signal.aborted ? skipped(item, 'interrupted before it started') : await packSheet(run, item, unfinished);
-      results.push(result);
-      board.finish(item.id, resultLine(result));
-    }
+    await workThrough(run, queue, { board, finish, options });
+    await packSheets(run, sheets, { board, finish, results });
   } finally {
     grace.dispose();
     board.stop();
@@ -127,6 +75,84 @@ export async function runPlan(
     ctx.out.info(resultLine(results.at(-1)!));
   }
   return results;
+}
+
+/** How the pool reports: the live board, and where each asset's result goes. */
+interface PoolReport {
+  board: Board;
+  finish: (result: ItemResult) => void;
+}
+
+/** The queue's assets, `options.concurrency` at a time, each under the credit budget; resolves once every result is recorded. */
+async function workThrough(run: AssetRun, queue: PlanItem[], pool: PoolReport & { options: RunOptions }): Promise<void> {
+  const { ctx, budget } = run;
+  let stop = false;
+  const recording: Promise<void>[] = [];
+  const worker = async (): Promise<void> => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      if (stop || ctx.signal.aborted) {
+        pool.finish(skipped(item, ctx.signal.aborted ? 'interrupted before it started' : 'not started after an earlier failure'));
+        continue;
+      }
+      const reservation = budget.start(item.estimate);
+      if (isRefusal(reservation)) {
+        pool.finish({
+          ...skipped(item, describeRefusal(reservation, ctx.frontEnd.option('maxCredits', reservation.max))),
+          outcome: 'capped',
+          refusal: reservation,
+        });
+        continue;
+      }
+      const { saved, result } = startAsset(run, item, reservation, pool.board);
+      const done = result.then((ended) => {
+        pool.finish(ended);
+        if (ended.outcome === 'failed' && pool.options.failFast) stop = true;
+      });
+      recording.push(done);
+      // On to the next asset once this one's files are saved: its lock update is written while
+      // the next one is submitted (often in the same write), instead of on every asset's path.
+      await Promise.race([saved, done]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, pool.options.concurrency) }, worker));
+  await Promise.all(recording);
+}
+
+/** Starts one asset: `saved` resolves once its files are saved (its reservation then released), `result` when it ends. */
+function startAsset(
+  run: AssetRun,
+  item: PlanItem,
+  reservation: Reservation,
+  board: Board,
+): { saved: Promise<void>; result: Promise<ItemResult> } {
+  let filesSaved!: () => void;
+  const saved = new Promise<void>((resolve) => (filesSaved = resolve));
+  board.set(item.id, startingStatus(item));
+  const progress = {
+    saved: () => {
+      reservation.release();
+      filesSaved();
+    },
+    status: (text: string) => board.set(item.id, text),
+  };
+  const work =
+    item.action === 'reprocess' ? reprocessAsset(run, item).finally(progress.saved) : buildAsset(run, item, reservation, progress);
+  const result = work.then((ended) => {
+    reservation.release();
+    return ended;
+  });
+  return { saved, result };
+}
+
+/** Sheets, packed once the paid work is done: an input that did not finish leaves its sheet unpacked. */
+async function packSheets(run: AssetRun, sheets: PlanItem[], pool: PoolReport & { results: ItemResult[] }): Promise<void> {
+  const unfinished = new Set(
+    pool.results.filter((result) => result.outcome !== 'built' && result.outcome !== 'resumed').map((result) => result.id),
+  );
+  for (const item of sheets) {
+    pool.board.set(item.id, 'packing');
+    pool.finish(run.ctx.signal.aborted ? skipped(item, 'interrupted before it started') : await packSheet(run, item, unfinished));
+  }
 }
 
 /** A signal aborted `ms` after `signal` is (with its reason); dispose() drops the timer and listener. */
