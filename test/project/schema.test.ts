@@ -11,8 +11,12 @@ const schema = JSON.parse(fs.readFileSync(new URL('../../schema/assetgen.schema.
 const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
 const validate = ajv.compile(schema);
 const docs = fs.readFileSync(new URL('../../docs/build.md', import.meta.url), 'utf8');
-/** Every ```yaml block in docs/build.md that is a manifest (has `assets:`). */
-const documented = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).filter((text) => /^assets:/m.test(text));
+/** The "Errors" section shows a manifest with mistakes on purpose (test/project/docs-errors.test.ts runs it). */
+const errorsSection = docs.slice(docs.indexOf('\n### Errors\n'), docs.indexOf('\n### Limits\n'));
+const manifestsIn = (text: string): string[] =>
+  [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).filter((yaml) => /^assets:/m.test(yaml));
+/** Every ```yaml block in docs/build.md that is a manifest (has `assets:`), but the mistaken one. */
+const documented = manifestsIn(docs.replace(errorsSection, ''));
 
 const schemaAccepts = (text: string): boolean => validate(parse(text));
 
@@ -26,8 +30,10 @@ describe('the JSON Schema', () => {
     expect(pkg.dependencies.yaml).toBeDefined();
   });
 
-  it('accepts the starter, the example of the issue and every manifest in docs/build.md', () => {
+  it('accepts the starter, the example of the issue and every manifest in docs/build.md, and rejects its Errors example', () => {
     expect(documented.length).toBeGreaterThan(0);
+    expect(manifestsIn(errorsSection)).toHaveLength(1);
+    expect(schemaAccepts(manifestsIn(errorsSection)[0]!)).toBe(false);
     for (const text of [STARTER, EXAMPLE, ...documented]) {
       expect(schemaAccepts(text), `${JSON.stringify(validate.errors)}\n${text}`).toBe(true);
       expect(() => manifestOf(text)).not.toThrow();
