@@ -11,6 +11,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The same environment on every machine: no proxy from the shell, UTC (test/support/environment.ts).
+    setupFiles: ['test/support/environment.ts'],
     // Four workers on this 2-core machine, not vitest's default of cores − 1 (one): most tests wait
     // on a spawned CLI or a socket (vitest alone uses ~70% of both cores with three), so more workers
     // fill that time (vitest alone at ~1,030 tests: three workers 45 s, four 38–40 s). With the

@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // The same environment on every machine: no proxy from the shell, UTC (test/support/environment.ts).
+    setupFiles: ['test/support/environment.ts'],
   },
 });

@@ -1,5 +1,6 @@
 // The mock's own routes: generated files, and the admin API under /__mock. Neither is charged,
 // authenticated or faulted: they are how tests look at and steer the mock.
+import { ENDPOINTS, type EndpointName } from '../api/endpoints.js';
 import { ADMIN_PATH, FILES_PATH } from './constants.js';
 import { type MockRequest, type MockResponse } from './exchange.js';
 import { renderVideo, VIDEO_CONTENT_TYPE } from './media/gif.js';
@@ -59,6 +60,7 @@ export function adminRoutes(state: MockState, issueKey: () => string): Route[] {
         runs: [...state.runs.values()],
         videos: [...state.videos.values()],
         streams: Object.fromEntries(state.streams),
+        held: state.held,
       });
     }),
     plain('POST', `${ADMIN_PATH}/reset`, () => {
@@ -95,6 +97,7 @@ function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
     'videoRefundDelayMs',
     'streamStepMs',
     'latencyMs',
+    'hold',
     'faults',
     'idempotency',
     'seed',
@@ -107,6 +110,11 @@ function validateConfig(body: Record<string, unknown>): Partial<MockConfig> {
   patch.videoRefundDelayMs = int('videoRefundDelayMs', 0);
   patch.streamStepMs = int('streamStepMs', 0);
   patch.latencyMs = int('latencyMs', 0);
+  if (body.hold !== undefined) {
+    if (!Array.isArray(body.hold) || body.hold.some((name) => typeof name !== 'string' || !Object.hasOwn(ENDPOINTS, name)))
+      throw new Reject(400, 'invalid_request', `"hold" must list some of ${Object.keys(ENDPOINTS).join(', ')}.`, { field: 'hold' });
+    patch.hold = [...new Set(body.hold as EndpointName[])];
+  }
   if (body.seed !== undefined) {
     if (typeof body.seed !== 'string' && typeof body.seed !== 'number')
       throw new Reject(400, 'invalid_request', '"seed" must be a string or a number.', { field: 'seed' });

@@ -1,4 +1,4 @@
-// Every endpoint runs inside the same layers — latency, faults, error answers, authentication,
+// Every endpoint runs inside the same layers — hold, latency, faults, error answers, authentication,
 // idempotency, credit headers — so each endpoint's own code is only what it does. A layer is a
 // plain function of the call and the rest of the chain; `route` composes them once per endpoint.
 import { hash } from 'node:crypto';
@@ -41,6 +41,12 @@ type Layer = (call: Call, next: Next) => Promise<MockResponse>;
 const withLatency: Layer = (call, next) => {
   const { latencyMs } = call.state.config;
   return latencyMs > 0 ? sleep(latencyMs).then(() => next(call)) : next(call);
+};
+
+/** A held endpoint's calls wait here, first, until released (`hold` in /__mock/config). */
+const withHold: Layer = (call, next) => {
+  const held = call.state.heldUntilReleased(call.name);
+  return held ? held.then(() => next(call)) : next(call);
 };
 
 function pickFault(state: MockState): FaultKind | undefined {
@@ -158,7 +164,7 @@ function withCredits(endpoint: Endpoint): Next {
   };
 }
 
-const LAYERS: Layer[] = [withLatency, withFaults, withErrorAnswers, withAuth, withIdempotency];
+const LAYERS: Layer[] = [withHold, withLatency, withFaults, withErrorAnswers, withAuth, withIdempotency];
 
 export function route(state: MockState, name: EndpointName, endpoint: Endpoint): Route {
   const chain = LAYERS.reduceRight<Next>((next, layer) => (call) => layer(call, next), withCredits(endpoint));

@@ -1,5 +1,6 @@
 // The mock's state: one seeded account (credits and a ledger), its credentials (credentials.ts),
 // and the records of generations, runs and video jobs. Pure data and rules: no HTTP here.
+import type { EndpointName } from '../api/endpoints.js';
 import { CredentialBook } from './credentials.js';
 import { DEFAULT_IDEMPOTENCY_LIMITS, IdempotencyStore, type IdempotencyLimits } from './idempotency.js';
 import { randomHex } from './ids.js';
@@ -30,6 +31,12 @@ export interface MockConfig {
   streamStepMs: number;
   /** Added to every public response. */
   latencyMs: number;
+  /**
+   * Endpoints whose calls wait, before anything else happens to them (nothing charged yet), until
+   * the endpoint is taken off this list: a test's deterministic "the call is out now" (see
+   * `held` in /__mock/state), where a latency would race the machine's speed.
+   */
+  hold: EndpointName[];
   faults: { rate: number; kinds: FaultKind[] };
   /** How many idempotent answers are kept, and for how long (see idempotency.ts). */
   idempotency: IdempotencyLimits;
@@ -44,6 +51,7 @@ export const DEFAULT_CONFIG: Omit<MockConfig, 'credits'> = {
   videoRefundDelayMs: 0,
   streamStepMs: 40,
   latencyMs: 0,
+  hold: [],
   faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] },
   idempotency: DEFAULT_IDEMPOTENCY_LIMITS,
 };
@@ -88,6 +96,8 @@ export class MockState {
   readonly #seed: string;
   /** API keys and sessions (as hashes); they survive `reset()`. */
   readonly credentials = new CredentialBook();
+  /** Calls waiting on `hold`, each with what lets it go on. */
+  readonly #held = new Set<{ name: EndpointName; go: () => void }>();
 
   constructor(options: MockStateOptions = {}) {
     this.idempotency = new IdempotencyStore(() => this.config.idempotency, options.clock);
@@ -112,6 +122,7 @@ export class MockState {
     this.idempotency.clear();
     this.requests = 0;
     this.random = seededRandom(this.#seed);
+    this.#releaseHeld();
   }
 
   /** Merges settings; `credits` sets the balance. */
@@ -121,6 +132,28 @@ export class MockState {
     const faults = patch.faults ? { ...this.config.faults, ...patch.faults } : this.config.faults;
     const idempotency = patch.idempotency ? { ...this.config.idempotency, ...patch.idempotency } : this.config.idempotency;
     this.config = { ...this.config, ...patch, faults, idempotency, credits: this.credits };
+    this.#releaseHeld();
+  }
+
+  // ── hold ───────────────────────────────────────────────────────────────────────────────────────
+  /** What a call of `name` waits for while its endpoint is held; undefined when it is not. */
+  heldUntilReleased(name: EndpointName): Promise<void> | undefined {
+    if (!this.config.hold.includes(name)) return undefined;
+    return new Promise((resolve) => void this.#held.add({ name, go: resolve }));
+  }
+
+  /** How many calls are waiting on `hold` now. */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  /** Lets go the calls whose endpoint is no longer held. */
+  #releaseHeld(): void {
+    for (const entry of this.#held) {
+      if (this.config.hold.includes(entry.name)) continue;
+      this.#held.delete(entry);
+      entry.go();
+    }
   }
 
   // ── credits ────────────────────────────────────────────────────────────────────────────────────

@@ -21,7 +21,7 @@ beforeAll(async () => {
   const bin = path.join(home.home, 'bin');
   fs.mkdirSync(bin);
   fs.writeFileSync(path.join(bin, 'assetgen'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`, { mode: 0o755 });
-  env = { ...home.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, ASSETGEN_BASE_URL: SERVICE };
+  env = { ...home.env, PATH: `${bin}${path.delimiter}${home.env.PATH}`, ASSETGEN_BASE_URL: SERVICE };
   const result = await runInProcess(['completion', 'bash'], { env: home.env, cwd: home.cwd });
   expect(result.code).toBe(0);
   script = path.join(home.home, 'assetgen.bash');

@@ -300,10 +300,10 @@ describe('each paid command × each way of ending after paying', () => {
       name: '--timeout',
       code: 7,
       setup: async () => {
-        // The service slows down only once the job is paid for: the timeout always falls in the
-        // wait, however slow this machine is (a fixed latency raced the submission against it).
-        await project.mock.config({ videoSteps: 6 });
-        return { extra: ['--timeout', '1500ms'], onPaid: async () => void (await project.mock.config({ latencyMs: 5000 })) };
+        // The mock holds every poll (the submission goes through): the timeout always falls in the
+        // wait, however slow this machine is (a latency set once paid raced the polls).
+        await project.mock.hold(['getRun', 'getVideo']);
+        return { extra: ['--timeout', '1500ms'] };
       },
     },
     {
@@ -347,7 +347,7 @@ describe('each paid command × each way of ending after paying', () => {
         expect(error.job.resume).toContain(`-o ${command.dir}/`);
 
         fs.rmSync(path.join(project.home.cwd, command.dir), { recursive: true, force: true });
-        await project.mock.config({ credits: 5000, latencyMs: 0 });
+        await project.mock.config({ credits: 5000, hold: [] });
         const resumed = await runPrinted(error.job.resume);
         expect(resumed.code, resumed.stderr).toBe(0);
         for (const file of resumed.stdout.trim().split('\n')) expect(path.dirname(file)).toBe(path.join(project.home.cwd, command.dir));

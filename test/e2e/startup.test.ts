@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect } from '../support/cli.js';
+import { collect, TEST_PATH } from '../support/cli.js';
 import { BIN } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 import { spawnPty } from '../support/pty.js';
@@ -24,7 +24,7 @@ async function importsOf(args: string[], env: NodeJS.ProcessEnv = {}): Promise<s
   const file = path.join(dir, 'imports.txt');
   try {
     const child = spawn(process.execPath, ['--require', recorder, ...args], {
-      env: { PATH: process.env.PATH, HOME: dir, ASSETGEN_STATE_DIR: dir, RECORD_IMPORTS_TO: file, ...env },
+      env: { PATH: TEST_PATH, HOME: dir, ASSETGEN_STATE_DIR: dir, RECORD_IMPORTS_TO: file, ...env },
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -62,7 +62,7 @@ describe('start-up', () => {
     const screens = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../dist/help-screens.json', import.meta.url)), 'utf8'));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-pty-help-'));
     try {
-      const env = { PATH: process.env.PATH, HOME: dir, ASSETGEN_STATE_DIR: dir, TERM: 'xterm-256color' };
+      const env = { PATH: TEST_PATH, HOME: dir, ASSETGEN_STATE_DIR: dir, TERM: 'xterm-256color' };
       const screenOf = async (cols: number): Promise<string> => {
         const session = spawnPty(['video', 'create', '--help'], { env, cwd: dir, cols });
         expect(await session.exit).toBe(0);

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { collect } from '../support/cli.js';
+import { collect, TEST_PATH } from '../support/cli.js';
 import { makePixels, toPng } from './pixels.js';
 
 const recorder = fileURLToPath(new URL('../fixtures/record-imports.cjs', import.meta.url));
@@ -18,7 +18,7 @@ async function loadsOf(script: string): Promise<string[]> {
   const file = path.join(dir, 'imports.txt');
   try {
     const child = spawn(process.execPath, ['--require', recorder, '--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, HOME: dir, RECORD_IMPORTS_TO: file },
+      env: { PATH: TEST_PATH, HOME: dir, RECORD_IMPORTS_TO: file },
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

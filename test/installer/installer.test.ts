@@ -496,11 +496,11 @@ describe('assetgen install (the command)', () => {
     const version = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
     const skill = (dir: string) => fs.readFileSync(path.join(home.cwd, dir, 'skills', 'assetgen', 'SKILL.md'), 'utf8');
 
-    env = { ...env, PATH: [npxCache, process.env.PATH].join(path.delimiter) };
+    env = { ...env, PATH: [npxCache, home.env.PATH].join(path.delimiter) };
     expect((await cli(['install', '--agent', 'kiro'])).code).toBe(0);
     expect(skill('.kiro')).toContain(`npx -y assetgen@${version} generate`);
 
-    env = { ...env, PATH: [global, process.env.PATH].join(path.delimiter) };
+    env = { ...env, PATH: [global, home.env.PATH].join(path.delimiter) };
     expect((await cli(['install', '--agent', 'roo'])).code).toBe(0);
     expect(skill('.roo')).toMatch(/^assetgen generate /m);
     // `update` re-renders what is installed with the command of now.

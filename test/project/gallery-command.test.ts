@@ -130,9 +130,9 @@ describe('assetgen build --report', () => {
 
   it('a report that cannot be written once the build ran fails after it (exit 1), never hiding its outcome or its lock', async () => {
     // The way is clear when the build is checked; a file takes the report's folder while it pays.
-    await project.mock.config({ latencyMs: 150 });
     const block = () => writeFiles(project.cwd, { blocked: 'a file where the report wants a folder' });
     const ok = await whilePaying(
+      project.mock,
       project.cwd,
       'sword',
       () => run(['build', 'sword', '-j', '1', '--report', 'blocked/r.html', '--json']),

@@ -6,6 +6,7 @@ import { onTestFinished } from 'vitest';
 import type { Lock } from '../../src/pipeline/lock.js';
 import { journalFileFor } from '../../src/pipeline/lock-journal.js';
 import { parseManifest, type Manifest } from '../../src/pipeline/manifest.js';
+import type { MockHandle } from '../support/mock.js';
 
 export const EXAMPLE = fs.readFileSync(new URL('./fixtures/example.yaml', import.meta.url), 'utf8');
 export const STARTER = fs.readFileSync(new URL('../../templates/assetgen.yaml', import.meta.url), 'utf8');
@@ -68,19 +69,34 @@ export const sampleLock = (): Lock => ({
 });
 
 /**
- * Starts `build` (a build of the project in `root`) and, once its journal records `id`'s paid call
- * (written before the call is sent: planning is over), runs `meanwhile` — a change the build finds
- * only after it planned. Slow the mock (latencyMs) so the call is still out. Waits at most 5 s.
+ * Runs `build` (a build of the project in `root`) while the mock holds its calls to `endpoint`,
+ * and runs `meanwhile` once the first of them, `id`'s paid call, is held — a change the build
+ * finds only after it planned (the journal records a paid call before it is sent), made while the
+ * call is out, however slow the machine. Then lets the call go on. `id`'s call must be the
+ * build's first to `endpoint` (build the others first).
  */
-export async function whilePaying<T>(root: string, id: string, build: () => Promise<T>, meanwhile: () => void): Promise<T> {
+export async function whilePaying<T>(
+  mock: MockHandle,
+  root: string,
+  id: string,
+  build: () => Promise<T>,
+  meanwhile: () => void,
+  endpoint = 'generate',
+): Promise<T> {
   const journal = journalFileFor(path.join(root, 'assetgen.lock'));
+  await mock.hold([endpoint]);
   let ended = false;
   const running = build().finally(() => (ended = true));
-  const deadline = Date.now() + 5_000;
-  while (!(fs.existsSync(journal) && fs.readFileSync(journal, 'utf8').includes(`"id":${JSON.stringify(id)}`))) {
-    if (ended || Date.now() > deadline) throw new Error(`the build recorded no paid call of ${id} (ended: ${ended})`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+  try {
+    for (let tries = 0; (await mock.state()).held === 0; tries++) {
+      if (ended || tries >= 2_000) throw new Error(`the build made no ${endpoint} call (ended: ${ended})`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    if (!fs.readFileSync(journal, 'utf8').includes(`"id":${JSON.stringify(id)}`))
+      throw new Error(`the build's first ${endpoint} call is not ${id}'s: build the assets before it first`);
+    meanwhile();
+  } finally {
+    await mock.hold([]);
   }
-  meanwhile();
   return running;
 }

@@ -216,10 +216,12 @@ describe('the plain manifest reader', () => {
     ]);
   });
 
-  it('agrees with yaml on 1,500 variants of plain manifests (pieces inserted, cut, lines moved)', () => {
+  // 500 variants (each read plain is parsed by yaml three times): 1,500 took seconds of CPU, which
+  // a loaded machine stretched past the test timeout. Seeded: the same variants every run.
+  it('agrees with yaml on 500 variants of plain manifests (pieces inserted, cut, lines moved)', () => {
     const next = random(19);
     let read = 0;
-    for (let index = 0; index < 1500; index++) {
+    for (let index = 0; index < 500; index++) {
       const text = mutate(CORPUS[index % 4]!, next);
       try {
         if (check(text)) read++;
@@ -228,7 +230,7 @@ describe('the plain manifest reader', () => {
       }
     }
     // Both sides are exercised: many variants are still plain, many are not.
-    expect(read).toBeGreaterThan(150);
-    expect(read).toBeLessThan(1350);
+    expect(read).toBeGreaterThan(50);
+    expect(read).toBeLessThan(450);
   });
 });

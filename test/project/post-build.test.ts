@@ -181,10 +181,10 @@ describe('post steps in a build', () => {
 
     // Changed after the plan (while a new asset is paid for): the re-process refuses it, writes nothing.
     const shield = lock().assets.shield!;
-    await project.mock.config({ latencyMs: 150 });
     write(manifest(RESIZE_64).replace('assets:\n', 'assets:\n  - { id: axe, prompt: an axe }\n'));
     const changed = await ledgerOf(() =>
       whilePaying(
+        project.mock,
         project.cwd,
         'axe',
         () => build(['-j', '1']),

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, collect } from '../support/cli.js';
+import { BIN, collect, TEST_PATH } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 
 const recorder = fileURLToPath(new URL('../fixtures/record-imports.cjs', import.meta.url));
@@ -30,7 +30,7 @@ async function loadedBy(manifest: string, args: string[]): Promise<string[]> {
     fs.writeFileSync(path.join(dir, 'assetgen.yaml'), manifest);
     const child = spawn(process.execPath, ['--require', recorder, BIN, 'build', ...args], {
       env: {
-        PATH: process.env.PATH,
+        PATH: TEST_PATH,
         HOME: dir,
         ASSETGEN_STATE_DIR: dir,
         RECORD_IMPORTS_TO: file,

@@ -2,7 +2,7 @@
 // of the value it names (exit 2 through the CLI); an asset's own list replaces defaults.post; a file
 // `out` must have the extension the steps write.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, TEST_PATH } from '../support/cli.js';
 import { manifestOf, tempDir, thrown, writeFiles } from './helpers.js';
 
 const error = (text: string): string => thrown(() => manifestOf(text)).message;
@@ -55,7 +55,7 @@ assets:
   it('through the CLI: exit 2, nothing sent', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'assetgen.yaml': 'assets:\n  - { id: a, prompt: p, agent: x, post: [{ palette: 300 }] }\n' });
-    const result = await runCli(['build', '--dry-run', '--mock'], { cwd: dir, env: { HOME: dir, PATH: process.env.PATH } });
+    const result = await runCli(['build', '--dry-run', '--mock'], { cwd: dir, env: { HOME: dir, PATH: TEST_PATH } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('assetgen.yaml:2:53: assets[0].post: post[0].palette must be a whole number from 2 to 256, got 300');
   });

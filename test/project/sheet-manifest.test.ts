@@ -3,7 +3,7 @@
 // sheet itself, another sheet, a video, a glob that matches nothing. The frames' names.
 import { describe, expect, it } from 'vitest';
 import { sheetDataPath, sheetFrames, sheetInputs } from '../../src/pipeline/sheet.js';
-import { runCli } from '../support/cli.js';
+import { runCli, TEST_PATH } from '../support/cli.js';
 import { manifestOf, tempDir, thrown, writeFiles } from './helpers.js';
 
 const error = (text: string): string => thrown(() => manifestOf(text)).message;
@@ -78,7 +78,7 @@ describe('sheet in the manifest', () => {
   it('assetgen build exits 2 on a bad sheet, before anything is sent', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'assetgen.yaml': `${icons}  - { id: pack, sheet: { from: [axe] }, out: pack.png }\n` });
-    const result = await runCli(['build', '--dry-run', '--mock'], { cwd: dir, env: { HOME: dir, PATH: process.env.PATH } });
+    const result = await runCli(['build', '--dry-run', '--mock'], { cwd: dir, env: { HOME: dir, PATH: TEST_PATH } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('assetgen.yaml:7:33: assets[4].sheet.from[0]: unknown asset id "axe"');
   });

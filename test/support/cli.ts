@@ -39,13 +39,29 @@ export interface CliOptions {
   tty?: { stdout?: boolean; stderr?: boolean };
 }
 
-/** A fresh temp "home" with config/state dirs inside; removed by the returned cleanup. */
+/**
+ * The PATH of the processes tests start: this one's, less every folder that holds an `assetgen`
+ * (an `npm link`ed or global install changes what the installer writes into a skill) and npm's
+ * transient bins. A test that needs `assetgen` on PATH puts its own there. The CLI is always
+ * started as `node bin/assetgen.js` (process.execPath), so it needs nothing from PATH itself.
+ */
+export const TEST_PATH = (process.env.PATH ?? '')
+  .split(path.delimiter)
+  .filter((dir) => dir && !dir.split(/[\\/]+/).includes('_npx') && !/node_modules[\\/]\.bin$/.test(dir))
+  .filter((dir) => !['assetgen', 'assetgen.cmd', 'assetgen.exe'].some((name) => fs.existsSync(path.join(dir, name))))
+  .join(path.delimiter);
+
+/**
+ * A fresh temp "home" with config/state dirs inside; removed by the returned cleanup. Its env is
+ * all a spawned CLI sees (nothing of this machine's: no TERM, CI, proxy or colour settings), with
+ * TEST_PATH, no colour and UTC.
+ */
 export function tempHome(): { home: string; cwd: string; env: NodeJS.ProcessEnv; remove(): void } {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-test-'));
   const cwd = path.join(home, 'project');
   fs.mkdirSync(cwd);
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
+    PATH: TEST_PATH,
     HOME: home,
     USERPROFILE: home,
     XDG_CONFIG_HOME: path.join(home, '.config'),
@@ -53,6 +69,7 @@ export function tempHome(): { home: string; cwd: string; env: NodeJS.ProcessEnv;
     ASSETGEN_CONFIG_DIR: path.join(home, '.config', 'assetgen'),
     ASSETGEN_STATE_DIR: path.join(home, '.local', 'state', 'assetgen'),
     NO_COLOR: '1',
+    TZ: 'UTC',
   };
   return { home, cwd, env, remove: () => fs.rmSync(home, { recursive: true, force: true }) };
 }

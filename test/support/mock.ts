@@ -1,6 +1,16 @@
 // THE mock harness of every suite: the real bundled mock on an ephemeral loopback port, with small
 // helpers for its admin API and for calling it by hand.
+import { Agent, fetch as undiciFetch } from 'undici';
 import { startMockServer, type MockServer } from '../../src/mock/index.js';
+
+/**
+ * The harness's calls each on a connection of their own (undici: pipelining 0 keeps none alive).
+ * A kept connection left idle past the mock's keep-alive timeout, as a test busy computing on a
+ * loaded machine leaves it, is closed by the mock just as the next call is sent on it: ECONNRESET.
+ */
+const oneConnectionPerCall = new Agent({ pipelining: 0 });
+const fetch = (url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
+  undiciFetch(url, { ...init, dispatcher: oneConnectionPerCall });
 
 export interface MockState {
   credits: number;
@@ -31,6 +41,12 @@ export interface MockHandle {
   /** POST /__mock/config; throws on anything but 2xx. */
   config(settings: Record<string, unknown>): Promise<any>;
   reset(): Promise<void>;
+  /**
+   * Calls to these endpoints (names of ENDPOINTS) wait at the mock until `hold([])`, before
+   * anything happens to them (`hold` in /__mock/config): what a test does "while the call is out"
+   * then happens while it is, however slow the machine.
+   */
+  hold(endpoints: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -77,6 +93,10 @@ export async function startMock(options: Parameters<typeof startMockServer>[0] =
     async reset() {
       await fetch(`${server.url}/__mock/reset`, { method: 'POST' });
     },
+    async hold(endpoints) {
+      await this.config({ hold: endpoints });
+    },
+
     close: () => server.close(),
   } as MockHandle;
 }

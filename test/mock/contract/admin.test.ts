@@ -31,7 +31,7 @@ describe('admin API', () => {
 
   it('state: credits, ledger, config, requests (public API calls only), runs, videos, streams', async () => {
     const state = await mock.state();
-    expect(Object.keys(state).sort()).toEqual(['config', 'credits', 'ledger', 'requests', 'runs', 'streams', 'videos']);
+    expect(Object.keys(state).sort()).toEqual(['config', 'credits', 'held', 'ledger', 'requests', 'runs', 'streams', 'videos']);
     expect(state.requests).toBe(0);
     await mock.call('GET', '/api/v1/workflows');
     await mock.call('GET', '/api/v1/workflows', { auth: 'none' });
@@ -74,6 +74,7 @@ describe('admin API', () => {
       videoRefundDelayMs: 0,
       streamStepMs: 40,
       latencyMs: 0,
+      hold: [],
       faults: { rate: 0, kinds: ['500', '503', '429', 'reset', 'truncate'] },
       idempotency: { maxKeys: 10_000, maxAgeMs: 86_400_000 },
     });
@@ -105,6 +106,9 @@ describe('admin API', () => {
       { faults: { kinds: '500' } },
       { faults: [] },
       { faults: null },
+      { hold: 'generate' },
+      { hold: ['generate', 'paint'] },
+      { hold: ['__proto__'] },
       { colour: 'red' },
       [],
       'x',
@@ -123,6 +127,34 @@ describe('admin API', () => {
     expectErrorShape(await malformed.json(), 'invalid_json');
     // Nothing of the refused settings stuck.
     expect((await mock.state()).config).toMatchObject({ credits: 42, videoOutcome: 'succeed', faults: { rate: 0, kinds: ['503'] } });
+  });
+
+  it('hold keeps an endpoint’s calls waiting, before anything is charged, until it is taken off the list; a reset lets them go too', async () => {
+    expect((await mock.state()).held).toBe(0);
+    expect(await mock.config({ hold: ['generate', 'generate'] })).toMatchObject({ hold: ['generate'] });
+    const first = mock.call('POST', '/api/v1/generate', { body: GENERATE });
+    const second = mock.call('POST', '/api/v1/generate', { body: GENERATE });
+    for (let tries = 0; (await mock.state()).held < 2; tries++) {
+      if (tries >= 2_000) throw new Error('the calls were not held within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // Other endpoints go on (listing workflows costs 1); the held calls have charged nothing yet.
+    expect((await mock.call('GET', '/api/v1/workflows')).status).toBe(200);
+    const holding = await mock.state();
+    expect([holding.held, holding.ledger.map((entry) => entry.reason)]).toEqual([2, ['list workflows']]);
+    await mock.config({ hold: [] });
+    expect([(await first).status, (await second).status]).toEqual([201, 201]);
+    expect(await mock.state()).toMatchObject({ held: 0, credits: 979 });
+
+    await mock.config({ hold: ['generate'] });
+    const third = mock.call('POST', '/api/v1/generate', { body: GENERATE });
+    for (let tries = 0; (await mock.state()).held < 1; tries++) {
+      if (tries >= 2_000) throw new Error('the call was not held within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await mock.reset();
+    expect((await third).status).toBe(201);
+    expect((await mock.state()).config.hold).toEqual([]);
   });
 
   it('seed re-seeds the random choices: the same seed, the same fault sequence', async () => {

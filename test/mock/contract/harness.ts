@@ -59,6 +59,7 @@ export function useContractMock(): MockHandle {
     state: () => current().state(),
     config: (settings) => current().config(settings),
     reset: () => current().reset(),
+    hold: (endpoints) => current().hold(endpoints),
     close: () => current().close(),
   };
 }
