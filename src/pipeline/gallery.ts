@@ -4,7 +4,7 @@
 // escaped, and the only URLs in the page are data: URIs made here from the bytes, with a content
 // type from a short allow-list decided by the bytes themselves. No scripts, and a CSP that allows none.
 import { GALLERY_STYLE } from './gallery-style.js';
-import type { AssetKind } from './manifest.js';
+import type { AssetKind } from './records.js';
 
 export type GalleryStatus = 'new' | 'unchanged' | 'failed' | 'skipped';
 export const GALLERY_STATUSES: readonly GalleryStatus[] = ['new', 'unchanged', 'failed', 'skipped'];

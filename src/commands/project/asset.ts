@@ -10,11 +10,10 @@ import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } fr
 import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
 import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../../pipeline/budget.js';
-import { describeFiles, idempotencyKeyFor, lockPath, type FileHash } from '../../pipeline/hash.js';
-import type { ManifestAsset } from '../../pipeline/manifest.js';
+import { describeFiles, idempotencyKeyFor, lockPath } from '../../pipeline/hash.js';
+import type { FileHash, ManifestAsset, PlanItem } from '../../pipeline/records.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
 import type { AssetResult, WorkedOutcome } from '../../pipeline/outcome.js';
-import type { PlanItem } from '../../pipeline/plan.js';
 import type { LockWriter, Processed } from '../../pipeline/writer.js';
 import { originalsFolder } from '../../pipeline/post.js';
 import { processOriginal } from './post.js';

@@ -7,7 +7,8 @@ import type { CommandContext } from '../../cli/context.js';
 import { CreditCapError, UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
 import { printTable } from '../../cli/table.js';
-import { readLock, type Lock } from '../../pipeline/lock.js';
+import { readLock } from '../../pipeline/lock.js';
+import type { Lock, Manifest, OutputTarget, Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { command } from '../../cli/command.js';
 import type * as RunModule from './run.js';
@@ -24,11 +25,10 @@ import {
   type BudgetCheck,
   type PlanView,
 } from './plan-summary.js';
-import type { Manifest, OutputTarget } from '../../pipeline/manifest.js';
 import { openProject } from './open.js';
 import { workflowsToList } from '../../pipeline/owners.js';
 import { checkTargets } from '../../pipeline/targets.js';
-import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../../pipeline/plan.js';
+import { hashProjectFiles, planBuild } from '../../pipeline/plan.js';
 import { parseShard, type Shard } from '../../pipeline/shard.js';
 import { ENV } from '../../config/credentials.js';
 import { sanitizeLine } from '../../ui/sanitize.js';

@@ -1,7 +1,7 @@
 // The plan of `assetgen build --dry-run` for people and pull requests: the estimate line, the
 // budget check (what the real build's cap would hold back), and a short Markdown summary for
 // $GITHUB_STEP_SUMMARY or a PR comment (--format markdown).
-import type { Plan, PlanAction, PlanItem } from '../../pipeline/plan.js';
+import type { Plan, PlanAction, PlanItem } from '../../pipeline/records.js';
 
 /** What the summaries read of a plan: its rows (as the dry run's --json has them) and its estimate. */
 export interface PlanView {

@@ -7,7 +7,7 @@ import type { CommandContext } from '../../cli/context.js';
 import { plural } from '../../cli/credits.js';
 import { CreditBudget, describeRefusal, isRefusal } from '../../pipeline/budget.js';
 import { OutputClaims } from '../../pipeline/owners.js';
-import type { PlanItem } from '../../pipeline/plan.js';
+import type { PlanItem } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { startBoard } from '../../cli/board.js';

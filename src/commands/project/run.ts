@@ -11,7 +11,7 @@ import { renderCredits, withCredits } from '../../cli/report.js';
 import type { CreditsReport } from '../../cli/credits.js';
 import { totalsOf, type AssetOutcome, type AssetResult, type BuildTotals } from '../../pipeline/outcome.js';
 import { shellQuote } from '../../cli/resume.js';
-import type { Plan } from '../../pipeline/plan.js';
+import type { Plan } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { mediaInfo } from '../../files/media-info.js';
