@@ -5,7 +5,8 @@ import * as client from '../../src/client/errors.js';
 import { CancelledError, CreditCapError, UsageError } from '../../src/cli/errors.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { PathRefusedError } from '../../src/files/confine.js';
-import { settleRun, type BuildRunResult } from '../../src/commands/project/run.js';
+import { settleRun } from '../../src/commands/project/run.js';
+import type { BuildRunResult } from '../../src/commands/project/records.js';
 import { totalsOf, type AssetOutcome, type AssetResult } from '../../src/pipeline/outcome.js';
 import type { CommandContext } from '../../src/cli/context.js';
 

@@ -12,7 +12,7 @@ import type { Lock, Manifest, OutputTarget, Plan, PlanItem, PlanStatus } from '.
 import type { LockWriter } from '../../pipeline/writer.js';
 import { command } from '../../cli/command.js';
 import type * as RunModule from './run.js';
-import type { BuildRunResult } from './run.js';
+import type { BudgetCheck, BuildOptions, BuildResult, DryRunResult } from './records.js';
 import {
   actionCounts,
   budgetLine,
@@ -22,7 +22,6 @@ import {
   failsBudget,
   listIds,
   planMarkdown,
-  type BudgetCheck,
   type PlanView,
 } from './plan-summary.js';
 import { openProject } from './open.js';
@@ -32,25 +31,6 @@ import { hashProjectFiles, planBuild } from '../../pipeline/plan.js';
 import { parseShard, type Shard } from '../../pipeline/shard.js';
 import { ENV } from '../../config/credentials.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-
-export interface BuildOptions {
-  dryRun?: boolean;
-  file?: string;
-  shard?: string;
-  force?: boolean;
-  prune?: boolean;
-  concurrency: number;
-  /** A cap, or 'none' (no cap, whatever the manifest's budget says). */
-  maxCredits?: number | 'none';
-  /** With --dry-run: the plan as Markdown. */
-  format?: 'markdown';
-  failFast?: boolean;
-  yes?: boolean;
-  /** A shard's own lock file (merged later with `assetgen lock merge`). */
-  lockOut?: string;
-  /** The HTML gallery to write (report.ts), relative to the cwd. */
-  report?: string;
-}
 
 export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild });
 
@@ -67,9 +47,6 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
     await writer?.close();
   }
 }
-
-/** What a build computed: its dry run's plan, or every asset's outcome of a build that ran. */
-export type BuildResult = DryRunResult | BuildRunResult;
 
 const isDryRun = (result: BuildResult): result is DryRunResult => 'dryRun' in result;
 
@@ -156,21 +133,6 @@ async function planAndRun(
     ...(budget ? { budget } : {}),
     ...(ctx.globals.mock ? { mock: true as const } : {}),
   };
-}
-
-/** The plan of `build --dry-run` (the --json document; the plan alone, nothing sent). */
-export interface DryRunResult {
-  manifest: string;
-  lock: string;
-  service: string;
-  dryRun: true;
-  shard?: Shard;
-  report?: string;
-  items: (Omit<PlanItem, 'asset'> & { out?: string })[];
-  counts: Partial<Record<PlanStatus, number>>;
-  estimate: Plan['estimate'];
-  budget?: BudgetCheck;
-  mock?: true;
 }
 
 /** People's view of a plan: the table and the estimate, or with --format markdown the PR summary on stdout. */

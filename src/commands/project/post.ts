@@ -10,7 +10,7 @@ import type { FileHash, LockedFile, ManifestAsset, PlanItem } from '../../pipeli
 import type { OutputClaims } from '../../pipeline/owners.js';
 import { originalPath, outputPathFor, postHash } from '../../pipeline/post.js';
 import type { Processed } from '../../pipeline/writer.js';
-import type { AssetRun, ItemResult } from './asset.js';
+import type { AssetRun, ItemResult } from './records.js';
 
 export interface ProcessedFiles extends Processed {
   files: LockedFile[];

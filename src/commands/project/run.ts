@@ -8,43 +8,18 @@ import { CreditCapError, UsageError } from '../../cli/errors.js';
 import { plural } from '../../cli/credits.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
 import { renderCredits, withCredits } from '../../cli/report.js';
-import type { CreditsReport } from '../../cli/credits.js';
-import { totalsOf, type AssetOutcome, type AssetResult, type BuildTotals } from '../../pipeline/outcome.js';
+import { totalsOf, type AssetOutcome, type AssetResult } from '../../pipeline/outcome.js';
 import { shellQuote } from '../../cli/resume.js';
 import type { Plan } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { mediaInfo } from '../../files/media-info.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import type { BuildOptions } from './build.js';
+import type { BuildRunResult, RunFlags } from './records.js';
 import { runPlan } from './pool.js';
 import { listIds } from './plan-summary.js';
 import { writeBuildReport } from './gallery.js';
-import { writeBuildSidecars, type SidecarsWritten } from '../../pipeline/sidecars.js';
-
-/** The flags of `assetgen build` a run reads; `maxCredits` is the cap in force (flag or manifest budget). */
-export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | 'file' | 'lockOut' | 'report'> & {
-  maxCredits?: number;
-  /** The manifest's `provenance`: `sidecar` writes `<file>.assetgen.json` beside each output. */
-  provenance?: 'sidecar';
-};
-
-/** The result of a build that ran (`assetgen build --json`, the MCP build tool's structuredContent). */
-export interface BuildRunResult {
-  manifest: string;
-  lock: string;
-  service: string;
-  items: AssetResult[];
-  totals: BuildTotals;
-  /** The cap this build ran under, null for none. */
-  maxCredits: number | null;
-  report?: string;
-  reportError?: string;
-  /** With `provenance: sidecar`: the sidecars this build wrote, how many were current already, and any it could not write. */
-  sidecars?: SidecarsWritten;
-  credits: CreditsReport;
-  mock?: true;
-}
+import { writeBuildSidecars } from '../../pipeline/sidecars.js';
 
 /** A gallery that could not be written: its error (with its own exit code), raised once the build's outcome is shown. */
 const galleryErrors = new WeakMap<BuildRunResult, AssetgenError>();

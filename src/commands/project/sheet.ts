@@ -8,7 +8,7 @@ import { PathRefusedError, placeIn, placeToWrite, removeInside, writeFileInside 
 import { sha256 } from '../../pipeline/hash.js';
 import type { LockedFile, PlanItem } from '../../pipeline/records.js';
 import { sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
-import type { AssetRun, ItemResult } from './asset.js';
+import type { AssetRun, ItemResult } from './records.js';
 
 /**
  * Packs one sheet. `unfinished` names the assets this build set out to make and did not: a sheet
