@@ -11,8 +11,8 @@ import { readLock } from '../../pipeline/lock.js';
 import type { Lock, Manifest, OutputTarget, Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { command } from '../../cli/command.js';
-import type * as RunModule from './run.js';
-import type { BudgetCheck, BuildOptions, BuildResult, DryRunResult } from './records.js';
+import type { BudgetCheck, BuildDocument, BuildOptions, BuildResult, DryRunResult } from './records.js';
+import { renderRun, runDocument, settleRun } from './run-result.js';
 import {
   actionCounts,
   budgetLine,
@@ -32,7 +32,7 @@ import { parseShard, type Shard } from '../../pipeline/shard.js';
 import { ENV } from '../../config/credentials.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 
-export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild });
+export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild, document: buildDocument });
 
 async function planOrBuild(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<BuildResult> {
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
@@ -52,17 +52,18 @@ const isDryRun = (result: BuildResult): result is DryRunResult => 'dryRun' in re
 
 function renderBuild(ctx: CommandContext, result: BuildResult, _selectors: string[], options: BuildOptions): void {
   if (isDryRun(result)) renderDryRun(ctx, result, options);
-  else paid!.renderRun(ctx, result);
+  else renderRun(ctx, result);
 }
 
 function settleBuild(ctx: CommandContext, result: BuildResult): void {
   if (isDryRun(result)) throwIfOverBudget(result.budget);
-  else paid!.settleRun(ctx, result);
+  else settleRun(ctx, result);
 }
 
-/** The paid path (the pool, the lock writer, the save), loaded on use: a dry run needs none of it. A build's result comes from it, so it is loaded before that result is shown. */
-let paid: typeof RunModule | undefined;
-const paidPath = async (): Promise<typeof RunModule> => (paid ??= await import('./run.js'));
+/** The --json document: a dry run's result is its own; a build that ran leaves out what only its exit reads. */
+function buildDocument(result: BuildResult): BuildDocument {
+  return isDryRun(result) ? result : runDocument(result);
+}
 
 /**
  * The lock this build writes: the project's, or with --lock-out a shard's own file (several shards
@@ -107,7 +108,8 @@ async function planAndRun(
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
   const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);
   if (writer)
-    return (await paidPath()).runBuild(
+    // The paid path (the pool, the lock writer, the save), loaded on use: a dry run needs none of it.
+    return (await import('./run.js')).runBuild(
       ctx,
       plan,
       manifest.root,

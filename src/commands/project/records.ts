@@ -4,6 +4,7 @@
 // (test/unit/import-cycles.test.ts keeps src/ free of import circles).
 import type { CommandContext } from '../../cli/context.js';
 import type { CreditsReport } from '../../cli/credits.js';
+import type { AssetgenError } from '../../client/errors.js';
 import type { AssetgenClient } from '../../client/types.js';
 import type { CapRefusal, CreditBudget } from '../../pipeline/budget.js';
 import type { AssetResult, BuildTotals, WorkedOutcome } from '../../pipeline/outcome.js';
@@ -34,7 +35,10 @@ export interface BuildOptions {
 }
 
 /** What a build computed: its dry run's plan, or every asset's outcome of a build that ran. */
-export type BuildResult = DryRunResult | BuildRunResult;
+export type BuildResult = DryRunResult | BuildRun;
+
+/** A build's --json document (and the MCP build tool's structuredContent): the result, less what only its exit reads. */
+export type BuildDocument = DryRunResult | BuildRunResult;
 
 /** The plan of `build --dry-run` (the --json document; the plan alone, nothing sent). */
 export interface DryRunResult {
@@ -67,7 +71,13 @@ export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | '
   provenance?: 'sidecar';
 };
 
-/** The result of a build that ran (`assetgen build --json`, the MCP build tool's structuredContent). */
+/**
+ * A build that ran, as its command holds it: the --json document, and the error of a gallery that
+ * could not be written (its own exit code), raised once the build's outcome is shown (run-result.ts).
+ */
+export type BuildRun = BuildRunResult & { galleryError?: AssetgenError };
+
+/** The document of a build that ran (`assetgen build --json`, the MCP build tool's structuredContent). */
 export interface BuildRunResult {
   manifest: string;
   lock: string;

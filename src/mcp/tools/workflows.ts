@@ -29,7 +29,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
     },
     (_args, extra) =>
       runCall(scope, extra, async (ctx) => {
-        const { withCredits } = await import('../../cli/report.js');
+        const { withCredits } = await import('../../cli/charged.js');
         const client = await ctx.client();
         const workflows = await client.listWorkflows({ signal: ctx.signal });
         const result = withCredits(ctx, {
