@@ -352,7 +352,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
     // What the script asks for at `--agent`: the ids of the last agents list (config/agents-cache.ts).
     .addOption(new Option('--agent-ids <kind>').choices(['image', 'video']).hideHelp())
-    .action(run(async () => (await import('./commands/completion.js')).completion as Action));
+    .action(run(async () => (await import('./commands/completion.js')).completionOf(program) as Action));
 
   program
     .command('version')

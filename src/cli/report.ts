@@ -1,26 +1,12 @@
-// The end of a command that talked to the service: its result always carries `credits` and, on the
-// bundled mock, `"mock": true` (a result from the mock is never mistaken for a real asset); for
-// people, the saved paths (once each) and what it cost.
+// The end of a command that saved files: its result carries `saved` and `media` (with `credits`,
+// charged.ts); for people, the saved paths (once each), previews, and what it cost.
 import { mediaInfo } from '../files/media-info.js';
 import { previewSaved } from '../ui/preview/index.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import type { CommandContext } from './context.js';
-import { creditsLine, type CreditsReport } from './credits.js';
+import { mockMark, renderCredits, withCredits, type Charged } from './charged.js';
+import type { CreditsReport } from './credits.js';
 import { displayPath } from './save.js';
-
-/** What every result of a command that talked to the service carries: `credits` and, on the mock, `mock: true`. */
-export type Charged<T> = T & { credits: CreditsReport; mock?: true };
-
-/** A command's document as its result: `credits` (what this command spent) and `mock` added. */
-export function withCredits<T extends object>(ctx: CommandContext, document: T): Charged<T> {
-  return { ...document, credits: ctx.credits.report, ...(ctx.globals.mock ? { mock: true as const } : {}) };
-}
-
-/** People's end of a command that talked to the service: what it cost (the result's `credits`), on stderr. */
-export function renderCredits(ctx: CommandContext, result: { credits: CreditsReport }): void {
-  const line = creditsLine(result.credits);
-  if (line) ctx.out.info(ctx.out.style.dim(`${line}${mockMark(ctx)}`));
-}
 
 /** A saved file's format and pixel size, read from its header (null where the format has none). */
 export type SavedMedia = ReturnType<typeof mediaInfo>;
@@ -69,8 +55,6 @@ export function renderPaidJob(ctx: CommandContext, result: { credits: CreditsRep
   if (typeof id === 'string') ctx.out.result(id);
   renderCredits(ctx, result);
 }
-
-export const mockMark = (ctx: CommandContext): string => (ctx.globals.mock ? ' (mock)' : '');
 
 /** A record a list left out: a workflow with an odd id, a journal line that is not a record. */
 export interface SkippedEntry {

@@ -10,7 +10,8 @@ import { RetryableFailure, abortError, throwIfAborted, pause, transportError } f
 import { redactHeaders, redactUrl } from './redact.js';
 import { LIMITS, readErrorBody, readLimited, type BodyHead } from './limits.js';
 import { header, num, retryAfterMs, type HeaderMap } from './values.js';
-import { createTransport, type Transport, type WireResponse } from './transport.js';
+import { createTransport } from './transport.js';
+import type { Transport, WireResponse } from './transport-records.js';
 import type { ClientOptions } from './types.js';
 
 export type Credential = 'apiKey' | 'session' | 'none';

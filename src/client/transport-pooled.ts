@@ -9,7 +9,8 @@
 import { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
 import { buildConnector, Client, type Dispatcher } from 'undici';
-import { abortedError, excessError, type WireRequest, type WireResponse } from './transport.js';
+import { abortedError, excessError } from './transport-errors.js';
+import type { WireRequest, WireResponse } from './transport-records.js';
 
 /** Where a request goes, split as undici's dispatch wants it. */
 interface PooledTarget {

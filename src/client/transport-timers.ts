@@ -2,7 +2,7 @@
 // headers deadline, then the body's longest silence. Errors carry the codes failures.ts maps.
 import type http from 'node:http';
 import type { Socket } from 'node:net';
-import type { WireRequest } from './transport.js';
+import type { WireRequest } from './transport-records.js';
 
 /** A failure with a code the error mapping knows (see failures.ts). */
 export function timeoutError(message: string, code: string): Error {

@@ -10,34 +10,9 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ConnectionPool } from './transport-pooled.js';
-import { UnexpectedResponseError } from './errors.js';
-import { redactUrl } from './redact.js';
+import { abortedError, excessError } from './transport-errors.js';
+import type { Transport, WireRequest, WireResponse } from './transport-records.js';
 import { timeoutError, watchSilence, withConnectTimeout } from './transport-timers.js';
-import type { HeaderMap } from './values.js';
-
-export interface WireRequest {
-  method: 'GET' | 'POST';
-  url: string;
-  /** Made for this request: the transport may add to it (Content-Length). */
-  headers: Record<string, string>;
-  body?: string;
-  signal?: AbortSignal;
-  /** From sending until the status line and headers are in. */
-  headersTimeoutMs: number;
-  /** Longest silence between body chunks; 0 for none (streams, downloads). */
-  bodyTimeoutMs: number;
-}
-
-export interface WireResponse {
-  status: number;
-  headers: HeaderMap;
-  body: Readable;
-}
-
-export interface Transport {
-  send(request: WireRequest): Promise<WireResponse>;
-  close(): Promise<void>;
-}
 
 export interface TransportSettings {
   connectTimeoutMs: number;
@@ -79,17 +54,6 @@ async function undiciTransport(dispatcher: Dispatcher, owned: boolean): Promise<
     },
     close: () => (owned ? dispatcher.close() : Promise.resolve()),
   };
-}
-
-export function abortedError(): Error {
-  return Object.assign(new Error('The request was aborted.'), { name: 'AbortError', code: 'ABORT_ERR' });
-}
-
-export function excessError(wire: WireRequest): UnexpectedResponseError {
-  return new UnexpectedResponseError(
-    `${wire.method} ${redactUrl(wire.url)}: the service sent more bytes than the answer announced (its Content-Length or last chunk); it was not used.`,
-    undefined,
-  );
 }
 
 /** Where a URL goes, as node's request options (what `http.request(url)` works out from it). */

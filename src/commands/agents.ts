@@ -4,7 +4,8 @@
 import { MissingCredentialsError } from '../client/errors.js';
 import type { CommandContext } from '../cli/context.js';
 import { command } from '../cli/command.js';
-import { renderCredits, warnSkipped, withCredits } from '../cli/report.js';
+import { renderCredits, withCredits } from '../cli/charged.js';
+import { warnSkipped } from '../cli/report.js';
 import { printTable } from '../cli/table.js';
 import { agentsCachePath, cacheAgents, readCachedAgents } from '../config/agents-cache.js';
 import { normalizeAgents } from '../client/lists.js';

@@ -8,7 +8,7 @@ import { ENV, type Sourced } from '../config/credentials.js';
 import type { CommandContext } from '../cli/context.js';
 import { password } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
-import { renderCredits, withCredits } from '../cli/report.js';
+import { renderCredits, withCredits } from '../cli/charged.js';
 import { readStdin } from '../cli/stdin.js';
 import { verifyCredential } from '../cli/verify-credential.js';
 

@@ -7,7 +7,7 @@ import { UsageError } from '../cli/errors.js';
 import type { CommandContext } from '../cli/context.js';
 import { readCachedAgents } from '../config/agents-cache.js';
 import { CODING_AGENTS } from '../installer/agents.js';
-import { buildProgram, commandPath } from '../program.cjs';
+import { commandPath } from '../cli/help.cjs';
 
 interface Node {
   path: string;
@@ -32,8 +32,7 @@ const cachedIds = (shell: string, kind: string): string =>
   `command assetgen completion ${shell} --agent-ids ${kind} </dev/null 2>/dev/null`;
 
 /** Every command of the table with its subcommands and options (global options included). */
-function commandTree(): Node[] {
-  const { program } = buildProgram({ version: '', execute: async () => 0, writeOut() {}, writeErr() {} });
+function commandTree(program: Command): Node[] {
   const nodes: Node[] = [];
   const walk = (command: Command): void => {
     const path = commandPath(command);
@@ -161,12 +160,18 @@ export function fishScript(nodes: Node[]): string {
 
 const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 
-export async function completion(ctx: CommandContext, shell: string, options: { agentIds?: 'image' | 'video' } = {}): Promise<void> {
-  const render = SHELLS[shell as keyof typeof SHELLS];
-  if (!render) throw new UsageError(`No completion for "${shell}".`, 'Use bash, zsh or fish.');
-  if (options.agentIds) return printCachedAgentIds(ctx, options.agentIds);
-  ctx.io.stdout.write(render(commandTree()));
-}
+/**
+ * The command body of `assetgen completion`, for the command table it belongs to: the table hands
+ * itself over (program.cts), so this module never imports the table that loads it.
+ */
+export const completionOf =
+  (program: Command) =>
+  async (ctx: CommandContext, shell: string, options: { agentIds?: 'image' | 'video' } = {}): Promise<void> => {
+    const render = SHELLS[shell as keyof typeof SHELLS];
+    if (!render) throw new UsageError(`No completion for "${shell}".`, 'Use bash, zsh or fish.');
+    if (options.agentIds) return printCachedAgentIds(ctx, options.agentIds);
+    ctx.io.stdout.write(render(commandTree(program)));
+  };
 
 /** The ids of the configured service's cached agents list, of `kind` (or of no stated kind), one a line. */
 function printCachedAgentIds(ctx: CommandContext, kind: 'image' | 'video'): void {

@@ -4,7 +4,8 @@ import type { Run } from '../client/types.js';
 import type { CommandContext } from '../cli/context.js';
 import { asRecord, describeRunProgress, targetFor, waitAndSave } from '../cli/follow.js';
 import { command } from '../cli/command.js';
-import { renderCredits, renderSaved, withCredits } from '../cli/report.js';
+import { renderCredits, withCredits, type Charged } from '../cli/charged.js';
+import { renderSaved } from '../cli/report.js';
 import { checkOutputTarget } from '../cli/save.js';
 
 interface WaitOptions {
@@ -12,24 +13,25 @@ interface WaitOptions {
   force?: boolean;
 }
 
-/** `get`'s document is the service's own record; the client's reading of it, for render. */
-const readRuns = new WeakMap<object, Run>();
+/** `get`: the service's own record (the --json document, `credits` added) and the client's reading of it, which people see. */
+interface RunRecord {
+  document: Charged<Record<string, unknown>>;
+  run: Run;
+}
 
 export const get = command({
-  async run(ctx: CommandContext, runId: string) {
+  async run(ctx: CommandContext, runId: string): Promise<RunRecord> {
     const client = await ctx.client();
     const run = await client.getRun(runId, { signal: ctx.signal });
     ctx.journal.recordUpdate('run', run.id, client.baseUrl, { state: run.state });
-    const result = withCredits(ctx, asRecord(run.raw));
-    readRuns.set(result, run);
-    return result;
+    return { document: withCredits(ctx, asRecord(run.raw)), run };
   },
-  render(ctx, result) {
+  render(ctx, { run, document }) {
     // The record as the client read it: id, state and node progress.
-    const run = readRuns.get(result)!;
     ctx.out.result([run.id, run.state, describeRunProgress(run)].map((cell) => ctx.out.server(cell)).join('\t'));
-    renderCredits(ctx, result);
+    renderCredits(ctx, document);
   },
+  document: (result) => result.document,
 });
 
 export const wait = command({

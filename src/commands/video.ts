@@ -9,7 +9,8 @@ import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.
 import { paidCall } from '../cli/idempotency.js';
 import { confirmOrCancel } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
-import { renderCredits, renderPaidJob, renderSaved, withCredits } from '../cli/report.js';
+import { renderCredits, withCredits, type Charged } from '../cli/charged.js';
+import { renderPaidJob, renderSaved } from '../cli/report.js';
 import { resumeCommand } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 
@@ -63,23 +64,25 @@ async function createVideo(ctx: CommandContext, prompt: string, options: CreateO
   return waitAndSave(ctx, client, target, job, options);
 }
 
-/** `get`'s document is the service's own record; the client's reading of it, for render. */
-const readJobs = new WeakMap<object, VideoJob>();
+/** `get`: the service's own record (the --json document, `credits` added) and the client's reading of it, which people see. */
+interface VideoJobRecord {
+  document: Charged<Record<string, unknown>>;
+  job: VideoJob;
+}
 
 export const get = command({
-  async run(ctx: CommandContext, id: string) {
+  async run(ctx: CommandContext, id: string): Promise<VideoJobRecord> {
     const client = await ctx.client();
     const job = await client.getVideo(id, { signal: ctx.signal });
     ctx.journal.recordUpdate('video', job.id, client.baseUrl, { state: job.state, ...(job.refunded ? { refunded: true } : {}) });
-    const result = withCredits(ctx, asRecord(job.raw));
-    readJobs.set(result, job);
-    return result;
+    return { document: withCredits(ctx, asRecord(job.raw)), job };
   },
-  render(ctx, result) {
+  render(ctx, { job, document }) {
     // The record as the client read it (its URLs against the service this command called).
-    renderVideoJob(ctx, readJobs.get(result)!);
-    renderCredits(ctx, result);
+    renderVideoJob(ctx, job);
+    renderCredits(ctx, document);
   },
+  document: (result) => result.document,
 });
 
 function renderVideoJob(ctx: CommandContext, job: VideoJob): void {

@@ -51,9 +51,16 @@ export function extensionFor(url: string | undefined, contentType: string | unde
   return fallback;
 }
 
-/** Bytes a file must start with to be saved, first match wins. */
+/** The first 8 bytes of every PNG: sniffed here, and written first by the mock's pictures and the previews' frames. */
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * Bytes a file must start with to be saved, first match wins. The one place assetgen reads a
+ * file's magic bytes: the save, media-info, the gallery (pipeline/gallery.ts) and the previews
+ * (ui/preview/) all ask sniffExtension.
+ */
 const SIGNATURES: { extension: string; matches: (head: Buffer) => boolean }[] = [
-  { extension: '.png', matches: (h) => h.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  { extension: '.png', matches: (h) => h.subarray(0, 8).equals(PNG_SIGNATURE) },
   { extension: '.jpg', matches: (h) => h[0] === 0xff && h[1] === 0xd8 && h[2] === 0xff },
   { extension: '.gif', matches: (h) => /^GIF8[79]a/.test(h.toString('latin1', 0, 6)) },
   { extension: '.webp', matches: (h) => h.toString('latin1', 0, 4) === 'RIFF' && h.toString('latin1', 8, 12) === 'WEBP' },
@@ -63,9 +70,10 @@ const SIGNATURES: { extension: string; matches: (head: Buffer) => boolean }[] = 
   { extension: '.mp4', matches: (h) => h.toString('latin1', 4, 8) === 'ftyp' },
 ];
 
-/** The allowed extension the first bytes show; undefined when they show none of them. */
-export function sniffExtension(head: Buffer): string | undefined {
-  return SIGNATURES.find((signature) => signature.matches(head))?.extension;
+/** The allowed extension the first bytes show (16 are enough); undefined when they show none of them. */
+export function sniffExtension(head: Uint8Array): string | undefined {
+  const bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  return SIGNATURES.find((signature) => signature.matches(bytes))?.extension;
 }
 
 /** The first bytes of a file on disk (enough for sniffExtension). */

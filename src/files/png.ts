@@ -1,8 +1,7 @@
-// The PNG container, written in one place: the signature and a chunk with its CRC. The mock's
-// pictures and the previews' re-encoded frames are both built from these.
+// The PNG container, written in one place: a chunk with its CRC, and the header (the signature is
+// with the other formats' magic bytes, media.ts). The mock's pictures and the previews'
+// re-encoded frames are both built from these.
 import { crc32 } from 'node:zlib';
-
-export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** One chunk: length, type, body, and the CRC of type + body. */
 export function pngChunk(type: string, body: Buffer): Buffer {

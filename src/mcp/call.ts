@@ -48,21 +48,22 @@ class SettledError extends Error {
 }
 
 /**
- * Runs a command for a tool: its result, as the command line computes it. When the outcome stands
- * for an error (`settle`), the call is a tool error that carries the result too.
+ * Runs a command for a tool: its result's document (what `--json` prints), as the command line
+ * computes it. When the outcome stands for an error (`settle`), the call is a tool error that
+ * carries the document too.
  */
-export async function callCommand<A extends unknown[], R extends CommandResult>(
+export async function callCommand<A extends unknown[], R extends CommandResult, D extends CommandResult>(
   ctx: CommandContext,
-  cmd: Command<A, R>,
+  cmd: Command<A, R, D>,
   ...args: A
-): Promise<R> {
+): Promise<D> {
   const result = await cmd.run(ctx, ...args);
   try {
     cmd.settle?.(ctx, result, ...args);
   } catch (error) {
-    throw new SettledError(error, result);
+    throw new SettledError(error, cmd.document(result));
   }
-  return result;
+  return cmd.document(result);
 }
 
 /**

@@ -3,8 +3,9 @@
 // no files. Everything in the model came from the manifest, the lock or the service, so all text is
 // escaped, and the only URLs in the page are data: URIs made here from the bytes, with a content
 // type from a short allow-list decided by the bytes themselves. No scripts, and a CSP that allows none.
+import { sniffExtension } from '../files/media.js';
 import { GALLERY_STYLE } from './gallery-style.js';
-import type { AssetKind } from './manifest.js';
+import type { AssetKind } from './records.js';
 import { escapeHtml } from './markup.js';
 
 export type GalleryStatus = 'new' | 'unchanged' | 'failed' | 'skipped';
@@ -108,22 +109,24 @@ export const GALLERY_CSP = "default-src 'none'; img-src data:; media-src data:; 
 /** The content types the gallery embeds: the rest are shown as a placeholder, never as a URL. */
 export type MediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'video/mp4' | 'video/webm';
 
-const ascii = (bytes: Uint8Array, start: number, end: number): string => String.fromCharCode(...bytes.subarray(start, end));
-const startsWith = (bytes: Uint8Array, prefix: number[]): boolean => prefix.every((byte, i) => bytes[i] === byte);
+/** What the gallery embeds of each format its first bytes show (files/media.ts): a QuickTime .mov is not something browsers play. */
+const EMBEDDED: Readonly<Record<string, MediaType>> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.mp4': 'video/mp4',
+  '.webm': 'video/webm',
+};
 
 /**
  * The media type of a file, from its first bytes (the extension only tells WebM from other
  * Matroska files); undefined for anything that is not one of the allowed types.
  */
 export function sniffMedia(bytes: Uint8Array, path: string): MediaType | undefined {
-  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (['GIF87a', 'GIF89a'].includes(ascii(bytes, 0, 6))) return 'image/gif';
-  if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WEBP') return 'image/webp';
-  // ISO base media (mp4): a box `ftyp` first; QuickTime's brand `qt  ` is not something browsers play.
-  if (ascii(bytes, 4, 8) === 'ftyp' && ascii(bytes, 8, 12) !== 'qt  ') return 'video/mp4';
-  if (startsWith(bytes, [0x1a, 0x45, 0xdf, 0xa3]) && (/\.webm$/i.test(path) || ascii(bytes, 0, 64).includes('webm'))) return 'video/webm';
-  return undefined;
+  const extension = sniffExtension(bytes);
+  if (extension === '.webm' && !/\.webm$/i.test(path) && !String.fromCharCode(...bytes.subarray(0, 64)).includes('webm')) return undefined;
+  return extension && Object.hasOwn(EMBEDDED, extension) ? EMBEDDED[extension] : undefined;
 }
 
 const h = escapeHtml;

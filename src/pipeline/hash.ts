@@ -3,12 +3,7 @@
 import crypto, { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ManifestAsset } from './manifest.js';
-
-export interface FileHash {
-  sha256: string;
-  size: number;
-}
+import type { FileHash, ManifestAsset } from './records.js';
 
 export function sha256(data: string | Uint8Array): string {
   return crypto.hash('sha256', data, 'hex');

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LockError } from './errors.js';
-import type { Lock, LockEntry } from './lock.js';
+import type { Lock, LockEntry } from './records.js';
 
 /** One change: an asset's entry as it now stands (null: gone), or the whole lock (`lock merge`). */
 export type JournalRecord = { id: string; entry: LockEntry | null } | { lock: Lock };

@@ -6,87 +6,11 @@ import path from 'node:path';
 import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
 import { LockError } from './errors.js';
 import { stableStringify } from './hash.js';
-import type { AssetKind } from './manifest.js';
+import { LOCK_VERSION, type Lock, type LockedFile, type LockEntry } from './records.js';
 import { isProjectPath } from './paths.js';
 import { applyRecord, journalFileFor, readJournal } from './lock-journal.js';
 
 export const LOCK_FILE = 'assetgen.lock';
-export const LOCK_VERSION = 1;
-
-export interface LockedFile {
-  /** Relative to the project root, forward slashes. */
-  path: string;
-  sha256: string;
-  size: number;
-}
-
-/** A paid call in flight: recorded before waiting, so a crash leaves what is needed to resume. */
-export interface LockJob {
-  /** Spec hash of what was submitted (the manifest may change while it runs), and what makes it. */
-  spec: string;
-  kind: AssetKind;
-  agent?: string;
-  workflow?: string;
-  /**
-   * Sent with the paid call: asking again with it returns the same result, not a second charge.
-   * Derived from the asset's id, spec and generation (see idempotencyKeyFor).
-   */
-  idempotencyKey: string;
-  /** The asset's generation this submission makes (see LockEntry.generation). */
-  generation?: number;
-  /** Video job or workflow run id, once the service has answered (images have none). */
-  jobId?: string;
-  /**
-   * What the service's answers said this job was charged so far (the paid call, then polls),
-   * recorded with the job id: a resume adds to it. Absent while the paid call's answer is unknown.
-   */
-  credits?: number;
-  submittedAt: string;
-}
-
-export interface LockEntry {
-  /** What made `files` (the job, while one is in flight, says what will replace them). */
-  kind: AssetKind;
-  agent?: string;
-  workflow?: string;
-  /** Spec hash of what `files` were made from; absent until the first finish. */
-  spec?: string;
-  files: LockedFile[];
-  /**
-   * The whole cost of the last finish (its paid call and every poll, across resumes), as the
-   * service's answers reported it; null when part of it is not known. Estimates use numbers only.
-   */
-  credits?: number | null;
-  finishedAt?: string;
-  /**
-   * How many times this asset has been submitted: each new submission (first build, a changed spec,
-   * --force, a retry after a failed job) is the next generation and has its own idempotency key.
-   */
-  generation?: number;
-  /**
-   * An image with `post:` steps (pipeline/post.ts): the generated file as downloaded, kept under
-   * .assetgen/originals/ for re-processing, and the hash of the steps that made `files` from it.
-   */
-  original?: LockedFile;
-  post?: string;
-  /**
-   * An image whose post steps failed after its paid call: `original` is the paid image, `credits`
-   * its cost, `files` those of the finish before; the next plan re-processes it, with no paid call.
-   */
-  postFailed?: true;
-  /** A sheet (pipeline/sheet.ts): the input files it was packed from; `spec` is then its options' hash. */
-  inputs?: LockedFile[];
-  job?: LockJob;
-  /** The video job or workflow run id of the last finish (images have none), and the service host it ran on. */
-  jobId?: string;
-  service?: string;
-}
-
-export interface Lock {
-  lockfileVersion: typeof LOCK_VERSION;
-  assets: Record<string, LockEntry>;
-}
-
 const KINDS = ['image', 'workflow', 'video', 'sheet'];
 /** An entry's optional text fields. */
 const STRING_FIELDS = ['agent', 'workflow', 'spec', 'finishedAt', 'jobId', 'service', 'post'];

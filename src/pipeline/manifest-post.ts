@@ -4,7 +4,7 @@
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { PostSpecError } from '../imaging/errors.js';
 import { parsePostSteps, type PostStep } from '../imaging/post-steps.js';
-import type { AssetKind, OutputTarget } from './manifest.js';
+import type { AssetKind, OutputTarget } from './records.js';
 import { postOutProblem } from './post.js';
 
 export type { PostStep };

@@ -4,11 +4,9 @@
 import path from 'node:path';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { atlasOptionProblem } from '../imaging/limits.js';
-import type { ManifestAsset, OutputTarget } from './manifest.js';
+import type { ManifestAsset, OutputTarget, SheetSpec } from './records.js';
 import type { PostReader } from './manifest-post.js';
-import { SHEET_INPUT_KINDS, sheetInputs, type SheetSpec } from './sheet.js';
-
-export type { SheetSpec };
+import { SHEET_INPUT_KINDS, sheetInputs } from './sheet.js';
 
 const SHEET_FIELDS = ['from', 'padding', 'extrude', 'maxSize', 'trim'];
 /** Where each `from` item was written, for the checks made once every asset is read. */

@@ -3,56 +3,13 @@
 // checked in full before anything is sent, every problem named as file:line:col (./validate.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { ManifestError, type Position, PipelineError } from './errors.js';
+import { ManifestError, PipelineError } from './errors.js';
 import { MANIFEST_LIMITS } from './manifest-limits.js';
 import { collapseCombinations, quotingHint } from './templates.js';
 import { validateManifest } from './validate.js';
-import type { PostStep } from '../imaging/post-steps.js';
-import type { SheetSpec } from './sheet.js';
+import type { Manifest } from './records.js';
 
 export const MANIFEST_FILE = 'assetgen.yaml';
-
-export type AssetKind = 'image' | 'workflow' | 'video' | 'sheet';
-
-/**
- * Where an asset's outputs go, relative to the project root with forward slashes: one file
- * (`assets/icons/sword.png`), or a folder (`assets/fx/`) where each file is named after the id.
- */
-export type OutputTarget = { type: 'file'; path: string } | { type: 'folder'; dir: string };
-
-export interface ManifestAsset {
-  id: string;
-  kind: AssetKind;
-  /** Image and video assets. */
-  prompt?: string;
-  /** Image assets always have one (their own or defaults.agent); a video may leave it to the service. */
-  agent?: string;
-  workflow?: string;
-  /** Workflow node prompt overrides. */
-  set?: Record<string, string>;
-  /** Video options. */
-  duration?: number;
-  aspectRatio?: string;
-  /** Image assets: the steps run on the generated original (its own list, else defaults.post); absent for none. */
-  post?: PostStep[];
-  /** Sheet assets: what to pack (pipeline/sheet.ts); `out` is then a .png file. */
-  sheet?: SheetSpec;
-  out: OutputTarget;
-  /** Where the asset's entry starts in the manifest, for errors found later. */
-  position: Position;
-}
-
-export interface Manifest {
-  /** Absolute path of the manifest file. */
-  file: string;
-  /** The project root: the manifest's directory. Outputs and the lock live under it. */
-  root: string;
-  assets: ManifestAsset[];
-  /** The credits a build of this manifest may spend unless --max-credits says otherwise. */
-  budget?: number;
-  /** `sidecar`: a build writes `<file>.assetgen.json` beside each output (provenance.ts). */
-  provenance?: 'sidecar';
-}
 
 /** The manifest in `start` or the nearest parent directory that has one; null when none does. */
 export function findManifest(start: string): string | null {

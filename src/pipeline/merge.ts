@@ -4,7 +4,8 @@
 // The result depends on the set of locks, never on their order.
 import { LockError } from './errors.js';
 import { stableStringify } from './hash.js';
-import { emptyLock, type Lock, type LockEntry } from './lock.js';
+import { emptyLock } from './lock.js';
+import type { Lock, LockEntry } from './records.js';
 
 export interface NamedLock {
   /** Names the lock in a conflict. */

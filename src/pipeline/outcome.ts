@@ -2,7 +2,7 @@
 // `assetgen build --json`, an MCP build's structuredContent, the gallery's cards) and the totals.
 // The exit code of a build is derived from these outcomes, never from message text.
 import type { CapRefusal } from './budget.js';
-import type { PlanStatus } from './plan.js';
+import type { PlanStatus } from './records.js';
 
 /** Every outcome, the one source of the union (the MCP build tool's outputSchema is derived from it too). */
 export const ASSET_OUTCOMES = ['built', 'resumed', 'unchanged', 'kept', 'failed', 'interrupted', 'skipped', 'capped', 'pruned'] as const;

@@ -7,9 +7,7 @@
 import { PipelineError } from './errors.js';
 import path from 'node:path';
 import { safeFileName } from '../files/media.js';
-import type { FileHashes } from './plan.js';
-import type { Lock } from './lock.js';
-import type { Manifest, ManifestAsset } from './manifest.js';
+import type { FileHashes, Lock, Manifest, ManifestAsset } from './records.js';
 import { outputStem, stemOf } from './paths.js';
 
 /** Node ids of each workflow, by workflow id, as far as they are known. */

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { hasControlCharacters } from '../files/confine.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
-import type { AssetKind, OutputTarget } from './manifest.js';
+import type { AssetKind, OutputTarget } from './records.js';
 
 /** Media extensions and the kinds of asset each may hold (a GIF may be a still or a clip). */
 export const EXTENSION_KINDS: Readonly<Record<string, readonly AssetKind[]>> = MEDIA_EXTENSIONS;

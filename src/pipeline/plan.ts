@@ -2,76 +2,26 @@
 // the files the lock records. The build loop plans, acts on each item (recording progress through
 // LockWriter), and after a crash simply plans again from the lock on disk.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
-import { hashFiles, specHash, type FileHash } from './hash.js';
-import type { Lock, LockEntry, LockJob } from './lock.js';
-import type { AssetKind, Manifest, ManifestAsset } from './manifest.js';
+import { hashFiles, specHash } from './hash.js';
+import type {
+  FileCheck,
+  FileHash,
+  FileHashes,
+  Lock,
+  LockEntry,
+  LockJob,
+  Manifest,
+  ManifestAsset,
+  Plan,
+  PlanAction,
+  PlanItem,
+  PlanStatus,
+} from './records.js';
 import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
 import { planPost } from './post.js';
 import { inShard, selectIds, type Shard } from './shard.js';
 import { planSheetItem, sheetFiles } from './sheet.js';
-
-export type PlanStatus = 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited' | 'in-flight' | 'removed';
-/**
- * none: nothing to do; generate: a paid call; resume: follow the recorded job; reprocess: run the
- * `post` steps again from `source`, no paid call (./post.ts); keep: left alone, reported; prune: delete `prunable`.
- */
-export type PlanAction = 'none' | 'generate' | 'resume' | 'reprocess' | 'keep' | 'prune';
-
-export interface FileCheck {
-  path: string;
-  /** ok: as assetgen wrote it; edited: changed since (by hand, say); missing: gone. */
-  state: 'ok' | 'edited' | 'missing';
-}
-
-export interface PlanItem {
-  id: string;
-  status: PlanStatus;
-  action: PlanAction;
-  kind: AssetKind;
-  /** The spec hash to submit (the lock's, for a removed asset). */
-  spec: string;
-  agent?: string;
-  workflow?: string;
-  /** The manifest's entry; absent for a removed asset. */
-  asset?: ManifestAsset;
-  /** Why, in a few words each, for people. */
-  reasons: string[];
-  /** The files the lock records, checked against the disk. */
-  files: FileCheck[];
-  /** reprocess: the file the post steps run on (the kept original, or the output made before `post` was added). */
-  source?: string;
-  /** A sheet: the ids of the assets it packs (./sheet.ts). */
-  inputs?: string[];
-  /** The paid call in flight, to resume by its id (or its idempotency key when there is no id yet). */
-  job?: LockJob;
-  /**
-   * The generation a `generate` submits (see LockEntry.generation): the next one, except for a
-   * missing file or a moved `out` of an unchanged spec, which ask again with the same key (a service
-   * that still holds the answer gives the same asset, free).
-   */
-  generation?: number;
-  /** That generation's key was sent by an earlier build (a missing file asked for again). */
-  reusesKey?: boolean;
-  /**
-   * Credits the action would cost: 0 unless it generates (or resumes a paid call whose answer was
-   * never recorded: asking again may be its first execution); null when unknown. A video's price
-   * is known; polls are not counted here (the build asks the budget before each).
-   */
-  estimate: number | null;
-  /** For a removed asset: the files prune may delete (recorded by assetgen and unchanged). */
-  prunable: string[];
-}
-
-export interface Plan {
-  service: string;
-  /** In manifest order, then removed assets in id order. */
-  items: PlanItem[];
-  /** The credits the `generate` actions would cost, as far as known; `unknown` lists the rest. */
-  estimate: { credits: number; unknown: string[] };
-  /** Selectors (ids, globs) that matched no asset. */
-  unmatched: string[];
-}
 
 export interface PlanOptions {
   /** The service host the assets are made on: part of every spec (a staging asset is not a production one). */
@@ -91,9 +41,6 @@ export interface PlanOptions {
   /** Node ids of workflows from the service (`workflows list`), for the ownership check (./owners.ts). */
   workflowNodes?: WorkflowNodes;
 }
-
-/** Hashes of the files planning looks at (see filesToHash), by project path; null for a missing file. */
-export type FileHashes = ReadonlyMap<string, FileHash | null>;
 
 /**
  * What planning needs hashed: every file the lock records, and every single-file `out` of the

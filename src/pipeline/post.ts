@@ -5,9 +5,8 @@
 import path from 'node:path';
 import { sameFormat } from '../files/media.js';
 import type { PostStep } from '../imaging/post-steps.js';
-import { sha256, stableStringify, type FileHash } from './hash.js';
-import type { LockEntry, LockedFile } from './lock.js';
-import type { ManifestAsset, OutputTarget } from './manifest.js';
+import { sha256, stableStringify } from './hash.js';
+import type { FileHash, LockedFile, LockEntry, ManifestAsset, OutputTarget } from './records.js';
 import { inTarget, stemOf } from './paths.js';
 
 /** Where generated originals are kept, under the project root: one folder per asset id. */

@@ -4,9 +4,8 @@
 // `assetgen report --disclosure` for store and legal disclosures. Pure: prints nothing, reads nothing.
 import { idempotencyKeyFor, specHash, stableStringify } from './hash.js';
 import { describePostSteps, type PostStep } from '../imaging/post-steps.js';
-import type { LockEntry } from './lock.js';
+import type { AssetKind, LockEntry, ManifestAsset } from './records.js';
 import { postHash } from './post.js';
-import type { AssetKind, ManifestAsset } from './manifest.js';
 import { markdownCell } from './markup.js';
 
 /** IPTC's term for media made by a trained model from a prompt (the NewsCodes digital source type). */

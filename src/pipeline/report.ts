@@ -5,11 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { mediaInfo } from '../files/media-info.js';
 import type { GalleryAsset, GalleryAtlas, GalleryFile, GalleryFrame, GalleryStatus } from './gallery.js';
-import type { Lock, LockEntry } from './lock.js';
-import type { ManifestAsset } from './manifest.js';
+import type { Lock, LockEntry, ManifestAsset, Plan, PlanItem } from './records.js';
 import { describePostStep, postOf } from './provenance.js';
 import type { AssetResult } from './outcome.js';
-import type { Plan, PlanItem } from './plan.js';
 
 /** Files larger than this are not embedded (the card says so): the page has to open in a browser. */
 export const MAX_EMBED_BYTES = 64 * 1024 * 1024;

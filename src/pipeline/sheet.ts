@@ -4,21 +4,9 @@
 // plan's decision. Packing costs nothing; sharp is loaded by the build that packs, never by planning.
 import path from 'node:path';
 import { isMediaExtension } from '../files/media.js';
-import { sha256, stableStringify, type FileHash } from './hash.js';
-import type { Lock, LockEntry, LockedFile } from './lock.js';
-import type { ManifestAsset } from './manifest.js';
-import type { FileCheck, PlanItem } from './plan.js';
+import { sha256, stableStringify } from './hash.js';
+import type { FileCheck, FileHash, Lock, LockedFile, LockEntry, ManifestAsset, PlanItem, SheetSpec } from './records.js';
 import { globToRegExp } from './shard.js';
-
-/** A sheet's options as the manifest gives them (the packer's defaults fill in the rest). */
-export interface SheetSpec {
-  /** Asset ids or globs over ids, in the manifest's order. */
-  from: string[];
-  padding?: number;
-  extrude?: number;
-  maxSize?: number;
-  trim?: boolean;
-}
 
 /** The kinds of asset a sheet may take frames from. */
 export const SHEET_INPUT_KINDS = ['image', 'workflow'] as const;

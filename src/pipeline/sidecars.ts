@@ -5,9 +5,8 @@
 import fs from 'node:fs';
 import { writeFileAtomic } from '../files/atomic.js';
 import { PathRefusedError, placeIn, removeInside } from '../files/confine.js';
-import type { Lock } from './lock.js';
+import type { Lock, Plan } from './records.js';
 import type { AssetOutcome, AssetResult } from './outcome.js';
-import type { Plan } from './plan.js';
 import { provenanceRecords, SIDECAR_SUFFIX, sidecarOf, sidecarText, type ProvenanceRecord } from './provenance.js';
 
 export interface SidecarsWritten {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { folderIn, PathRefusedError, placeIn, placeToWrite } from '../files/confine.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
-import type { PlanItem } from './plan.js';
+import type { PlanItem } from './records.js';
 import { originalsFolder } from './post.js';
 import { sheetFiles } from './sheet.js';
 

@@ -3,7 +3,7 @@
 // schema/assetgen.schema.json (test/project/schema.test.ts runs both over the same files).
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
-import type { AssetKind, ManifestAsset, OutputTarget } from './manifest.js';
+import type { AssetKind, ManifestAsset, OutputTarget } from './records.js';
 import { AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit, positionIn, tooManyNodes } from './manifest-limits.js';
 import { readPlainManifest } from './manifest-reader.js';
 import { Walker, type Entry, type Node_ } from './manifest-walker.js';

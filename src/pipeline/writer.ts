@@ -4,7 +4,8 @@
 // later one would drop the other's records of jobs already paid for).
 import fs from 'node:fs';
 import { claim } from './lock-claim.js';
-import { readLock, writeLockAtomic, writeLockAtomicSync, type Lock, type LockedFile, type LockEntry, type LockJob } from './lock.js';
+import { readLock, writeLockAtomic, writeLockAtomicSync } from './lock.js';
+import type { Lock, LockedFile, LockEntry, LockJob } from './records.js';
 import { journalFileFor, journalLine, type JournalRecord } from './lock-journal.js';
 
 /** What the build loop knows when it submits an asset: the lock's job record, less the time it stamps. */

@@ -1,6 +1,8 @@
 // A command computes one result; the human renderer and the --json printer each present that same
-// object (src/cli/command.ts). Each command here runs ONCE against the mock, then its result is
-// presented twice — for people and as --json — without another call to the service.
+// object (src/cli/command.ts), --json through the command's one projection of it. Each command here
+// runs ONCE against the mock, then its result is presented twice — for people and as --json —
+// without another call to the service, and by a fresh copy of the command's module as well as by
+// the one that ran it: nothing a presentation reads is kept beside the result.
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -11,12 +13,16 @@ import { startMock, type MockHandle } from '../support/mock.js';
 const DIST = new URL('../../dist/', import.meta.url);
 // The built modules, as the CLI loads them (one module graph with the commands).
 const load = async <T>(file: string): Promise<T> => (await import(new URL(file, DIST).href)) as T;
+// Another instance of a built module (its own module state; the modules it imports are shared).
+let copies = 0;
+const freshCopy = async <T>(file: string): Promise<T> => (await import(new URL(`${file}?copy=${++copies}`, DIST).href)) as T;
 
 type Ctx = { cleanup(): Promise<void> };
 type Cmd = {
   run(ctx: Ctx, ...args: unknown[]): Promise<object>;
   render(ctx: Ctx, result: object, ...args: unknown[]): void;
   settle?(ctx: Ctx, result: object, ...args: unknown[]): void;
+  document(result: object): object;
 };
 
 let mock: MockHandle;
@@ -68,8 +74,19 @@ async function once(cmd: Cmd, ...args: unknown[]) {
   expect((await mock.state()).requests).toBe(requests);
   for (const c of [runner, human, json]) await c.ctx.cleanup();
   const document = JSON.parse(json.stdout()) as Record<string, unknown>;
-  expect(document).toEqual(JSON.parse(JSON.stringify(result)));
+  expect(document).toEqual(JSON.parse(JSON.stringify(cmd.document(result))));
   return { result: result as Record<string, any>, human: human.stdout(), humanErr: human.stderr(), document };
+}
+
+/** What presenting `result` prints for people, and as --json, through `cmd`. */
+async function presented(cmd: Cmd, result: object, ...args: unknown[]) {
+  const human = await context(false);
+  const json = await context(true);
+  present(human.ctx, cmd, result, ...args);
+  present(json.ctx, cmd, result, ...args);
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const c of [human, json]) await c.ctx.cleanup();
+  return { stdout: human.stdout(), stderr: human.stderr(), document: json.stdout() };
 }
 
 describe('one result, two presentations', () => {
@@ -113,5 +130,42 @@ describe('one result, two presentations', () => {
     const { version } = await load<{ version: Cmd }>('commands/version.js');
     const shown = await once(version);
     expect(shown.human.trim()).toBe(shown.result.version);
+  });
+});
+
+describe('render reads only the result', () => {
+  it('runs get and video get: a copy of the module that never ran presents the result as the one that did', async () => {
+    const { runWorkflow } = await load<{ runWorkflow: Cmd }>('commands/workflows.js');
+    const { create: createVideo } = await load<{ create: Cmd }>('commands/video.js');
+    const run = (await once(runWorkflow, 'wf_sprite_sheet', { set: [], wait: false })).result.id as string;
+    const job = (await once(createVideo, 'torch', { yes: true, wait: false })).result.job.id as string;
+    for (const [file, id] of [
+      ['commands/runs.js', run],
+      ['commands/video.js', job],
+    ] as const) {
+      const { get } = await load<{ get: Cmd }>(file);
+      const { result, human, document } = await once(get, id);
+      expect(human, file).toContain(id);
+      expect(document.id, file).toBe(id);
+      const { get: copy } = await freshCopy<{ get: Cmd }>(file);
+      expect(await presented(copy, result, id), file).toEqual(await presented(get, result, id));
+    }
+  });
+
+  it('build: a copy of build.js that never ran the paid path presents and settles a build that ran', async () => {
+    const dir = path.join(home.cwd, 'render-project');
+    fs.mkdirSync(dir, { recursive: true });
+    const manifest = path.join(dir, 'assetgen.yaml');
+    fs.writeFileSync(manifest, 'assets:\n  - { id: gem, prompt: a gem, agent: sprite-artist, out: assets/gem.png }\n');
+    const { build } = await load<{ build: Cmd }>('commands/project/build.js');
+    const options = { file: manifest, concurrency: 1, yes: true };
+    const { result, humanErr, document } = await once(build, [], options);
+    expect(document.totals).toMatchObject({ built: 1 });
+    expect(humanErr).toContain('Built 1');
+    const { build: copy } = await freshCopy<{ build: Cmd }>('commands/project/build.js');
+    expect(await presented(copy, result, [], options)).toEqual(await presented(build, result, [], options));
+    const settling = await context(false);
+    expect(() => copy.settle!(settling.ctx, result, [], options)).not.toThrow();
+    await settling.ctx.cleanup();
   });
 });

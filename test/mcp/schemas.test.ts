@@ -16,8 +16,8 @@ import { z } from '../../src/mcp/sdk.js';
 import type { Declared, defineTool } from '../../src/mcp/tool.js';
 import { ASSET_OUTCOMES, type AssetOutcome, type AssetResult, type BuildTotals } from '../../src/pipeline/outcome.js';
 
-/** The result type a command's `run` resolves to. */
-type ResultOf<C> = C extends Command<never, infer R> ? R : never;
+/** What a tool returns of a command: its result's document (the result itself, or its one projection). */
+type ResultOf<C> = C extends Command<never, infer _R, infer D> ? D : never;
 type Fits<S extends z.ZodType> = Declared<z.infer<S>>;
 
 describe('output schemas and result types', () => {

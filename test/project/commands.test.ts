@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serializeLock, type Lock, type LockEntry } from '../../src/pipeline/lock.js';
+import { serializeLock } from '../../src/pipeline/lock.js';
+import type { Lock, LockEntry } from '../../src/pipeline/records.js';
 import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
 import { STARTER, writeFiles } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashFile, hashFiles, idempotencyKeyFor, specHash } from '../../src/pipeline/hash.js';
-import type { ManifestAsset } from '../../src/pipeline/manifest.js';
+import type { ManifestAsset } from '../../src/pipeline/records.js';
 import { tempDir, writeFiles } from './helpers.js';
 
 const at = { out: { type: 'folder', dir: 'x' }, position: { line: 1, col: 1 } } as const;

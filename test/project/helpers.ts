@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { onTestFinished } from 'vitest';
-import type { Lock } from '../../src/pipeline/lock.js';
+import type { Lock, Manifest } from '../../src/pipeline/records.js';
 import { journalFileFor } from '../../src/pipeline/lock-journal.js';
-import { parseManifest, type Manifest } from '../../src/pipeline/manifest.js';
+import { parseManifest } from '../../src/pipeline/manifest.js';
 import type { MockHandle } from '../support/mock.js';
 
 export const EXAMPLE = fs.readFileSync(new URL('./fixtures/example.yaml', import.meta.url), 'utf8');

@@ -2,7 +2,8 @@
 // The same locks in any order give the same bytes.
 import { describe, expect, it } from 'vitest';
 import { LockError } from '../../src/pipeline/errors.js';
-import { serializeLock, type Lock, type LockEntry } from '../../src/pipeline/lock.js';
+import { serializeLock } from '../../src/pipeline/lock.js';
+import type { Lock, LockEntry } from '../../src/pipeline/records.js';
 import { mergeLocks } from '../../src/pipeline/merge.js';
 import { thrown } from './helpers.js';
 

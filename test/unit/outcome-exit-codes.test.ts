@@ -5,7 +5,8 @@ import * as client from '../../src/client/errors.js';
 import { CancelledError, CreditCapError, UsageError } from '../../src/cli/errors.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { PathRefusedError } from '../../src/files/confine.js';
-import { settleRun, type BuildRunResult } from '../../src/commands/project/run.js';
+import { settleRun } from '../../src/commands/project/run-result.js';
+import type { BuildRun, BuildRunResult } from '../../src/commands/project/records.js';
 import { totalsOf, type AssetOutcome, type AssetResult } from '../../src/pipeline/outcome.js';
 import type { CommandContext } from '../../src/cli/context.js';
 import { CLI } from '../../src/cli/front-end.js';
@@ -55,19 +56,27 @@ describe('exit codes', () => {
         credits: { charged: 0, refunded: 0, balance: null },
       };
     };
-    const exitOf = (outcomes: AssetOutcome[]): number => {
+    const settled = (result: BuildRun): unknown => {
       try {
-        settleRun(ctx, build(outcomes));
-        return EXIT.ok;
+        settleRun(ctx, result);
+        return undefined;
       } catch (error) {
-        return exitCodeFor(error);
+        return error;
       }
+    };
+    const exitOf = (outcomes: AssetOutcome[]): number => {
+      const error = settled(build(outcomes));
+      return error === undefined ? EXIT.ok : exitCodeFor(error);
     };
     for (let i = 0; i < 5; i++) {
       expect(exitOf(['built', 'unchanged', 'kept', 'resumed', 'pruned'])).toBe(EXIT.ok);
       expect(exitOf(['built', 'skipped'])).toBe(EXIT.ok);
       expect(exitOf(['built', 'failed', 'capped'])).toBe(EXIT.error);
       expect(exitOf(['built', 'capped'])).toBe(EXIT.creditCap);
+      // A gallery that could not be written: the result holds its error, raised once the outcomes pass.
+      const galleryError = new client.AssetgenError(words(), { code: 'report_failed' });
+      expect(settled({ ...build(['built', 'unchanged']), galleryError })).toBe(galleryError);
+      expect(exitCodeFor(settled({ ...build(['built', 'capped']), galleryError }))).toBe(EXIT.creditCap);
     }
   });
 });

@@ -1,6 +1,6 @@
 // The dry run's words for big plans: ids listed up to ten, the Markdown table cut to fit a PR comment.
 import { describe, expect, it } from 'vitest';
-import type { Plan, PlanItem } from '../../src/pipeline/plan.js';
+import type { Plan, PlanItem } from '../../src/pipeline/records.js';
 import { checkBudget, estimateText, listIds, planMarkdown } from '../../src/commands/project/plan-summary.js';
 
 const item = (id: string): PlanItem =>

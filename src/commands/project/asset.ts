@@ -10,41 +10,15 @@ import type { CreditTally } from '../../cli/credits.js';
 import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } from '../../cli/follow.js';
 import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
-import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../../pipeline/budget.js';
-import { describeFiles, idempotencyKeyFor, lockPath, type FileHash } from '../../pipeline/hash.js';
-import type { LockedFile } from '../../pipeline/lock.js';
-import type { ManifestAsset } from '../../pipeline/manifest.js';
-import type { OutputClaims } from '../../pipeline/owners.js';
-import type { AssetResult, WorkedOutcome } from '../../pipeline/outcome.js';
-import type { PlanItem } from '../../pipeline/plan.js';
-import type { LockWriter, Processed, Submission } from '../../pipeline/writer.js';
+import { describeRefusal, type CapRefusal, type Reservation } from '../../pipeline/budget.js';
+import { describeFiles, idempotencyKeyFor, lockPath } from '../../pipeline/hash.js';
+import type { FileHash, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
+import type { Processed, Submission } from '../../pipeline/writer.js';
 import { originalsFolder } from '../../pipeline/post.js';
 import { processOriginal } from './post.js';
+import type { AssetRun, ItemResult, Outcome } from './records.js';
 import { removeInside } from '../../files/confine.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-
-/** How an asset the build worked on ended: part of the one closed union (src/pipeline/outcome.ts). */
-export type Outcome = WorkedOutcome;
-
-/** One asset's part of the build as the pool sees it: the record of outcome.ts, with the budget's refusal itself. */
-export type ItemResult = Pick<AssetResult, 'id' | 'files' | 'credits' | 'cost' | 'reason' | 'resume'> & {
-  outcome: Outcome;
-  /** Capped: why the budget held it back (before it started, or before its next charged call). */
-  refusal?: CapRefusal;
-};
-
-export interface AssetRun {
-  ctx: CommandContext;
-  client: AssetgenClient;
-  root: string;
-  /** Which asset each output file belongs to (a save never replaces another asset's file). */
-  claims: OutputClaims;
-  writer: LockWriter;
-  budget: CreditBudget;
-  /** Aborted a grace period after the build's signal: a call in flight at Ctrl-C gets its answer (and its charge is known). */
-  requestSignal: AbortSignal;
-  resumeCommand: (id: string) => string;
-}
 
 /** The budget refused the asset's next charged call: it stops there, its paid job kept in the lock. */
 class CapReached extends Error {

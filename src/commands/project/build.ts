@@ -7,11 +7,12 @@ import type { CommandContext } from '../../cli/context.js';
 import { CreditCapError, UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
 import { printTable } from '../../cli/table.js';
-import { readLock, type Lock } from '../../pipeline/lock.js';
+import { readLock } from '../../pipeline/lock.js';
+import type { Lock, Manifest, OutputTarget, Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { command } from '../../cli/command.js';
-import type * as RunModule from './run.js';
-import type { BuildRunResult } from './run.js';
+import type { BudgetCheck, BuildDocument, BuildOptions, BuildResult, DryRunResult } from './records.js';
+import { renderRun, runDocument, settleRun } from './run-result.js';
 import {
   actionCounts,
   budgetLine,
@@ -21,38 +22,17 @@ import {
   failsBudget,
   listIds,
   planMarkdown,
-  type BudgetCheck,
   type PlanView,
 } from './plan-summary.js';
-import type { Manifest, OutputTarget } from '../../pipeline/manifest.js';
 import { openProject } from './open.js';
 import { workflowsToList } from '../../pipeline/owners.js';
 import { checkTargets } from '../../pipeline/targets.js';
-import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../../pipeline/plan.js';
+import { hashProjectFiles, planBuild } from '../../pipeline/plan.js';
 import { parseShard, type Shard } from '../../pipeline/shard.js';
 import { anyOf } from '../../cli/front-end.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 
-export interface BuildOptions {
-  dryRun?: boolean;
-  file?: string;
-  shard?: string;
-  force?: boolean;
-  prune?: boolean;
-  concurrency: number;
-  /** A cap, or 'none' (no cap, whatever the manifest's budget says). */
-  maxCredits?: number | 'none';
-  /** With --dry-run: the plan as Markdown. */
-  format?: 'markdown';
-  failFast?: boolean;
-  yes?: boolean;
-  /** A shard's own lock file (merged later with `assetgen lock merge`). */
-  lockOut?: string;
-  /** The HTML gallery to write (report.ts), relative to the cwd. */
-  report?: string;
-}
-
-export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild });
+export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild, document: buildDocument });
 
 async function planOrBuild(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<BuildResult> {
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
@@ -68,24 +48,22 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   }
 }
 
-/** What a build computed: its dry run's plan, or every asset's outcome of a build that ran. */
-export type BuildResult = DryRunResult | BuildRunResult;
-
 const isDryRun = (result: BuildResult): result is DryRunResult => 'dryRun' in result;
 
 function renderBuild(ctx: CommandContext, result: BuildResult, _selectors: string[], options: BuildOptions): void {
   if (isDryRun(result)) renderDryRun(ctx, result, options);
-  else paid!.renderRun(ctx, result);
+  else renderRun(ctx, result);
 }
 
 function settleBuild(ctx: CommandContext, result: BuildResult): void {
   if (isDryRun(result)) throwIfOverBudget(ctx, result.budget);
-  else paid!.settleRun(ctx, result);
+  else settleRun(ctx, result);
 }
 
-/** The paid path (the pool, the lock writer, the save), loaded on use: a dry run needs none of it. A build's result comes from it, so it is loaded before that result is shown. */
-let paid: typeof RunModule | undefined;
-const paidPath = async (): Promise<typeof RunModule> => (paid ??= await import('./run.js'));
+/** The --json document: a dry run's result is its own; a build that ran leaves out what only its exit reads. */
+function buildDocument(result: BuildResult): BuildDocument {
+  return isDryRun(result) ? result : runDocument(result);
+}
 
 /**
  * The lock this build writes: the project's, or with --lock-out a shard's own file (several shards
@@ -130,7 +108,8 @@ async function planAndRun(
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
   const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);
   if (writer)
-    return (await paidPath()).runBuild(
+    // The paid path (the pool, the lock writer, the save), loaded on use: a dry run needs none of it.
+    return (await import('./run.js')).runBuild(
       ctx,
       plan,
       manifest.root,
@@ -156,21 +135,6 @@ async function planAndRun(
     ...(budget ? { budget } : {}),
     ...(ctx.globals.mock ? { mock: true as const } : {}),
   };
-}
-
-/** The plan of `build --dry-run` (the --json document; the plan alone, nothing sent). */
-export interface DryRunResult {
-  manifest: string;
-  lock: string;
-  service: string;
-  dryRun: true;
-  shard?: Shard;
-  report?: string;
-  items: (Omit<PlanItem, 'asset'> & { out?: string })[];
-  counts: Partial<Record<PlanStatus, number>>;
-  estimate: Plan['estimate'];
-  budget?: BudgetCheck;
-  mock?: true;
 }
 
 /** People's view of a plan: the table and the estimate, or with --format markdown the PR summary on stdout. */

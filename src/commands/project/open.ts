@@ -3,7 +3,8 @@
 import type { CommandContext } from '../../cli/context.js';
 import { serviceId } from '../../pipeline/hash.js';
 import { lockFileFor } from '../../pipeline/lock.js';
-import { loadManifest, locateManifest, type Manifest } from '../../pipeline/manifest.js';
+import { loadManifest, locateManifest } from '../../pipeline/manifest.js';
+import type { Manifest } from '../../pipeline/records.js';
 
 export interface Project {
   file: string;

@@ -1,7 +1,8 @@
 // The plan of `assetgen build --dry-run` for people and pull requests: the estimate line, the
 // budget check (what the real build's cap would hold back), and a short Markdown summary for
 // $GITHUB_STEP_SUMMARY or a PR comment (--format markdown).
-import type { Plan, PlanAction, PlanItem } from '../../pipeline/plan.js';
+import type { Plan, PlanAction, PlanItem } from '../../pipeline/records.js';
+import type { BudgetCheck } from './records.js';
 
 /** What the summaries read of a plan: its rows (as the dry run's --json has them) and its estimate. */
 export interface PlanView {
@@ -10,15 +11,6 @@ export interface PlanView {
 }
 import { plural } from '../../cli/credits.js';
 import { markdownCell } from '../../pipeline/markup.js';
-
-/** Would the real build hold something back? Known cost over the cap, or unknown costs under one. */
-export interface BudgetCheck {
-  max: number;
-  /** The known part of the estimate passes the cap. */
-  over: boolean;
-  /** Assets to generate whose price is unknown: a capped build does not start them. */
-  unknown: string[];
-}
 
 /**
  * What a plan row says it costs, as the plan's estimate counts it: a generation's price, a resume's

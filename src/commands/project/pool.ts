@@ -7,16 +7,14 @@ import type { CommandContext } from '../../cli/context.js';
 import { plural } from '../../cli/credits.js';
 import { CreditBudget, describeRefusal, isRefusal, type Reservation } from '../../pipeline/budget.js';
 import { OutputClaims } from '../../pipeline/owners.js';
-import type { PlanItem } from '../../pipeline/plan.js';
+import type { PlanItem } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { startBoard, type Board } from '../../cli/board.js';
-import { buildAsset, pruneAsset, type AssetRun, type ItemResult } from './asset.js';
-import type { RunFlags } from './run.js';
+import { buildAsset, pruneAsset } from './asset.js';
+import type { AssetRun, ItemResult, RunFlags } from './records.js';
 import { reprocessAsset } from './post.js';
 import { packSheet } from './sheet.js';
-
-export type { ItemResult, Outcome } from './asset.js';
 
 /** The build's flags the pool reads, and how to resume an asset. */
 export type RunOptions = Pick<RunFlags, 'concurrency' | 'maxCredits' | 'failFast'> & {

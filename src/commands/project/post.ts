@@ -5,14 +5,12 @@
 import fs from 'node:fs';
 import { PathRefusedError, placeIn, removeInside, writeFileInside } from '../../files/confine.js';
 import { LocalFileError } from '../../config/errors.js';
-import { sha256, type FileHash } from '../../pipeline/hash.js';
-import type { LockedFile } from '../../pipeline/lock.js';
-import type { ManifestAsset } from '../../pipeline/manifest.js';
+import { sha256 } from '../../pipeline/hash.js';
+import type { FileHash, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
-import type { PlanItem } from '../../pipeline/plan.js';
 import { originalPath, outputPathFor, postHash } from '../../pipeline/post.js';
 import type { Processed } from '../../pipeline/writer.js';
-import type { AssetRun, ItemResult } from './asset.js';
+import type { AssetRun, ItemResult } from './records.js';
 
 export interface ProcessedFiles extends Processed {
   files: LockedFile[];

@@ -1,53 +1,23 @@
 // `assetgen build` without --dry-run: confirm a plan with videos, run it (pool.ts); its result is
-// every asset's outcome and the totals (the --json document), people get one summary line, and the
-// exit code comes from the outcomes.
+// every asset's outcome and the totals (the --json document), presented by run-result.ts: people
+// get one summary line, and the exit code comes from the outcomes.
 import path from 'node:path';
-import { AbortedError, AssetgenError, withHint } from '../../client/errors.js';
 import type { CommandContext } from '../../cli/context.js';
-import { CreditCapError, UsageError } from '../../cli/errors.js';
-import { plural } from '../../cli/credits.js';
+import { UsageError } from '../../cli/errors.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
-import { renderCredits, withCredits } from '../../cli/report.js';
-import type { CreditsReport } from '../../cli/credits.js';
-import { totalsOf, type AssetOutcome, type AssetResult, type BuildTotals } from '../../pipeline/outcome.js';
+import { withCredits } from '../../cli/charged.js';
+import { totalsOf, type AssetOutcome, type AssetResult } from '../../pipeline/outcome.js';
 import { shellQuote } from '../../cli/resume.js';
-import type { Plan } from '../../pipeline/plan.js';
+import type { Plan } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { mediaInfo } from '../../files/media-info.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import type { BuildOptions } from './build.js';
+import type { BuildRun, RunFlags } from './records.js';
 import { runPlan } from './pool.js';
 import { listIds } from './plan-summary.js';
 import { writeBuildReport } from './gallery.js';
-import { writeBuildSidecars, type SidecarsWritten } from '../../pipeline/sidecars.js';
-
-/** The flags of `assetgen build` a run reads; `maxCredits` is the cap in force (flag or manifest budget). */
-export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | 'file' | 'lockOut' | 'report'> & {
-  maxCredits?: number;
-  /** The manifest's `provenance`: `sidecar` writes `<file>.assetgen.json` beside each output. */
-  provenance?: 'sidecar';
-};
-
-/** The result of a build that ran (`assetgen build --json`, the MCP build tool's structuredContent). */
-export interface BuildRunResult {
-  manifest: string;
-  lock: string;
-  service: string;
-  items: AssetResult[];
-  totals: BuildTotals;
-  /** The cap this build ran under, null for none. */
-  maxCredits: number | null;
-  report?: string;
-  reportError?: string;
-  /** With `provenance: sidecar`: the sidecars this build wrote, how many were current already, and any it could not write. */
-  sidecars?: SidecarsWritten;
-  credits: CreditsReport;
-  mock?: true;
-}
-
-/** A gallery that could not be written: its error (with its own exit code), raised once the build's outcome is shown. */
-const galleryErrors = new WeakMap<BuildRunResult, AssetgenError>();
+import { writeBuildSidecars } from '../../pipeline/sidecars.js';
 
 export async function runBuild(
   ctx: CommandContext,
@@ -56,7 +26,7 @@ export async function runBuild(
   writer: LockWriter,
   flags: RunFlags,
   where: { file: string; lockFile: string; service: string },
-): Promise<BuildRunResult> {
+): Promise<BuildRun> {
   await confirmVideos(ctx, plan, flags);
   const results = await runPlan(ctx, plan.items, root, writer, {
     concurrency: flags.concurrency,
@@ -100,53 +70,7 @@ export async function runBuild(
     ...(sidecars ? { sidecars } : {}),
     ...gallery?.document,
   });
-  if (gallery?.error) galleryErrors.set(result, gallery.error);
-  return result;
-}
-
-/** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
-export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
-  // The pool named what it built, failed or skipped as it went; an asset left alone gets its line here.
-  for (const item of result.items.filter((entry) => entry.outcome === 'kept'))
-    ctx.out.info(`- ${sanitizeLine(item.id)}  kept: ${sanitizeLine((item.why ?? []).join('; '))}`);
-  const totals = result.totals;
-  ctx.out.info(
-    `Built ${totals.built}, resumed ${totals.resumed}, unchanged ${totals.unchanged}` +
-      `${totals.kept ? `, kept ${totals.kept} edited by hand` : ''}${totals.failed ? `, failed ${totals.failed}` : ''}` +
-      `${totals.interrupted ? `, interrupted ${totals.interrupted} (paid, kept in the lock)` : ''}` +
-      `${totals.capped ? `, held back by the cap ${totals.capped}` : ''}` +
-      `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${plural(totals.credits, 'credit')}.`,
-  );
-  if (result.sidecars)
-    ctx.out.info(`Provenance: ${plural(result.sidecars.written.length, 'sidecar')} written, ${result.sidecars.current} already current.`);
-  renderCredits(ctx, result);
-}
-
-/**
- * The exit of a build that ran, from its outcomes: interrupted 130, failed 1, capped 8; then what it
- * wrote after them and could not (the gallery, provenance sidecars), exit 1. Those are reported in
- * every case: with the build's own failure, each is printed before it (--json: in the document).
- */
-export function settleRun(ctx: CommandContext, result: BuildRunResult): void {
-  const failed = result.sidecars?.failed ?? [];
-  const afterwards = [
-    galleryErrors.get(result),
-    failed.length
-      ? new AssetgenError(`${plural(failed.length, 'provenance sidecar')} could not be written: ${listIds(failed.map((f) => f.path))}.`, {
-          code: 'provenance_failed',
-          hint: 'The build is recorded in assetgen.lock: fix what is in the way and run `assetgen build` again (writing a sidecar costs nothing).',
-        })
-      : undefined,
-  ].filter((error): error is AssetgenError => error !== undefined);
-  try {
-    throwForOutcome(ctx, result);
-  } catch (error) {
-    if (!ctx.out.json) for (const after of afterwards) ctx.out.error(`Error: ${sanitizeLine(after.message)}`);
-    throw error;
-  }
-  if (!afterwards.length) return;
-  if (!ctx.out.json) for (const after of afterwards.slice(1)) ctx.out.error(`Error: ${sanitizeLine(after.message)}`);
-  throw afterwards[0];
+  return gallery?.error ? { ...result, galleryError: gallery.error } : result;
 }
 
 /** Outcomes whose files are on disk once the build ends. */
@@ -176,44 +100,4 @@ function resumeCommand(ctx: CommandContext, id: string, flags: RunFlags): string
   if (ctx.globals.baseUrl) words.push('--base-url', ctx.globals.baseUrl);
   if (ctx.globals.mock) words.push('--mock');
   return words.map(shellQuote).join(' ');
-}
-
-function throwForOutcome(ctx: CommandContext, { items, maxCredits }: BuildRunResult): void {
-  const failed = items.filter((item) => item.outcome === 'failed');
-  const capped = items.filter((item) => item.outcome === 'capped');
-  if (ctx.signal.aborted) {
-    throw withHint(
-      new AbortedError(),
-      'Paid jobs are recorded in assetgen.lock: run the same `assetgen build` again to resume them by id, with no second charge (a call whose answer was lost is asked again with its idempotency key: free if the service honours Idempotency-Key).',
-    );
-  }
-  if (failed.length) {
-    const resumable = failed.filter((result) => result.resume);
-    throw new AssetgenError(
-      `${failed.length} asset${failed.length === 1 ? '' : 's'} failed: ${listIds(failed.map((result) => result.id))}.`,
-      {
-        code: 'build_failed',
-        hint: resumable.length
-          ? 'Paid work is recorded in assetgen.lock: run `assetgen build` again to resume it (no second charge for a job with an id; one without is asked again with its idempotency key, free if the service honours Idempotency-Key); the others are tried afresh.'
-          : 'Run `assetgen build` again to try them afresh.',
-      },
-    );
-  }
-  if (capped.length) {
-    const unknown = capped.filter((item) => item.cap === 'unknown-cost').map((item) => item.id);
-    const inFlight = capped.filter((result) => result.resume).map((result) => result.id);
-    const hints = [
-      unknown.length
-        ? `No price is recorded yet for ${listIds(unknown)}: build one asset of each agent or workflow without a cap (${ctx.frontEnd.noCap}) to learn it.`
-        : '',
-      inFlight.length
-        ? `Paid jobs stopped before their next charged poll stay in assetgen.lock (${listIds(inFlight)}): a later build resumes them.`
-        : '',
-      'Raise the cap, or build the rest later: what was built is recorded and will not be paid for again.',
-    ];
-    throw new CreditCapError(
-      `Held at ${ctx.frontEnd.option('maxCredits', maxCredits ?? 'none')}: ${plural(capped.length, 'asset')} not built (${listIds(capped.map((result) => result.id))}).`,
-      hints.filter(Boolean).join(' '),
-    );
-  }
 }

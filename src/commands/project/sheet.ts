@@ -6,10 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PathRefusedError, placeIn, placeToWrite, removeInside, writeFileInside } from '../../files/confine.js';
 import { sha256 } from '../../pipeline/hash.js';
-import type { LockedFile } from '../../pipeline/lock.js';
-import type { PlanItem } from '../../pipeline/plan.js';
+import type { LockedFile, PlanItem } from '../../pipeline/records.js';
 import { sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
-import type { AssetRun, ItemResult } from './asset.js';
+import type { AssetRun, ItemResult } from './records.js';
 
 /**
  * Packs one sheet. `unfinished` names the assets this build set out to make and did not: a sheet

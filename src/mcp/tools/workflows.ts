@@ -25,7 +25,7 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
     output: OUTPUT.list_workflows,
     kind: READ_ONLY,
     async call(ctx) {
-      const { withCredits } = await import('../../cli/report.js');
+      const { withCredits } = await import('../../cli/charged.js');
       const client = await ctx.client();
       const workflows = await client.listWorkflows({ signal: ctx.signal });
       const result = withCredits(ctx, {

@@ -1,6 +1,7 @@
 // The mock's generated image: a 128×128 PNG of the 16×16 pixel art (pixel-art.ts), written with a
 // deflate stream of one fixed shape, so every image has the same size (PNG_BYTES).
-import { PNG_SIGNATURE, pngChunk, pngHeader } from '../../files/png.js';
+import { PNG_SIGNATURE } from '../../files/media.js';
+import { pngChunk, pngHeader } from '../../files/png.js';
 import { agentStyle, palette, pixelGrid, seededRandom } from './pixel-art.js';
 import { cached } from './render-cache.js';
 

@@ -2,12 +2,13 @@
 // animation (the bundled mock saves its "videos" as animated GIFs). Reads the colour tables, the
 // graphic control extension (transparency), the first image descriptor (interlaced or not) and its
 // LZW data; every other block is skipped. Untrusted input: lengths are checked, codes validated.
+import { sniffExtension } from '../../files/media.js';
 import { checkSize, PreviewError, type Pixels } from './image.js';
 
 export function decodeGifFirstFrame(bytes: Uint8Array): Pixels {
+  if (sniffExtension(bytes) !== '.gif') throw new PreviewError('is not a GIF image');
   const reader = new Reader(bytes);
-  const signature = String.fromCharCode(...reader.take(6));
-  if (signature !== 'GIF87a' && signature !== 'GIF89a') throw new PreviewError('is not a GIF image');
+  reader.take(6); // the signature
   let width = reader.u16();
   let height = reader.u16();
   const flags = reader.byte();

@@ -1,6 +1,7 @@
 // Decoded pixels, the one error type of the preview code, and the few pixel operations the
 // encoders share. Everything here works on untrusted bytes: sizes are bounded before memory is
 // allocated, and every failure is a PreviewError whose message becomes a one-line note.
+import { sniffExtension } from '../../files/media.js';
 
 /** 8-bit RGBA, row by row, no padding. */
 export interface Pixels {
@@ -46,23 +47,23 @@ export function downscale(image: Pixels, maxWidth: number, maxHeight: number): P
 
 export type Format = 'png' | 'gif';
 
+/** The formats assetgen saves that previews do not decode, named for the note. */
+const UNDECODED: Readonly<Record<string, string>> = {
+  '.jpg': 'a JPEG image',
+  '.webp': 'a WebP image',
+  '.mp4': 'an MP4/MOV video',
+  '.mov': 'an MP4/MOV video',
+  '.webm': 'a WebM video',
+};
+
 /**
  * What the bytes are, from their signature (never the file name). Formats assetgen cannot decode
  * are named, so the note says why there is no preview.
  */
 export function sniff(bytes: Uint8Array): Format {
-  const ascii = (from: number, to: number): string => String.fromCharCode(...bytes.subarray(from, to));
-  if (bytes.length >= 8 && ascii(1, 4) === 'PNG' && bytes[0] === 0x89) return 'png';
-  if (bytes.length >= 6 && /^GIF8[79]a$/.test(ascii(0, 6))) return 'gif';
-  const other =
-    bytes[0] === 0xff && bytes[1] === 0xd8
-      ? 'a JPEG image'
-      : ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP'
-        ? 'a WebP image'
-        : ascii(4, 8) === 'ftyp'
-          ? 'an MP4/MOV video'
-          : bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3
-            ? 'a WebM video'
-            : undefined;
+  const extension = sniffExtension(bytes);
+  if (extension === '.png') return 'png';
+  if (extension === '.gif') return 'gif';
+  const other = extension && Object.hasOwn(UNDECODED, extension) ? UNDECODED[extension] : undefined;
   throw new PreviewError(other ? `is ${other}; previews decode PNG and GIF only` : 'is not a PNG or GIF image');
 }

@@ -4,7 +4,8 @@
 // note rather than half-supported. Written here rather than pulled in as a dependency: a preview
 // needs only this much, and the CLI's start-up and install stay as small as they are.
 import { deflateSync, inflateSync } from 'node:zlib';
-import { PNG_SIGNATURE, pngChunk, pngHeader } from '../../files/png.js';
+import { PNG_SIGNATURE } from '../../files/media.js';
+import { pngChunk, pngHeader } from '../../files/png.js';
 import { checkSize, PreviewError, type Pixels } from './image.js';
 
 /** Channels per colour type (0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA). */

@@ -1,0 +1,23 @@
+// The end of every command that talked to the service: its result carries `credits` (what it
+// spent) and, on the bundled mock, `"mock": true` (a result from the mock is never mistaken for a
+// real asset); people get what it cost on stderr. Light on purpose: a command that renders a
+// result loads this, not the saved-file presentation of report.ts (and its image previews).
+import type { CommandContext } from './context.js';
+import { creditsLine, type CreditsReport } from './credits.js';
+
+/** What every result of a command that talked to the service carries: `credits` and, on the mock, `mock: true`. */
+export type Charged<T> = T & { credits: CreditsReport; mock?: true };
+
+/** A command's document as its result: `credits` (what this command spent) and `mock` added. */
+export function withCredits<T extends object>(ctx: CommandContext, document: T): Charged<T> {
+  return { ...document, credits: ctx.credits.report, ...(ctx.globals.mock ? { mock: true as const } : {}) };
+}
+
+/** People's end of a command that talked to the service: what it cost (the result's `credits`), on stderr. */
+export function renderCredits(ctx: CommandContext, result: { credits: CreditsReport }): void {
+  const line = creditsLine(result.credits);
+  if (line) ctx.out.info(ctx.out.style.dim(`${line}${mockMark(ctx)}`));
+}
+
+/** ` (mock)` after what a command on the bundled mock reports. */
+export const mockMark = (ctx: CommandContext): string => (ctx.globals.mock ? ' (mock)' : '');

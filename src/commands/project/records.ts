@@ -1,0 +1,118 @@
+// The records of `assetgen build` (this folder): its options, the flags a paid run reads, its
+// results (the --json documents) and what the pool and each asset share. Declarations only, in a
+// file of their own: build.ts, run.ts, pool.ts and the asset steps import these, not each other
+// (test/unit/import-cycles.test.ts keeps src/ free of import circles).
+import type { CommandContext } from '../../cli/context.js';
+import type { CreditsReport } from '../../cli/credits.js';
+import type { AssetgenError } from '../../client/errors.js';
+import type { AssetgenClient } from '../../client/types.js';
+import type { CapRefusal, CreditBudget } from '../../pipeline/budget.js';
+import type { AssetResult, BuildTotals, WorkedOutcome } from '../../pipeline/outcome.js';
+import type { OutputClaims } from '../../pipeline/owners.js';
+import type { Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
+import type { Shard } from '../../pipeline/shard.js';
+import type { SidecarsWritten } from '../../pipeline/sidecars.js';
+import type { LockWriter } from '../../pipeline/writer.js';
+
+/** The flags of `assetgen build` (program.cts). */
+export interface BuildOptions {
+  dryRun?: boolean;
+  file?: string;
+  shard?: string;
+  force?: boolean;
+  prune?: boolean;
+  concurrency: number;
+  /** A cap, or 'none' (no cap, whatever the manifest's budget says). */
+  maxCredits?: number | 'none';
+  /** With --dry-run: the plan as Markdown. */
+  format?: 'markdown';
+  failFast?: boolean;
+  yes?: boolean;
+  /** A shard's own lock file (merged later with `assetgen lock merge`). */
+  lockOut?: string;
+  /** The HTML gallery to write (report.ts), relative to the cwd. */
+  report?: string;
+}
+
+/** What a build computed: its dry run's plan, or every asset's outcome of a build that ran. */
+export type BuildResult = DryRunResult | BuildRun;
+
+/** A build's --json document (and the MCP build tool's structuredContent): the result, less what only its exit reads. */
+export type BuildDocument = DryRunResult | BuildRunResult;
+
+/** The plan of `build --dry-run` (the --json document; the plan alone, nothing sent). */
+export interface DryRunResult {
+  manifest: string;
+  lock: string;
+  service: string;
+  dryRun: true;
+  shard?: Shard;
+  report?: string;
+  items: (Omit<PlanItem, 'asset'> & { out?: string })[];
+  counts: Partial<Record<PlanStatus, number>>;
+  estimate: Plan['estimate'];
+  budget?: BudgetCheck;
+  mock?: true;
+}
+
+/** Would the real build hold something back? Known cost over the cap, or unknown costs under one. */
+export interface BudgetCheck {
+  max: number;
+  /** The known part of the estimate passes the cap. */
+  over: boolean;
+  /** Assets to generate whose price is unknown: a capped build does not start them. */
+  unknown: string[];
+}
+
+/** The flags of `assetgen build` a run reads; `maxCredits` is the cap in force (flag or manifest budget). */
+export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | 'file' | 'lockOut' | 'report'> & {
+  maxCredits?: number;
+  /** The manifest's `provenance`: `sidecar` writes `<file>.assetgen.json` beside each output. */
+  provenance?: 'sidecar';
+};
+
+/**
+ * A build that ran, as its command holds it: the --json document, and the error of a gallery that
+ * could not be written (its own exit code), raised once the build's outcome is shown (run-result.ts).
+ */
+export type BuildRun = BuildRunResult & { galleryError?: AssetgenError };
+
+/** The document of a build that ran (`assetgen build --json`, the MCP build tool's structuredContent). */
+export interface BuildRunResult {
+  manifest: string;
+  lock: string;
+  service: string;
+  items: AssetResult[];
+  totals: BuildTotals;
+  /** The cap this build ran under, null for none. */
+  maxCredits: number | null;
+  report?: string;
+  reportError?: string;
+  /** With `provenance: sidecar`: the sidecars this build wrote, how many were current already, and any it could not write. */
+  sidecars?: SidecarsWritten;
+  credits: CreditsReport;
+  mock?: true;
+}
+
+/** How an asset the build worked on ended: part of the one closed union (src/pipeline/outcome.ts). */
+export type Outcome = WorkedOutcome;
+
+/** One asset's part of the build as the pool sees it: the record of outcome.ts, with the budget's refusal itself. */
+export type ItemResult = Pick<AssetResult, 'id' | 'files' | 'credits' | 'cost' | 'reason' | 'resume'> & {
+  outcome: Outcome;
+  /** Capped: why the budget held it back (before it started, or before its next charged call). */
+  refusal?: CapRefusal;
+};
+
+export interface AssetRun {
+  ctx: CommandContext;
+  client: AssetgenClient;
+  root: string;
+  /** Which asset each output file belongs to (a save never replaces another asset's file). */
+  claims: OutputClaims;
+  writer: LockWriter;
+  budget: CreditBudget;
+  /** Aborted a grace period after the build's signal: a call in flight at Ctrl-C gets its answer (and its charge is known). */
+  requestSignal: AbortSignal;
+  resumeCommand: (id: string) => string;
+}

@@ -1,0 +1,101 @@
+// A build that ran, presented (build.ts): people's lines, its exit from its outcomes, and its
+// --json document, each from the result alone. Apart from run.ts, which computes the result, so
+// that presenting it loads none of the paid path (the pool, the lock writer, the save).
+import { AbortedError, AssetgenError, withHint } from '../../client/errors.js';
+import type { CommandContext } from '../../cli/context.js';
+import { CreditCapError } from '../../cli/errors.js';
+import { plural } from '../../cli/credits.js';
+import { renderCredits } from '../../cli/charged.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { listIds } from './plan-summary.js';
+import type { BuildRun, BuildRunResult } from './records.js';
+
+/** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
+export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
+  // The pool named what it built, failed or skipped as it went; an asset left alone gets its line here.
+  for (const item of result.items.filter((entry) => entry.outcome === 'kept'))
+    ctx.out.info(`- ${sanitizeLine(item.id)}  kept: ${sanitizeLine((item.why ?? []).join('; '))}`);
+  const totals = result.totals;
+  ctx.out.info(
+    `Built ${totals.built}, resumed ${totals.resumed}, unchanged ${totals.unchanged}` +
+      `${totals.kept ? `, kept ${totals.kept} edited by hand` : ''}${totals.failed ? `, failed ${totals.failed}` : ''}` +
+      `${totals.interrupted ? `, interrupted ${totals.interrupted} (paid, kept in the lock)` : ''}` +
+      `${totals.capped ? `, held back by the cap ${totals.capped}` : ''}` +
+      `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${plural(totals.credits, 'credit')}.`,
+  );
+  if (result.sidecars)
+    ctx.out.info(`Provenance: ${plural(result.sidecars.written.length, 'sidecar')} written, ${result.sidecars.current} already current.`);
+  renderCredits(ctx, result);
+}
+
+/**
+ * The exit of a build that ran, from its outcomes: interrupted 130, failed 1, capped 8; then what it
+ * wrote after them and could not (the gallery, provenance sidecars), exit 1. Those are reported in
+ * every case: with the build's own failure, each is printed before it (--json: in the document).
+ */
+export function settleRun(ctx: CommandContext, result: BuildRun): void {
+  const failed = result.sidecars?.failed ?? [];
+  const afterwards = [
+    result.galleryError,
+    failed.length
+      ? new AssetgenError(`${plural(failed.length, 'provenance sidecar')} could not be written: ${listIds(failed.map((f) => f.path))}.`, {
+          code: 'provenance_failed',
+          hint: 'The build is recorded in assetgen.lock: fix what is in the way and run `assetgen build` again (writing a sidecar costs nothing).',
+        })
+      : undefined,
+  ].filter((error): error is AssetgenError => error !== undefined);
+  try {
+    throwForOutcome(ctx, result);
+  } catch (error) {
+    if (!ctx.out.json) for (const after of afterwards) ctx.out.error(`Error: ${sanitizeLine(after.message)}`);
+    throw error;
+  }
+  if (!afterwards.length) return;
+  if (!ctx.out.json) for (const after of afterwards.slice(1)) ctx.out.error(`Error: ${sanitizeLine(after.message)}`);
+  throw afterwards[0];
+}
+
+function throwForOutcome(ctx: CommandContext, { items, maxCredits }: BuildRunResult): void {
+  const failed = items.filter((item) => item.outcome === 'failed');
+  const capped = items.filter((item) => item.outcome === 'capped');
+  if (ctx.signal.aborted) {
+    throw withHint(
+      new AbortedError(),
+      'Paid jobs are recorded in assetgen.lock: run the same `assetgen build` again to resume them by id, with no second charge (a call whose answer was lost is asked again with its idempotency key: free if the service honours Idempotency-Key).',
+    );
+  }
+  if (failed.length) {
+    const resumable = failed.filter((result) => result.resume);
+    throw new AssetgenError(
+      `${failed.length} asset${failed.length === 1 ? '' : 's'} failed: ${listIds(failed.map((result) => result.id))}.`,
+      {
+        code: 'build_failed',
+        hint: resumable.length
+          ? 'Paid work is recorded in assetgen.lock: run `assetgen build` again to resume it (no second charge for a job with an id; one without is asked again with its idempotency key, free if the service honours Idempotency-Key); the others are tried afresh.'
+          : 'Run `assetgen build` again to try them afresh.',
+      },
+    );
+  }
+  if (capped.length) {
+    const unknown = capped.filter((item) => item.cap === 'unknown-cost').map((item) => item.id);
+    const inFlight = capped.filter((result) => result.resume).map((result) => result.id);
+    const hints = [
+      unknown.length
+        ? `No price is recorded yet for ${listIds(unknown)}: build one asset of each agent or workflow without a cap (${ctx.frontEnd.noCap}) to learn it.`
+        : '',
+      inFlight.length
+        ? `Paid jobs stopped before their next charged poll stay in assetgen.lock (${listIds(inFlight)}): a later build resumes them.`
+        : '',
+      'Raise the cap, or build the rest later: what was built is recorded and will not be paid for again.',
+    ];
+    throw new CreditCapError(
+      `Held at ${ctx.frontEnd.option('maxCredits', maxCredits ?? 'none')}: ${plural(capped.length, 'asset')} not built (${listIds(capped.map((result) => result.id))}).`,
+      hints.filter(Boolean).join(' '),
+    );
+  }
+}
+
+/** The --json document of a build that ran: the result without the gallery's error (which its exit reports). */
+export function runDocument({ galleryError: _error, ...document }: BuildRun): BuildRunResult {
+  return document;
+}

@@ -1,0 +1,210 @@
+// The records of the pipeline: what a manifest asks for (manifest.ts reads it), what the lock
+// holds (lock.ts reads and writes it) and what a plan decides (plan.ts). Declarations only (and the
+// lock's format version), in a file of their own: the files that read, plan and write import these,
+// not each other (test/unit/import-cycles.test.ts keeps src/ free of import circles).
+import type { PostStep } from '../imaging/post-steps.js';
+import type { Position } from './errors.js';
+
+// ── The manifest ──────────────────────────────────────────────────────────────────────────────────
+
+export type AssetKind = 'image' | 'workflow' | 'video' | 'sheet';
+
+/**
+ * Where an asset's outputs go, relative to the project root with forward slashes: one file
+ * (`assets/icons/sword.png`), or a folder (`assets/fx/`) where each file is named after the id.
+ */
+export type OutputTarget = { type: 'file'; path: string } | { type: 'folder'; dir: string };
+
+export interface ManifestAsset {
+  id: string;
+  kind: AssetKind;
+  /** Image and video assets. */
+  prompt?: string;
+  /** Image assets always have one (their own or defaults.agent); a video may leave it to the service. */
+  agent?: string;
+  workflow?: string;
+  /** Workflow node prompt overrides. */
+  set?: Record<string, string>;
+  /** Video options. */
+  duration?: number;
+  aspectRatio?: string;
+  /** Image assets: the steps run on the generated original (its own list, else defaults.post); absent for none. */
+  post?: PostStep[];
+  /** Sheet assets: what to pack (pipeline/sheet.ts); `out` is then a .png file. */
+  sheet?: SheetSpec;
+  out: OutputTarget;
+  /** Where the asset's entry starts in the manifest, for errors found later. */
+  position: Position;
+}
+
+export interface Manifest {
+  /** Absolute path of the manifest file. */
+  file: string;
+  /** The project root: the manifest's directory. Outputs and the lock live under it. */
+  root: string;
+  assets: ManifestAsset[];
+  /** The credits a build of this manifest may spend unless --max-credits says otherwise. */
+  budget?: number;
+  /** `sidecar`: a build writes `<file>.assetgen.json` beside each output (provenance.ts). */
+  provenance?: 'sidecar';
+}
+
+/** A sheet's options as the manifest gives them (the packer's defaults fill in the rest). */
+export interface SheetSpec {
+  /** Asset ids or globs over ids, in the manifest's order. */
+  from: string[];
+  padding?: number;
+  extrude?: number;
+  maxSize?: number;
+  trim?: boolean;
+}
+
+// ── The lock ──────────────────────────────────────────────────────────────────────────────────────
+
+export const LOCK_VERSION = 1;
+
+export interface LockedFile {
+  /** Relative to the project root, forward slashes. */
+  path: string;
+  sha256: string;
+  size: number;
+}
+
+/** A paid call in flight: recorded before waiting, so a crash leaves what is needed to resume. */
+export interface LockJob {
+  /** Spec hash of what was submitted (the manifest may change while it runs), and what makes it. */
+  spec: string;
+  kind: AssetKind;
+  agent?: string;
+  workflow?: string;
+  /**
+   * Sent with the paid call: asking again with it returns the same result, not a second charge.
+   * Derived from the asset's id, spec and generation (see idempotencyKeyFor).
+   */
+  idempotencyKey: string;
+  /** The asset's generation this submission makes (see LockEntry.generation). */
+  generation?: number;
+  /** Video job or workflow run id, once the service has answered (images have none). */
+  jobId?: string;
+  /**
+   * What the service's answers said this job was charged so far (the paid call, then polls),
+   * recorded with the job id: a resume adds to it. Absent while the paid call's answer is unknown.
+   */
+  credits?: number;
+  submittedAt: string;
+}
+
+export interface LockEntry {
+  /** What made `files` (the job, while one is in flight, says what will replace them). */
+  kind: AssetKind;
+  agent?: string;
+  workflow?: string;
+  /** Spec hash of what `files` were made from; absent until the first finish. */
+  spec?: string;
+  files: LockedFile[];
+  /**
+   * The whole cost of the last finish (its paid call and every poll, across resumes), as the
+   * service's answers reported it; null when part of it is not known. Estimates use numbers only.
+   */
+  credits?: number | null;
+  finishedAt?: string;
+  /**
+   * How many times this asset has been submitted: each new submission (first build, a changed spec,
+   * --force, a retry after a failed job) is the next generation and has its own idempotency key.
+   */
+  generation?: number;
+  /**
+   * An image with `post:` steps (pipeline/post.ts): the generated file as downloaded, kept under
+   * .assetgen/originals/ for re-processing, and the hash of the steps that made `files` from it.
+   */
+  original?: LockedFile;
+  post?: string;
+  /**
+   * An image whose post steps failed after its paid call: `original` is the paid image, `credits`
+   * its cost, `files` those of the finish before; the next plan re-processes it, with no paid call.
+   */
+  postFailed?: true;
+  /** A sheet (pipeline/sheet.ts): the input files it was packed from; `spec` is then its options' hash. */
+  inputs?: LockedFile[];
+  job?: LockJob;
+  /** The video job or workflow run id of the last finish (images have none), and the service host it ran on. */
+  jobId?: string;
+  service?: string;
+}
+
+export interface Lock {
+  lockfileVersion: typeof LOCK_VERSION;
+  assets: Record<string, LockEntry>;
+}
+
+// ── The plan ──────────────────────────────────────────────────────────────────────────────────────
+
+export interface FileHash {
+  sha256: string;
+  size: number;
+}
+
+/** Hashes of the files planning looks at (see filesToHash), by project path; null for a missing file. */
+export type FileHashes = ReadonlyMap<string, FileHash | null>;
+
+export type PlanStatus = 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited' | 'in-flight' | 'removed';
+/**
+ * none: nothing to do; generate: a paid call; resume: follow the recorded job; reprocess: run the
+ * `post` steps again from `source`, no paid call (./post.ts); keep: left alone, reported; prune: delete `prunable`.
+ */
+export type PlanAction = 'none' | 'generate' | 'resume' | 'reprocess' | 'keep' | 'prune';
+
+export interface FileCheck {
+  path: string;
+  /** ok: as assetgen wrote it; edited: changed since (by hand, say); missing: gone. */
+  state: 'ok' | 'edited' | 'missing';
+}
+
+export interface PlanItem {
+  id: string;
+  status: PlanStatus;
+  action: PlanAction;
+  kind: AssetKind;
+  /** The spec hash to submit (the lock's, for a removed asset). */
+  spec: string;
+  agent?: string;
+  workflow?: string;
+  /** The manifest's entry; absent for a removed asset. */
+  asset?: ManifestAsset;
+  /** Why, in a few words each, for people. */
+  reasons: string[];
+  /** The files the lock records, checked against the disk. */
+  files: FileCheck[];
+  /** reprocess: the file the post steps run on (the kept original, or the output made before `post` was added). */
+  source?: string;
+  /** A sheet: the ids of the assets it packs (./sheet.ts). */
+  inputs?: string[];
+  /** The paid call in flight, to resume by its id (or its idempotency key when there is no id yet). */
+  job?: LockJob;
+  /**
+   * The generation a `generate` submits (see LockEntry.generation): the next one, except for a
+   * missing file or a moved `out` of an unchanged spec, which ask again with the same key (a service
+   * that still holds the answer gives the same asset, free).
+   */
+  generation?: number;
+  /** That generation's key was sent by an earlier build (a missing file asked for again). */
+  reusesKey?: boolean;
+  /**
+   * Credits the action would cost: 0 unless it generates (or resumes a paid call whose answer was
+   * never recorded: asking again may be its first execution); null when unknown. A video's price
+   * is known; polls are not counted here (the build asks the budget before each).
+   */
+  estimate: number | null;
+  /** For a removed asset: the files prune may delete (recorded by assetgen and unchanged). */
+  prunable: string[];
+}
+
+export interface Plan {
+  service: string;
+  /** In manifest order, then removed assets in id order. */
+  items: PlanItem[];
+  /** The credits the `generate` actions would cost, as far as known; `unknown` lists the rest. */
+  estimate: { credits: number; unknown: string[] };
+  /** Selectors (ids, globs) that matched no asset. */
+  unmatched: string[];
+}
