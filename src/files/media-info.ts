@@ -4,6 +4,7 @@
 // sits deep in a container (an MP4's track header), not worth a parser for a field nobody relies on.
 import fs from 'node:fs';
 import { sniffExtension } from './media.js';
+import { openRegularSync } from './confine.js';
 
 export type MediaFormat = 'png' | 'jpeg' | 'webp' | 'gif' | 'mp4' | 'webm' | 'mov';
 
@@ -33,7 +34,7 @@ export function mediaInfo(file: string): MediaInfo {
   const unknown: MediaInfo = { path: file, format: null, width: null, height: null };
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, 'r');
+    ({ fd } = openRegularSync(file));
     const head = Buffer.alloc(32);
     const read = fs.readSync(fd, head, 0, head.length, 0);
     const bytes = head.subarray(0, read);
