@@ -7,6 +7,7 @@ import { SAFE_ID } from '../api/endpoints.js';
 import { redactUrl } from '../client/redact.js';
 import { LocalFileError } from './errors.js';
 import { stateDir, type Env } from './paths.js';
+import { readRegularFileSync } from '../files/confine.js';
 
 export type JobKind = 'video' | 'run';
 
@@ -65,7 +66,7 @@ export class JobJournal {
   read(): { entries: JournalEntry[]; skipped: SkippedLine[] } {
     let text: string;
     try {
-      text = this.file === null ? this.#memory.join('') : fs.readFileSync(this.file, 'utf8');
+      text = this.file === null ? this.#memory.join('') : readRegularFileSync(this.file, this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: [] };
       throw new LocalFileError(

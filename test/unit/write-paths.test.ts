@@ -3,7 +3,10 @@
 // temp-files.ts): real paths inside the root, never through a link, regular files only. This scan
 // reads every source file of src/ with the TypeScript parser and lists each call of a node:fs
 // function that creates, changes, removes or opens a file (and of the atomic writer) made anywhere
-// else. The allow-list below names the few that are not project paths, each with why.
+// else. The allow-list below names the few that are not project paths, each with why: writes to
+// the per-user config and state folders and to agents' config folders (the installer), the SDK's
+// download to a path its caller names, and assetgen's own package files read. Every other read of
+// a file (config included) goes through confine.ts's regular-file helper: a FIFO never blocks.
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -74,16 +77,12 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
     calls: ['mkdirSync', 'rmSync', 'chmodSync'],
     why: "the per-user config folder (ASSETGEN_CONFIG_DIR or the platform's), named by the user's environment, never by a project; the credentials file itself is written by `conf` (atomic, mode 0600), these make its 0700 folder and its lock folder",
   },
-  'config/credentials.ts': {
-    calls: ['readFileSync'],
-    why: 'reads the per-user credentials file in that config folder',
-  },
   'config/agents-cache.ts': {
-    calls: ['mkdirSync', 'writeFileAtomicSync', 'readFileSync'],
+    calls: ['mkdirSync', 'writeFileAtomicSync'],
     why: 'the per-user cache of agent lists in the config folder (a cache: a failure to write it is ignored)',
   },
   'config/journal.ts': {
-    calls: ['mkdirSync', 'appendFileSync', 'readFileSync'],
+    calls: ['mkdirSync', 'appendFileSync'],
     why: "the per-user job journal in the state folder (ASSETGEN_STATE_DIR or the platform's), not a project file",
   },
   'installer/install.ts': {
@@ -91,7 +90,7 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
     why: "the skill installer writes into agents' config folders with its own confinement: installer/files.ts assertNoLinks refuses any link below the skills folder, install.ts refuses a project-scope skills folder that leads outside the project; the atomic write creates its temp file exclusively (never through a link) and renames it over",
   },
   'installer/mcp-register.ts': {
-    calls: ['mkdirSync', 'rmSync', 'rmdirSync', 'writeFileAtomicSync', 'chmodSync', 'readFileSync'],
+    calls: ['mkdirSync', 'rmSync', 'rmdirSync', 'writeFileAtomicSync', 'chmodSync'],
     why: "agents' MCP configuration files (~/.claude.json, a project's .mcp.json, …), checked by installer/files.ts assertNoLinks before any write; removes only files and folders the installer's manifest says it made",
   },
   'installer/uninstall.ts': {
@@ -99,12 +98,8 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
     why: 'removes an empty folder the installer recorded making (files themselves go through removeInside)',
   },
   'installer/manifest.ts': {
-    calls: ['mkdirSync', 'writeFileAtomicSync', 'readFileSync'],
+    calls: ['mkdirSync', 'writeFileAtomicSync'],
     why: "the installer's own record in the per-user config folder",
-  },
-  'installer/files.ts': {
-    calls: ['readFileSync'],
-    why: 'hashes an installed skill file (to tell an edited copy from ours) in an agent config folder',
   },
   'installer/render.ts': {
     calls: ['rmSync', 'mkdirSync', 'writeFileSync', 'readFileSync'],
@@ -121,10 +116,6 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
   'cli/help-screens.cts': {
     calls: ['readFileSync'],
     why: "the package's own help screens file",
-  },
-  'commands/project/lock.ts': {
-    calls: ['readFileSync'],
-    why: '`lock merge <files…>` reads the shard locks the user names (input, never written); a pipe the user gives (`<(…)`) is read as given',
   },
 };
 

@@ -11,6 +11,7 @@ import { lockFileFor, parseLock, serializeLock, type Lock } from '../../pipeline
 import { locateManifest } from '../../pipeline/manifest.js';
 import { mergeLocks } from '../../pipeline/merge.js';
 import { LockWriter } from '../../pipeline/writer.js';
+import { readRegularFileSync } from '../../files/confine.js';
 
 export const merge = command({ run: mergeLockFiles, render: renderMerge });
 
@@ -20,7 +21,7 @@ async function mergeLockFiles(ctx: CommandContext, files: string[], options: { f
     const resolved = path.resolve(ctx.cwd, file);
     let text: string;
     try {
-      text = fs.readFileSync(resolved, 'utf8');
+      text = readRegularFileSync(resolved, file, 'utf8');
     } catch (error) {
       throw new UsageError(
         `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
