@@ -201,7 +201,7 @@ export function placeToWrite(root: string, file: string, shown: string = file): 
     throw new PathRefusedError(
       place.entry === 'link'
         ? `${shown} is a symbolic link; assetgen never writes through a link, nor replaces one.`
-        : `${shown} is not a regular file; assetgen only replaces regular files.`,
+        : `${shown} is ${place.entry === 'other' ? otherKind(place.file) : 'not a regular file'}; assetgen only replaces regular files.`,
     );
   return place;
 }
@@ -235,6 +235,12 @@ export function writeFileInsideSync(
 /** Platforms without a flag (Windows has no O_NONBLOCK or O_NOFOLLOW) open without it. */
 const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_NONBLOCK = 0, O_NOFOLLOW = 0, O_NOCTTY = 0 } = fs.constants;
 const READ_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+
+/** What an entry that is neither file, folder nor link is, for a message (a FIFO, a device, a socket). */
+function otherKind(file: string): string {
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+  return stat ? `${kindOf(stat)}, not a regular file` : 'not a regular file';
+}
 
 function kindOf(stat: fs.Stats): string {
   if (stat.isDirectory()) return 'a folder';
