@@ -332,6 +332,30 @@ export async function openAppendInside(root: string, file: string, shown: string
 }
 
 /**
+ * Appends to a file of the user's own state (the job journal, in a folder the user's environment
+ * names, not a project's: links there are the user's), made when missing: O_NONBLOCK so a FIFO
+ * never blocks the open, and refused unless what was opened is a regular file.
+ */
+export function appendRegularFileSync(file: string, text: string, mode: number): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY, mode);
+  } catch (error) {
+    // A FIFO with no reader (ENXIO), or another kind of file: named as what it is.
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (stat && !stat.isFile()) throw notRegularFile(file, stat);
+    throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw notRegularFile(file, stat);
+    fs.writeFileSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
  * Makes a new file inside `root`, whole before it appears: written to a temp file, then hard-linked
  * to its name, which fails when anything (a file, a link, dangling or not) is there. False when
  * something is there already (a lock's claim held by another process). A link or anything but a

@@ -82,8 +82,8 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
     why: 'the per-user cache of agent lists in the config folder (a cache: a failure to write it is ignored)',
   },
   'config/journal.ts': {
-    calls: ['mkdirSync', 'appendFileSync'],
-    why: "the per-user job journal in the state folder (ASSETGEN_STATE_DIR or the platform's), not a project file",
+    calls: ['mkdirSync'],
+    why: "makes the per-user state folder (ASSETGEN_STATE_DIR or the platform's) of the job journal, not a project folder; the journal itself is appended through confine.ts appendRegularFileSync",
   },
   'installer/install.ts': {
     calls: ['mkdirSync', 'writeFileAtomicSync'],
