@@ -44,6 +44,9 @@ export function processRuntime(): Runtime {
   };
 }
 
+/** How long a run may take to end after SIGTERM or Ctrl-C before it is stopped (exit 130). */
+const INTERRUPT_GRACE_MS = 10_000;
+
 export async function execute(
   rawOptions: Record<string, unknown>,
   body: (ctx: CommandContext) => Promise<void>,
@@ -57,6 +60,16 @@ export async function execute(
     // A second Ctrl-C means "now": skip the graceful path.
     if (interrupts > 1) process.exit(EXIT.interrupted);
     controller.abort(new AbortedError());
+    // SIGTERM (or Ctrl-C) always ends a run: every wait listens to the signal, and one that does
+    // not (a bug) is cut off here. Stopping hard is safe: a paid job's key is on disk (the lock's
+    // journal, the job journal) before its wait, as kill -9 would find it.
+    // Never cleared: past the command, a handle still open (a stuck read) would keep the process
+    // alive; unref'd, it never keeps alive a process that is done.
+    if (runtime.signals)
+      setTimeout(() => {
+        runtime.io.stderr.write(`assetgen: still running ${INTERRUPT_GRACE_MS / 1000} s after the interrupt; stopping now.\n`);
+        process.exit(EXIT.interrupted);
+      }, INTERRUPT_GRACE_MS).unref();
   };
   if (runtime.signals) {
     process.on('SIGINT', onSigint);

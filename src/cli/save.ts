@@ -1,13 +1,22 @@
 // Where downloaded assets go, and saving them. Names are built from ids (never from prompts or
 // server text) and made safe for every filesystem, Windows included. `-o` is checked before any
 // paid call, so credits are never spent on an asset that cannot be saved.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AbortedError, AssetgenError, OutputFileError, UnexpectedResponseError, withHint } from '../client/errors.js';
 import { redactUrl } from '../client/redact.js';
 import type { AssetgenClient } from '../client/types.js';
-import { folderIn, makeFolder, PathRefusedError, placeIn, refuseControlCharacters, type Place } from '../files/confine.js';
+import {
+  discardTemp,
+  folderIn,
+  makeFolder,
+  moveIntoPlace,
+  PathRefusedError,
+  placeIn,
+  refuseControlCharacters,
+  tempFor,
+  type Place,
+} from '../files/confine.js';
 import { extensionFor, isMediaExtension, MEDIA_EXTENSIONS, readHead, safeFileName, sameFormat, sniffExtension } from '../files/media.js';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
@@ -200,10 +209,12 @@ async function saveOne(
       await client.download(url, ctx.io.stdout, transfer);
       return '-';
     }
-    // The same check as before paying, now on the real folder the file is written in.
+    // The same check as before paying, now on the real folder the file is written in (made, and
+    // swept of the temp files of saves a kill cut short).
     const first = checkPlace(ctx, options, target, force);
     const dir = makeFolder(options.root, first, displayPath(ctx, target));
-    temp = path.join(dir, `.${path.basename(first.file)}.${randomBytes(6).toString('hex')}.assetgen`);
+    // An assetgen temp file (src/files/temp-files.ts), created exclusively by the download.
+    temp = tempFor(path.join(dir, path.basename(first.file)));
     const result = await client.download(url, temp, { ...transfer, sha256: Boolean(options.onSaved), inPlace: true });
     const sniffed = sniffExtension(result.head ?? readHead(temp));
     if (!sniffed) {
@@ -215,12 +226,12 @@ async function saveOne(
     }
     const place = checkPlace(ctx, options, finalTarget(ctx, target, sniffed, options.userNamed), force);
     if (place.dir !== dir) throw new PathRefusedError(`${displayPath(ctx, place.path)} changed while it was being written.`);
-    await putInPlace(ctx, temp, place.file, force, displayPath(ctx, place.path));
+    if (!(await moveIntoPlace(temp, place.file, force))) throw fileExists(ctx, displayPath(ctx, place.path));
     temp = undefined;
     if (options.onSaved && result.sha256) options.onSaved({ path: place.path, size: result.bytes, sha256: result.sha256 });
     return place.path;
   } catch (error) {
-    if (temp) await fs.promises.rm(temp, { force: true });
+    if (temp) await discardTemp(temp);
     const effective = error instanceof PathRefusedError ? new OutputFileError(error.message, error.hint) : error;
     if (effective instanceof AssetgenError && !(effective instanceof AbortedError)) {
       withHint(effective, `The asset is paid for and still available at ${redactUrl(url)}`);
@@ -239,27 +250,6 @@ function checkPlace(ctx: CommandContext, options: SaveOptions & { root: string }
   const refusal = options.refuse?.(place.path);
   if (refusal) throw new OutputFileError(refusal, 'Give the assets different outputs.');
   return place;
-}
-
-/**
- * The downloaded temp file to its name. Without force a hard link is made (it fails when anything,
- * even a dangling link, is there: no check-then-act gap); with force, a rename (which replaces a
- * link itself, never what it points to).
- */
-async function putInPlace(ctx: CommandContext, temp: string, file: string, force: boolean, shown: string): Promise<void> {
-  if (!force) {
-    try {
-      await fs.promises.link(temp, file);
-      await fs.promises.rm(temp, { force: true });
-      return;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw fileExists(ctx, shown);
-      // A filesystem without hard links: the check just made stands.
-      if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code ?? '')) throw error;
-    }
-  }
-  await fs.promises.rename(temp, file);
 }
 
 /** The one wording of "that file is there already", in the words of the caller's front end. */

@@ -1,7 +1,12 @@
+import { addAbortSignal, Readable } from 'node:stream';
 import { UsageError } from './errors.js';
 
-/** Reads all of stdin as text (bounded: secrets and cookies are short). */
-export async function readStdin(stdin: NodeJS.ReadableStream, limitBytes = 64 * 1024): Promise<string> {
+/**
+ * Reads all of stdin as text (bounded: secrets and cookies are short). The command's signal ends
+ * the read (Ctrl-C, SIGTERM): a pipe whose writer never closes it must not hold the run forever.
+ */
+export async function readStdin(stdin: NodeJS.ReadableStream, limitBytes = 64 * 1024, signal?: AbortSignal): Promise<string> {
+  if (signal && stdin instanceof Readable) addAbortSignal(signal, stdin);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stdin) {

@@ -145,7 +145,7 @@ async function readSecret(ctx: CommandContext, label: string, fromStdinRequested
   if (!fromStdinRequested) {
     throw new UsageError('No terminal to prompt on for the API key.', 'Pipe it in: `printf %s "$KEY" | assetgen auth login --with-key`.');
   }
-  return readStdin(ctx.io.stdin);
+  return readStdin(ctx.io.stdin, undefined, ctx.signal);
 }
 
 function cookieValue(cookie: string): string {

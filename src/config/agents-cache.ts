@@ -9,6 +9,7 @@ import path from 'node:path';
 import { SAFE_ID } from '../api/endpoints.js';
 import { writeFileAtomicSync } from '../files/atomic.js';
 import { configDir, type Env } from './paths.js';
+import { readRegularFileSync } from '../files/confine.js';
 
 export interface CachedAgent {
   id: string;
@@ -42,7 +43,7 @@ function serviceKey(baseUrl: string): string | undefined {
 
 function readAll(env: Env): Record<string, CachedAgentList> {
   try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(agentsCachePath(env), 'utf8'));
+    const parsed: unknown = JSON.parse(readRegularFileSync(agentsCachePath(env), undefined, 'utf8'));
     const services = (parsed as { services?: unknown } | null)?.services;
     return services && typeof services === 'object' && !Array.isArray(services) ? (services as Record<string, CachedAgentList>) : {};
   } catch {

@@ -1,9 +1,9 @@
 // Credentials and settings: flag > environment > stored file. Reading is a plain JSON read, so
 // commands that only use credentials never load the store's library (conf); writing goes through
 // CredentialStore (credential-store.ts).
-import fs from 'node:fs';
 import { MissingCredentialsError } from '../client/errors.js';
 import { configDir, type Env } from './paths.js';
+import { readRegularFileSync } from '../files/confine.js';
 
 export const ENV = {
   apiKey: 'ASSETGEN_API_KEY',
@@ -69,7 +69,7 @@ export function resolveCredentials(flags: { baseUrl?: string }, env: Env = proce
 export function readStoredCredentials(file: string): StoredSettings {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularFileSync(file, file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new MissingCredentialsError(`Cannot read the credentials file ${file}: ${(error as Error).message}.`);

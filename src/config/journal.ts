@@ -7,6 +7,7 @@ import { SAFE_ID } from '../api/endpoints.js';
 import { redactUrl } from '../client/redact.js';
 import { LocalFileError } from './errors.js';
 import { stateDir, type Env } from './paths.js';
+import { appendRegularFileSync, readRegularFileSync } from '../files/confine.js';
 
 export type JobKind = 'video' | 'run';
 
@@ -65,7 +66,7 @@ export class JobJournal {
   read(): { entries: JournalEntry[]; skipped: SkippedLine[] } {
     let text: string;
     try {
-      text = this.file === null ? this.#memory.join('') : fs.readFileSync(this.file, 'utf8');
+      text = this.file === null ? this.#memory.join('') : readRegularFileSync(this.file, this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: [] };
       throw new LocalFileError(
@@ -115,7 +116,7 @@ export class JobJournal {
     }
     try {
       fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      fs.appendFileSync(this.file, line, { mode: 0o600 });
+      appendRegularFileSync(this.file, line, 0o600);
     } catch (error) {
       throw new LocalFileError(
         this.file,

@@ -1,9 +1,9 @@
 // Whole-file writes that a reader (or a crash) never sees half done: a temp file in the same
-// folder, optionally flushed to disk, then renamed over the target. The lock, the gallery page and
-// the installer's files all write this way; downloads stream through their own temp file (save.ts).
-import { randomBytes } from 'node:crypto';
+// folder (./temp-files.ts names it), optionally flushed to disk, then renamed over the target.
+// Part of the confinement module: project files are written through writeFileInside (./confine.ts),
+// which checks the place first; only the per-user config and the installer call these directly.
 import fs from 'node:fs';
-import path from 'node:path';
+import { tempFor } from './temp-files.js';
 
 export interface AtomicWriteOptions {
   mode?: number;
@@ -11,11 +11,8 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
-const tempBeside = (file: string): string =>
-  path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-
 export async function writeFileAtomic(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
-  const temp = tempBeside(file);
+  const temp = tempFor(file);
   try {
     const handle = await fs.promises.open(temp, 'wx', options.mode ?? 0o644);
     try {
@@ -32,7 +29,7 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
 }
 
 export function writeFileAtomicSync(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): void {
-  const temp = tempBeside(file);
+  const temp = tempFor(file);
   try {
     const fd = fs.openSync(temp, 'wx', options.mode ?? 0o644);
     try {

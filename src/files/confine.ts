@@ -1,13 +1,21 @@
 // The one confinement rule for every path assetgen writes or deletes (a build's outputs, prune,
-// `-o` of the single commands, MCP tool outputs, the installer's deletes): the path is resolved
-// through real paths (symlinks followed, as the system would follow them) and must stay inside its
-// root. The root's own path is trusted (the project, or a folder the user named); a link below it
-// is followed only while its target stays inside. The same function is called before paying and
-// again by the save itself, which then writes to the real directory it returned.
+// `-o` of the single commands, MCP tool outputs, the lock, its journal and its claim, the
+// installer's deletes): the path is resolved through real paths (symlinks followed, as the system
+// would follow them) and must stay inside its root. The root's own path is trusted (the project,
+// or a folder the user named); a link below it is followed only while its target stays inside. The
+// same function is called before paying and again by the save itself, which then writes to the
+// real directory it returned. No file of src/ writes, deletes or opens a file but through this
+// module (./atomic.ts and ./temp-files.ts are its parts): test/unit/write-paths.test.ts checks.
+//
+// Every file assetgen opens for itself is a regular file or refused: opened with O_NONBLOCK (a FIFO
+// never blocks the open) and checked with fstat before a byte is read or written.
 import fs from 'node:fs';
 import path from 'node:path';
 import { AssetgenError } from '../client/errors.js';
-import { writeFileAtomic } from './atomic.js';
+import { writeFileAtomic, writeFileAtomicSync, type AtomicWriteOptions } from './atomic.js';
+import { removeStaleTemps, tempFor } from './temp-files.js';
+
+export { tempFor } from './temp-files.js';
 
 /** A path the rule refuses. Exit 2 when caught before anything was done (see docs/cli.md). */
 export class PathRefusedError extends AssetgenError {
@@ -162,7 +170,10 @@ function leadsOutside(root: string, written: string, shown: string): PathRefused
  */
 export function makeFolder(root: string, place: Place, shown: string): string {
   // Most saves go to a folder that is there already (and was just checked): one stat, no mkdir.
-  if (fs.lstatSync(place.dir, { throwIfNoEntry: false })?.isDirectory()) return place.dir;
+  if (fs.lstatSync(place.dir, { throwIfNoEntry: false })?.isDirectory()) {
+    sweepOnce(place.dir);
+    return place.dir;
+  }
   fs.mkdirSync(place.dir, { recursive: true });
   const again = placeIn(root, place.path, shown);
   if (again.dir !== place.dir) throw new PathRefusedError(`${shown} changed while it was being written (a link was put in its way).`);
@@ -190,14 +201,244 @@ export function placeToWrite(root: string, file: string, shown: string = file): 
     throw new PathRefusedError(
       place.entry === 'link'
         ? `${shown} is a symbolic link; assetgen never writes through a link, nor replaces one.`
-        : `${shown} is not a regular file; assetgen only replaces regular files.`,
+        : `${shown} is ${place.entry === 'other' ? otherKind(place.file) : 'not a regular file'}; assetgen only replaces regular files.`,
     );
   return place;
 }
 
 /** A whole file written atomically under `root` by the confinement rule: its folder made, never through a link. */
-export async function writeFileInside(root: string, file: string, bytes: Uint8Array | string, shown: string = file): Promise<void> {
+export async function writeFileInside(
+  root: string,
+  file: string,
+  bytes: Uint8Array | string,
+  shown: string = file,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const place = placeToWrite(root, file, shown);
   const dir = makeFolder(root, place, shown);
-  await writeFileAtomic(path.join(dir, path.basename(place.file)), bytes);
+  await writeFileAtomic(path.join(dir, path.basename(place.file)), bytes, options);
+}
+
+/** The same, synchronously (a lock writer folding a dead build's journal as it opens). */
+export function writeFileInsideSync(
+  root: string,
+  file: string,
+  bytes: Uint8Array | string,
+  shown: string = file,
+  options: AtomicWriteOptions = {},
+): void {
+  const place = placeToWrite(root, file, shown);
+  const dir = makeFolder(root, place, shown);
+  writeFileAtomicSync(path.join(dir, path.basename(place.file)), bytes, options);
+}
+
+/** Platforms without a flag (Windows has no O_NONBLOCK or O_NOFOLLOW) open without it. */
+const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_NONBLOCK = 0, O_NOFOLLOW = 0, O_NOCTTY = 0 } = fs.constants;
+const READ_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+
+/** What an entry that is neither file, folder nor link is, for a message (a FIFO, a device, a socket). */
+function otherKind(file: string): string {
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+  return stat ? `${kindOf(stat)}, not a regular file` : 'not a regular file';
+}
+
+function kindOf(stat: fs.Stats): string {
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isFIFO()) return 'a named pipe (FIFO)';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/** A file assetgen would open for itself is something else: reading it could block forever, or read a device. */
+export function notRegularFile(shown: string, stat: fs.Stats): PathRefusedError {
+  return new PathRefusedError(
+    `${shown} is ${kindOf(stat)}, not a regular file; assetgen opens only regular files for itself.`,
+    'Remove it or move it away; assetgen makes the file again when it needs one.',
+  );
+}
+
+/**
+ * Opens a file to read, refused unless it is a regular file: O_NONBLOCK so a FIFO never blocks
+ * the open, then fstat on what was opened (no gap for a swap between a check and the open). Links
+ * are followed (reading writes nothing). Returns the descriptor and its stat; the caller closes it.
+ */
+export function openRegularSync(file: string, shown: string = file): { fd: number; stat: fs.Stats } {
+  const fd = fs.openSync(file, READ_FLAGS);
+  let stat: fs.Stats;
+  try {
+    stat = fs.fstatSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+  if (stat.isFile()) return { fd, stat };
+  fs.closeSync(fd);
+  throw notRegularFile(shown, stat);
+}
+
+/** A whole regular file's bytes (or text): openRegularSync, then read. ENOENT and the like are thrown as they come. */
+export function readRegularFileSync(file: string, shown?: string): Buffer;
+export function readRegularFileSync(file: string, shown: string | undefined, encoding: BufferEncoding): string;
+export function readRegularFileSync(file: string, shown: string = file, encoding?: BufferEncoding): Buffer | string {
+  const { fd } = openRegularSync(file, shown);
+  try {
+    return encoding ? fs.readFileSync(fd, encoding) : fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The same, without blocking the event loop (a build reads many files at once). */
+export async function readRegularFile(file: string, shown: string = file): Promise<Buffer> {
+  const handle = await fs.promises.open(file, READ_FLAGS);
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw notRegularFile(shown, stat);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A regular file streamed (a large file hashed): the descriptor openRegularSync checked, closed by the stream. */
+export function streamRegularFile(file: string, shown: string = file): fs.ReadStream {
+  const { fd } = openRegularSync(file, shown);
+  return fs.createReadStream('', { fd });
+}
+
+/**
+ * Opens a file inside `root` to append to (the lock's journal), by the rule: never through a link
+ * (checked, then O_NOFOLLOW on the open itself), O_NONBLOCK so a FIFO never blocks the open, and
+ * refused unless what was opened is a regular file. Its folder is made. The caller closes it.
+ */
+export async function openAppendInside(root: string, file: string, shown: string = file): Promise<fs.promises.FileHandle> {
+  const place = placeToWrite(root, file, shown);
+  const real = path.join(makeFolder(root, place, shown), path.basename(place.file));
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(real, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644);
+  } catch (error) {
+    // Swapped since the check: a link (ELOOP), or a FIFO with no reader (ENXIO).
+    const stat = fs.lstatSync(real, { throwIfNoEntry: false });
+    if (stat?.isSymbolicLink()) throw new PathRefusedError(`${shown} is a symbolic link; assetgen never writes through a link.`);
+    if (stat && !stat.isFile()) throw notRegularFile(shown, stat);
+    throw error;
+  }
+  const stat = await handle.stat();
+  if (stat.isFile()) return handle;
+  await handle.close();
+  throw notRegularFile(shown, stat);
+}
+
+/**
+ * Appends to a file of the user's own state (the job journal, in a folder the user's environment
+ * names, not a project's: links there are the user's), made when missing: O_NONBLOCK so a FIFO
+ * never blocks the open, and refused unless what was opened is a regular file.
+ */
+export function appendRegularFileSync(file: string, text: string, mode: number): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY, mode);
+  } catch (error) {
+    // A FIFO with no reader (ENXIO), or another kind of file: named as what it is.
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (stat && !stat.isFile()) throw notRegularFile(file, stat);
+    throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw notRegularFile(file, stat);
+    fs.writeFileSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Makes a new file inside `root`, whole before it appears: written to a temp file, then hard-linked
+ * to its name, which fails when anything (a file, a link, dangling or not) is there. False when
+ * something is there already (a lock's claim held by another process). A link or anything but a
+ * regular file there is refused.
+ */
+export function createFileInsideSync(root: string, file: string, bytes: Uint8Array | string, shown: string = file): boolean {
+  const place = placeToWrite(root, file, shown);
+  if (place.entry !== 'none') return false;
+  const target = path.join(makeFolder(root, place, shown), path.basename(place.file));
+  const temp = tempFor(target);
+  fs.writeFileSync(temp, bytes, { flag: 'wx' });
+  try {
+    return publishSync(temp, target);
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+}
+
+/** File systems without hard links: the exclusive create, which refuses whatever is there too. */
+const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'];
+
+function publishSync(temp: string, target: string): boolean {
+  try {
+    fs.linkSync(temp, target);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EEXIST') return false;
+    if (!NO_HARD_LINKS.includes(code)) throw error;
+  }
+  try {
+    fs.writeFileSync(target, fs.readFileSync(temp), { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/**
+ * A finished temp file (tempFor, in a real folder a Place gave) to its place's real path. With
+ * `replace`, a rename (which replaces a link itself, never what it points to); without, a hard
+ * link, which fails when anything, even a dangling link, is there (no check-then-act gap): then
+ * false, and the temp file stays for the caller to discard.
+ */
+export async function moveIntoPlace(temp: string, file: string, replace: boolean): Promise<boolean> {
+  if (!replace) {
+    try {
+      await fs.promises.link(temp, file);
+      await fs.promises.rm(temp, { force: true });
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (code === 'EEXIST') return false;
+      // A file system without hard links: the check just made stands.
+      if (!NO_HARD_LINKS.includes(code)) throw error;
+    }
+  }
+  await fs.promises.rename(temp, file);
+  return true;
+}
+
+/** A temp file of assetgen's (tempFor) that is not needed any more; gone already is fine. */
+export async function discardTemp(temp: string): Promise<void> {
+  await fs.promises.rm(temp, { force: true });
+}
+
+/** Real folders swept of stale temp files in this process: once each is enough. */
+const swept = new Set<string>();
+
+function sweepOnce(realFolder: string): void {
+  if (swept.has(realFolder)) return;
+  swept.add(realFolder);
+  removeStaleTemps(realFolder);
+}
+
+/**
+ * Removes assetgen's own stale temp files (a save cut by kill -9; the rule is in ./temp-files.ts)
+ * from a folder inside `root`, by the rule: a folder that leads outside is refused, one that does
+ * not exist is nothing to do. Every save into a folder does this first (makeFolder); a build does
+ * it for every folder it may write, saved into or not.
+ */
+export function sweepFolder(root: string, folder: string): void {
+  const real = folderIn(root, folder);
+  if (fs.lstatSync(real, { throwIfNoEntry: false })?.isDirectory()) sweepOnce(real);
 }

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sniffExtension } from './media.js';
+import { openRegularSync } from './confine.js';
 
 // `json`: a sprite sheet's atlas data, the one file assetgen saves beside media that is not media. A
 // reader of `media` expects one entry per saved file (docs/cli.md: "in the order of saved"), and a
@@ -37,7 +38,7 @@ export function mediaInfo(file: string): MediaInfo {
   const unknown: MediaInfo = { path: file, format: null, width: null, height: null };
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, 'r');
+    ({ fd } = openRegularSync(file));
     const head = Buffer.alloc(32);
     const read = fs.readSync(fd, head, 0, head.length, 0);
     const bytes = head.subarray(0, read);

@@ -4,6 +4,7 @@
 // made safe for every filesystem, and keep their extension when shortened.
 import fs from 'node:fs';
 import path from 'node:path';
+import { openRegularSync } from './confine.js';
 
 export type MediaKind = 'image' | 'video';
 
@@ -78,7 +79,7 @@ export function sniffExtension(head: Uint8Array): string | undefined {
 
 /** The first bytes of a file on disk (enough for sniffExtension). */
 export function readHead(file: string): Buffer {
-  const fd = fs.openSync(file, 'r');
+  const { fd } = openRegularSync(file);
   try {
     const head = Buffer.alloc(16);
     return head.subarray(0, fs.readSync(fd, head, 0, head.length, 0));

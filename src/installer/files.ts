@@ -4,11 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { InstallerError } from './errors.js';
 import { sha256 } from './render.js';
+import { readRegularFileSync } from '../files/confine.js';
 
 /** The sha256 of a file, or null when it cannot be read (gone, say). */
 export function hashOf(file: string): string | null {
   try {
-    return sha256(fs.readFileSync(file));
+    return sha256(readRegularFileSync(file));
   } catch {
     return null;
   }

@@ -9,6 +9,7 @@ import type { Scope } from './agents.js';
 import { InstallerError } from './errors.js';
 import { writeFileAtomicSync } from '../files/atomic.js';
 import type { WrittenEntry } from './mcp-config.js';
+import { readRegularFileSync } from '../files/confine.js';
 
 export interface ManifestFile {
   /** Absolute path of the file. */
@@ -63,7 +64,7 @@ export function readManifest(env: Env): Manifest {
   const file = manifestPath(env);
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularFileSync(file, file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyManifest();
     throw new InstallerError(`Cannot read the install manifest ${file}: ${(error as Error).message}.`, {

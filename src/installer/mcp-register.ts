@@ -8,6 +8,7 @@ import { writeFileAtomicSync } from '../files/atomic.js';
 import { assertNoLinks, missingDirs } from './files.js';
 import { readManifest, writeManifest, type Manifest, type ManifestMcpEntry } from './manifest.js';
 import { addServer, removeServer } from './mcp-config.js';
+import { readRegularFileSync } from '../files/confine.js';
 
 /** add: the entry goes in;  unchanged: it is there already;  conflict: the file stops us;  unsupported: no file for this scope. */
 export type McpAction = 'add' | 'unchanged' | 'conflict' | 'unsupported';
@@ -31,7 +32,7 @@ export interface McpPlanItem {
 
 function readText(file: string): string | null {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return readRegularFileSync(file, file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

@@ -3,6 +3,7 @@
 import crypto, { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { openRegularSync, streamRegularFile } from '../files/confine.js';
 import type { FileHash, ManifestAsset } from './records.js';
 
 export function sha256(data: string | Uint8Array): string {
@@ -87,7 +88,7 @@ export async function hashFile(file: string): Promise<FileHash | null> {
   const hash = createHash('sha256');
   let size = 0;
   try {
-    for await (const chunk of fs.createReadStream(file)) {
+    for await (const chunk of streamRegularFile(file)) {
       hash.update(chunk as Buffer);
       size += (chunk as Buffer).length;
     }
@@ -105,14 +106,14 @@ export async function hashFile(file: string): Promise<FileHash | null> {
  */
 function hashSmallFile(file: string): FileHash | null | 'large' {
   let fd: number;
+  let stat: fs.Stats;
   try {
-    fd = fs.openSync(file, 'r');
+    // Never blocks on a FIFO, and is refused unless a regular file (src/files/confine.ts): not a readable file.
+    ({ fd, stat } = openRegularSync(file));
   } catch {
     return null;
   }
   try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return null;
     if (stat.size > WHOLE_FILE_MAX_BYTES) return 'large';
     smallFileBuffer ??= Buffer.allocUnsafe(WHOLE_FILE_MAX_BYTES);
     // Up to the size it had when stat'ed, as readFileSync reads a regular file.

@@ -1,9 +1,11 @@
 // The one writer of a lock: a claim file beside it (`.assetgen.lock.writer`) names the process
 // that writes it. A claim left by a process that died on this host is taken over; anything else
-// is refused with what to do.
+// is refused with what to do. The claim is made, read and removed by the confinement rule
+// (src/files/confine.ts), inside the lock's folder: never through a link, only a regular file.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createFileInsideSync, PathRefusedError, readRegularFileSync, removeInside } from '../files/confine.js';
 import { LockError } from './errors.js';
 
 /** The claim beside a lock: `.assetgen.lock.writer`, holding who writes it. */
@@ -18,34 +20,15 @@ interface Claim {
 /** A claim too new to have been written in full yet is being written now, not abandoned. */
 const HALF_WRITTEN_MS = 5_000;
 
-export function claim(lockFile: string): string {
+/** Claims `lockFile` for this process; `root` is the folder its files must stay in (the lock's own). */
+export function claim(lockFile: string, root: string = path.dirname(lockFile)): string {
   const claimFile = claimFileFor(lockFile);
   const mine: Claim = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
-  // Written whole under a name of its own, then linked into place (which fails when a claim is
-  // there): a process killed while claiming never leaves a half-written claim that looks alive.
-  const draft = `${claimFile}.${process.pid}.tmp`;
-  fs.writeFileSync(draft, `${JSON.stringify(mine)}\n`);
-  try {
-    return claimWith(lockFile, claimFile, draft);
-  } finally {
-    fs.rmSync(draft, { force: true });
-  }
-}
-
-function claimWith(lockFile: string, claimFile: string, draft: string): string {
+  const text = `${JSON.stringify(mine)}\n`;
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      fs.linkSync(draft, claimFile);
-      return claimFile;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // A file system without hard links: the exclusive create, as before.
-      if (['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(code ?? '')) {
-        fs.writeFileSync(claimFile, fs.readFileSync(draft), { flag: 'wx' });
-        return claimFile;
-      }
-      if (code !== 'EEXIST') throw error;
-    }
+    // Written whole as a draft (an assetgen temp file), then linked into place, which fails when a
+    // claim is there: a process killed while claiming never leaves a half-written claim that looks alive.
+    if (createFileInsideSync(root, claimFile, text)) return claimFile;
     const holder = readClaim(claimFile);
     if (holder === 'gone') continue;
     if (holder === 'unreadable' ? !oldEnough(claimFile) : !abandoned(holder)) {
@@ -56,18 +39,20 @@ function claimWith(lockFile: string, claimFile: string, draft: string): string {
         `Wait for it to finish. If that process is gone, delete ${claimFile}.`,
       );
     }
-    fs.rmSync(claimFile, { force: true });
+    removeInside(root, claimFile);
   }
   throw new LockError(`Could not claim ${lockFile}: other processes keep claiming it.`);
 }
 
 function readClaim(file: string): Claim | 'gone' | 'unreadable' {
   try {
-    const claim = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Claim>;
+    const claim = JSON.parse(readRegularFileSync(file, file, 'utf8')) as Partial<Claim>;
     if (typeof claim.pid === 'number' && typeof claim.host === 'string')
       return { pid: claim.pid, host: claim.host, since: String(claim.since) };
     return 'unreadable';
   } catch (error) {
+    // A FIFO or a device where the claim is: refused (PathRefusedError), never read.
+    if (error instanceof PathRefusedError) throw error;
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : 'unreadable';
   }
 }

@@ -3,8 +3,8 @@
 // every paid call — the promise is the same (no paid call whose key is not on disk first), at the
 // cost of one small append. The lock is rewritten whole when the build ends; a build that died
 // leaves the journal, which every reader of the lock replays (readLock) and the next writer folds in.
-import fs from 'node:fs';
 import path from 'node:path';
+import { PathRefusedError, readRegularFileSync } from '../files/confine.js';
 import { LockError } from './errors.js';
 import type { Lock, LockEntry } from './records.js';
 
@@ -33,9 +33,11 @@ export function applyRecord(lock: Lock, record: JournalRecord): void {
 export function readJournal(file: string): JournalRecord[] {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    // Only a regular file: a FIFO here would block every command that reads the lock.
+    text = readRegularFileSync(file, file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (error instanceof PathRefusedError) throw error;
     throw new LockError(`Cannot read ${file}: ${(error as Error).message}`);
   }
   // The last piece after the final newline is empty, or a line torn by a crash: dropped either way.

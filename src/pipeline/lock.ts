@@ -1,9 +1,10 @@
 // The lockfile, assetgen.lock: what assetgen made for each asset, next to the manifest and meant to
 // be committed. JSON with a stable key order (a rebuild that changes nothing changes no byte), one
 // entry per asset, written atomically; during a build, only through one LockWriter (./writer.ts).
-import fs from 'node:fs';
+// Written by the confinement rule inside the lock's own folder (never through a link), read only
+// when it is a regular file (a FIFO there is refused, never waited on).
 import path from 'node:path';
-import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
+import { PathRefusedError, readRegularFileSync, writeFileInside, writeFileInsideSync } from '../files/confine.js';
 import { LockError } from './errors.js';
 import { stableStringify } from './hash.js';
 import { LOCK_VERSION, type Lock, type LockedFile, type LockEntry } from './records.js';
@@ -27,8 +28,9 @@ export const lockFileFor = (manifestFile: string): string => path.join(path.dirn
 export function readLock(file: string): Lock {
   let text: string | undefined;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularFileSync(file, file, 'utf8');
   } catch (error) {
+    if (error instanceof PathRefusedError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new LockError(`Cannot read ${file}: ${(error as Error).message}`);
   }
   const lock = text === undefined ? emptyLock() : parseLock(text, file);
@@ -130,16 +132,19 @@ function entryText(id: string, entry: LockEntry, cache: Map<string, string> | un
   return text;
 }
 
-/** Temp file in the same directory, flushed, then renamed: a reader (or a crash) never sees half a lock. */
+/**
+ * Temp file in the same directory, flushed, then renamed: a reader (or a crash) never sees half a
+ * lock. Inside the lock's folder by the confinement rule: a link where the lock goes is refused.
+ */
 export async function writeLockAtomic(file: string, lock: Lock, entryTexts?: Map<string, string>): Promise<void> {
-  await writeFileAtomic(file, serializeLock(lock, entryTexts), { durable: true });
+  await writeFileInside(path.dirname(file), file, serializeLock(lock, entryTexts), file, { durable: true });
 }
 
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** The same, synchronously (folding a dead build's journal when a writer opens). */
 export function writeLockAtomicSync(file: string, lock: Lock): void {
-  writeFileAtomicSync(file, serializeLock(lock), { durable: true });
+  writeFileInsideSync(path.dirname(file), file, serializeLock(lock), file, { durable: true });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ManifestError, PipelineError } from './errors.js';
+import { openRegularSync, PathRefusedError } from '../files/confine.js';
 import { MANIFEST_LIMITS } from './manifest-limits.js';
 import { collapseCombinations, quotingHint } from './templates.js';
 import { validateManifest } from './validate.js';
@@ -55,13 +56,18 @@ function readBounded(file: string, display: string): string {
       'Split the assets across several manifests and build each with -f <path>.',
     );
   let fd: number;
+  let size: number;
   try {
-    fd = fs.openSync(file, 'r');
+    // A regular file only: a FIFO would block the open forever (src/files/confine.ts).
+    ({
+      fd,
+      stat: { size },
+    } = openRegularSync(file, display));
   } catch (error) {
+    if (error instanceof PathRefusedError) throw error;
     throw new PipelineError(`Cannot read ${file}: ${(error as Error).message}`);
   }
   try {
-    const size = fs.fstatSync(fd).size;
     if (size > limit) throw tooLarge(String(size));
     // Read to the end, but never past the limit: a file that grew since the stat is caught too.
     const chunks: Buffer[] = [];

@@ -3,6 +3,7 @@
 // read from the project; the page written atomically. Prints nothing.
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../files/confine.js';
 import { mediaInfo } from '../files/media-info.js';
 import type { GalleryAsset, GalleryAtlas, GalleryFile, GalleryFrame, GalleryStatus } from './gallery.js';
 import type { Lock, LockEntry, ManifestAsset, Plan, PlanItem } from './records.js';
@@ -214,7 +215,7 @@ async function loadFile(root: string, file: string): Promise<GalleryFile> {
     if (!stat.isFile()) return { path: file, bytes: null, problem: 'not a file' };
     if (stat.size > MAX_EMBED_BYTES)
       return { path: file, bytes: null, problem: `too large to embed (${Math.round(stat.size / 1024 / 1024)} MB)` };
-    const bytes = await fs.promises.readFile(absolute);
+    const bytes = await readRegularFile(absolute, file);
     // The pixel size from the header (a reviewer checks a "64x64" asset is 64×64).
     const { width, height } = mediaInfo(absolute);
     return { path: file, bytes, ...(width && height ? { width, height } : {}) };

@@ -2,9 +2,7 @@
 // `<file>.assetgen.json`, through the one confinement rule and atomically; the image itself is never
 // opened for writing (a provider's C2PA signature covers its bytes). A sidecar that already says the
 // same is left alone, so a build that changes nothing writes nothing; a missing one is written again.
-import fs from 'node:fs';
-import { writeFileAtomic } from '../files/atomic.js';
-import { PathRefusedError, placeIn, removeInside } from '../files/confine.js';
+import { PathRefusedError, placeIn, readRegularFile, readRegularFileSync, removeInside, writeFileInside } from '../files/confine.js';
 import type { Lock, Plan } from './records.js';
 import type { AssetOutcome, AssetResult } from './outcome.js';
 import { provenanceRecords, SIDECAR_SUFFIX, sidecarOf, sidecarText, type ProvenanceRecord } from './provenance.js';
@@ -46,12 +44,15 @@ async function writeSidecar(root: string, sidecar: string, text: string): Promis
   if (place.entry === 'link') throw new PathRefusedError(`${sidecar} is a symbolic link: assetgen never writes through one.`);
   if (place.entry === 'folder' || place.entry === 'other') throw new PathRefusedError(`${sidecar} is in the way: not a file.`);
   if (place.entry === 'file') {
-    const there = await fs.promises.readFile(place.file, 'utf8').catch(() => undefined);
+    const there = await readRegularFile(place.file, sidecar).then(
+      (bytes) => bytes.toString('utf8'),
+      () => undefined,
+    );
     if (there === text) return false;
     // Replaced only when it is an earlier sidecar of assetgen's for this very file: never someone's own.
     if (!isOurSidecar(there, sidecar)) throw new PathRefusedError(`${sidecar} is in the way: a file assetgen did not write.`);
   }
-  await writeFileAtomic(place.file, text);
+  await writeFileInside(root, sidecar, text);
   return true;
 }
 
@@ -71,7 +72,7 @@ export function removeSidecars(root: string, files: readonly string[]): void {
     const sidecar = sidecarOf(file);
     const place = placeIn(root, sidecar);
     // Only a sidecar assetgen wrote for this file goes; a user's own file of that name stays.
-    if (place.entry === 'file' && !isOurSidecar(fs.readFileSync(place.file, 'utf8'), sidecar)) continue;
+    if (place.entry === 'file' && !isOurSidecar(readRegularFileSync(place.file, sidecar, 'utf8'), sidecar)) continue;
     removeInside(root, sidecar);
   }
 }

@@ -5,7 +5,7 @@
 import { PipelineError } from './errors.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { folderIn, PathRefusedError, placeIn, placeToWrite } from '../files/confine.js';
+import { folderIn, PathRefusedError, placeIn, placeToWrite, sweepFolder } from '../files/confine.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
 import type { PlanItem } from './records.js';
 import { originalsFolder } from './post.js';
@@ -76,5 +76,28 @@ function linksIn(folder: string): Set<string> {
     );
   } catch {
     return new Set();
+  }
+}
+
+/**
+ * Before a paid build: the folders it may write in (every asset's output folder, kept originals,
+ * the files the lock records, up to date or not) swept of assetgen's own stale temp files, the
+ * saves an earlier build lost to a kill (src/files/temp-files.ts says which are provably stale). A
+ * folder that does not exist, or that the rule refuses, is left alone (checkTargets has spoken).
+ */
+export function sweepTargetFolders(root: string, items: readonly PlanItem[]): void {
+  const folders = new Set<string>(['.']);
+  for (const item of items) {
+    const out = item.asset?.out;
+    if (out) folders.add(out.type === 'file' ? path.posix.dirname(out.path) : out.dir);
+    if (item.asset?.post || item.source) folders.add(originalsFolder(item.id));
+    for (const file of item.files) folders.add(path.posix.dirname(file.path));
+  }
+  for (const folder of folders) {
+    try {
+      sweepFolder(root, folder);
+    } catch (error) {
+      if (!(error instanceof PathRefusedError)) throw error;
+    }
   }
 }

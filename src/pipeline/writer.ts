@@ -1,8 +1,12 @@
 // The one writer of assetgen.lock during a build: updates in order, each appended to the lock's
 // journal and fsync'd before it resolves (lock-journal.ts), the whole lock rewritten atomically when
 // the build ends; and a claim file so that two assetgen processes never write one lock at once (the
-// later one would drop the other's records of jobs already paid for).
+// later one would drop the other's records of jobs already paid for). Every one of these files (the
+// lock, the journal, the claim and their temp files) is written by the confinement rule inside the
+// lock's folder (src/files/confine.ts), checked before anything is paid for.
 import fs from 'node:fs';
+import path from 'node:path';
+import { openAppendInside, placeToWrite, removeInside, sweepFolder } from '../files/confine.js';
 import { claim } from './lock-claim.js';
 import { readLock, writeLockAtomic, writeLockAtomicSync } from './lock.js';
 import type { Lock, LockedFile, LockEntry, LockJob } from './records.js';
@@ -23,6 +27,8 @@ export type Processed = Pick<LockEntry, 'original' | 'post'>;
  */
 export class LockWriter {
   readonly file: string;
+  /** The lock's folder: every file the writer makes stays inside it. */
+  readonly #root: string;
   readonly #claim: string;
   #lock: Lock;
   #pending: { change: (lock: Lock) => void; changes: string[] | 'all'; resolve: () => void; reject: (error: unknown) => void }[] = [];
@@ -38,6 +44,7 @@ export class LockWriter {
 
   private constructor(file: string, lock: Lock, claimFile: string, service?: string) {
     this.file = file;
+    this.#root = path.dirname(file);
     this.#service = service || undefined;
     this.#lock = lock;
     this.#claim = claimFile;
@@ -49,16 +56,23 @@ export class LockWriter {
    * died left behind. Throws LockError when another process writes it.
    */
   static open(file: string, options: { service?: string } = {}): LockWriter {
-    const claimFile = claim(file);
+    const root = path.dirname(file);
+    // Before anything is claimed or paid for: a link (dangling or not), a folder or a FIFO where
+    // the lock or its journal goes is refused (PathRefusedError, exit 2); the claim checks its own.
+    placeToWrite(root, file);
+    placeToWrite(root, journalFileFor(file));
+    const claimFile = claim(file, root);
     try {
       const writer = new LockWriter(file, readLock(file), claimFile, options.service);
+      // The temp files a killed writer left beside the lock (a lock or claim half written) go now.
+      sweepFolder(root, root);
       if (fs.existsSync(writer.#journalFile)) {
         writeLockAtomicSync(file, writer.#lock);
-        fs.rmSync(writer.#journalFile, { force: true });
+        removeInside(root, writer.#journalFile);
       }
       return writer;
     } catch (error) {
-      fs.rmSync(claimFile, { force: true });
+      removeInside(root, claimFile);
       throw error;
     }
   }
@@ -192,14 +206,14 @@ export class LockWriter {
       this.#journal = undefined;
       if (this.#unfolded) await this.#fold();
     } finally {
-      fs.rmSync(this.#claim, { force: true });
+      removeInside(this.#root, this.#claim);
     }
   }
 
   /** The lock as it stands, written whole and atomically; then the journal has nothing the lock lacks. */
   async #fold(): Promise<void> {
     await writeLockAtomic(this.file, this.#lock, this.#entryTexts);
-    await fs.promises.rm(this.#journalFile, { force: true });
+    removeInside(this.#root, this.#journalFile);
     this.#unfolded = false;
   }
 
@@ -253,7 +267,7 @@ export class LockWriter {
     }
     if (!whole && !ids.size) return;
     const records: JournalRecord[] = whole ? [{ lock: this.#lock }] : [...ids].map((id) => ({ id, entry: this.#lock.assets[id] ?? null }));
-    this.#journal ??= await fs.promises.open(this.#journalFile, 'a', 0o644);
+    this.#journal ??= await openAppendInside(this.#root, this.#journalFile);
     this.#unfolded = true;
     await this.#journal.write(records.map(journalLine).join(''));
     await this.#journal.datasync();

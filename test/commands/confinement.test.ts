@@ -245,3 +245,54 @@ describe("a sheet's data file and a kept original: checked like the output befor
     outside.unchanged();
   });
 });
+
+describe("the lock's own files (the lock, its journal, the claim and its draft): by the same rule, before paying", () => {
+  const SWORD = 'assets:\n  - { id: sword, prompt: a sword, agent: sprite-artist, out: assets/ }\n';
+
+  it.each([
+    ['the journal', '.assetgen.lock.journal'],
+    ['the claim', '.assetgen.lock.writer'],
+    ['the lock', 'assetgen.lock'],
+  ])('a dangling link at %s: exit 2, nothing created outside, nothing charged, no claim left', async (_name, file) => {
+    const outside = sentinel();
+    manifest(SWORD);
+    link(path.join(outside.dir, 'written-through.txt'), file);
+    const result = await run(['build']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`${file} is a symbolic link`);
+    expect(result.stderr).not.toMatch(/This is a bug|\n\s+at /);
+    expect(await project.ledger()).toEqual([]);
+    outside.unchanged();
+    expect(fs.readdirSync(project.cwd).sort()).toEqual([file, 'assetgen.yaml'].sort());
+  });
+
+  it("a link to a file outside at the journal, with --lock-out's own journal too: the file outside is never written", async () => {
+    const outside = sentinel();
+    manifest(SWORD);
+    fs.mkdirSync(path.join(project.cwd, 'shards'));
+    link(path.join(outside.dir, 'keep.txt'), 'shards/.shard-1.lock.journal');
+    const result = await run(['build', '--lock-out', 'shards/shard-1.lock']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('.shard-1.lock.journal is a symbolic link');
+    expect(fs.readFileSync(path.join(outside.dir, 'keep.txt'), 'utf8')).toBe('keep');
+    expect(await project.ledger()).toEqual([]);
+    outside.unchanged();
+  });
+
+  it("the claim's draft has a fresh name of its own, never a link's: a link at the old name (`.assetgen.lock.writer.<pid>.tmp`) is not followed", async () => {
+    const outside = sentinel();
+    manifest(SWORD);
+    // An in-process run: this process's pid is the one the draft's name used to carry.
+    link(path.join(outside.dir, 'draft.txt'), `.assetgen.lock.writer.${process.pid}.tmp`);
+    const result = await run(['build']);
+    expect(result.code, result.stderr).toBe(0);
+    outside.unchanged();
+    // Nothing of the build's own is left beside the lock: no claim, no draft, no journal.
+    expect(fs.readdirSync(project.cwd).sort()).toEqual([
+      `.assetgen.lock.writer.${process.pid}.tmp`,
+      'assetgen.lock',
+      'assetgen.yaml',
+      'assets',
+    ]);
+  });
+});

@@ -26,7 +26,7 @@ import {
 } from './plan-summary.js';
 import { openProject } from './open.js';
 import { workflowsToList } from '../../pipeline/owners.js';
-import { checkTargets } from '../../pipeline/targets.js';
+import { checkTargets, sweepTargetFolders } from '../../pipeline/targets.js';
 import { hashProjectFiles, planBuild } from '../../pipeline/plan.js';
 import { parseShard, type Shard } from '../../pipeline/shard.js';
 import { anyOf } from '../../cli/front-end.js';
@@ -104,6 +104,8 @@ async function planAndRun(
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
   checkTargets(manifest.root, plan.items);
+  // A paid build (never a dry run) first clears what a killed build left: its stale temp files.
+  if (writer) sweepTargetFolders(manifest.root, plan.items);
   if (options.report) (await import('./gallery.js')).checkReportTarget(ctx, options.report);
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
   const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);

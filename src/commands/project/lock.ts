@@ -12,6 +12,7 @@ import type { Lock } from '../../pipeline/records.js';
 import { locateManifest } from '../../pipeline/manifest.js';
 import { mergeLocks } from '../../pipeline/merge.js';
 import { LockWriter } from '../../pipeline/writer.js';
+import { readRegularFileSync } from '../../files/confine.js';
 
 export const merge = command({ run: mergeLockFiles, render: renderMerge });
 
@@ -21,7 +22,7 @@ async function mergeLockFiles(ctx: CommandContext, files: string[], options: { f
     const resolved = path.resolve(ctx.cwd, file);
     let text: string;
     try {
-      text = fs.readFileSync(resolved, 'utf8');
+      text = readRegularFileSync(resolved, file, 'utf8');
     } catch (error) {
       throw new UsageError(
         `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,

@@ -2,8 +2,7 @@
 // .assetgen/originals/<id>/, the asset's `post` steps run on it (src/imaging: sharp is loaded here,
 // on first use, and only by a build that has steps to run), the result written as the output. Every
 // path written or deleted goes through the confinement rule (src/files/confine.ts).
-import fs from 'node:fs';
-import { PathRefusedError, placeIn, removeInside, writeFileInside } from '../../files/confine.js';
+import { PathRefusedError, placeIn, readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
 import { LocalFileError } from '../../config/errors.js';
 import { sha256 } from '../../pipeline/hash.js';
 import type { FileHash, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
@@ -32,7 +31,7 @@ export async function processOriginal(
   const from = placeIn(root, source);
   if (from.entry !== 'file')
     throw new PathRefusedError(`${source} is not a regular file; assetgen reads no link or folder as an original.`);
-  const bytes = await fs.promises.readFile(from.file);
+  const bytes = await readRegularFile(from.file, source);
   const hash = sha256(bytes);
   const { expected } = options;
   // Changed since the plan judged it intact (by hand, or a damaged disk): building again, the plan leaves it alone.

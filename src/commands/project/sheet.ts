@@ -2,9 +2,8 @@
 // reads its inputs' files as the lock now records them, packs them into one atlas (src/imaging:
 // sharp loaded here, on first use), and writes the PNG and its TexturePacker JSON beside it. No
 // paid call. Every path read or written goes through the confinement rule (src/files/confine.ts).
-import fs from 'node:fs';
 import path from 'node:path';
-import { PathRefusedError, placeIn, placeToWrite, removeInside, writeFileInside } from '../../files/confine.js';
+import { PathRefusedError, placeIn, placeToWrite, readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
 import { sha256 } from '../../pipeline/hash.js';
 import type { LockedFile, PlanItem } from '../../pipeline/records.js';
 import { sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
@@ -37,7 +36,7 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     for (const frame of frames) {
       const place = placeIn(run.root, frame.path);
       if (place.entry !== 'file') throw new PathRefusedError(`${frame.path} is not a regular file; a sheet reads no link or folder.`);
-      const bytes = await fs.promises.readFile(place.file);
+      const bytes = await readRegularFile(place.file, frame.path);
       read.push({ name: frame.name, bytes, file: { path: frame.path, sha256: sha256(bytes), size: bytes.length } });
     }
     const [png, json] = sheetFiles(asset.out.type === 'file' ? asset.out.path : `${asset.id}.png`);

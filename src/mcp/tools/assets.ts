@@ -9,6 +9,7 @@ import { decodeGifFirstFrame } from '../../ui/preview/gif.js';
 import { downscale, sniff } from '../../ui/preview/image.js';
 import { decodePng, encodePng } from '../../ui/preview/png.js';
 import { defineTool } from '../tool.js';
+import { readRegularFileSync } from '../../files/confine.js';
 import { idempotencyKey, overwrite, PAID, READ_ONLY } from './common.js';
 
 /** Images up to this size come back inline (base64); larger ones are only saved, with a note. */
@@ -77,7 +78,7 @@ export function imageContent(file: string): ({ type: 'image'; data: string; mime
   const mimeType = IMAGE_TYPES[path.extname(file).toLowerCase()];
   if (!mimeType) return [{ type: 'text', text: `Saved ${file} (not an image type that can be shown inline).` }];
   const size = fs.statSync(file).size;
-  if (size <= IMAGE_INLINE_CAP) return [{ type: 'image', data: fs.readFileSync(file).toString('base64'), mimeType }];
+  if (size <= IMAGE_INLINE_CAP) return [{ type: 'image', data: readRegularFileSync(file).toString('base64'), mimeType }];
   const smaller = downscaled(file);
   if (smaller) {
     return [
@@ -99,7 +100,7 @@ export const INLINE_MAX_SIDE = 768;
 /** A PNG (or a GIF's first frame) shrunk to fit INLINE_MAX_SIDE, re-encoded as PNG; undefined when that fails or is still too large. */
 function downscaled(file: string): { png: Buffer; width: number; height: number } | undefined {
   try {
-    const bytes = fs.readFileSync(file);
+    const bytes = readRegularFileSync(file);
     const pixels = sniff(bytes) === 'png' ? decodePng(bytes) : decodeGifFirstFrame(bytes);
     const small = downscale(pixels, INLINE_MAX_SIDE, INLINE_MAX_SIDE);
     const png = encodePng(small);

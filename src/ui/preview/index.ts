@@ -3,6 +3,7 @@
 // only, and only when stderr is a terminal and the run is for a person (no --json, no -q): stdout
 // stays the machine-readable result. Never fails a command: whatever goes wrong is one line.
 import fs from 'node:fs';
+import { readRegularFileSync } from '../../files/confine.js';
 import { sanitizeLine } from '../sanitize.js';
 import { detectProtocol, resolveMode } from './detect.js';
 import { itermImage, kittyImage, SIXEL_MAX_HEIGHT, SIXEL_MAX_WIDTH, sixelImage } from './encode.js';
@@ -62,7 +63,8 @@ export function previewSaved(target: PreviewTarget, files: readonly string[]): v
 export function renderFile(file: string, protocol: PreviewProtocol): string {
   const size = fs.statSync(file).size;
   if (size > MAX_FILE_BYTES) throw new PreviewError(`is too large to preview (${Math.round(size / 1024 / 1024)} MiB)`);
-  return renderImage(fs.readFileSync(file), protocol);
+  // A regular file only (src/files/confine.ts): a FIFO swapped in for a saved file would block.
+  return renderImage(readRegularFileSync(file), protocol);
 }
 
 /**
