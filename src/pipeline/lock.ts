@@ -34,6 +34,8 @@ export interface LockJob {
   idempotencyKey: string;
   /** The asset's generation this submission makes (see LockEntry.generation). */
   generation?: number;
+  /** The spec's parts as submitted (hash.ts specParts): carried to the entry when the job finishes. */
+  specParts?: Record<string, string>;
   /** Video job or workflow run id, once the service has answered (images have none). */
   jobId?: string;
   /**
@@ -51,6 +53,8 @@ export interface LockEntry {
   workflow?: string;
   /** Spec hash of what `files` were made from; absent until the first finish. */
   spec?: string;
+  /** A fingerprint of each part of that spec (hash.ts specParts), so a changed spec says what changed. */
+  specParts?: Record<string, string>;
   files: LockedFile[];
   /**
    * The whole cost of the last finish (its paid call and every poll, across resumes), as the
@@ -147,6 +151,7 @@ function checkLock(data: unknown, file: string): Lock {
     for (const key of STRING_FIELDS) if (e[key] !== undefined && typeof e[key] !== 'string') fail(`${where}.${key}`, 'must be a string');
     if (e.credits !== undefined && e.credits !== null && typeof e.credits !== 'number') fail(`${where}.credits`, 'must be a number');
     if (e.generation !== undefined && !isCount(e.generation)) fail(`${where}.generation`, 'must be a whole number');
+    if (e.specParts !== undefined && !isSpecParts(e.specParts)) fail(`${where}.specParts`, SPEC_PARTS_SHAPE);
     if (!Array.isArray(e.files)) fail(`${where}.files`, 'must be a list');
     const checkFile = (f: unknown, field: string): void => {
       if (!isObject(f) || typeof f.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.size !== 'number')
@@ -170,6 +175,7 @@ function checkLock(data: unknown, file: string): Lock {
       if (record.jobId !== undefined && typeof record.jobId !== 'string') fail(`${where}.job.jobId`, 'must be a string');
       if (record.credits !== undefined && !isCount(record.credits)) fail(`${where}.job.credits`, 'must be a whole number');
       if (record.generation !== undefined && !isCount(record.generation)) fail(`${where}.job.generation`, 'must be a whole number');
+      if (record.specParts !== undefined && !isSpecParts(record.specParts)) fail(`${where}.job.specParts`, SPEC_PARTS_SHAPE);
     }
   }
   return data as unknown as Lock;
@@ -203,6 +209,13 @@ function entryText(id: string, entry: LockEntry, cache: Map<string, string> | un
 export async function writeLockAtomic(file: string, lock: Lock, entryTexts?: Map<string, string>): Promise<void> {
   await writeFileAtomic(file, serializeLock(lock, entryTexts), { durable: true });
 }
+
+const SPEC_PARTS_SHAPE = 'must map a few part names to short hashes';
+/** A committed lock is input too: a spec's parts are a handful of short strings, never more. */
+const isSpecParts = (value: unknown): boolean =>
+  isObject(value) &&
+  Object.keys(value).length <= 16 &&
+  Object.entries(value).every(([name, hash]) => name.length <= 32 && typeof hash === 'string' && hash.length <= 64);
 
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 

@@ -2,7 +2,7 @@
 // the files the lock records. The build loop plans, acts on each item (recording progress through
 // LockWriter), and after a crash simply plans again from the lock on disk.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
-import { hashFiles, specHash, type FileHash } from './hash.js';
+import { hashFiles, specHash, specParts, type FileHash } from './hash.js';
 import type { Lock, LockEntry, LockJob } from './lock.js';
 import type { AssetKind, Manifest, ManifestAsset } from './manifest.js';
 import { checkOwnership, type WorkflowNodes } from './owners.js';
@@ -203,7 +203,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       ? item('edited', 'generate', [what, ...also, '--force: regenerated'])
       : item('edited', 'keep', [what, ...also, 'left alone (--force regenerates)']);
   }
-  if (specChanged) return generate('changed', [describeChange(entry, asset)]);
+  if (specChanged) return generate('changed', [describeChange(entry, asset, options.service)]);
   const post = options.force ? undefined : planPost(asset, entry, files, hashes);
   if (post?.action === 'generate') return generate(post.status, post.reasons, true);
   if (post && foreign && post.action === 'reprocess')
@@ -256,12 +256,32 @@ export function checkFiles(entry: LockEntry | undefined, hashes: FileHashes): Fi
   });
 }
 
-function describeChange(entry: LockEntry, asset: ManifestAsset): string {
+/**
+ * Why a spec hash differs, naming what changed: the kind, agent or workflow, the service (which
+ * the lock records whole) and the parts the lock fingerprints (hash.ts specParts). A lock written
+ * before parts were recorded can only say which parts might have.
+ */
+function describeChange(entry: LockEntry, asset: ManifestAsset, service: string): string {
   if (entry.kind !== asset.kind) return `now ${asset.kind === 'image' ? 'an image' : `a ${asset.kind}`} (was ${entry.kind})`;
   if (asset.kind === 'workflow' && entry.workflow !== asset.workflow) return 'workflow changed';
   if (asset.kind !== 'workflow' && entry.agent !== asset.agent) return 'agent changed';
-  return 'spec changed (prompt, overrides, options or service)';
+  const changed = entry.service !== undefined && entry.service !== service ? [`service: ${entry.service || '(none)'} → ${service}`] : [];
+  if (!entry.specParts)
+    return changed.length ? `spec changed (${changed[0]}, maybe more)` : 'spec changed (prompt, overrides, options or service)';
+  const now = specParts(asset);
+  for (const name of [...new Set([...Object.keys(now), ...Object.keys(entry.specParts)])].sort())
+    if (now[name] !== entry.specParts[name]) changed.push(SPEC_PART_NAMES[name] ?? name);
+  return `spec changed (${changed.length ? changed.join(', ') : 'how assetgen reads the manifest'})`;
 }
+
+/** How the reasons name each of a spec's parts (the manifest's own words, where it has a field). */
+const SPEC_PART_NAMES: Record<string, string> = {
+  prompt: 'prompt',
+  set: 'set (workflow overrides)',
+  duration: 'duration',
+  aspectRatio: 'aspectRatio',
+  v: "assetgen's spec format",
+};
 
 /** The last charge the lock records per agent (images) or workflow: looked up by every asset a plan generates. */
 export type LastCharges = ReadonlyMap<string, number>;

@@ -10,7 +10,7 @@ import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } fr
 import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
 import { describeRefusal, type CapRefusal, type CreditBudget, type Reservation } from '../../pipeline/budget.js';
-import { describeFiles, idempotencyKeyFor, lockPath, type FileHash } from '../../pipeline/hash.js';
+import { describeFiles, idempotencyKeyFor, lockPath, specParts, type FileHash } from '../../pipeline/hash.js';
 import type { ManifestAsset } from '../../pipeline/manifest.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
 import type { AssetResult, WorkedOutcome } from '../../pipeline/outcome.js';
@@ -157,7 +157,15 @@ async function produce(
   const key = item.job?.idempotencyKey ?? idempotencyKeyFor(item.id, item.spec, generation ?? 1);
   // Sent for the first time by this build: a replay after a lost attempt is then this build's own charge.
   const keyIsNew = !item.job && !item.reusesKey;
-  const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key, generation };
+  const submission = {
+    spec: item.spec,
+    specParts: specParts(asset),
+    kind: item.kind,
+    agent: item.agent,
+    workflow: item.workflow,
+    idempotencyKey: key,
+    generation,
+  };
   const output = outputOption(asset, root);
   const save = (files: OutputFile[], to = output): Promise<string[]> => {
     status(files.length === 1 ? 'saving' : `saving ${files.length} files`);
