@@ -84,7 +84,8 @@ export function specParts(asset: ManifestAsset): Record<string, string> {
   return parts;
 }
 
-const RECORDED_WHOLE = new Set(['kind', 'agent', 'workflow', 'service']);
+/** Recorded whole by the entry (kind, agent, workflow, service), or the same for every asset (v). */
+const RECORDED_WHOLE = new Set(['kind', 'agent', 'workflow', 'service', 'v']);
 /** 48 bits of sha256: enough to tell an edit from none, short enough for 10,000 entries. */
 const SPEC_PART_HEX = 12;
 

@@ -271,7 +271,8 @@ function describeChange(entry: LockEntry, asset: ManifestAsset, service: string)
   const now = specParts(asset);
   for (const name of [...new Set([...Object.keys(now), ...Object.keys(entry.specParts)])].sort())
     if (now[name] !== entry.specParts[name]) changed.push(SPEC_PART_NAMES[name] ?? name);
-  return `spec changed (${changed.length ? changed.join(', ') : 'how assetgen reads the manifest'})`;
+  // Nothing recorded differs: what changed is SPEC_VERSION, how assetgen reads a spec.
+  return `spec changed (${changed.length ? changed.join(', ') : "assetgen's spec format"})`;
 }
 
 /** How the reasons name each of a spec's parts (the manifest's own words, where it has a field). */
@@ -280,7 +281,6 @@ const SPEC_PART_NAMES: Record<string, string> = {
   set: 'set (workflow overrides)',
   duration: 'duration',
   aspectRatio: 'aspectRatio',
-  v: "assetgen's spec format",
 };
 
 /** The last charge the lock records per agent (images) or workflow: looked up by every asset a plan generates. */
