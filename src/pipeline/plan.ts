@@ -100,19 +100,37 @@ export type FileHashes = ReadonlyMap<string, FileHash | null>;
  * manifest (a sheet's: its atlas and its data file, either of which may be someone else's file).
  */
 export function filesToHash(manifest: Manifest, lock: Lock): string[] {
-  const locked = Object.values(lock.assets).flatMap((entry) => [
-    ...entry.files.map((file) => file.path),
-    ...(entry.original ? [entry.original.path] : []),
-  ]);
   const targets = manifest.assets.flatMap((asset) =>
     asset.out.type !== 'file' ? [] : asset.kind === 'sheet' ? sheetFiles(asset.out.path) : [asset.out.path],
   );
-  return [...new Set([...locked, ...targets])];
+  return [...new Set([...recordedFiles(lock), ...targets])];
 }
 
-/** Hashes what planning needs, relative to the project root. */
-export const hashProjectFiles = (manifest: Manifest, lock: Lock): Promise<Map<string, FileHash | null>> =>
-  hashFiles(manifest.root, filesToHash(manifest, lock));
+/** The files the lock records (each entry's files and kept original), which planning checks. */
+export const recordedFiles = (lock: Lock): string[] =>
+  Object.values(lock.assets).flatMap((entry) => [
+    ...entry.files.map((file) => file.path),
+    ...(entry.original ? [entry.original.path] : []),
+  ]);
+
+/**
+ * Hashes what planning needs, relative to the project root. `preloaded` holds hashes already taken
+ * (./hash-preload.ts): only the other files are read, and added to it.
+ */
+export async function hashProjectFiles(
+  manifest: Manifest,
+  lock: Lock,
+  preloaded?: Map<string, FileHash | null>,
+): Promise<Map<string, FileHash | null>> {
+  const files = filesToHash(manifest, lock);
+  if (!preloaded?.size) return hashFiles(manifest.root, files);
+  for (const [file, hash] of await hashFiles(
+    manifest.root,
+    files.filter((file) => !preloaded.has(file)),
+  ))
+    preloaded.set(file, hash);
+  return preloaded;
+}
 
 export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, options: PlanOptions): Plan {
   const inManifest = new Set(manifest.assets.map((asset) => asset.id));

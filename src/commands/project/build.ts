@@ -25,10 +25,10 @@ import {
   type PlanView,
 } from './plan-summary.js';
 import type { Manifest, OutputTarget } from '../../pipeline/manifest.js';
-import { openProject } from './open.js';
+import { openPlannedProject, openProject } from './open.js';
 import { workflowsToList } from '../../pipeline/owners.js';
 import { checkTargets } from '../../pipeline/targets.js';
-import { hashProjectFiles, planBuild, type Plan, type PlanItem, type PlanStatus } from '../../pipeline/plan.js';
+import { hashProjectFiles, planBuild, type FileHashes, type Plan, type PlanItem, type PlanStatus } from '../../pipeline/plan.js';
 import { parseShard, type Shard } from '../../pipeline/shard.js';
 import { ENV } from '../../config/credentials.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
@@ -56,15 +56,24 @@ export const build = command({ run: planOrBuild, render: renderBuild, settle: se
 
 async function planOrBuild(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<BuildResult> {
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
+  if (options.dryRun) {
+    const project = openPlannedProject(ctx, options.file);
+    try {
+      return await planAndRun(ctx, selectors, options, { ...project, shard });
+    } finally {
+      project.release();
+    }
+  }
   const { file, manifest, lockFile, service } = openProject(ctx, options.file);
   // The paid build holds the lock's one writer from planning to the end: no other process can
   // record (or lose) jobs in it meanwhile.
-  const writer = options.dryRun ? undefined : await openWriter(ctx, lockFile, options.lockOut, service);
+  const writer = await openWriter(ctx, lockFile, options.lockOut, service);
   try {
-    const lock = writer ? writer.lock : readLock(lockFile);
-    return await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service });
+    const lock = writer.lock;
+    const hashes = (): Promise<FileHashes> => hashProjectFiles(manifest, lock);
+    return await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service, hashes });
   } finally {
-    await writer?.close();
+    await writer.close();
   }
 }
 
@@ -106,16 +115,25 @@ async function planAndRun(
   ctx: CommandContext,
   selectors: string[],
   options: BuildOptions,
-  found: { file: string; lockFile: string; lock: Lock; writer?: LockWriter; manifest: Manifest; shard?: Shard; service: string },
+  found: {
+    file: string;
+    lockFile: string;
+    lock: Lock;
+    writer?: LockWriter;
+    manifest: Manifest;
+    shard?: Shard;
+    service: string;
+    hashes: () => Promise<FileHashes>;
+  },
 ): Promise<BuildResult> {
-  const { file, lockFile, lock, writer, manifest, shard, service } = found;
+  const { file, lockFile, lock, writer, manifest, shard, service, hashes } = found;
   // The service is part of every spec: without one, nothing could be judged up to date.
   if (!service)
     throw new MissingCredentialsError(
       'No service URL is configured: the plan depends on which service builds the assets.',
       `Pass --base-url <url>, set ${ENV.baseUrl}, run \`assetgen auth login --base-url <url>\`, or plan against --mock.`,
     );
-  const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), {
+  const plan = planBuild(manifest, lock, await hashes(), {
     service,
     workflowNodes: writer ? await workflowNodes(ctx, manifest, lock) : undefined,
     select: selectors,
