@@ -7,7 +7,8 @@
 //   interleaved rounds; medians of BENCH_BUILD_ROUNDS (default 5); CPU and peak RSS from each
 //   process itself (bench/usage.cjs), since wall ratios on a loaded machine mislead.
 // - planning 10,000 up-to-date assets (`assetgen build --dry-run`: manifest, lock, hashing every
-//   recorded file) — goal ≤ 1 s; beside it the same plan from a manifest that yaml reads itself.
+//   recorded file) — goal ≤ 0.4 s (issue 26); beside it the same plan from a manifest that yaml
+//   reads itself, and the plan split by factor (bench/plan-split.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAlone } from './table.mjs';
 import { startExternalMock } from './external-mock.mjs';
+import { splitPlan } from './plan-split.mjs';
 
 const BIN = fileURLToPath(new URL('../bin/assetgen.js', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('./build-script.mjs', import.meta.url));
@@ -38,7 +40,7 @@ function measured(args, env, cwd, what) {
   if (result.status !== 0) throw new Error(`${what} exited ${result.status}: ${result.stderr}`);
   const usage = JSON.parse(fs.readFileSync(usageFile, 'utf8'));
   fs.rmSync(usageFile, { force: true });
-  return { wallMs, cpuMs: usage.cpuMs, rssMiB: usage.maxRssKiB / 1024 };
+  return { wallMs, cpuMs: usage.cpuMs, mainCpuMs: usage.mainThreadCpuMs, rssMiB: usage.maxRssKiB / 1024 };
 }
 
 const median = (values) => {
@@ -106,10 +108,15 @@ export async function run() {
     const planRange = (name) =>
       `${(Math.min(...plans[name].map((run) => run.wallMs)) / 1000).toFixed(2)}–${(Math.max(...plans[name].map((run) => run.wallMs)) / 1000).toFixed(2)} s`;
     const planMs = planMed('plain', 'wallMs');
+    // The main thread's CPU (Linux): with a core free for the hashing thread, what the run waits for.
+    const mainCpu = plans.plain.every((run) => run.mainCpuMs !== undefined)
+      ? `, main thread ${(planMed('plain', 'mainCpuMs') / 1000).toFixed(2)} s`
+      : '';
     // The same assets against another service: every spec changed, every asset to generate, each
     // with an estimate from the lock (once quadratic in the lock's size: 80 s here).
     const elsewhere = { ...env, ASSETGEN_BASE_URL: 'http://127.0.0.1:9' };
     const changedMs = Math.min(...[0, 1].map(() => timed(['build', '--dry-run', '--json'], elsewhere, planned)));
+    const split = splitPlan(planned, new URL(mock.url).host, env, PLAN_ROUNDS);
 
     const rate = (ms) => ASSETS / (ms / 1000);
     const rounds = `median of ${ROUNDS}, each a fresh process, interleaved`;
@@ -149,11 +156,11 @@ export async function run() {
       },
       {
         figure: `planning ${PLANNED.toLocaleString('en')} up-to-date assets (\`build --dry-run --json\`, median of ${PLAN_ROUNDS} fresh processes; range ${planRange('plain')})`,
-        measured: `${(planMs / 1000).toFixed(2)} s (CPU ${(planMed('plain', 'cpuMs') / 1000).toFixed(2)} s)`,
-        baseline: 'the goal, 1 s',
-        ratio: planMs / 1000,
-        goal: '≤ 1× (1 s)',
-        met: planMs <= 1000,
+        measured: `${(planMs / 1000).toFixed(2)} s (CPU ${(planMed('plain', 'cpuMs') / 1000).toFixed(2)} s${mainCpu})`,
+        baseline: 'the goal, 0.4 s',
+        ratio: planMs / 400,
+        goal: '≤ 1× (0.4 s)',
+        met: planMs <= 400,
       },
       {
         figure: `the same plan from a manifest with an anchor, which yaml's document model reads (interleaved; range ${planRange('yaml')})`,
@@ -171,6 +178,7 @@ export async function run() {
         goal: 'reference',
         met: undefined,
       },
+      ...split,
     ];
   } finally {
     mock.stop();

@@ -5,9 +5,29 @@
 const fs = require('node:fs');
 
 const file = process.env.BENCH_USAGE_FILE;
-if (file) {
+// Worker threads inherit --require: only the process's own thread writes (at the end, the whole process's figures).
+if (file && require('node:worker_threads').isMainThread) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    fs.writeFileSync(file, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKiB: usage.maxRSS }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+        maxRssKiB: usage.maxRSS,
+        mainThreadCpuMs: mainThreadCpuMs(),
+      }),
+    );
   });
+}
+
+/**
+ * The CPU time of the main thread alone (Linux: its schedstat, in ns), where the process's figure
+ * adds the worker and V8's helper threads: what a run waits for when another core is free.
+ */
+function mainThreadCpuMs() {
+  try {
+    return Number(fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
 }

@@ -65,6 +65,26 @@ export function serviceId(baseUrl: string | undefined, mock = false): string {
   }
 }
 
+/**
+ * A short fingerprint of each part of an asset's spec but those the lock records whole (kind,
+ * agent, workflow, service), kept beside the spec hash: when the hash differs, planning names the
+ * parts that changed ("prompt", "service: mock → …") instead of a bare "spec changed". Only what
+ * is defined: an absent part and a later-defined one differ by the key's presence.
+ */
+export function specParts(asset: ManifestAsset): Record<string, string> {
+  const parts: Record<string, string> = {};
+  for (const [name, value] of Object.entries(assetSpec(asset, ''))) {
+    if (value === undefined || RECORDED_WHOLE.has(name)) continue;
+    parts[name] = sha256(JSON.stringify(value)).slice(0, SPEC_PART_HEX);
+  }
+  return parts;
+}
+
+/** Recorded whole by the entry (kind, agent, workflow, service), or the same for every asset (v). */
+const RECORDED_WHOLE = new Set(['kind', 'agent', 'workflow', 'service', 'v']);
+/** 48 bits of sha256: enough to tell an edit from none, short enough for 10,000 entries. */
+const SPEC_PART_HEX = 12;
+
 export function specHash(asset: ManifestAsset, service: string): string {
   return sha256(JSON.stringify(assetSpec(asset, service)));
 }

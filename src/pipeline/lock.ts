@@ -80,6 +80,7 @@ function checkLock(data: unknown, file: string): Lock {
     if (e.generation !== undefined && !isCount(e.generation)) fail(`${where}.generation`, 'must be a whole number');
     if (e.postFailed !== undefined && e.postFailed !== true) fail(`${where}.postFailed`, 'must be true when present');
     if (e.postFailed && e.original === undefined) fail(`${where}.postFailed`, 'needs the original it failed on');
+    if (e.specParts !== undefined && !isSpecParts(e.specParts)) fail(`${where}.specParts`, SPEC_PARTS_SHAPE);
     if (!Array.isArray(e.files)) fail(`${where}.files`, 'must be a list');
     const checkFile = (f: unknown, field: string): void => {
       if (!isObject(f) || typeof f.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.size !== 'number')
@@ -103,6 +104,7 @@ function checkLock(data: unknown, file: string): Lock {
       if (record.jobId !== undefined && typeof record.jobId !== 'string') fail(`${where}.job.jobId`, 'must be a string');
       if (record.credits !== undefined && !isCount(record.credits)) fail(`${where}.job.credits`, 'must be a whole number');
       if (record.generation !== undefined && !isCount(record.generation)) fail(`${where}.job.generation`, 'must be a whole number');
+      if (record.specParts !== undefined && !isSpecParts(record.specParts)) fail(`${where}.job.specParts`, SPEC_PARTS_SHAPE);
     }
   }
   return data as unknown as Lock;
@@ -138,6 +140,20 @@ function entryText(id: string, entry: LockEntry, cache: Map<string, string> | un
  */
 export async function writeLockAtomic(file: string, lock: Lock, entryTexts?: Map<string, string>): Promise<void> {
   await writeFileInside(path.dirname(file), file, serializeLock(lock, entryTexts), file, { durable: true });
+}
+
+const SPEC_PARTS_SHAPE = 'must map a few part names to short hashes';
+/** A committed lock is input too: a spec's parts are a handful of short strings, never more. */
+function isSpecParts(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  // A loop, not Object.entries: every entry of a lock has parts, and reading 10,000 of them is a step of every plan.
+  let count = 0;
+  for (const name in value) {
+    if (!Object.hasOwn(value, name)) continue;
+    const hash = value[name];
+    if (++count > 16 || name.length > 32 || typeof hash !== 'string' || hash.length > 64) return false;
+  }
+  return true;
 }
 
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;

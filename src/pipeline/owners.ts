@@ -71,16 +71,21 @@ export function checkOwnership(
 ): void {
   const problems: string[] = [];
   const owners = new Map<string, string>();
+  const claim = (asset: ManifestAsset, stem: string): void => {
+    const other = owners.get(stem);
+    if (other && other !== asset.id) problems.push(`"${asset.id}" and "${other}" can both write ${stem}.*`);
+    else owners.set(stem, asset.id);
+  };
   for (const asset of manifest.assets) {
-    for (const stem of stemsOf(asset, lock, nodes)) {
-      const other = owners.get(stem);
-      if (other && other !== asset.id) problems.push(`"${asset.id}" and "${other}" can both write ${stem}.*`);
-      else owners.set(stem, asset.id);
-    }
+    // One stem but for a workflow, without a list for it: this runs for every asset of every plan.
+    if (asset.kind !== 'workflow') claim(asset, outputStem(asset.out, asset.id));
+    else for (const stem of stemsOf(asset, lock, nodes)) claim(asset, stem);
   }
+  // The lock's owners matter only to what is about to be saved (nothing, in an up-to-date plan).
   const locked = new Map<string, { id: string; path: string }>();
-  for (const [id, entry] of Object.entries(lock.assets))
-    for (const file of entry.files) if (hashes.get(file.path)) locked.set(stemOf(file.path), { id, path: file.path });
+  if (generating.size)
+    for (const [id, entry] of Object.entries(lock.assets))
+      for (const file of entry.files) if (hashes.get(file.path)) locked.set(stemOf(file.path), { id, path: file.path });
   for (const asset of manifest.assets) {
     if (!generating.has(asset.id)) continue;
     for (const stem of stemsOf(asset, lock, nodes)) {

@@ -2,7 +2,7 @@
 // the files the lock records. The build loop plans, acts on each item (recording progress through
 // LockWriter), and after a crash simply plans again from the lock on disk.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
-import { hashFiles, specHash } from './hash.js';
+import { hashFiles, specHash, specParts } from './hash.js';
 import type {
   FileCheck,
   FileHash,
@@ -47,42 +47,82 @@ export interface PlanOptions {
  * manifest (a sheet's: its atlas and its data file, either of which may be someone else's file).
  */
 export function filesToHash(manifest: Manifest, lock: Lock): string[] {
-  const locked = Object.values(lock.assets).flatMap((entry) => [
-    ...entry.files.map((file) => file.path),
-    ...(entry.original ? [entry.original.path] : []),
-  ]);
   const targets = manifest.assets.flatMap((asset) =>
     asset.out.type !== 'file' ? [] : asset.kind === 'sheet' ? sheetFiles(asset.out.path) : [asset.out.path],
   );
-  return [...new Set([...locked, ...targets])];
+  return [...new Set([...recordedFiles(lock), ...targets])];
 }
 
-/** Hashes what planning needs, relative to the project root. */
-export const hashProjectFiles = (manifest: Manifest, lock: Lock): Promise<Map<string, FileHash | null>> =>
-  hashFiles(manifest.root, filesToHash(manifest, lock));
+/** The files the lock records (each entry's files and kept original), which planning checks. */
+export function recordedFiles(lock: Lock): string[] {
+  const files: string[] = [];
+  for (const entry of Object.values(lock.assets)) {
+    for (const file of entry.files) files.push(file.path);
+    if (entry.original) files.push(entry.original.path);
+  }
+  return files;
+}
+
+/**
+ * Hashes what planning needs, relative to the project root. `preloaded` holds hashes already taken
+ * (./hash-preload.ts): only the other files are read, and added to it.
+ */
+export async function hashProjectFiles(
+  manifest: Manifest,
+  lock: Lock,
+  preloaded?: Map<string, FileHash | null>,
+): Promise<Map<string, FileHash | null>> {
+  const files = filesToHash(manifest, lock);
+  if (!preloaded?.size) return hashFiles(manifest.root, files);
+  for (const [file, hash] of await hashFiles(
+    manifest.root,
+    files.filter((file) => !preloaded.has(file)),
+  ))
+    preloaded.set(file, hash);
+  return preloaded;
+}
 
 export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, options: PlanOptions): Plan {
-  const inManifest = new Set(manifest.assets.map((asset) => asset.id));
+  // Plain loops, and no set of every id unless selectors need one: planning 10,000 up-to-date
+  // assets is a step of every build, and each copy of the ids is work for the garbage collector.
+  const inManifest = new Set<string>();
+  for (const asset of manifest.assets) inManifest.add(asset.id);
   const removedIds = Object.keys(lock.assets)
     .filter((id) => !inManifest.has(id))
     .sort();
-  const { selected, unmatched } = selectIds([...inManifest, ...removedIds], options.select ?? []);
-  const wanted = (id: string): boolean => selected.has(id) && inShard(id, options.shard);
+  const { selected, unmatched } = options.select?.length
+    ? selectIds([...inManifest, ...removedIds], options.select)
+    : { selected: undefined, unmatched: [] };
+  const wanted = (id: string): boolean => (!selected || selected.has(id)) && inShard(id, options.shard);
 
-  const charges = lastCharges(lock);
+  // The estimates' index, made when the first asset to generate asks (none does in an up-to-date plan).
+  let charges: LastCharges | undefined;
+  const chargesOnce = (): LastCharges => (charges ??= lastCharges(lock));
   // Sheets are planned last: whether one is packed again depends on what the build makes of its inputs.
   const planned = new Map<string, PlanItem>();
-  for (const asset of manifest.assets)
-    if (wanted(asset.id) && asset.kind !== 'sheet') planned.set(asset.id, planAsset(asset, lock, hashes, options, charges));
-  const building = new Set([...planned.values()].filter((item) => item.action !== 'none' && item.action !== 'keep').map((item) => item.id));
-  for (const sheet of manifest.assets.filter((asset) => asset.kind === 'sheet' && wanted(asset.id))) {
-    const files = checkFiles(lock.assets[sheet.id], hashes);
-    planned.set(sheet.id, planSheetItem(sheet, manifest.assets, lock, { files, hashes, building, force: options.force }));
+  let sheets = false;
+  for (const asset of manifest.assets) {
+    if (asset.kind === 'sheet') sheets = true;
+    else if (wanted(asset.id)) planned.set(asset.id, planAsset(asset, lock, hashes, options, chargesOnce));
   }
-  const items = manifest.assets.flatMap((asset) => planned.get(asset.id) ?? []);
+  if (sheets) {
+    const building = new Set(
+      [...planned.values()].filter((item) => item.action !== 'none' && item.action !== 'keep').map((item) => item.id),
+    );
+    for (const sheet of manifest.assets.filter((asset) => asset.kind === 'sheet' && wanted(asset.id))) {
+      const files = checkFiles(lock.assets[sheet.id], hashes);
+      planned.set(sheet.id, planSheetItem(sheet, manifest.assets, lock, { files, hashes, building, force: options.force }));
+    }
+  }
+  const items: PlanItem[] = [];
+  for (const asset of manifest.assets) {
+    const item = planned.get(asset.id);
+    if (item) items.push(item);
+  }
   for (const id of removedIds) if (wanted(id)) items.push(planRemoved(id, lock.assets[id], hashes, options));
 
-  const saving = new Set(items.filter((item) => ['generate', 'resume', 'reprocess'].includes(item.action)).map((item) => item.id));
+  const saving = new Set<string>();
+  for (const item of items) if (SAVING_ACTIONS.has(item.action)) saving.add(item.id);
   checkOwnership(manifest, lock, hashes, saving, options.workflowNodes ?? new Map());
 
   const estimate = { credits: 0, unknown: [] as string[] };
@@ -93,32 +133,33 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   return { service: options.service, items, estimate, unmatched };
 }
 
-function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options: PlanOptions, charges: LastCharges): PlanItem {
+/** The actions that save files, whose outputs checkOwnership checks against the lock's. */
+const SAVING_ACTIONS: ReadonlySet<PlanAction> = new Set(['generate', 'resume', 'reprocess']);
+
+function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options: PlanOptions, charges: () => LastCharges): PlanItem {
   const spec = specHash(asset, options.service);
   const entry = lock.assets[asset.id];
   const files = checkFiles(entry, hashes);
-  const item = (status: PlanStatus, action: PlanAction, reasons: string[], sameGeneration = false): PlanItem => ({
-    id: asset.id,
-    status,
-    action,
-    kind: asset.kind,
-    spec,
-    ...(asset.agent !== undefined ? { agent: asset.agent } : {}),
-    ...(asset.workflow !== undefined ? { workflow: asset.workflow } : {}),
-    asset,
-    reasons,
-    files,
-    ...(entry?.job ? { job: entry.job } : {}),
+  // Fields assigned in the order of the --json document (not spread from conditional objects: this
+  // runs for every asset of every plan, and each spread is a temporary object).
+  const item = (status: PlanStatus, action: PlanAction, reasons: string[], sameGeneration = false): PlanItem => {
+    const made: PlanItem = { id: asset.id, status, action, kind: asset.kind, spec } as PlanItem;
+    if (asset.agent !== undefined) made.agent = asset.agent;
+    if (asset.workflow !== undefined) made.workflow = asset.workflow;
+    made.asset = asset;
+    made.reasons = reasons;
+    made.files = files;
+    if (entry?.job) made.job = entry.job;
     // The same generation asks again with the key an earlier build sent: a replay may be that build's
     // charge. An entry without one (a lock from before generations) was built as generation 1.
-    ...(action === 'generate'
-      ? sameGeneration && entry
-        ? { generation: entry.generation ?? 1, reusesKey: true }
-        : { generation: (entry ? (entry.generation ?? 1) : 0) + 1 }
-      : {}),
-    estimate: action === 'generate' || (action === 'resume' && unanswered(entry?.job)) ? estimateFor(asset, charges) : 0,
-    prunable: [],
-  });
+    if (action === 'generate' && sameGeneration && entry) {
+      made.generation = entry.generation ?? 1;
+      made.reusesKey = true;
+    } else if (action === 'generate') made.generation = (entry ? (entry.generation ?? 1) : 0) + 1;
+    made.estimate = action === 'generate' || (action === 'resume' && unanswered(entry?.job)) ? estimateFor(asset, charges()) : 0;
+    made.prunable = [];
+    return made;
+  };
 
   if (entry?.job) {
     const stale =
@@ -150,7 +191,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       ? item('edited', 'generate', [what, ...also, '--force: regenerated'])
       : item('edited', 'keep', [what, ...also, 'left alone (--force regenerates)']);
   }
-  if (specChanged) return generate('changed', [describeChange(entry, asset)]);
+  if (specChanged) return generate('changed', [describeChange(entry, asset, options.service)]);
   const post = options.force ? undefined : planPost(asset, entry, files, hashes);
   if (post?.action === 'generate') return generate(post.status, post.reasons, true);
   if (post && foreign && post.action === 'reprocess')
@@ -203,12 +244,32 @@ export function checkFiles(entry: LockEntry | undefined, hashes: FileHashes): Fi
   });
 }
 
-function describeChange(entry: LockEntry, asset: ManifestAsset): string {
+/**
+ * Why a spec hash differs, naming what changed: the kind, agent or workflow, the service (which
+ * the lock records whole) and the parts the lock fingerprints (hash.ts specParts). A lock written
+ * before parts were recorded can only say which parts might have.
+ */
+function describeChange(entry: LockEntry, asset: ManifestAsset, service: string): string {
   if (entry.kind !== asset.kind) return `now ${asset.kind === 'image' ? 'an image' : `a ${asset.kind}`} (was ${entry.kind})`;
   if (asset.kind === 'workflow' && entry.workflow !== asset.workflow) return 'workflow changed';
   if (asset.kind !== 'workflow' && entry.agent !== asset.agent) return 'agent changed';
-  return 'spec changed (prompt, overrides, options or service)';
+  const changed = entry.service !== undefined && entry.service !== service ? [`service: ${entry.service || '(none)'} → ${service}`] : [];
+  if (!entry.specParts)
+    return changed.length ? `spec changed (${changed[0]}, maybe more)` : 'spec changed (prompt, overrides, options or service)';
+  const now = specParts(asset);
+  for (const name of [...new Set([...Object.keys(now), ...Object.keys(entry.specParts)])].sort())
+    if (now[name] !== entry.specParts[name]) changed.push(SPEC_PART_NAMES[name] ?? name);
+  // Nothing recorded differs: what changed is SPEC_VERSION, how assetgen reads a spec.
+  return `spec changed (${changed.length ? changed.join(', ') : "assetgen's spec format"})`;
 }
+
+/** How the reasons name each of a spec's parts (the manifest's own words, where it has a field). */
+const SPEC_PART_NAMES: Record<string, string> = {
+  prompt: 'prompt',
+  set: 'set (workflow overrides)',
+  duration: 'duration',
+  aspectRatio: 'aspectRatio',
+};
 
 /** The last charge the lock records per agent (images) or workflow: looked up by every asset a plan generates. */
 export type LastCharges = ReadonlyMap<string, number>;

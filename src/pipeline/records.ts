@@ -84,6 +84,8 @@ export interface LockJob {
   idempotencyKey: string;
   /** The asset's generation this submission makes (see LockEntry.generation). */
   generation?: number;
+  /** The spec's parts as submitted (hash.ts specParts): carried to the entry when the job finishes. */
+  specParts?: Record<string, string>;
   /** Video job or workflow run id, once the service has answered (images have none). */
   jobId?: string;
   /**
@@ -101,6 +103,8 @@ export interface LockEntry {
   workflow?: string;
   /** Spec hash of what `files` were made from; absent until the first finish. */
   spec?: string;
+  /** A fingerprint of each part of that spec (hash.ts specParts), so a changed spec says what changed. */
+  specParts?: Record<string, string>;
   files: LockedFile[];
   /**
    * The whole cost of the last finish (its paid call and every poll, across resumes), as the

@@ -88,7 +88,7 @@ export class LockWriter {
    */
   submitted(id: string, submission: Submission): Promise<void> {
     return this.#update([id], (lock) => {
-      const { spec, kind, agent, workflow, idempotencyKey, generation, jobId, credits } = submission;
+      const { spec, kind, agent, workflow, idempotencyKey, generation, jobId, credits, specParts } = submission;
       const earlier = lock.assets[id]?.job;
       const same = earlier?.idempotencyKey === idempotencyKey;
       const submittedAt = same ? earlier.submittedAt : new Date().toISOString();
@@ -99,6 +99,7 @@ export class LockWriter {
         workflow,
         idempotencyKey,
         generation,
+        specParts,
         jobId: jobId ?? (same ? earlier.jobId : undefined),
         credits: credits ?? (same ? earlier.credits : undefined),
         submittedAt,
@@ -144,11 +145,11 @@ export class LockWriter {
   ): LockEntry {
     const job = lock.assets[id]?.job;
     if (!job) throw new Error(`LockWriter.${what}(${id}): no job was submitted for it`);
-    const { spec, kind, agent, workflow, generation, jobId } = job;
+    const { spec, specParts, kind, agent, workflow, generation, jobId } = job;
     const finishedAt = (result.finishedAt ?? new Date()).toISOString();
     const service = this.#service;
     const { files, credits, original, post } = result;
-    return { kind, agent, workflow, spec, files, credits, finishedAt, generation, jobId, service, original, post };
+    return { kind, agent, workflow, spec, specParts, files, credits, finishedAt, generation, jobId, service, original, post };
   }
 
   /** Re-processed from the kept original (no paid call): new files and steps, the rest as it was (an earlier failure of the steps forgotten). */

@@ -113,4 +113,25 @@ describe('assetgen build --dry-run', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('assetgen init');
   });
+
+  it('a changed spec names what changed: the service after a --mock build, then the prompt', async () => {
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), EXAMPLE.split('  - id: hero')[0]!);
+    expect((await run(['build', '--mock', '-q'])).code).toBe(0);
+    const reasonFor = async (id: string): Promise<string[]> => {
+      const doc = parseJson(await run(['build', '--dry-run', '--json'])) as { items: { id: string; reasons: string[] }[] };
+      return doc.items.find((item) => item.id === id)!.reasons;
+    };
+    expect(await reasonFor('sword')).toEqual([`spec changed (service: mock → ${serviceId(project.mock.url)})`]);
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), EXAMPLE.split('  - id: hero')[0]!.replace('rusty sword icon', 'shiny sword'));
+    expect((await run(['build', '--dry-run', '--mock', '--json'])).stdout).toContain('spec changed (prompt)');
+    // A lock from before parts were recorded can only list what may have changed.
+    const lockFile = path.join(project.cwd, 'assetgen.lock');
+    const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
+    delete lock.assets.sword.specParts;
+    fs.writeFileSync(lockFile, JSON.stringify(lock));
+    expect((await run(['build', '--dry-run', '--mock', '--json'])).stdout).toContain(
+      'spec changed (prompt, overrides, options or service)',
+    );
+    expect(await reasonFor('sword')).toEqual([`spec changed (service: mock → ${serviceId(project.mock.url)}, maybe more)`]);
+  });
 });

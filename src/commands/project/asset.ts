@@ -11,7 +11,7 @@ import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } fr
 import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
 import { describeRefusal, type CapRefusal, type Reservation } from '../../pipeline/budget.js';
-import { describeFiles, idempotencyKeyFor, lockPath } from '../../pipeline/hash.js';
+import { describeFiles, idempotencyKeyFor, lockPath, specParts } from '../../pipeline/hash.js';
 import type { FileHash, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
 import type { Processed, Submission } from '../../pipeline/writer.js';
 import { originalsFolder } from '../../pipeline/post.js';
@@ -207,7 +207,15 @@ function paidSteps(job: Production): PaidSteps {
   const key = item.job?.idempotencyKey ?? idempotencyKeyFor(item.id, item.spec, generation ?? 1);
   // Sent for the first time by this build: a replay after a lost attempt is then this build's own charge.
   const keyIsNew = !item.job && !item.reusesKey;
-  const submission = { spec: item.spec, kind: item.kind, agent: item.agent, workflow: item.workflow, idempotencyKey: key, generation };
+  const submission = {
+    spec: item.spec,
+    specParts: specParts(job.asset),
+    kind: item.kind,
+    agent: item.agent,
+    workflow: item.workflow,
+    idempotencyKey: key,
+    generation,
+  };
   const output = outputOption(job.asset, root);
   // The paid call's own signal waits out the grace period: at Ctrl-C its answer (the job id, the charge) still arrives.
   const paidSignal = AbortSignal.any([run.requestSignal]);

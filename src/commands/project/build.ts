@@ -8,7 +8,7 @@ import { CreditCapError, UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
 import { printTable } from '../../cli/table.js';
 import { readLock } from '../../pipeline/lock.js';
-import type { Lock, Manifest, OutputTarget, Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
+import type { FileHashes, Lock, Manifest, OutputTarget, Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { command } from '../../cli/command.js';
 import type { BudgetCheck, BuildDocument, BuildOptions, BuildResult, DryRunResult } from './records.js';
@@ -24,7 +24,7 @@ import {
   planMarkdown,
   type PlanView,
 } from './plan-summary.js';
-import { openProject } from './open.js';
+import { openPlannedProject, openProject } from './open.js';
 import { workflowsToList } from '../../pipeline/owners.js';
 import { checkTargets, sweepTargetFolders } from '../../pipeline/targets.js';
 import { hashProjectFiles, planBuild } from '../../pipeline/plan.js';
@@ -36,15 +36,24 @@ export const build = command({ run: planOrBuild, render: renderBuild, settle: se
 
 async function planOrBuild(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<BuildResult> {
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
+  if (options.dryRun) {
+    const project = openPlannedProject(ctx, options.file);
+    try {
+      return await planAndRun(ctx, selectors, options, { ...project, shard });
+    } finally {
+      project.release();
+    }
+  }
   const { file, manifest, lockFile, service } = openProject(ctx, options.file);
   // The paid build holds the lock's one writer from planning to the end: no other process can
   // record (or lose) jobs in it meanwhile.
-  const writer = options.dryRun ? undefined : await openWriter(ctx, lockFile, options.lockOut, service);
+  const writer = await openWriter(ctx, lockFile, options.lockOut, service);
   try {
-    const lock = writer ? writer.lock : readLock(lockFile);
-    return await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service });
+    const lock = writer.lock;
+    const hashes = (): Promise<FileHashes> => hashProjectFiles(manifest, lock);
+    return await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service, hashes });
   } finally {
-    await writer?.close();
+    await writer.close();
   }
 }
 
@@ -84,16 +93,25 @@ async function planAndRun(
   ctx: CommandContext,
   selectors: string[],
   options: BuildOptions,
-  found: { file: string; lockFile: string; lock: Lock; writer?: LockWriter; manifest: Manifest; shard?: Shard; service: string },
+  found: {
+    file: string;
+    lockFile: string;
+    lock: Lock;
+    writer?: LockWriter;
+    manifest: Manifest;
+    shard?: Shard;
+    service: string;
+    hashes: () => Promise<FileHashes>;
+  },
 ): Promise<BuildResult> {
-  const { file, lockFile, lock, writer, manifest, shard, service } = found;
+  const { file, lockFile, lock, writer, manifest, shard, service, hashes } = found;
   // The service is part of every spec: without one, nothing could be judged up to date.
   if (!service)
     throw new MissingCredentialsError(
       'No service URL is configured: the plan depends on which service builds the assets.',
       `${anyOf([...ctx.frontEnd.setBaseUrl, `plan against ${ctx.frontEnd.useMock}`])}.`,
     );
-  const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), {
+  const plan = planBuild(manifest, lock, await hashes(), {
     service,
     workflowNodes: writer ? await workflowNodes(ctx, manifest, lock) : undefined,
     select: selectors,

@@ -3,8 +3,7 @@
 // document with --json — for store and legal disclosures. The records are src/pipeline/provenance.ts.
 import type { CommandContext } from '../../cli/context.js';
 import { displayPath } from '../../cli/save.js';
-import { readLock } from '../../pipeline/lock.js';
-import { hashProjectFiles, planBuild } from '../../pipeline/plan.js';
+import { planBuild } from '../../pipeline/plan.js';
 import {
   DIGITAL_SOURCE_TYPE,
   disclosureMarkdown,
@@ -12,12 +11,11 @@ import {
   type DisclosedFile,
   type Disclosure,
 } from '../../pipeline/provenance.js';
-import { openProject } from './open.js';
+import { openPlannedProject } from './open.js';
 
 export async function discloseProject(ctx: CommandContext, file: string | undefined): Promise<Disclosure> {
-  const { file: manifestFile, manifest, lockFile, service } = openProject(ctx, file);
-  const lock = readLock(lockFile);
-  const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), { service, compareSpecs: service !== '' });
+  const { file: manifestFile, manifest, lockFile, service, lock, hashes } = openPlannedProject(ctx, file);
+  const plan = planBuild(manifest, lock, await hashes(), { service, compareSpecs: service !== '' });
   const files: DisclosedFile[] = [];
   const missing: string[] = [];
   const assets = new Set<string>();

@@ -7,15 +7,14 @@ import { command } from '../../cli/command.js';
 import type { CommandContext } from '../../cli/context.js';
 import { displayPath } from '../../cli/save.js';
 import { GALLERY_STATUSES, galleryTotals, renderGallery, type Gallery, type GalleryTotals } from '../../pipeline/gallery.js';
-import { readLock } from '../../pipeline/lock.js';
 import type { Lock, Plan } from '../../pipeline/records.js';
-import { hashProjectFiles, planBuild } from '../../pipeline/plan.js';
+import { planBuild } from '../../pipeline/plan.js';
 import { cardsFromBuild, cardsFromPlan, loadCards, type Card } from '../../pipeline/report.js';
 import { placeToWrite, writeFileInside } from '../../files/confine.js';
 import { outputRoot } from '../../cli/save.js';
 import type { AssetResult } from '../../pipeline/outcome.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import { openProject } from './open.js';
+import { openPlannedProject } from './open.js';
 import { discloseProject, renderDisclosure } from './disclosure.js';
 import type { Disclosure } from '../../pipeline/provenance.js';
 import { UsageError } from '../../cli/errors.js';
@@ -62,11 +61,10 @@ export const report = command({
 type LockGallery = Awaited<ReturnType<typeof writeLockGallery>>;
 
 async function writeLockGallery(ctx: CommandContext, options: ReportOptions) {
-  const { file, manifest, lockFile, service } = openProject(ctx, options.file);
-  const lock = readLock(lockFile);
+  const { file, manifest, lockFile, service, lock, hashes } = openPlannedProject(ctx, options.file);
   // The service is part of every spec. Without one configured, the report still shows the lock and
   // the files, but cannot tell whether a spec changed since the build: it says so in the header.
-  const plan = planBuild(manifest, lock, await hashProjectFiles(manifest, lock), { service, compareSpecs: service !== '' });
+  const plan = planBuild(manifest, lock, await hashes(), { service, compareSpecs: service !== '' });
   const target = options.output ? path.resolve(ctx.cwd, options.output) : path.join(manifest.root, DEFAULT_REPORT);
   const notes = service ? [] : [NO_SERVICE];
   const written = await writeGallery(ctx, target, 'lock', { file, service, notes, ...cardsFromPlan(plan, lock) });
