@@ -17,6 +17,7 @@ import {
 } from '../client/errors.js';
 import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
 import { isObject } from '../client/values.js';
+import { requireCallerId } from '../client/normalize.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
@@ -263,6 +264,8 @@ export function targetFor(
   id: string,
   options: { output?: string; force?: boolean; interval?: number },
 ): ResumeTarget {
+  // Checked before anything is shown or sent: the id reaches progress lines and printed commands.
+  requireCallerId(id, kind === 'video' ? 'The video job id' : 'The run id');
   return {
     kind,
     id,

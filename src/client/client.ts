@@ -3,7 +3,7 @@ import { ENDPOINTS, endpointPath, type EndpointName } from '../api/endpoints.js'
 import { download } from './download.js';
 import { MissingCredentialsError, InvalidArgumentError } from './errors.js';
 import { HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
-import { normalizeGeneration, normalizeRun, normalizeVideo, readCredits, type ResponseInfo } from './normalize.js';
+import { normalizeGeneration, normalizeRun, normalizeVideo, readCredits, requireCallerId, type ResponseInfo } from './normalize.js';
 import { normalizeAgents, normalizeWorkflows } from './lists.js';
 import { waitForRun, waitForVideo } from './poll.js';
 import { streamEvents } from './sse.js';
@@ -136,11 +136,6 @@ export function createClient(options: ClientOptions): AssetgenClient {
     earlierAttemptLost: response.earlierAttemptLost,
   });
 
-  function requireId(value: string, what: string): string {
-    if (typeof value !== 'string' || value.trim() === '') throw new InvalidArgumentError(`${what} is empty.`);
-    return value;
-  }
-
   const client: AssetgenClient = {
     baseUrl: base.href.replace(/\/$/, ''),
 
@@ -176,16 +171,16 @@ export function createClient(options: ClientOptions): AssetgenClient {
 
     async runWorkflow(id: string, overrides?: Record<string, string>, o?: CallOptions) {
       const body = overrides && Object.keys(overrides).length > 0 ? { overrides } : {};
-      const response = await json('runWorkflow', { id: requireId(id, 'The workflow id') }, body, o);
+      const response = await json('runWorkflow', { id: requireCallerId(id, 'The workflow id') }, body, o);
       return normalizeRun(response.body, info(response));
     },
 
     async getRun(runId: string, o?: SignalOptions) {
-      const response = await json('getRun', { runId: requireId(runId, 'The run id') }, undefined, o);
+      const response = await json('getRun', { runId: requireCallerId(runId, 'The run id') }, undefined, o);
       return normalizeRun(response.body, info(response));
     },
 
-    waitForRun: (runId, o) => waitForRun((id, options) => client.getRun(id, options), requireId(runId, 'The run id'), o),
+    waitForRun: (runId, o) => waitForRun((id, options) => client.getRun(id, options), requireCallerId(runId, 'The run id'), o),
 
     async createVideo(req: VideoRequest, o?: CallOptions) {
       const body: Record<string, unknown> = { prompt: req.prompt };
@@ -197,11 +192,11 @@ export function createClient(options: ClientOptions): AssetgenClient {
     },
 
     async getVideo(id: string, o?: SignalOptions) {
-      const response = await json('getVideo', { id: requireId(id, 'The video job id') }, undefined, o);
+      const response = await json('getVideo', { id: requireCallerId(id, 'The video job id') }, undefined, o);
       return normalizeVideo(response.body, info(response));
     },
 
-    waitForVideo: (id, o) => waitForVideo((jobId, options) => client.getVideo(jobId, options), requireId(id, 'The video job id'), o),
+    waitForVideo: (id, o) => waitForVideo((jobId, options) => client.getVideo(jobId, options), requireCallerId(id, 'The video job id'), o),
 
     download: (url, dest, o) => download(http, url, dest, o),
 

@@ -2,7 +2,7 @@
 // shape plus the common variants, and throws UnexpectedResponseError (keeping the raw body) only
 // when nothing usable is there.
 import { SAFE_ID } from '../api/endpoints.js';
-import { UnexpectedResponseError } from './errors.js';
+import { InvalidArgumentError, UnexpectedResponseError } from './errors.js';
 import { excerpt } from './excerpt.js';
 import { MAX_CREDITS, creditFigure, header, isObject, num, pick, retryAfterMs, str, type HeaderMap, type Json } from './values.js';
 import type { Credits, Generation, JobState, Run, RunOutput, VideoJob } from './types.js';
@@ -168,6 +168,23 @@ function readError(value: unknown): { code?: string; message: string } | undefin
 }
 
 export const UNSAFE_ID = 'has an id assetgen does not accept (1 to 128 letters, digits, _ . : - only)';
+
+/**
+ * An id the caller gives (a run or video job to wait for): one the service could have given, or
+ * refused before it is sent — a 100,000-character id would otherwise be sent, refused by the
+ * server, and echoed back whole into every message and printed command. The error quotes an excerpt.
+ */
+export function requireCallerId(value: string, what: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new InvalidArgumentError(`${what} is empty.`);
+  if (!SAFE_ID.test(value))
+    throw new InvalidArgumentError(
+      `${what} is not an id the service gives (1 to 128 letters, digits, _ . : - only): ${JSON.stringify(excerpt(value.slice(0, CALLER_ID_SHOWN)))}${value.length > CALLER_ID_SHOWN ? `… (${value.length.toLocaleString('en-US')} characters)` : ''}.`,
+    );
+  return value;
+}
+
+/** How much of a refused id a message quotes. */
+const CALLER_ID_SHOWN = 40;
 
 function requireId(record: Json, keys: readonly string[], what: string, raw: unknown): string {
   const id = str(pick(record, keys));

@@ -220,10 +220,14 @@ describe('getRun/getVideo readers', () => {
     expect(server.requests[0]!.url).toBe('/api/v1/runs/run_9');
   });
 
-  it('encodes ids into paths', async () => {
+  it('encodes ids into paths, and refuses before sending an id the service could not have given', async () => {
     server = await startServer((_req, res) => json(res, 200, { id: 'x', status: 'queued' }));
     client = createClient({ baseUrl: server.url, apiKey: KEY });
-    await client.getVideo('../a b');
-    expect(server.requests[0]!.url).toBe('/api/v1/video/..%2Fa%20b');
+    await client.getVideo('vid:1.a');
+    expect(server.requests[0]!.url).toBe('/api/v1/video/vid%3A1.a');
+    for (const id of ['../a b', `vid_${'a'.repeat(200)}`, 'vid_\u001b[31m'])
+      await expect(client.getVideo(id)).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(client.getRun(' ')).rejects.toThrow('The run id is empty.');
+    expect(server.requests).toHaveLength(1);
   });
 });

@@ -251,17 +251,32 @@ describe('MCP tool results', () => {
 
 describe('a request refused before anything was paid', () => {
   const service = useScriptedService(runInProcess);
-  // Never reached: node's server refuses the request line itself (HTTP 431).
-  const unreachable: Handler = (_req, res) => json(res, 200, { id: 'run_x', status: 'succeeded' });
-
-  it('runs wait with a 100,000-character id (HTTP 431): no resume, nothing said to be paid or kept', async () => {
+  it('runs wait with a 100,000-character id: refused before sending (exit 2), quoted in part, nothing said to be paid or kept', async () => {
     const id = `run_${'a'.repeat(100_000)}`;
-    const human = await service.against(unreachable, ['runs', 'wait', id]);
+    let requests = 0;
+    const counting: Handler = (_req, res) => {
+      requests++;
+      json(res, 200, { id: 'run_x', status: 'succeeded' });
+    };
+    const human = await service.against(counting, ['runs', 'wait', id]);
+    expect(human.code, human.stderr.slice(0, 500)).toBe(2);
+    expect(human.stderr).toContain('The run id is not an id the service gives');
+    expect(human.stderr).toContain('(100,004 characters)');
+    expect(human.stderr.length).toBeLessThan(400);
+    expect(human.stderr).not.toMatch(/paid|kept|resume with|wait for it again/);
+    const machine = await service.against(counting, ['runs', 'wait', id, '--json']);
+    expect(machine.stdout.length + machine.stderr.length).toBeLessThan(400);
+    expect(jsonError(machine)).toMatchObject({ exitCode: 2 });
+    expect(requests).toBe(0);
+  });
+
+  it('runs wait refused by the service (HTTP 431 for a well-formed id): no resume, nothing said to be paid or kept', async () => {
+    const refusing: Handler = (_req, res) => json(res, 431, { error: { code: 'too_large', message: 'Request header fields too large' } });
+    const human = await service.against(refusing, ['runs', 'wait', 'run_refused1']);
     expect(human.code, human.stderr.slice(0, 500)).toBe(1);
     expect(human.stderr).toMatch(/HTTP 431/);
     expect(human.stderr).not.toMatch(/paid|kept|resume with|wait for it again/);
-    await service.server.close();
-    const machine = await service.against(unreachable, ['runs', 'wait', id, '--json']);
+    const machine = await service.against(refusing, ['runs', 'wait', 'run_refused1', '--json']);
     expect(jsonError(machine)).toMatchObject({ status: 431, exitCode: 1, job: { kind: 'run', resume: null } });
     expect(jsonError(machine).hint).toBeUndefined();
   });
