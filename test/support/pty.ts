@@ -1,4 +1,6 @@
 // The real CLI on a pseudo-terminal: what a person at a keyboard sees and types.
+import fs from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import pty from '@lydell/node-pty';
 import { BIN } from './cli.js';
 
@@ -26,17 +28,11 @@ export function spawnPty(args: string[], options: { env: NodeJS.ProcessEnv; cwd:
   let output = '';
   let seen = 0;
   child.onData((data) => (output += data));
-  // node-pty may report the exit before the last output has been read from the terminal: the exit
-  // counts once the output has also gone quiet (100 ms without data, at most 2 s), so a test that
-  // looks at the screen after it sees everything the process wrote.
+  drainBeforeDestroy(child, (text) => (output += text));
+  // node-pty reports the exit once its reader has read the terminal to its end (or was destroyed
+  // after draining it, below): everything the process wrote is in `output` by then.
   const exited = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
-  const exit = exited.then(async (code) => {
-    for (let waited = 0, length = -1; waited < 2_000 && output.length !== length; waited += 100) {
-      length = output.length;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return code;
-  });
+  const exit = exited;
   const timer = setTimeout(() => child.kill(), 25_000);
   void exited.then(() => clearTimeout(timer));
   return {
@@ -56,6 +52,39 @@ export function spawnPty(args: string[], options: { env: NodeJS.ProcessEnv; cwd:
       }
     },
     exit,
+  };
+}
+
+/**
+ * node-pty waits for its reader to reach the terminal's end before it reports an exit, but gives up
+ * 200 ms after the child's exit (for macOS, where the end may never come) and destroys the reader,
+ * dropping whatever the child wrote that it had not read yet: on a loaded machine, a process's last
+ * lines (an error message before exit 4, say). Before that destroy, read what is left in the
+ * terminal synchronously: the child is gone, so all it wrote is there, and a non-blocking read
+ * ends at EAGAIN or EIO. Reaches into node-pty's reader (`_socket`, `_fd`), checked at run time.
+ */
+function drainBeforeDestroy(child: pty.IPty, append: (text: string) => void): void {
+  const inner = child as unknown as { _socket?: { destroy?: (...args: unknown[]) => unknown }; _fd?: number };
+  const socket = inner._socket;
+  const fd = inner._fd;
+  if (!socket || typeof socket.destroy !== 'function' || typeof fd !== 'number') return; // Windows: no such reader
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (...args: unknown[]) => {
+    const buffer = Buffer.alloc(64 * 1024);
+    const decoder = new StringDecoder('utf8');
+    // Bounded: a terminal holds a few KiB; 1,024 reads of 64 KiB is far past any test's output.
+    for (let reads = 0; reads < 1_024; reads++) {
+      let count: number;
+      try {
+        count = fs.readSync(fd, buffer, 0, buffer.length, null);
+      } catch {
+        break; // EAGAIN (nothing left) or EIO (the terminal's end)
+      }
+      if (count === 0) break;
+      append(decoder.write(buffer.subarray(0, count)));
+    }
+    append(decoder.end());
+    return destroy(...args);
   };
 }
 
