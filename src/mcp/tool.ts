@@ -9,7 +9,7 @@ import type { CommandContext } from '../cli/context.js';
 import { mcpFrontEnd } from '../cli/front-end.js';
 import { runCall, type CallOutcome, type Extra, type ServerScope } from './call.js';
 import { confineOutput } from './paths.js';
-import type { z } from './sdk.js';
+import { z } from './sdk.js';
 
 /** An output path argument: a file or a folder (a trailing slash or an existing folder), or always a folder. */
 export type PathArgument = 'file-or-folder' | 'folder';
@@ -55,7 +55,9 @@ export function defineTool<Input extends ZodRawShapeCompat, Output extends z.Zod
     {
       title: spec.title,
       description: spec.description,
-      inputSchema: spec.input,
+      // Strict: an argument the tool does not have (a typo of `overwrite`, say) is refused before
+      // anything is paid, never silently dropped.
+      inputSchema: z.strictObject(spec.input),
       outputSchema: spec.output,
       annotations: { ...spec.kind, title: spec.title },
     },

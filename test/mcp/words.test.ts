@@ -102,6 +102,15 @@ describe('MCP errors name the tools’ arguments, never CLI flags', () => {
     );
     await failing(mcp, 'run_workflow', { id: 'wf_sprite_sheet', overrides: { ' ': 'a dwarf' } });
     await failing(mcp, 'run_workflow', { id: 'wf_sprite_sheet', overrides: { character: 'a dwarf', ' character': 'an elf' } });
+    // An argument the tool does not have (a typo of `overwrite`) is refused, never dropped while paying.
+    for (const [tool, args] of [
+      ['generate_image', { prompt: 'sword', agent: 'sprite-artist', overwite: true }],
+      ['list_agents', { bogus: 1 }],
+    ] as const) {
+      const { result } = await mcp.call(tool, args);
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toMatch(/Unrecognized key/);
+    }
     expect(await charges()).toBe(0);
   });
 
