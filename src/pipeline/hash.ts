@@ -93,9 +93,13 @@ export function specHash(asset: ManifestAsset, service: string): string {
  * The Idempotency-Key of an asset's paid call: derived from what it makes (id, spec hash) and its
  * generation, so two machines building the same spec at once send the same key and pay once
  * (where the service honours keys), while a deliberate regeneration is a new generation, a new key.
+ * Each take of an asset with takes (records.ts LockedTake) has its own key.
  */
-export function idempotencyKeyFor(id: string, spec: string, generation: number): string {
-  return `assetgen-${sha256(`${id}\u0000${spec}\u0000${generation}`).slice(0, 40)}`;
+export function idempotencyKeyFor(id: string, spec: string, generation: number, take = 1): string {
+  // Take 1 keeps the key of a single-take asset: giving a built asset `variants` makes its finish
+  // take 1, and only the new takes are paid for.
+  const takePart = take === 1 ? '' : `\u0000take ${take}`;
+  return `assetgen-${sha256(`${id}\u0000${spec}\u0000${generation}${takePart}`).slice(0, 40)}`;
 }
 
 /** Files up to this size are hashed from one synchronous read; larger ones (videos) are streamed. */

@@ -30,6 +30,11 @@ export interface ManifestAsset {
   aspectRatio?: string;
   /** Image assets: the steps run on the generated original (its own list, else defaults.post); absent for none. */
   post?: PostStep[];
+  /**
+   * Image assets: how many takes to keep (its own, else defaults.variants; absent for one). Each take
+   * is its own paid call; not part of the spec, so raising it pays only for the new takes.
+   */
+  variants?: number;
   /** Sheet assets: what to pack (pipeline/sheet.ts); `out` is then a .png file. */
   sheet?: SheetSpec;
   out: OutputTarget;
@@ -70,6 +75,22 @@ export interface LockedFile {
   size: number;
 }
 
+/**
+ * One take of an image asset made with `variants` or `--more` (a paid call each), kept under
+ * `.assetgen/candidates/<id>/<k>.<ext>` (gitignored like the kept originals). Its key is
+ * idempotencyKeyFor(id, spec, generation, k), so asking again for take k replays, never pays twice.
+ */
+export interface LockedTake {
+  /** The take's number, from 1: what `assetgen pick <id> <k>` names. */
+  k: number;
+  /** The take as downloaded, relative to the project root, forward slashes. */
+  file: string;
+  sha256: string;
+  size: number;
+  /** What the service said the take's paid call charged; null when not known. */
+  credits: number | null;
+}
+
 /** A paid call in flight: recorded before waiting, so a crash leaves what is needed to resume. */
 export interface LockJob {
   /** Spec hash of what was submitted (the manifest may change while it runs), and what makes it. */
@@ -86,6 +107,8 @@ export interface LockJob {
   generation?: number;
   /** The spec's parts as submitted (hash.ts specParts): carried to the entry when the job finishes. */
   specParts?: Record<string, string>;
+  /** The take this call makes (LockedTake.k), for an asset with takes; absent for a single-take asset. */
+  take?: number;
   /** Video job or workflow run id, once the service has answered (images have none). */
   jobId?: string;
   /**
@@ -130,6 +153,14 @@ export interface LockEntry {
   postFailed?: true;
   /** A sheet (pipeline/sheet.ts): the input files it was packed from; `spec` is then its options' hash. */
   inputs?: LockedFile[];
+  /**
+   * An image asset with takes (`variants`, `--more`): every take of the current generation, in
+   * order of k. `files` are made from the picked one (its post steps run on its file), so planning,
+   * reports, provenance and sheets read `files` as for any asset.
+   */
+  candidates?: LockedTake[];
+  /** The take `files` come from; take 1 until someone picks (`assetgen pick <id> <k>`). */
+  picked?: number;
   job?: LockJob;
   /** The video job or workflow run id of the last finish (images have none), and the service host it ran on. */
   jobId?: string;
