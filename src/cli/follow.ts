@@ -22,7 +22,7 @@ import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
 import { savedResult, type SavedResult } from './report.js';
-import { absoluteOutput, attachJob, resumeCommand, type ResumeTarget } from './resume.js';
+import { absoluteOutput, attachJob, resumeCommand, resumeToolCall, type ResumeTarget } from './resume.js';
 import { saveOutputs, type OutputFile } from './save.js';
 
 /**
@@ -63,8 +63,8 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
     effective instanceof AbortedError || effective instanceof TimeoutError
       ? `The ${what} ${target.id} goes on without us`
       : `The ${what} ${target.id} is paid for and kept`;
-  withHint(effective, `${why}; resume with: ${ctx.frontEnd.resume({ kind: target.kind, id: target.id, command: resume })}`);
-  return attachJob(effective, { id: target.id, kind: target.kind, resume });
+  withHint(effective, `${why}; resume with: ${ctx.frontEnd.resume({ command: resume, tool: resumeToolCall(target, ctx.cwd) })}`);
+  return attachJob(effective, { id: target.id, kind: target.kind, resume }, target);
 }
 
 /** The journal recorded the job's submission (by this or an earlier command): it was paid for. */
@@ -88,9 +88,9 @@ function unconfirmedJob(ctx: CommandContext, error: unknown, target: ResumeTarge
   const resume = resumeCommand(target, ctx.cwd);
   withHint(
     error,
-    `No answer of the service has shown the ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} yet; to wait for it again: ${ctx.frontEnd.resume({ kind: target.kind, id: target.id, command: resume })}`,
+    `No answer of the service has shown the ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} yet; to wait for it again: ${ctx.frontEnd.resume({ command: resume, tool: resumeToolCall(target, ctx.cwd) })}`,
   );
-  return attachJob(error, { id: target.id, kind: target.kind, resume });
+  return attachJob(error, { id: target.id, kind: target.kind, resume }, target);
 }
 
 /** Polls a run to its end (exactly one poll per remaining node) with `node k/N <label>` progress. */

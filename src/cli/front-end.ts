@@ -3,6 +3,7 @@
 // their context (`ctx.frontEnd`) instead of spelling a flag, so an MCP client is never told to
 // "pass --force", an argument it does not have. Both wordings live here, side by side.
 import { ENV } from '../config/credentials.js';
+import { toolArgumentsText, type ResumeToolCall } from './resume.js';
 
 /** An option a message may tell the reader to give. */
 export type Option = 'force' | 'output' | 'idempotencyKey' | 'yes' | 'dryRun' | 'maxCredits' | 'agent';
@@ -21,8 +22,8 @@ export interface FrontEnd {
   lookup(what: Lookup): string;
   /** Polling a video job once. */
   pollVideo(id: string): string;
-  /** Picking up a paid job: its command line, or the waiting tool with the job's id. */
-  resume(job: { kind: 'video' | 'run'; id: string; command: string }): string;
+  /** Picking up a paid job: its command line, or the waiting tool with its arguments (the id, where it saves). */
+  resume(job: { command: string; tool: ResumeToolCall }): string;
   /** A prompt and agent to start from, as an example. */
   readonly generateExample: string;
   /** Building without a cap, as a parenthesis. */
@@ -98,7 +99,7 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     againWith: (name) => `Call ${tool} with ${option(name)}`,
     lookup: (what) => ({ agents: '`list_agents`', jobs: '`list_jobs`', generate: '`generate_image` with its `agent`' })[what],
     pollVideo: (id) => call('get_video', id),
-    resume: (job) => `${call(job.kind === 'video' ? 'wait_video' : 'wait_run', job.id)} (no new charge)`,
+    resume: ({ tool }) => `\`${tool.tool}\` with ${toolArgumentsText(tool.arguments)} (no new charge)`,
     generateExample: '{"prompt": "rusty sword icon", "agent": "sprite-artist"}',
     noCap: 'no `max_credits`, and no `budget` in the manifest',
     liftCap: "leave out `max_credits` and remove the manifest's `budget`",

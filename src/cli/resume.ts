@@ -32,6 +32,31 @@ export function shellQuote(word: string): string {
   return SHELL_SAFE.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * The MCP tool call that picks up a paid job: the waiting tool, with every argument that decides
+ * where its files go (an agent following it saves where the job's first call was told to, never
+ * in the working directory by default).
+ */
+export interface ResumeToolCall {
+  tool: 'wait_video' | 'wait_run';
+  arguments: { id: string; output?: string; output_dir?: string; overwrite?: true };
+}
+
+export function resumeToolCall(target: Pick<ResumeTarget, 'kind' | 'id' | 'output' | 'force'>, cwd: string): ResumeToolCall {
+  const args: ResumeToolCall['arguments'] = { id: target.id };
+  // The working directory is the tools' default: left out. ('-', stdout, is no tool's output.)
+  const output = target.output === undefined || target.output === '-' ? '.' : displayOutput(target.output, cwd);
+  if (output !== '.') args[target.kind === 'video' ? 'output' : 'output_dir'] = output;
+  if (target.force) args.overwrite = true;
+  return { tool: target.kind === 'video' ? 'wait_video' : 'wait_run', arguments: args };
+}
+
+/** A tool's arguments as an agent would write them: `{"id": "vid_…", "output": "fx/"}`. */
+export const toolArgumentsText = (args: Record<string, unknown>): string =>
+  `{${Object.entries(args)
+    .map(([name, value]) => `${JSON.stringify(name)}: ${JSON.stringify(value)}`)
+    .join(', ')}}`;
+
 /** `assetgen video wait <id> -o <output> --base-url <url>`: runnable as printed, from `cwd`. */
 export function resumeCommand(target: ResumeTarget, cwd: string): string {
   const words = ['assetgen', target.kind === 'video' ? 'video' : 'runs', 'wait', target.id];
@@ -60,13 +85,25 @@ export function absoluteOutput(output: string | undefined, cwd: string): string 
 }
 
 const jobs = new WeakMap<object, PaidJob>();
+const targets = new WeakMap<object, ResumeTarget>();
 
-/** Marks an error as leaving a paid job behind; the error report prints it (human and --json). */
-export function attachJob<T>(error: T, job: PaidJob): T {
-  if (error !== null && typeof error === 'object' && !jobs.has(error)) jobs.set(error, job);
+/**
+ * Marks an error as leaving a paid job behind; the error report prints it (human and --json). With
+ * the job's target, where resuming it saves (an MCP answer names the waiting tool's arguments).
+ */
+export function attachJob<T>(error: T, job: PaidJob, target?: ResumeTarget): T {
+  if (error !== null && typeof error === 'object' && !jobs.has(error)) {
+    jobs.set(error, job);
+    if (target) targets.set(error, target);
+  }
   return error;
 }
 
 export function jobOf(error: unknown): PaidJob | undefined {
   return error !== null && typeof error === 'object' ? jobs.get(error) : undefined;
+}
+
+/** Where the wait of the job `attachJob` marked was saving. */
+export function resumeTargetOf(error: unknown): ResumeTarget | undefined {
+  return error !== null && typeof error === 'object' ? targets.get(error) : undefined;
 }

@@ -10,7 +10,7 @@ import type { Command, CommandResult } from '../cli/command.js';
 import type { CommandContext, JobProgress } from '../cli/context.js';
 import type { FrontEnd } from '../cli/front-end.js';
 import { effectiveError, errorDocument } from '../cli/execute.js';
-import { jobOf } from '../cli/resume.js';
+import { jobOf, resumeTargetOf, resumeToolCall, toolArgumentsText, type ResumeToolCall } from '../cli/resume.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -110,7 +110,11 @@ export async function runCall(
     const settled = thrown instanceof SettledError ? thrown : undefined;
     const effective = effectiveError(settled ? settled.error : thrown, controller.signal);
     const job = jobOf(effective);
-    if (budget && effective === budget && job) return stillRunning(ctx, job, options.waitBudgetMs ?? 0);
+    if (budget && effective === budget && job) {
+      const target = resumeTargetOf(effective);
+      const resume = target ? resumeToolCall(target, ctx.cwd) : resumeToolCall({ kind: job.kind, id: job.id }, ctx.cwd);
+      return stillRunning(ctx, job, resume, options.waitBudgetMs ?? 0);
+    }
     return {
       isError: true,
       content: [jsonText({ error: errorDocument(effective, ctx) }), ...(settled ? [jsonText(settled.result)] : [])],
@@ -126,24 +130,28 @@ export async function runCall(
 }
 
 /** A wait that would outlast the client's patience: the job goes on, and this says how to pick it up. */
-function stillRunning(ctx: CommandContext, job: NonNullable<ReturnType<typeof jobOf>>, budgetMs: number): CallToolResult {
-  const tool = job.kind === 'video' ? 'wait_video' : 'wait_run';
+function stillRunning(
+  ctx: CommandContext,
+  job: NonNullable<ReturnType<typeof jobOf>>,
+  resume: ResumeToolCall,
+  budgetMs: number,
+): CallToolResult {
   const document = {
     job,
     state: 'running',
     message: `The ${job.kind === 'video' ? 'video job' : 'run'} ${job.id} is still running after ${Math.round(budgetMs / 1000)}s; it is paid for and goes on.`,
-    resume: { tool, arguments: { id: job.id } },
-    hint: stillRunningHint(tool, job),
+    resume,
+    hint: stillRunningHint(resume, job.resume),
     credits: ctx.credits.report,
     ...(ctx.globals.mock ? { mock: true } : {}),
   };
   return { content: [jsonText(document)], structuredContent: document };
 }
 
-/** How to pick up a job still running: the tool to call, and the command line when there is one. */
-export function stillRunningHint(tool: string, job: { id: string; resume: string | null }): string {
-  const call = `Call ${tool} with {"id": "${job.id}"} to go on waiting (no new charge)`;
-  return job.resume ? `${call}, or run: ${job.resume}` : `${call}.`;
+/** How to pick up a job still running: the tool to call with its arguments, and the command line when there is one. */
+export function stillRunningHint(resume: ResumeToolCall, command: string | null): string {
+  const call = `Call ${resume.tool} with ${toolArgumentsText(resume.arguments)} to go on waiting (no new charge)`;
+  return command ? `${call}, or run: ${command}` : `${call}.`;
 }
 
 export const jsonText = (value: unknown): { type: 'text'; text: string } => ({ type: 'text', text: JSON.stringify(value, null, 2) });

@@ -84,6 +84,7 @@ export const OUTPUT = {
     totals: z.looseObject({ ...outcomeCounts, assets: z.number().int(), credits: z.number() }).optional(),
     counts: z.record(z.string(), z.number().int()).optional(),
     estimate: z.looseObject({ credits: z.number(), unknown: z.array(z.string()) }).optional(),
+    staleSheets: z.array(z.looseObject({ id: z.string(), reason: z.string() })).optional(),
     credits: credits.optional(),
     mock: z.literal(true).optional(),
   }),

@@ -109,9 +109,12 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
     const building = new Set(
       [...planned.values()].filter((item) => item.action !== 'none' && item.action !== 'keep').map((item) => item.id),
     );
-    for (const sheet of manifest.assets.filter((asset) => asset.kind === 'sheet' && wanted(asset.id))) {
-      const files = checkFiles(lock.assets[sheet.id], hashes);
-      planned.set(sheet.id, planSheetItem(sheet, manifest.assets, lock, { files, hashes, building, force: options.force }));
+    // A selection takes along the sheets its assets feed (sheet.ts planSheetItem).
+    for (const sheet of manifest.assets) {
+      if (sheet.kind !== 'sheet' || !inShard(sheet.id, options.shard)) continue;
+      const files = (): FileCheck[] => checkFiles(lock.assets[sheet.id], hashes);
+      const item = planSheetItem(sheet, manifest.assets, lock, { files, hashes, building, force: options.force, selected });
+      if (item) planned.set(sheet.id, item);
     }
   }
   const items: PlanItem[] = [];

@@ -114,23 +114,45 @@ export function planSheet(
   return pack(why.length === 1 && missing.length ? 'missing' : 'changed', why);
 }
 
-/** A sheet's item in the plan: `reprocess` (pack, free), `keep` or `none`. */
+/**
+ * A sheet's item in the plan: `reprocess` (pack, free), `keep` or `none`; undefined when the build's
+ * selection leaves it out. A selection takes along every sheet its assets feed (`build enemy-bat`
+ * re-packs the sheet of enemies: packing is free, and a sheet left behind would show the old frame);
+ * such a sheet says which selected assets it follows, and --force, meant for the selected assets,
+ * does not re-pack it over a hand edit.
+ */
 export function planSheetItem(
   asset: ManifestAsset,
   assets: readonly ManifestAsset[],
   lock: Lock,
-  context: { files: FileCheck[]; hashes: ReadonlyMap<string, FileHash | null>; building: ReadonlySet<string>; force?: boolean },
-): PlanItem {
+  context: {
+    files: () => FileCheck[];
+    hashes: ReadonlyMap<string, FileHash | null>;
+    building: ReadonlySet<string>;
+    force?: boolean;
+    /** The ids a selection picked; absent: every asset. */
+    selected?: ReadonlySet<string>;
+  },
+): PlanItem | undefined {
   const inputs = sheetInputs(asset.sheet!.from, assets);
+  const chosen = !context.selected || context.selected.has(asset.id);
+  const feeders = chosen ? [] : inputs.filter((id) => context.selected!.has(id));
+  if (!chosen && !feeders.length) return undefined;
   const lockedFiles = (id: string): LockedFile[] | undefined => lock.assets[id]?.files;
-  const { status, action, reasons } = planSheet(asset as ManifestAsset & { sheet: SheetSpec }, {
-    ...context,
+  const files = context.files();
+  const decision = planSheet(asset as ManifestAsset & { sheet: SheetSpec }, {
+    files,
+    hashes: context.hashes,
+    building: context.building,
+    force: chosen && context.force,
     entry: lock.assets[asset.id],
     inputs,
     lockedFiles,
   });
+  const reasons = feeders.length && decision.action !== 'none' ? [`fed by ${feeders.join(', ')}`, ...decision.reasons] : decision.reasons;
   const spec = sheetSpecHash(asset.sheet!, inputs);
-  return { id: asset.id, status, action, kind: 'sheet', spec, asset, inputs, reasons, files: context.files, estimate: 0, prunable: [] };
+  const { status, action } = decision;
+  return { id: asset.id, status, action, kind: 'sheet', spec, asset, inputs, reasons, files, estimate: 0, prunable: [] };
 }
 
 /** The input files on disk now are the ones the sheet was packed from (same paths, same hashes). */

@@ -189,6 +189,38 @@ describe('assetgen mcp', () => {
     expect(jobs.json.jobs.find((job: any) => job.id === created.json.id)).toMatchObject({ state: 'succeeded', resume: null });
   });
 
+  it('create_video without waiting: its `next` hint followed literally saves at the `output` first given (and list_jobs says the same)', async () => {
+    fs.mkdirSync(path.join(home.cwd, 'fx'), { recursive: true });
+    fs.writeFileSync(path.join(home.cwd, 'fx', 'torch.gif'), 'an older take');
+    const created = await mcp.call('create_video', { prompt: 'torch', confirm_credits: 180, output: 'fx/torch.gif', overwrite: true });
+    expect(created.result.isError, JSON.stringify(created.json)).toBeFalsy();
+    const id = created.json.id as string;
+    const expected = { tool: 'wait_video', arguments: { id, output: 'fx/torch.gif', overwrite: true } };
+    expect(created.json.resume).toEqual(expected);
+    // An agent reads the hint, not the schema: the tool and its arguments, as written there.
+    const [, tool, args] = /^Call (\w+) with (\{.*\}) to follow it/.exec(created.json.next as string)!;
+    expect({ tool, arguments: JSON.parse(args!) }).toEqual(expected);
+    const jobs = await mcp.call('list_jobs');
+    expect(jobs.json.jobs.find((job: any) => job.id === id).resumeTool).toEqual(expected);
+
+    const waited = await mcp.call(tool!, JSON.parse(args!));
+    expect(waited.result.isError, JSON.stringify(waited.json)).toBeFalsy();
+    expect(waited.json.saved).toEqual([path.join(home.cwd, 'fx', 'torch.gif')]);
+    expect(
+      fs
+        .readFileSync(path.join(home.cwd, 'fx', 'torch.gif'))
+        .subarray(0, 6)
+        .toString('latin1'),
+    ).toBe('GIF89a');
+    expect(fs.readdirSync(home.cwd).filter((name) => name.startsWith('vid_'))).toEqual([]);
+    expect((await charges()).filter((amount) => amount === -180)).toHaveLength(1);
+
+    // Into a folder, without overwrite: the folder, and no `overwrite` to follow.
+    const folder = await mcp.call('create_video', { prompt: 'torch', confirm_credits: 180, output: 'fx/' });
+    expect(folder.json.resume).toEqual({ tool: 'wait_video', arguments: { id: folder.json.id, output: 'fx/' } });
+    expect(folder.json.next).toContain(`{"id": "${folder.json.id}", "output": "fx/"}`);
+  });
+
   it('a failed video reports the refund', async () => {
     await mock.config({ videoOutcome: 'fail' });
     const created = await mcp.call('create_video', { prompt: 'doomed', confirm_credits: 180, wait: true, output: 'fx/' });
@@ -215,6 +247,10 @@ describe('assetgen mcp', () => {
       id: created.json.id,
       resumeTool: { tool: 'wait_video', arguments: { id: created.json.id } },
     });
+    // A wait given an output, cut short: its resume carries that output.
+    const into = await mcp.call('wait_video', { id: created.json.id, output: 'later/', max_wait_seconds: 1 });
+    expect(into.json.resume).toEqual({ tool: 'wait_video', arguments: { id: created.json.id, output: 'later/' } });
+    expect(into.json.hint).toContain(`Call wait_video with {"id": "${created.json.id}", "output": "later/"}`);
   });
 
   it('faults give tool errors with hints and the server keeps serving', async () => {

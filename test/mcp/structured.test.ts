@@ -90,8 +90,8 @@ describe('structured tool results', () => {
     );
     expect(waiting.job.resume).toMatch(/^assetgen video wait vid_/);
     // A job without a command line to resume it: the tool alone, no dangling "or run:".
-    expect(stillRunningHint('wait_run', { id: 'run_1', resume: null })).toBe(
-      'Call wait_run with {"id": "run_1"} to go on waiting (no new charge).',
+    expect(stillRunningHint({ tool: 'wait_run', arguments: { id: 'run_1', output_dir: 'out/' } }, null)).toBe(
+      'Call wait_run with {"id": "run_1", "output_dir": "out/"} to go on waiting (no new charge).',
     );
   });
 });

@@ -124,12 +124,38 @@ describe('MCP errors name the tools’ arguments, never CLI flags', () => {
     await mock.config({ faults: { rate: 1, kinds: ['500'] } });
     const kept = await failing(mcp, 'wait_run', { id: started.id, output_dir: 'tiles' });
     // Started outside this server and never answered for here: nothing says it was paid, only how to wait again.
-    expect(kept.hint).toContain(`to wait for it again: \`wait_run\` with {"id": "${started.id}"} (no new charge)`);
+    // Waiting again saves where this call was told to: the hint carries `output_dir`.
+    expect(kept.hint).toContain(`to wait for it again: \`wait_run\` with {"id": "${started.id}", "output_dir": "tiles/"} (no new charge)`);
     expect(kept.hint).not.toContain('paid');
     expect(kept.job).toMatchObject({ id: started.id, resume: expect.stringMatching(/^assetgen runs wait /) });
     await mock.config({ faults: { rate: 0 } });
 
     expect((await failing(mcp, 'wait_video', { id: 'vid_unknown1' })).hint).toContain('(`list_jobs` lists the jobs started');
+  });
+
+  it('an argument a tool does not have is refused by every tool, naming the tool and the argument, before anything runs', async () => {
+    fs.writeFileSync(
+      path.join(home.cwd, 'assetgen.yaml'),
+      'assets:\n  - { id: crate, prompt: a crate, agent: sprite-artist, out: crate.png }\n',
+    );
+    const { tools } = await mcp.client.listTools();
+    expect(tools.length).toBeGreaterThanOrEqual(11);
+    for (const tool of tools) {
+      const { result, json } = await mcp.call(tool.name, { not_an_argument: 1 });
+      expect(result.isError, tool.name).toBe(true);
+      expect(json.text, tool.name).toContain(`Invalid arguments for tool ${tool.name}:`);
+      expect(json.text, tool.name).toMatch(/Unrecognized key: "not_an_argument"/);
+    }
+    // "Regenerate just this one" is not an argument of build: refused, never answered `unchanged`.
+    for (const args of [{ force: true }, { ids: ['crate'], force: true }]) {
+      const { result, json } = await mcp.call('build', args);
+      expect(result.isError).toBe(true);
+      expect(json.text).toContain('Invalid arguments for tool build:');
+      expect(json.text).toMatch(/Unrecognized key: "force"/);
+    }
+    expect(fs.existsSync(path.join(home.cwd, 'assetgen.lock'))).toBe(false);
+    expect(fs.existsSync(path.join(home.cwd, 'crate.png'))).toBe(false);
+    expect((await mock.state()).requests).toBe(0);
   });
 
   it('build: no manifest, videos not confirmed, a cap that holds assets back, a plan over the cap', async () => {

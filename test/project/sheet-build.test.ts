@@ -136,6 +136,62 @@ describe('sheets in a build', () => {
     expect(readLock(file('assetgen.lock')).assets.icons!.inputs).toContainEqual(sword);
   });
 
+  it('`build sword` after a prompt change takes its sheet along: one paid call, the atlas re-packed with the new sword, "fed by sword"', async () => {
+    write(manifest());
+    expect((await build()).code).toBe(0);
+    const oldSword = fs.readFileSync(file('assets/icons/sword.png'));
+    write(manifest({ swordPrompt: 'a golden sword' }));
+    const plan = parseJson(await project.run(['build', '--dry-run', '--json', 'sword']));
+    expect((plan.items as Item[]).map((item) => item.id)).toEqual(['sword', 'icons']);
+    expect(items(await project.run(['build', '--dry-run', '--json', 'sword'])).icons).toMatchObject({
+      action: 'reprocess',
+      reasons: ['fed by sword', 'sword built in this build', 'packed after its inputs, no paid call'],
+    });
+    expect(plan.staleSheets).toBeUndefined();
+    const { result, charges } = await paidCalls(() => build(['sword']));
+    expect(result.code, result.stderr).toBe(0);
+    expect(charges).toBe(1);
+    expect(items(result)).toMatchObject({ sword: { outcome: 'built' }, icons: { outcome: 'built' } });
+    expect(parseJson(result).staleSheets).toBeUndefined();
+    expect(fs.readFileSync(file('assets/icons/sword.png')).equals(oldSword)).toBe(false);
+    // The atlas's sword frame is the new sword file, pixel for pixel (and the others unchanged).
+    await expectFramesMatch(['sword', 'shield', 'gem']);
+    const again = await paidCalls(() => build(['sword']));
+    expect(again.charges).toBe(0);
+    expect(items(again.result)).toMatchObject({ sword: { outcome: 'unchanged' }, icons: { outcome: 'unchanged' } });
+  });
+
+  it('a selection whose sheet has inputs not built: the sheet is named stale in --json (dry run and build) and on stderr', async () => {
+    write(manifest());
+    const dry = parseJson(await project.run(['build', '--dry-run', '--json', 'sword']));
+    const reason = 'fed by sword; shield, gem not built yet: not packed';
+    expect(dry.staleSheets).toEqual([{ id: 'icons', reason }]);
+    const { result, charges } = await paidCalls(() => build(['sword']));
+    expect(result.code, result.stderr).toBe(0);
+    expect(charges).toBe(1);
+    expect(items(result).icons).toMatchObject({ outcome: 'kept' });
+    expect(parseJson(result).staleSheets).toEqual([{ id: 'icons', reason }]);
+    expect(fs.existsSync(file('assets/icons.png'))).toBe(false);
+    const human = await project.run(['build', 'shield']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stderr).toContain('warning: sheet icons left stale, not packed: fed by shield; gem not built yet: not packed');
+  });
+
+  it('--force on a selected input does not re-pack a hand-edited sheet it feeds: kept and named stale', async () => {
+    write(manifest());
+    expect((await build()).code).toBe(0);
+    fs.appendFileSync(file('assets/icons.json'), ' ');
+    const edited = fs.readFileSync(file('assets/icons.json'));
+    const { result, charges } = await paidCalls(() => build(['--force', 'sword']));
+    expect(result.code, result.stderr).toBe(0);
+    expect(charges).toBe(1);
+    expect(items(result).icons).toMatchObject({ status: 'edited', outcome: 'kept' });
+    expect(parseJson(result).staleSheets).toEqual([
+      { id: 'icons', reason: 'fed by sword; assets/icons.json edited since assetgen wrote it; left alone (--force re-packs)' },
+    ]);
+    expect(fs.readFileSync(file('assets/icons.json'))).toEqual(edited);
+  });
+
   it('a hand-edited atlas is kept, as any edited output; --force re-packs it with no paid call', async () => {
     write(manifest());
     expect((await build()).code).toBe(0);

@@ -22,6 +22,8 @@ import {
   failsBudget,
   listIds,
   planMarkdown,
+  staleSheetLine,
+  staleSheets,
   type PlanView,
 } from './plan-summary.js';
 import { openPlannedProject, openProject } from './open.js';
@@ -142,6 +144,7 @@ async function planAndRun(
   const report = options.report
     ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock })
     : undefined;
+  const stale = staleSheets(plan.items);
   return {
     manifest: file,
     lock: lockFile,
@@ -153,6 +156,7 @@ async function planAndRun(
     counts: counts(plan),
     estimate: plan.estimate,
     ...(budget ? { budget } : {}),
+    ...(stale.length ? { staleSheets: stale } : {}),
     ...(ctx.globals.mock ? { mock: true as const } : {}),
   };
 }
@@ -174,6 +178,7 @@ function renderDryRun(ctx: CommandContext, result: DryRunResult, options: BuildO
       { leaveOutFirst: ['WHY', 'OUT', 'KIND', 'STATUS'] },
     );
   ctx.out.info(summary(result));
+  for (const sheet of result.staleSheets ?? []) ctx.out.warn(sanitizeLine(staleSheetLine(sheet)));
   const line = budgetLine(result.budget);
   if (line) ctx.out.info(line);
 }

@@ -2,7 +2,8 @@
 // budget check (what the real build's cap would hold back), and a short Markdown summary for
 // $GITHUB_STEP_SUMMARY or a PR comment (--format markdown).
 import type { Plan, PlanAction, PlanItem } from '../../pipeline/records.js';
-import type { BudgetCheck } from './records.js';
+import type { AssetResult } from '../../pipeline/outcome.js';
+import type { BudgetCheck, StaleSheet } from './records.js';
 
 /** What the summaries read of a plan: its rows (as the dry run's --json has them) and its estimate. */
 export interface PlanView {
@@ -25,6 +26,27 @@ export function checkBudget(plan: PlanView, max: number | undefined): BudgetChec
 }
 
 export const failsBudget = (check: BudgetCheck | undefined): boolean => Boolean(check && (check.over || check.unknown.length));
+
+/**
+ * The sheets a plan leaves stale: with `results` (a build that ran) each sheet not packed and not
+ * up to date, with the reason it was not; without (a dry run) each the plan keeps as it is.
+ */
+export function staleSheets(
+  items: readonly Pick<PlanItem, 'id' | 'kind' | 'action' | 'reasons'>[],
+  results?: ReadonlyMap<string, Pick<AssetResult, 'outcome' | 'reason'>>,
+): StaleSheet[] {
+  const stale: StaleSheet[] = [];
+  for (const item of items) {
+    if (item.kind !== 'sheet') continue;
+    const result = results?.get(item.id);
+    const packed = results ? result?.outcome === 'built' || result?.outcome === 'unchanged' : item.action !== 'keep';
+    if (!packed) stale.push({ id: item.id, reason: result?.reason ?? item.reasons.join('; ') });
+  }
+  return stale;
+}
+
+/** People's line for each stale sheet (stderr). */
+export const staleSheetLine = (sheet: StaleSheet): string => `sheet ${sheet.id} left stale, not packed: ${sheet.reason}`;
 
 /** Ids in a sentence: the first ten, then how many more (a plan of 5,000 new assets is one line, not 60 KB). */
 export function listIds(ids: readonly string[], code: (id: string) => string = (id) => id, max = 10): string {

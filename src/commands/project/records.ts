@@ -52,7 +52,18 @@ export interface DryRunResult {
   counts: Partial<Record<PlanStatus, number>>;
   estimate: Plan['estimate'];
   budget?: BudgetCheck;
+  /** Sheets the build would leave stale (not packed), each with why; absent when none. */
+  staleSheets?: StaleSheet[];
   mock?: true;
+}
+
+/**
+ * A sheet planned and not packed: an input not built (in the lock, or in this build), a file in the
+ * way, an edited atlas. Its atlas is not what its inputs would pack now.
+ */
+export interface StaleSheet {
+  id: string;
+  reason: string;
 }
 
 /** Would the real build hold something back? Known cost over the cap, or unknown costs under one. */
@@ -90,6 +101,8 @@ export interface BuildRunResult {
   reportError?: string;
   /** With `provenance: sidecar`: the sidecars this build wrote, how many were current already, and any it could not write. */
   sidecars?: SidecarsWritten;
+  /** Sheets this build left stale (not packed), each with why; absent when none. */
+  staleSheets?: StaleSheet[];
   credits: CreditsReport;
   mock?: true;
 }

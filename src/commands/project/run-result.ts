@@ -7,14 +7,17 @@ import { CreditCapError } from '../../cli/errors.js';
 import { plural } from '../../cli/credits.js';
 import { renderCredits } from '../../cli/charged.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import { listIds } from './plan-summary.js';
+import { listIds, staleSheetLine } from './plan-summary.js';
 import type { BuildRun, BuildRunResult } from './records.js';
 
 /** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
 export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
   // The pool named what it built, failed or skipped as it went; an asset left alone gets its line here.
-  for (const item of result.items.filter((entry) => entry.outcome === 'kept'))
+  // A stale sheet is named once, by the warning below.
+  const stale = new Set((result.staleSheets ?? []).map((sheet) => sheet.id));
+  for (const item of result.items.filter((entry) => entry.outcome === 'kept' && !stale.has(entry.id)))
     ctx.out.info(`- ${sanitizeLine(item.id)}  kept: ${sanitizeLine((item.why ?? []).join('; '))}`);
+  for (const sheet of result.staleSheets ?? []) ctx.out.warn(sanitizeLine(staleSheetLine(sheet)));
   const totals = result.totals;
   ctx.out.info(
     `Built ${totals.built}, resumed ${totals.resumed}, unchanged ${totals.unchanged}` +

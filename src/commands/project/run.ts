@@ -15,7 +15,7 @@ import { mediaInfo } from '../../files/media-info.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import type { BuildRun, RunFlags } from './records.js';
 import { runPlan } from './pool.js';
-import { listIds } from './plan-summary.js';
+import { listIds, staleSheets } from './plan-summary.js';
 import { writeBuildReport } from './gallery.js';
 import { writeBuildSidecars } from '../../pipeline/sidecars.js';
 
@@ -54,6 +54,7 @@ export async function runBuild(
       ...(item.reasons.length ? { why: item.reasons } : {}),
     };
   });
+  const stale = staleSheets(plan.items, new Map(items.map((item) => [item.id, item])));
   // Sidecars from the lock as the pool left it: never the images' bytes (sidecars.ts).
   const sidecars = flags.provenance === 'sidecar' ? await writeBuildSidecars(root, plan, items, writer.lock) : undefined;
   for (const failure of sidecars?.failed ?? [])
@@ -68,6 +69,7 @@ export async function runBuild(
     totals: totalsOf(items),
     maxCredits: flags.maxCredits ?? null,
     ...(sidecars ? { sidecars } : {}),
+    ...(stale.length ? { staleSheets: stale } : {}),
     ...gallery?.document,
   });
   return gallery?.error ? { ...result, galleryError: gallery.error } : result;

@@ -1,6 +1,7 @@
 // list_jobs: the local journal (`assetgen jobs`), with how to resume what is unfinished.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
+import { resumeToolCall } from '../../cli/resume.js';
 import { callCommand, type ServerScope } from '../call.js';
 import { OUTPUT } from '../schemas.js';
 import { defineTool } from '../tool.js';
@@ -17,12 +18,20 @@ export function registerJobTools(server: McpServer, scope: ServerScope): void {
     async call(ctx, args) {
       const { jobs } = await import('../../commands/jobs.js');
       const listed = await callCommand(ctx, jobs, { limit: args.limit ?? 20 });
+      // The document has each job's command line; its tool call needs the journal's record of where
+      // the job saves (output, overwrite), which the command line spells as flags.
+      const saving = new Map(ctx.journal.list().map((entry) => [`${entry.baseUrl}\u0000${entry.kind}\u0000${entry.id}`, entry.resume]));
       return {
         result: {
           ...listed,
           jobs: listed.jobs.map((entry) => ({
             ...entry,
-            resumeTool: entry.resume ? { tool: entry.kind === 'video' ? 'wait_video' : 'wait_run', arguments: { id: entry.id } } : null,
+            resumeTool: entry.resume
+              ? resumeToolCall(
+                  { kind: entry.kind, id: entry.id, ...saving.get(`${entry.baseUrl}\u0000${entry.kind}\u0000${entry.id}`) },
+                  ctx.cwd,
+                )
+              : null,
           })),
         },
       };

@@ -5,6 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, z } from '../sdk.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { CancelledError, UsageError } from '../../cli/errors.js';
+import { absoluteOutput, resumeToolCall, toolArgumentsText } from '../../cli/resume.js';
 import { callCommand, type Extra, type ServerScope } from '../call.js';
 import { OUTPUT } from '../schemas.js';
 import { defineTool } from '../tool.js';
@@ -53,9 +54,11 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
         idempotencyKey: args.idempotency_key,
       });
       if (args.wait) return { result };
+      // Following the job saves where this call was told to: the hint carries `output` and `overwrite`.
       const { id } = result.job as { id: string };
-      const next = `Call wait_video with {"id": "${id}"} to follow it and save the video (no new charge).`;
-      return { result: { ...result, next } };
+      const resume = resumeToolCall({ kind: 'video', id, output: absoluteOutput(args.output, ctx.cwd), force: args.overwrite }, ctx.cwd);
+      const next = `Call ${resume.tool} with ${toolArgumentsText(resume.arguments)} to follow it and save the video (no new charge).`;
+      return { result: { ...result, resume, next } };
     },
   });
 
