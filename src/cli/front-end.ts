@@ -23,6 +23,8 @@ export interface FrontEnd {
   pollVideo(id: string): string;
   /** Picking up a paid job: its command line, or the waiting tool with the job's id. */
   resume(job: { kind: 'video' | 'run'; id: string; command: string }): string;
+  /** Making the takes a failure left unmade (the saved ones replay, free): the command line, or the same call with the key. */
+  resumeTakes(takes: { command: string; key: string }): string;
   /** A prompt and agent to start from, as an example. */
   readonly generateExample: string;
   /** Building without a cap, as a parenthesis. */
@@ -59,6 +61,7 @@ export const CLI: FrontEnd = {
     ({ agents: '`assetgen agents`', jobs: '`assetgen jobs`', generate: '`assetgen generate "<prompt>" --agent <id>`' })[what],
   pollVideo: (id) => `\`assetgen video get ${id}\``,
   resume: (job) => job.command,
+  resumeTakes: (takes) => takes.command,
   generateExample: 'assetgen generate "rusty sword icon" --agent sprite-artist',
   noCap: '`--max-credits none`',
   liftCap: 'pass --max-credits none',
@@ -99,6 +102,7 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     lookup: (what) => ({ agents: '`list_agents`', jobs: '`list_jobs`', generate: '`generate_image` with its `agent`' })[what],
     pollVideo: (id) => call('get_video', id),
     resume: (job) => `${call(job.kind === 'video' ? 'wait_video' : 'wait_run', job.id)} (no new charge)`,
+    resumeTakes: (takes) => `Call ${tool} again with the same arguments, ${option('idempotencyKey', takes.key)} and ${option('force')}`,
     generateExample: '{"prompt": "rusty sword icon", "agent": "sprite-artist"}',
     noCap: 'no `max_credits`, and no `budget` in the manifest',
     liftCap: "leave out `max_credits` and remove the manifest's `budget`",
