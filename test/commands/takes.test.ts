@@ -89,7 +89,11 @@ describe('generate --variants N', () => {
   it.each([['0'], ['17'], ['2.5'], ['x'], ['-1']])('--variants %s: a usage error (exit 2), nothing charged', async (n) => {
     const result = await cli(['generate', 'bat', '--agent', 'sprite-artist', '--variants', n, '--yes', '--json']);
     expect(result.code).toBe(2);
-    expect(jsonError(result)).toMatchObject({ code: 'usage', exitCode: 2 });
+    expect(jsonError(result)).toMatchObject({
+      code: 'usage',
+      exitCode: 2,
+      message: expect.stringContaining('Use a whole number from 1 to 16.'),
+    });
     expect(await charges()).toHaveLength(0);
   });
 
