@@ -141,7 +141,10 @@ function unfinished(ctx: CommandContext, error: unknown, made: SavedTake[], comm
   const saved = made.length
     ? `Saved before it: ${made.map((take) => `take ${take.k} ${displayPath(ctx, take.path)} (${take.credits ?? '?'} credits)`).join(', ')}.`
     : 'No take was saved.';
-  withHint(error, `${saved}\nMake the rest (the takes already paid for replay, free) with: ${resume}`);
+  withHint(
+    error,
+    `${saved}\nMake the rest with the same keys (the takes already paid for replay, free, if the service honours Idempotency-Key): ${resume}`,
+  );
   return attachTakes(error, { takes: made, resume });
 }
 

@@ -38,7 +38,10 @@ async function runPrinted(command: string): Promise<CliResult> {
 }
 
 const restLine = (stderr: string): string => {
-  const match = /^Make the rest \(the takes already paid for replay, free\) with: (assetgen .+)$/m.exec(stderr);
+  const match =
+    /^Make the rest with the same keys \(the takes already paid for replay, free, if the service honours Idempotency-Key\): (assetgen .+)$/m.exec(
+      stderr,
+    );
   if (!match) throw new Error(`no command for the rest in:\n${stderr}`);
   return match[1]!;
 };
