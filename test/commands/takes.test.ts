@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { jsonError, parseJson, type CliResult } from '../support/cli.js';
+import { jsonError, parseJson, shellWords, type CliResult } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
 
 const project = useMockProject({ mock: { credits: 5000 }, config: { credits: 5000, faults: { rate: 0 } } });
@@ -21,14 +21,6 @@ const cli = (args: string[], options: { interrupt?: AbortSignal; onStderr?: (tex
 const charges = async () => (await project.ledger()).filter((entry) => entry.reason.startsWith('generate '));
 const sha256 = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const inProject = (...parts: string[]): string => path.join(project.cwd, ...parts);
-
-/** Splits a printed command the way a POSIX shell would (the printer only uses single quotes). */
-function shellWords(command: string): string[] {
-  const words: string[] = [];
-  for (const match of command.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g))
-    words.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : match[2]!);
-  return words;
-}
 
 /** Runs a printed command (minus the leading `assetgen`) in-process. */
 async function runPrinted(command: string): Promise<CliResult> {
