@@ -14,6 +14,8 @@ import {
   parsePort,
   parsePositiveInt,
   parseSeconds,
+  parseTakes,
+  MAX_TAKES,
 } from './cli/values.cjs';
 import { PREVIEW_MODES } from './ui/preview/modes.cjs';
 
@@ -136,6 +138,12 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       '--idempotency-key <key>',
       'reuse the key of an earlier attempt whose answer was lost: its result, not a second charge (if the service honours Idempotency-Key)',
     )
+    .option(
+      '--variants <n>',
+      `make n takes to choose from (1-${MAX_TAKES}): n paid calls, saved as <name>-1.png … (take k's key: <key>-take-<k>)`,
+      parseTakes,
+    )
+    .option('-y, --yes', 'confirm the paid calls of --variants (required without a terminal, and with --json)')
     .action(run(async () => (await import('./commands/generate.js')).generate));
 
   program

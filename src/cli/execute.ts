@@ -12,6 +12,7 @@ import {
 import { CancelledError } from './errors.js';
 import { idempotencyKeyOf } from './idempotency.js';
 import { jobOf } from './resume.js';
+import { takesOf } from './takes.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { LocalFileError, localFileErrorOf } from '../config/errors.js';
 import { sanitizeText, terminalSafeJson } from '../ui/sanitize.js';
@@ -201,6 +202,11 @@ function describe(error: unknown, exitCode: ExitCode): Record<string, unknown> {
   if (job) out.job = job;
   const idempotencyKey = idempotencyKeyOf(error);
   if (idempotencyKey) out.idempotencyKey = idempotencyKey;
+  const takes = takesOf(error);
+  if (takes) {
+    out.takes = takes.takes;
+    out.resume = takes.resume;
+  }
   // Every exit-2 failure reads the same to a script: bad input, nothing sent.
   if (exitCode === EXIT.usage) out.code = 'usage';
   return out;

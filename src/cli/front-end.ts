@@ -24,6 +24,8 @@ export interface FrontEnd {
   pollVideo(id: string): string;
   /** Picking up a paid job: its command line, or the waiting tool with its arguments (the id, where it saves). */
   resume(job: { command: string; tool: ResumeToolCall }): string;
+  /** Making the takes a failure left unmade (the saved ones replay, free): the command line, or the same call with the key. */
+  resumeTakes(takes: { command: string; key: string }): string;
   /** A prompt and agent to start from, as an example. */
   readonly generateExample: string;
   /** Building without a cap, as a parenthesis. */
@@ -60,6 +62,7 @@ export const CLI: FrontEnd = {
     ({ agents: '`assetgen agents`', jobs: '`assetgen jobs`', generate: '`assetgen generate "<prompt>" --agent <id>`' })[what],
   pollVideo: (id) => `\`assetgen video get ${id}\``,
   resume: (job) => job.command,
+  resumeTakes: (takes) => takes.command,
   generateExample: 'assetgen generate "rusty sword icon" --agent sprite-artist',
   noCap: '`--max-credits none`',
   liftCap: 'pass --max-credits none',
@@ -100,6 +103,7 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     lookup: (what) => ({ agents: '`list_agents`', jobs: '`list_jobs`', generate: '`generate_image` with its `agent`' })[what],
     pollVideo: (id) => call('get_video', id),
     resume: ({ tool }) => `\`${tool.tool}\` with ${toolArgumentsText(tool.arguments)} (no new charge)`,
+    resumeTakes: (takes) => `Call ${tool} again with the same arguments, ${option('idempotencyKey', takes.key)} and ${option('force')}`,
     generateExample: '{"prompt": "rusty sword icon", "agent": "sprite-artist"}',
     noCap: 'no `max_credits`, and no `budget` in the manifest',
     liftCap: "leave out `max_credits` and remove the manifest's `budget`",

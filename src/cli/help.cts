@@ -45,6 +45,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'assetgen generate "gold coin" --agent icon-forge -o - > coin.png',
     'assetgen generate "health potion" --agent icon-forge -q --json',
     'assetgen generate "iron shield icon" --agent icon-forge --preview -o assets/icons/',
+    'assetgen generate "bat enemy sprite" --agent sprite-artist --variants 4 --yes -o assets/sprites/bat.png',
   ],
   agents: ['assetgen agents', 'assetgen agents --json'],
   workflows: ['assetgen workflows list', 'assetgen workflows run wf_tileset -o assets/tiles/'],

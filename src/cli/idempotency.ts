@@ -15,10 +15,13 @@ export async function paidCall<T extends { credits: Credits }>(
   call: (key: { idempotencyKey: string; keyIsNew: boolean }) => Promise<T>,
   /** The key was never sent before (a build's new generation): see CallOptions.keyIsNew. A key the user gave may have been. */
   keyIsNew = providedKey === undefined,
+  /**
+   * How to ask again when this call is one of several made from one key (takes: cli/takes.ts): the
+   * key to report and the way to ask, instead of this call's own key and "run again with it".
+   */
+  askAgain?: { key: string; how: string },
 ): Promise<T> {
-  if (providedKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(providedKey)) {
-    throw new UsageError(`Invalid ${ctx.frontEnd.option('idempotencyKey')}: use 1-255 visible ASCII characters.`);
-  }
+  checkIdempotencyKey(ctx, providedKey);
   const key = providedKey ?? randomUUID();
   try {
     return await call({ idempotencyKey: key, keyIsNew });
@@ -26,11 +29,22 @@ export async function paidCall<T extends { credits: Credits }>(
     // Ctrl-C or --timeout may surface as any error from the socket; the signal says which it was.
     const error: unknown = ctx.signal.aborted ? ctx.signal.reason : caught;
     if (!outcomeUnknown(error)) throw error;
-    idempotencyKeys.set(error as object, key);
+    idempotencyKeys.set(error as object, askAgain?.key ?? key);
+    const how = askAgain?.how ?? `${ctx.frontEnd.again} with ${ctx.frontEnd.option('idempotencyKey', key)}`;
     throw withHint(
       error,
-      `The service may have done this (and charged for it) before the answer was lost. ${ctx.frontEnd.again} with ${ctx.frontEnd.option('idempotencyKey', key)} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`,
+      `The service may have done this (and charged for it) before the answer was lost. ${how} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`,
     );
+  }
+}
+
+/** Idempotency-Key's rule for a key the user gives: 1–255 visible ASCII characters. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** A key the user gave must be one the header can carry: a usage error (exit 2) before anything is sent. */
+export function checkIdempotencyKey(ctx: CommandContext, providedKey: string | undefined): void {
+  if (providedKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(providedKey)) {
+    throw new UsageError(`Invalid ${ctx.frontEnd.option('idempotencyKey')}: use 1-${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters.`);
   }
 }
 

@@ -6,7 +6,7 @@
 import type * as InquirerModule from '@inquirer/prompts';
 import { AbortedError } from '../client/errors.js';
 import type { CommandContext } from './context.js';
-import { CancelledError } from './errors.js';
+import { CancelledError, UsageError } from './errors.js';
 
 type Inquirer = typeof InquirerModule;
 interface PromptContext {
@@ -88,6 +88,32 @@ export async function confirmOrCancel(
   options: { default: boolean; untouched: Untouched; cancelled: string },
 ): Promise<void> {
   if (!(await confirm(ctx, message, options))) throw new CancelledError(options.cancelled);
+}
+
+/** What a confirmation of a charge says: the cost (`cost`: "A video job costs 180 credits"), the question, and what a "no" leaves. */
+export interface ChargeWords {
+  cost: string;
+  question: string;
+  cancelled: string;
+}
+
+/**
+ * Spending credits needs a yes: asked on a terminal, the command's --yes otherwise; without either
+ * the command is refused (exit 2) and nothing is charged. With `askWithJson: false`, --json refuses
+ * too instead of asking (a script reading the document must state the cost itself, with --yes).
+ */
+export async function confirmCharge(ctx: CommandContext, yes: boolean, words: ChargeWords, options = { askWithJson: true }): Promise<void> {
+  if (yes) return;
+  const jsonRefuses = !options.askWithJson && ctx.out.json;
+  if (!ctx.interactive || jsonRefuses) {
+    throw new UsageError(
+      `${words.cost}: pass ${ctx.frontEnd.option('yes')} to confirm.`,
+      jsonRefuses
+        ? 'With --json nothing is asked; nothing was charged.'
+        : 'There is no terminal to ask on (or --no-input was given); nothing was charged.',
+    );
+  }
+  await confirmOrCancel(ctx, words.question, { default: false, untouched: 'charged', cancelled: words.cancelled });
 }
 
 /** A secret, masked as it is typed. */

@@ -32,6 +32,9 @@ const ALLOWED = Object.keys(MEDIA_EXTENSIONS).join(', ');
 const isFolderSyntax = (output: string): boolean => /[\\/]$/.test(output);
 const isFolder = (file: string): boolean => fs.statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
+/** Whether `-o` names a folder (a trailing separator, or an existing directory), where files get the service's names. */
+export const namesFolder = (output: string, cwd: string): boolean => isFolderSyntax(output) || isFolder(path.resolve(cwd, output));
+
 /**
  * Where `-o` says to save one asset: `-` (stdout), a folder (existing, or written with a trailing
  * slash), or a file path. Without `-o`, the current directory.

@@ -65,6 +65,17 @@ export function parsePositiveInt(text: string): number {
   return value;
 }
 
+/** Most takes (`--variants`) one command makes: each is a paid call. */
+export const MAX_TAKES = 16;
+
+/** A number of takes: a whole number from 1 to MAX_TAKES. */
+export function parseTakes(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < 1 || value > MAX_TAKES)
+    throw new InvalidArgumentError(`Use a whole number from 1 to ${MAX_TAKES}.`);
+  return value;
+}
+
 /** A positive number of seconds (video length). */
 export function parseSeconds(text: string): number {
   const value = Number(text);

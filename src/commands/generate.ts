@@ -1,22 +1,33 @@
 // `assetgen generate <prompt> --agent <id>`: one image, saved to disk. With an API key it calls
 // POST /api/v1/generate; with only a session, POST /api/ai/generate; with --stream, the SSE endpoint.
+// `--variants N` makes N takes of the prompt to choose from: N paid calls, keys derived from one
+// (src/cli/takes.ts), the count confirmed before the first.
+import { randomUUID } from 'node:crypto';
 import type { AssetgenClient, Generation } from '../client/types.js';
-import { ConnectionError } from '../client/errors.js';
+import { ConnectionError, withHint } from '../client/errors.js';
+import { redactUrl } from '../client/redact.js';
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
-import { paidCall } from '../cli/idempotency.js';
+import { effectiveError } from '../cli/execute.js';
+import { checkIdempotencyKey, paidCall } from '../cli/idempotency.js';
 import { asRecord } from '../cli/follow.js';
 import { command } from '../cli/command.js';
 import { renderSaved, savedResult } from '../cli/report.js';
-import { checkOutputTarget, saveOutputs } from '../cli/save.js';
+import { shellQuote } from '../cli/resume.js';
+import { checkOutputTarget, displayPath, saveOutputs, type SavedFile } from '../cli/save.js';
+import { attachTakes, checkTakesKey, confirmTakes, MAX_TAKES, takeKey, takeOutput, type SavedTake } from '../cli/takes.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 
-interface GenerateOptions {
+export interface GenerateOptions {
   agent: string;
   output?: string;
   stream?: boolean;
   force?: boolean;
   idempotencyKey?: string;
+  /** How many takes (separate paid calls) of the prompt: 1 to MAX_TAKES, default 1. */
+  variants?: number;
+  /** Confirms the paid calls of more than one take (asked on a terminal otherwise). */
+  yes?: boolean;
 }
 
 export const generate = command({ run: generateImage, render: renderSaved });
@@ -25,31 +36,16 @@ async function generateImage(ctx: CommandContext, prompt: string, options: Gener
   if (!prompt.trim()) throw new UsageError('The prompt is empty.', `Describe the asset, e.g. ${ctx.frontEnd.generateExample}`);
   if (!options.agent.trim())
     throw new UsageError(`${ctx.frontEnd.option('agent')} needs an agent id (see ${ctx.frontEnd.lookup('agents')}).`);
+  const takes = options.variants ?? 1;
+  if (!Number.isInteger(takes) || takes < 1 || takes > MAX_TAKES) throw new UsageError(`Takes: use a whole number from 1 to ${MAX_TAKES}.`);
+  if (takes > 1) return generateTakes(ctx, prompt, options, takes);
   checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'image' });
   const client = await ctx.client(options.stream ? 'session' : 'any');
   const progress = await startProgress(ctx.out, `Generating with ${ctx.out.server(options.agent)}…`);
   try {
-    const request = { agentId: options.agent, prompt };
-    const generation = await paidCall(ctx, options.idempotencyKey, (key) =>
-      options.stream
-        ? streamGeneration(ctx, client, request, progress, key.idempotencyKey)
-        : client.generate(request, { signal: ctx.signal, ...key }),
-    );
+    const generation = await paidCall(ctx, options.idempotencyKey, (key) => callOnce(ctx, client, prompt, options, progress, key));
     progress.update('Downloading…');
-    const saved = await saveOutputs(
-      ctx,
-      client,
-      [
-        {
-          url: generation.assetUrl,
-          stem: generation.id ?? 'asset',
-          contentType: generation.contentType,
-          fallbackExtension: '.png',
-          bytes: generation.assetBytes,
-        },
-      ],
-      options,
-    );
+    const saved = await saveOutputs(ctx, client, [outputOf(generation)], options);
     progress.stop();
     const record: Record<string, unknown> = { ...asRecord(generation.raw), assetUrl: generation.assetUrl };
     return savedResult(ctx, saved, record);
@@ -57,6 +53,114 @@ async function generateImage(ctx: CommandContext, prompt: string, options: Gener
     progress.stop();
     throw error;
   }
+}
+
+/**
+ * N takes, one paid call each, in order. Every key derives from one (the user's, or a fresh one),
+ * so the same command run again replays the takes paid for and pays only for the rest. A failure
+ * at take k reports the takes saved before it and the command that makes the rest.
+ */
+async function generateTakes(ctx: CommandContext, prompt: string, options: GenerateOptions, takes: number) {
+  if (options.output === '-')
+    throw new UsageError(
+      `-o - (stdout) takes one file; ${takes} takes are ${takes} files.`,
+      `Give a folder, or a file name: ${ctx.frontEnd.option('output', 'sword.png')} saves sword-1.png … sword-${takes}.png.`,
+    );
+  checkIdempotencyKey(ctx, options.idempotencyKey);
+  const keyBase = options.idempotencyKey ?? randomUUID();
+  checkTakesKey(ctx, keyBase, takes);
+  const force = Boolean(options.force);
+  const outputs = Array.from({ length: takes }, (_, i) => takeOutput(ctx, options.output, i + 1));
+  for (const output of new Set(outputs)) checkOutputTarget(ctx, output, force, { kind: 'image' });
+  await confirmTakes(ctx, takes, options.yes === true);
+
+  const client = await ctx.client(options.stream ? 'session' : 'any');
+  const made: SavedTake[] = [];
+  const resume = takesResume(ctx, prompt, options, takes, keyBase);
+  for (let k = 1; k <= takes; k++) {
+    const progress = await startProgress(ctx.out, `Take ${k} of ${takes}: generating with ${ctx.out.server(options.agent)}…`);
+    try {
+      const generation = await paidCall(
+        ctx,
+        takeKey(keyBase, k),
+        (key) => callOnce(ctx, client, prompt, options, progress, key),
+        options.idempotencyKey === undefined,
+        { key: keyBase, how: `Make the rest as below` },
+      );
+      progress.update(`Take ${k} of ${takes}: downloading…`);
+      let file: SavedFile | undefined;
+      await saveOutputs(ctx, client, [outputOf(generation)], { output: outputs[k - 1], force, onSaved: (saved) => (file = saved) });
+      if (!file) throw new Error(`take ${k} was saved without its hash`);
+      made.push({
+        k,
+        path: file.path,
+        size: file.size,
+        sha256: file.sha256,
+        credits: generation.credits.charged ?? null,
+        id: generation.id ?? null,
+      });
+    } catch (error) {
+      throw unfinished(ctx, effectiveError(error, ctx.signal), made, resume, keyBase);
+    } finally {
+      progress.stop();
+    }
+  }
+  return savedResult(
+    ctx,
+    made.map((take) => take.path),
+    { agentId: options.agent, prompt, variants: takes, idempotencyKey: keyBase, takes: made },
+  );
+}
+
+/** One paid call of the prompt: streamed (--stream) or not. */
+function callOnce(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  prompt: string,
+  options: GenerateOptions,
+  progress: Progress,
+  key: { idempotencyKey: string; keyIsNew: boolean },
+): Promise<Generation> {
+  const request = { agentId: options.agent, prompt };
+  return options.stream
+    ? streamGeneration(ctx, client, request, progress, key.idempotencyKey)
+    : client.generate(request, { signal: ctx.signal, ...key });
+}
+
+const outputOf = (generation: Generation) => ({
+  url: generation.assetUrl,
+  stem: generation.id ?? 'asset',
+  contentType: generation.contentType,
+  fallbackExtension: '.png',
+  bytes: generation.assetBytes,
+});
+
+/** The failure of take k: the takes saved before it and how to make the rest, for people (hint) and --json (`takes`, `resume`). */
+function unfinished(ctx: CommandContext, error: unknown, made: SavedTake[], command: string, key: string): unknown {
+  const resume = ctx.frontEnd.resumeTakes({ command, key });
+  const saved = made.length
+    ? `Saved before it: ${made.map((take) => `take ${take.k} ${displayPath(ctx, take.path)} (${take.credits ?? '?'} credits)`).join(', ')}.`
+    : 'No take was saved.';
+  withHint(
+    error,
+    `${saved}\nMake the rest with the same keys (the takes already paid for replay, free, if the service honours Idempotency-Key): ${resume}`,
+  );
+  return attachTakes(error, { takes: made, resume });
+}
+
+/** The command that makes every take again with the same keys: those paid for replay, the rest are made. */
+function takesResume(ctx: CommandContext, prompt: string, options: GenerateOptions, takes: number, key: string): string {
+  // After `--`, a prompt starting with "-" is not read as an option.
+  const leadingDash = prompt.startsWith('-');
+  const words = ['assetgen', 'generate', ...(leadingDash ? [] : [prompt]), '--agent', options.agent, '--variants', String(takes)];
+  words.push('--idempotency-key', key);
+  if (options.output !== undefined) words.push('-o', options.output);
+  if (options.stream) words.push('--stream');
+  // The takes saved are overwritten by the same bytes (their keys replay); the count was confirmed.
+  words.push('--force', '--yes');
+  if (ctx.globals.baseUrl !== undefined) words.push('--base-url', redactUrl(ctx.globals.baseUrl));
+  if (leadingDash) words.push('--', prompt);
+  return words.map(shellQuote).join(' ');
 }
 
 async function streamGeneration(

@@ -7,7 +7,7 @@ import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
 import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
-import { confirmOrCancel } from '../cli/prompt.js';
+import { confirmCharge } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
 import { renderCredits, withCredits, type Charged } from '../cli/charged.js';
 import { renderPaidJob, renderSaved } from '../cli/report.js';
@@ -38,7 +38,7 @@ export const create = command({
 async function createVideo(ctx: CommandContext, prompt: string, options: CreateOptions) {
   if (!prompt.trim()) throw new UsageError('The prompt is empty.');
   checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'video' });
-  await confirmCharge(ctx, options.yes === true);
+  await confirmVideoCharge(ctx, options.yes === true);
 
   const client = await ctx.client();
   const job = await paidCall(ctx, options.idempotencyKey, (key) =>
@@ -102,23 +102,12 @@ export const wait = command({
 });
 
 /** Spending a video's price needs a yes: asked on a terminal, `--yes` otherwise. */
-async function confirmCharge(ctx: CommandContext, yes: boolean): Promise<void> {
-  if (yes) return;
-  if (!ctx.interactive) {
-    throw new UsageError(
-      `A video job costs ${VIDEO_JOB_COST} credits: pass --yes to confirm.`,
-      'There is no terminal to ask on (or --no-input was given); nothing was charged.',
-    );
-  }
-  await confirmOrCancel(
-    ctx,
-    `A video job costs ${VIDEO_JOB_COST} credits, charged now (refunded automatically if the job fails). Submit it?`,
-    {
-      default: false,
-      untouched: 'charged',
-      cancelled: 'Cancelled: no video job was submitted and nothing was charged.',
-    },
-  );
+function confirmVideoCharge(ctx: CommandContext, yes: boolean): Promise<void> {
+  return confirmCharge(ctx, yes, {
+    cost: `A video job costs ${VIDEO_JOB_COST} credits`,
+    question: `A video job costs ${VIDEO_JOB_COST} credits, charged now (refunded automatically if the job fails). Submit it?`,
+    cancelled: 'Cancelled: no video job was submitted and nothing was charged.',
+  });
 }
 
 function failureText(job: VideoJob): string {

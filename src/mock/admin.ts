@@ -33,7 +33,10 @@ export function fileRoutes(state: MockState): Route[] {
       const requestId = newRequestId();
       const file = state.files.get(name);
       if (!file) return apiError(404, 'not_found', `No file "${name}".`, requestId);
-      const bytes = file.kind === 'image' ? renderPng(file.agentId, file.prompt) : renderVideo(file.agentId, file.prompt);
+      const bytes =
+        file.kind === 'image'
+          ? renderPng(file.agentId, file.prompt, file.variation)
+          : renderVideo(file.agentId, file.prompt, undefined, file.variation);
       return {
         status: 200,
         headers: {

@@ -13,6 +13,12 @@ export interface FileRecord {
   kind: 'image' | 'video';
   agentId: string;
   prompt: string;
+  /**
+   * How many files of this (kind, agent, prompt) the mock made before this one: each paid call
+   * draws another picture, as a model's randomness does (0: the picture the prompt always drew).
+   * Kept with the file, so a replayed answer, which names the same file, serves the same bytes.
+   */
+  variation: number;
 }
 
 export interface RunNodeState {

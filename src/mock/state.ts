@@ -7,6 +7,7 @@ import { randomHex } from './ids.js';
 import { DEFAULT_CREDITS } from './constants.js';
 import { VIDEO_EXTENSION } from './media/gif.js';
 import { seededRandom } from './media/pixel-art.js';
+import { VariationCounter } from './variations.js';
 import { AGENTS, WORKFLOWS, type AgentRecord, type WorkflowRecord } from './seed.js';
 import type { FileRecord, LedgerEntry, RunRecord, VideoRecord } from './records-state.js';
 
@@ -83,6 +84,8 @@ export class MockState {
   readonly agents: readonly AgentRecord[] = AGENTS;
   readonly workflows: readonly WorkflowRecord[] = WORKFLOWS;
   files = new Map<string, FileRecord>();
+  /** Pictures made so far per (kind, agent, prompt): the next file's `variation`. */
+  readonly #variations = new VariationCounter();
   runs = new Map<string, RunRecord>();
   videos = new Map<string, VideoRecord>();
   /** Jobs that will fail, until they have: the service fails them on its clock, polled or not. */
@@ -114,6 +117,7 @@ export class MockState {
     this.config = { ...structuredClone(DEFAULT_CONFIG), credits: this.initialCredits };
     this.ledger = [];
     this.files.clear();
+    this.#variations.clear();
     this.runs.clear();
     this.videos.clear();
     this.#pendingFailures.clear();
@@ -184,8 +188,10 @@ export class MockState {
     return this.workflows.find((workflow) => workflow.id === id);
   }
 
-  addFile(name: string, record: FileRecord): void {
-    this.files.set(name, record);
+  /** A new file of a paid call: another picture of its prompt than the ones before it (see `FileRecord.variation`). */
+  addFile(name: string, record: Omit<FileRecord, 'variation'>): void {
+    const variation = this.#variations.next(`${record.kind}\u0000${record.agentId}`, record.prompt);
+    this.files.set(name, { ...record, variation });
   }
 
   createRun(id: string, workflow: WorkflowRecord, overrides: Record<string, string>): RunRecord {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { jsonError, parseJson, type CliResult } from '../support/cli.js';
+import { jsonError, parseJson, shellWords, type CliResult } from '../support/cli.js';
 import { PRICES, WORKFLOWS } from '../../src/mock/index.js';
 import { useMockProject } from '../support/project.js';
 
@@ -22,14 +22,6 @@ const cli = (args: string[], options: { interrupt?: AbortSignal; onStderr?: (tex
   project.run(args, { env, ...options });
 const ledger = () => project.ledger();
 const balance = async () => (await project.mock.state()).credits as number;
-
-/** Splits a printed command the way a POSIX shell would (the printer only uses single quotes). */
-function shellWords(command: string): string[] {
-  const words: string[] = [];
-  const pattern = /'((?:[^']|'\\'')*)'|(\S+)/g;
-  for (const match of command.matchAll(pattern)) words.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : match[2]!);
-  return words;
-}
 
 /** Runs a printed resume command (minus the leading `assetgen`) in-process. */
 async function runPrinted(command: string): Promise<CliResult> {

@@ -56,6 +56,27 @@ describe('prompts on a terminal', () => {
     expect(state.ledger.filter((entry) => entry.amount === -180)).toHaveLength(1);
   });
 
+  it('confirms the N paid calls of --variants N before the first; "no" charges nothing, "yes" pays N', async () => {
+    const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
+    const generations = async () =>
+      ((await (await fetch(`${mock.url}/__mock/state`)).json()) as { ledger: { reason: string }[] }).ledger.filter((entry) =>
+        entry.reason.startsWith('generate '),
+      );
+    const declined = spawnPty(['generate', 'bat', '--agent', 'sprite-artist', '--variants', '3', '-o', 'bat.png'], env);
+    await declined.waitFor('3 takes are 3 paid calls');
+    declined.write('n\r');
+    expect(await declined.exit).toBe(2);
+    expect(declined.output()).toContain('Cancelled: no take was made and nothing was charged.');
+    expect(await generations()).toHaveLength(0);
+
+    const accepted = spawnPty(['generate', 'bat', '--agent', 'sprite-artist', '--variants', '3', '-o', 'bat.png'], env);
+    await accepted.waitFor('3 takes are 3 paid calls');
+    accepted.write('y\r');
+    expect(await accepted.exit).toBe(0);
+    expect(await generations()).toHaveLength(3);
+    for (const k of [1, 2, 3]) expect(fs.existsSync(path.join(home.cwd, `bat-${k}.png`))).toBe(true);
+  });
+
   for (const [name, key] of [
     ['Ctrl-C', KEYS.ctrlC],
     ['Escape', KEYS.escape],

@@ -82,6 +82,8 @@ describe('assetgen mcp', () => {
       'output',
       'overwrite',
       'idempotency_key',
+      'variants',
+      'confirm_paid_calls',
     ]);
     expect(byName.create_video!.inputSchema.properties).toHaveProperty('confirm_credits');
     expect(byName.run_workflow!.inputSchema.properties).toHaveProperty('overrides');

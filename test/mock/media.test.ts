@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type MockHandle } from '../support/mock.js';
 import { renderVideo } from '../../src/mock/media/gif.js';
 import { PNG_BYTES, renderPng } from '../../src/mock/media/png.js';
+import { VariationCounter } from '../../src/mock/variations.js';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -18,7 +19,7 @@ function crc32(bytes: Buffer): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-function decodePng(png: Buffer): { width: number; height: number; colours: number } {
+function decodePng(png: Buffer): { width: number; height: number; colours: number; rgb: string[] } {
   expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
   let offset = 8;
   let width = 0;
@@ -47,16 +48,30 @@ function decodePng(png: Buffer): { width: number; height: number; colours: numbe
   const rowBytes = 1 + width / 2;
   expect(raw.length).toBe(height * rowBytes);
   const colours = new Set<string>();
+  const rgb: string[] = [];
+  const filters = new Set<number>();
+  let highestIndex = 0;
   for (let y = 0; y < height; y++) {
-    expect(raw[y * rowBytes]).toBe(0);
+    filters.add(raw[y * rowBytes]!);
     for (let x = 0; x < width; x++) {
       const byte = raw[y * rowBytes + 1 + (x >> 1)]!;
       const index = x % 2 === 0 ? byte >> 4 : byte & 0x0f;
-      expect(index * 3 + 3).toBeLessThanOrEqual(palette.length);
-      colours.add(palette.subarray(index * 3, index * 3 + 3).toString('hex'));
+      highestIndex = Math.max(highestIndex, index);
+      const colour = palette.subarray(index * 3, index * 3 + 3).toString('hex');
+      colours.add(colour);
+      rgb.push(colour);
     }
   }
-  return { width, height, colours: colours.size };
+  // Checked once per picture, not per pixel (an expect per pixel costs seconds over sixteen pictures).
+  expect([...filters]).toEqual([0]);
+  expect(highestIndex * 3 + 3).toBeLessThanOrEqual(palette.length);
+  return { width, height, colours: colours.size, rgb };
+}
+
+/** The share of pixels whose colour differs between two decoded pictures of one size. */
+function changedShare(a: string[], b: string[]): number {
+  expect(a.length).toBe(b.length);
+  return a.filter((colour, i) => colour !== b[i]).length / a.length;
 }
 
 /** A minimal GIF decoder: header, colour table, extensions, image descriptors, LZW. */
@@ -153,8 +168,23 @@ describe('generated images', () => {
 
   it('all have the one size a generation announces without drawing them', () => {
     for (const agent of ['sprite-artist', 'tile-smith', 'icon-forge'])
-      for (const prompt of ['rusty sword', 'x', 'ü'.repeat(300)]) expect(renderPng(agent, prompt).length).toBe(PNG_BYTES);
+      for (const prompt of ['rusty sword', 'x', 'ü'.repeat(300)])
+        for (const variation of [0, 1, 15]) expect(renderPng(agent, prompt, variation).length).toBe(PNG_BYTES);
   });
+
+  // Each paid call is another take of its prompt, as a model's randomness makes it: the takes of one
+  // prompt must look different to a person comparing them (another hue and shape), not by a pixel.
+  it.each(['sprite-artist', 'tile-smith', 'icon-forge'])(
+    '%s: sixteen variations of one prompt are sixteen visibly different pictures',
+    (agent) => {
+      const takes = Array.from({ length: 16 }, (_, variation) => decodePng(renderPng(agent, 'rusty sword', variation)));
+      for (const take of takes) expect(take.colours).toBeGreaterThanOrEqual(3);
+      for (let a = 0; a < takes.length; a++)
+        for (let b = a + 1; b < takes.length; b++)
+          expect(changedShare(takes[a]!.rgb, takes[b]!.rgb), `takes ${a} and ${b}`).toBeGreaterThan(0.3);
+      expect(renderPng(agent, 'rusty sword', 3).equals(renderPng(agent, 'rusty sword', 3))).toBe(true);
+    },
+  );
 });
 
 describe('generated videos', () => {
@@ -165,6 +195,9 @@ describe('generated videos', () => {
     expect(frames.length).toBeGreaterThanOrEqual(2);
     expect(Buffer.from(frames[0]!).equals(Buffer.from(frames[3]!))).toBe(false);
     expect(renderVideo('motion-director', 'torch flicker').equals(gif)).toBe(true);
+    const another = renderVideo('motion-director', 'torch flicker', 12, 1);
+    expect(decodeGif(another).frames.length).toBe(frames.length);
+    expect(another.equals(gif)).toBe(false);
   });
 });
 
@@ -209,12 +242,16 @@ describe('files served by the mock', () => {
     return bytes;
   };
 
-  it('a generation points at a real PNG: several colours, deterministic for (agent, prompt), different per prompt', async () => {
+  // Until issue 27 the same (agent, prompt) drew the same bytes at every call, so two takes of an
+  // asset (or a --force regeneration) looked identical offline; now each paid call draws another
+  // picture, and only a replay of its Idempotency-Key gives the same bytes again.
+  it('a generation points at a real PNG: several colours, different per prompt, and another picture at each paid call', async () => {
     const sword = await generate('sprite-artist', 'rusty sword');
     const decoded = decodePng(sword);
     expect(decoded).toMatchObject({ width: 128, height: 128 });
     expect(decoded.colours).toBeGreaterThanOrEqual(3);
-    expect((await generate('sprite-artist', 'rusty sword', '/api/ai/generate', 'session')).equals(sword)).toBe(true);
+    const again = await generate('sprite-artist', 'rusty sword', '/api/ai/generate', 'session');
+    expect(changedShare(decodePng(again).rgb, decoded.rgb)).toBeGreaterThan(0.3);
     const prompts = ['golden shield', 'rusty sword!', 'slime', 'dragon egg'];
     const others = await Promise.all(prompts.map((prompt) => generate('sprite-artist', prompt)));
     for (const other of others) expect(other.equals(sword)).toBe(false);
@@ -223,6 +260,40 @@ describe('files served by the mock', () => {
       expect(png.equals(sword)).toBe(false);
       expect(decodePng(png).colours).toBeGreaterThanOrEqual(3);
     }
+  });
+
+  it('a replayed Idempotency-Key names the same file and serves the same bytes; a new key pays for another picture', async () => {
+    const call = (key: string) =>
+      mock.call('POST', '/api/v1/generate', { body: { agentId: 'icon-forge', prompt: 'ruby ring' }, headers: { 'idempotency-key': key } });
+    const bytesOf = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
+    const first = await call('ring-take-1');
+    const firstBytes = await bytesOf(first.json.output.url);
+    const other = await call('ring-take-2');
+    const replay = await call('ring-take-1');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.json.output.url).toBe(first.json.output.url);
+    expect((await bytesOf(replay.json.output.url)).equals(firstBytes)).toBe(true);
+    const otherBytes = await bytesOf(other.json.output.url);
+    expect(changedShare(decodePng(otherBytes).rgb, decodePng(firstBytes).rgb)).toBeGreaterThan(0.3);
+    // Still the first call's picture after the other key's: the file keeps its own variation.
+    expect((await bytesOf(first.json.output.url)).equals(firstBytes)).toBe(true);
+  });
+
+  it('the pictures of a mock run are reproducible: after a reset the same calls draw the same pictures again', async () => {
+    const shots = async () => {
+      const bytes: Buffer[] = [];
+      for (let i = 0; i < 3; i++) bytes.push(await generate('tile-smith', 'mossy brick'));
+      return bytes;
+    };
+    await mock.reset();
+    await mock.config({ videoSteps: 1, videoPollAfterMs: 0 });
+    const before = await shots();
+    expect(new Set(before.map((bytes) => bytes.toString('hex'))).size).toBe(3);
+    expect(before[0]!.equals(renderPng('tile-smith', 'mossy brick'))).toBe(true);
+    await mock.reset();
+    await mock.config({ videoSteps: 1, videoPollAfterMs: 0 });
+    const after = await shots();
+    after.forEach((bytes, i) => expect(bytes.equals(before[i]!), `call ${i + 1}`).toBe(true));
   });
 
   it('a finished video job points at a playable animated GIF', async () => {
@@ -250,5 +321,24 @@ describe('files served by the mock', () => {
     );
     for (const png of images) expect(decodePng(png).colours).toBeGreaterThanOrEqual(3);
     expect(images[0]!.equals(images[1]!)).toBe(false);
+  });
+});
+
+describe('variation counts', () => {
+  it('count per (picture, prompt), keep at least the newest `limit` prompts, and forget older ones whole', () => {
+    const counter = new VariationCounter(3);
+    expect([counter.next('image\u0000a', 'sword'), counter.next('image\u0000a', 'sword'), counter.next('image\u0000b', 'sword')]).toEqual([
+      0, 1, 0,
+    ]);
+    expect(counter.next('image\u0000a', 'shield')).toBe(0); // the third prompt: this generation is full
+    // The full generation is still read while the next one fills.
+    expect([counter.next('image\u0000a', 'sword'), counter.next('image\u0000a', 'bow'), counter.next('image\u0000a', 'axe')]).toEqual([
+      2, 0, 0,
+    ]);
+    // Two generations on, the prompts not seen since are forgotten: their next picture is the first again.
+    expect(counter.next('image\u0000a', 'sword')).toBe(3);
+    expect(counter.next('image\u0000b', 'sword')).toBe(0);
+    counter.clear();
+    expect(counter.next('image\u0000a', 'sword')).toBe(0);
   });
 });

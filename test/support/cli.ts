@@ -222,3 +222,11 @@ export function jsonError(result: CliResult): Record<string, any> {
     throw new Error(`the last stderr line is not a JSON error:\n${result.stderr}`);
   }
 }
+
+/** Splits a command assetgen printed the way a POSIX shell would (its printer only uses single quotes). */
+export function shellWords(command: string): string[] {
+  const words: string[] = [];
+  const pattern = /'((?:[^']|'\\'')*)'|(\S+)/g;
+  for (const match of command.matchAll(pattern)) words.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : match[2]!);
+  return words;
+}

@@ -11,6 +11,8 @@ import { decodePng, encodePng } from '../../ui/preview/png.js';
 import { defineTool } from '../tool.js';
 import { readRegularFileSync } from '../../files/confine.js';
 import { idempotencyKey, overwrite, PAID, READ_ONLY } from './common.js';
+import { confirmCost } from '../consent.js';
+import { MAX_TAKES } from '../../cli/values.cjs';
 
 /** Images up to this size come back inline (base64); larger ones are only saved, with a note. */
 export const IMAGE_INLINE_CAP = 1024 * 1024;
@@ -26,8 +28,7 @@ const IMAGE_TYPES: Record<string, string> = {
 export function registerAssetTools(server: McpServer, scope: ServerScope): void {
   defineTool(server, scope, 'generate_image', {
     title: 'Generate an image',
-    description:
-      'Generates one image from a prompt with an image agent (see list_agents), saves it under the working directory and returns the saved path, the image, the generation id and the credits spent. Costs credits.',
+    description: `Generates one image from a prompt with an image agent (see list_agents), saves it under the working directory and returns the saved path, the image, the generation id and the credits spent. Costs credits. With variants: N (2-${MAX_TAKES}) it makes N takes to choose from: N paid calls (N charges), confirmed by confirm_paid_calls: N (or by the person, if your client shows confirmations); each take is saved (a file output name-1.png … name-N.png) and returned with its path, size and credits.`,
     input: {
       prompt: z.string().describe('What to make, e.g. "rusty sword icon, 32x32 pixel art".'),
       agent: z.string().describe('Image agent id, e.g. sprite-artist (see list_agents).'),
@@ -39,21 +40,47 @@ export function registerAssetTools(server: McpServer, scope: ServerScope): void 
         ),
       overwrite,
       idempotency_key: idempotencyKey,
+      variants: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_TAKES)
+        .optional()
+        .describe(
+          `Takes of the prompt to choose from (1-${MAX_TAKES}, default 1). Each take is its own paid call: N takes are N charges. Only when the user asked for options.`,
+        ),
+      confirm_paid_calls: z.number().int().optional().describe('Must equal variants (when over 1): confirms that many paid calls.'),
     },
     output: OUTPUT.generate_image,
     kind: PAID,
     paths: { output: 'file-or-folder' },
-    async call(ctx, args) {
+    async call(ctx, args, extra) {
+      const takes = args.variants ?? 1;
+      if (takes > 1)
+        await confirmCost(server, extra, {
+          argument: 'confirm_paid_calls',
+          expected: takes,
+          given: args.confirm_paid_calls,
+          tool: 'generate_image',
+          cost: `${takes} takes are ${takes} paid calls`,
+          amount: `${takes} paid calls`,
+          question: `${takes} takes are ${takes} paid calls (${takes} × the service's price of an image). Make them?`,
+          title: `Make ${takes} paid calls`,
+          notDone: 'no take was made',
+        });
       const { generate } = await import('../../commands/generate.js');
       const generated = await callCommand(ctx, generate, args.prompt, {
         agent: args.agent,
         output: args.output,
         force: args.overwrite,
         idempotencyKey: args.idempotency_key,
+        variants: takes,
+        yes: true,
       });
+      if ('takes' in generated) return { result: generated, content: generated.saved.flatMap(imageContent) };
       const file = generated.saved[0];
       return {
-        result: { path: file, generationId: generated.id, agentId: generated.agentId ?? args.agent, ...generated },
+        result: { path: file, generationId: generated.id, ...generated, agentId: generated.agentId ?? args.agent },
         content: file ? imageContent(file) : [],
       };
     },

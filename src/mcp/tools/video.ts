@@ -2,11 +2,11 @@
 // at submission, so create_video needs the cost confirmed — `confirm_credits: <the price>` in the call, or
 // the person accepting an elicitation that shows the cost — and without either charges nothing.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpError, z } from '../sdk.js';
+import { z } from '../sdk.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
-import { CancelledError, UsageError } from '../../cli/errors.js';
 import { absoluteOutput, resumeToolCall, toolArgumentsText } from '../../cli/resume.js';
 import { callCommand, type Extra, type ServerScope } from '../call.js';
+import { confirmCost } from '../consent.js';
 import { OUTPUT } from '../schemas.js';
 import { defineTool } from '../tool.js';
 import { FOLLOW, idempotencyKey, maxWaitSeconds, overwrite, PAID, READ_ONLY, waitBudget } from './common.js';
@@ -42,7 +42,7 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
     paths: { output: 'file-or-folder' },
     waitBudgetMs: (args) => (args.wait ? waitBudget(args.max_wait_seconds) : undefined),
     async call(ctx, args, extra) {
-      await confirmCharge(server, extra, args.confirm_credits);
+      await confirmVideoCharge(server, extra, args.confirm_credits);
       const result = await callCommand(ctx, (await videoCommands()).create, args.prompt, {
         agent: args.agent,
         duration: args.duration_seconds,
@@ -87,44 +87,16 @@ export function registerVideoTools(server: McpServer, scope: ServerScope): void 
 }
 
 /** The charge is confirmed by `confirm_credits`, or by the person through an elicitation; else nothing is sent. */
-async function confirmCharge(server: McpServer, extra: Extra, confirmCredits: number | undefined): Promise<void> {
-  const how = `Call create_video again with "confirm_credits": ${VIDEO_JOB_COST} to confirm the charge. Nothing was charged.`;
-  if (confirmCredits === VIDEO_JOB_COST) return;
-  if (confirmCredits !== undefined) {
-    throw new UsageError(
-      `A video job costs ${VIDEO_JOB_COST} credits, not ${confirmCredits}: confirm_credits must be ${VIDEO_JOB_COST}.`,
-      how,
-    );
-  }
-  if (server.server.getClientCapabilities()?.elicitation) {
-    if (await askPerson(server, extra)) return;
-    throw new CancelledError(`Not confirmed: no video job was submitted and nothing was charged. (${VIDEO_JOB_COST} credits.)`);
-  }
-  throw new UsageError(`A video job costs ${VIDEO_JOB_COST} credits: confirm the charge first.`, how);
-}
-
-/**
- * Asks the person through the client (elicitation); true only for an explicit yes. Any other
- * answer is a no: a decline or cancel, an "accept" without the answer (empty content) or with one
- * the SDK finds off the requested schema (it throws), or no answer at all. A call the client
- * cancelled meanwhile stays a cancelled call.
- */
-async function askPerson(server: McpServer, extra: Extra): Promise<boolean> {
-  try {
-    const answer = await server.server.elicitInput(
-      {
-        message: `A video job costs ${VIDEO_JOB_COST} credits, charged now (refunded automatically if the job fails). Submit it?`,
-        requestedSchema: {
-          type: 'object',
-          properties: { confirm: { type: 'boolean', title: `Spend ${VIDEO_JOB_COST} credits`, default: false } },
-          required: ['confirm'],
-        },
-      },
-      { signal: extra.signal },
-    );
-    return answer.action === 'accept' && answer.content?.confirm === true;
-  } catch (error) {
-    if (extra.signal.aborted || !(error instanceof McpError)) throw error;
-    return false;
-  }
+function confirmVideoCharge(server: McpServer, extra: Extra, confirmCredits: number | undefined): Promise<void> {
+  return confirmCost(server, extra, {
+    argument: 'confirm_credits',
+    expected: VIDEO_JOB_COST,
+    given: confirmCredits,
+    tool: 'create_video',
+    cost: `A video job costs ${VIDEO_JOB_COST} credits`,
+    amount: `${VIDEO_JOB_COST} credits`,
+    question: `A video job costs ${VIDEO_JOB_COST} credits, charged now (refunded automatically if the job fails). Submit it?`,
+    title: `Spend ${VIDEO_JOB_COST} credits`,
+    notDone: 'no video job was submitted',
+  });
 }

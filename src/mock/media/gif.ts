@@ -1,6 +1,6 @@
 // The mock's video: an animated GIF (a playable animation; the mock has no video encoder, and a GIF
 // is decoded by every browser and image viewer) of the prompt's pixel-art sprite. Deterministic.
-import { palette, pixelGrid, seededRandom } from './pixel-art.js';
+import { picture } from './pixel-art.js';
 import { cached } from './render-cache.js';
 
 export const VIDEO_SIZE = 96;
@@ -45,15 +45,13 @@ function lzwUncompressed(indices: Uint8Array, minCodeSize: number): Buffer {
   return Buffer.from(blocks);
 }
 
-/** A looping 96×96 animated GIF (12 frames): the prompt's sprite bobbing over a scrolling floor. */
-export function renderVideo(agentId: string, prompt: string, frames = 12): Buffer {
-  return cached(`gif\u0000${agentId}\u0000${prompt}\u0000${frames}`, () => drawVideo(agentId, prompt, frames));
+/** A looping 96×96 animated GIF (12 frames): the prompt's sprite bobbing over a scrolling floor; each variation another sprite. */
+export function renderVideo(agentId: string, prompt: string, frames = 12, variation = 0): Buffer {
+  return cached(`gif\u0000${agentId}\u0000${prompt}\u0000${frames}\u0000${variation}`, () => drawVideo(agentId, prompt, frames, variation));
 }
 
-function drawVideo(agentId: string, prompt: string, frames: number): Buffer {
-  const random = seededRandom(`video\u0000${agentId}\u0000${prompt}`);
-  const colours = palette(random);
-  const sprite = pixelGrid('sprite', random);
+function drawVideo(agentId: string, prompt: string, frames: number, variation: number): Buffer {
+  const { colours, grid: sprite } = picture(`video\u0000${agentId}\u0000${prompt}`, 'sprite', variation);
   const colourTable = Buffer.alloc(8 * 3); // 8 entries: 2^(2+1)
   colours.forEach((colour, i) => colourTable.set(colour, i * 3));
   const scale = 4;

@@ -1,6 +1,6 @@
 // The pictures behind the mock's media, made in code: a seeded PRNG, a five-colour palette and a
 // 16×16 grid of palette indices (a sprite, a tile or an icon) that the PNG and the GIF both draw.
-// Deterministic: the same seed, the same picture.
+// Deterministic: the same seed and variation, the same picture.
 import { createHash } from 'node:crypto';
 
 export type Rgb = readonly [number, number, number];
@@ -26,9 +26,9 @@ function hsl(h: number, s: number, l: number): Rgb {
   return [f(0), f(8), f(4)];
 }
 
-/** Five colours: background, shadow, base, highlight, outline — hue picked by the prompt. */
-export function palette(random: () => number): Rgb[] {
-  const hue = random() * 360;
+/** Five colours: background, shadow, base, highlight, outline — hue picked by the prompt, turned by `hueTurn` degrees. */
+export function palette(random: () => number, hueTurn = 0): Rgb[] {
+  const hue = (random() * 360 + hueTurn) % 360;
   const accent = (hue + 150 + random() * 60) % 360;
   return [hsl((hue + 200) % 360, 0.25, 0.12), hsl(hue, 0.55, 0.3), hsl(hue, 0.65, 0.5), hsl(accent, 0.8, 0.7), [12, 10, 16]];
 }
@@ -83,6 +83,21 @@ export function pixelGrid(kind: string, random: () => number): number[][] {
     }
   }
   return outlined;
+}
+
+/** The golden angle: variations 1, 2, 3 … turn the hue by multiples of it, which stay far apart on the wheel. */
+const GOLDEN_ANGLE = 137.508;
+
+/**
+ * The picture of `seed`, variation `variation`: as a model draws a new picture at each paid call,
+ * each variation has its own hue (turned by a multiple of the golden angle, so no two of the first
+ * sixteen share a hue) and its own shape. Variation 0 is the picture the seed always drew.
+ */
+export function picture(seed: string, kind: string, variation = 0): { colours: Rgb[]; grid: number[][] } {
+  const random = seededRandom(seed);
+  const colours = palette(random, variation * GOLDEN_ANGLE);
+  const grid = pixelGrid(kind, variation === 0 ? random : seededRandom(`${seed}\u0000${variation}`));
+  return { colours, grid };
 }
 
 export function agentStyle(agentId: string): string {

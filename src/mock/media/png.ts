@@ -2,7 +2,7 @@
 // deflate stream of one fixed shape, so every image has the same size (PNG_BYTES).
 import { PNG_SIGNATURE } from '../../files/media.js';
 import { pngChunk, pngHeader } from '../../files/png.js';
-import { agentStyle, palette, pixelGrid, seededRandom } from './pixel-art.js';
+import { agentStyle, picture } from './pixel-art.js';
 import { cached } from './render-cache.js';
 
 export const IMAGE_SIZE = 128;
@@ -69,9 +69,12 @@ function deflateGrid(grid: number[][]): Buffer {
   return out.bytes;
 }
 
-/** A 128×128 PNG (4-bit palette of five colours) of 16×16 procedural pixel art, deterministic for (agent, prompt). */
-export function renderPng(agentId: string, prompt: string): Buffer {
-  return cached(`png\u0000${agentId}\u0000${prompt}`, () => drawPng(agentId, prompt));
+/**
+ * A 128×128 PNG (4-bit palette of five colours) of 16×16 procedural pixel art, deterministic for
+ * (agent, prompt, variation); each variation is another picture of the prompt (see `picture`).
+ */
+export function renderPng(agentId: string, prompt: string, variation = 0): Buffer {
+  return cached(`png\u0000${agentId}\u0000${prompt}\u0000${variation}`, () => drawPng(agentId, prompt, variation));
 }
 
 function adler32(bytes: Buffer): number {
@@ -90,10 +93,8 @@ function adler32(bytes: Buffer): number {
   return ((b << 16) | a) >>> 0;
 }
 
-function drawPng(agentId: string, prompt: string): Buffer {
-  const random = seededRandom(`${agentId}\u0000${prompt}`);
-  const colours = palette(random);
-  const grid = pixelGrid(agentStyle(agentId), random);
+function drawPng(agentId: string, prompt: string, variation: number): Buffer {
+  const { colours, grid } = picture(`${agentId}\u0000${prompt}`, agentStyle(agentId), variation);
   // The scanlines themselves, for the zlib checksum.
   const raw = Buffer.alloc(RAW_BYTES);
   grid.forEach((cells, row) => {
