@@ -16,10 +16,10 @@ import type { LockedTake, LockEntry } from './records.js';
 export const MAX_TAKE_BYTES = 64 * 1024 * 1024;
 
 /** The take `files` are made from: the lock's `picked`, else take 1 (a build never waits for a person). */
-export const pickedTake = (entry: LockEntry): number => entry.picked ?? 1;
+export const pickedTake = (entry: Pick<LockEntry, 'picked'>): number => entry.picked ?? 1;
 
 /** The entry's takes in order of k, checked; [] for an asset without takes. */
-export function takesOf(id: string, entry: LockEntry | undefined): LockedTake[] {
+export function takesOf(id: string, entry: Pick<LockEntry, 'candidates'> | undefined): LockedTake[] {
   const candidates: unknown = entry?.candidates;
   if (candidates === undefined) return [];
   const where = `assetgen.lock: assets.${id}.candidates`;
@@ -61,7 +61,7 @@ export interface LookedTake extends LockedTake {
 export async function lookAtTakes(
   root: string,
   id: string,
-  entry: LockEntry | undefined,
+  entry: Pick<LockEntry, 'candidates' | 'picked'> | undefined,
   options: { pixels: boolean },
 ): Promise<LookedTake[]> {
   const picked = entry ? pickedTake(entry) : 1;

@@ -12,6 +12,7 @@ import { jsonError, parseJson } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
 import { addTakes, pngOf } from '../support/takes.js';
 import { readLabel, readPixels } from '../imaging/pixels.js';
+import { pickCommand } from '../../src/commands/project/takes.js';
 
 const MANIFEST = `defaults: { agent: sprite-artist, out: assets/ }
 assets:
@@ -151,5 +152,52 @@ describe('assetgen takes', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('assets.sword.candidates[0].file: must be a path inside the project');
     expect(fs.existsSync(path.join(project.cwd, '.assetgen', 'takes'))).toBe(false);
+  });
+});
+
+describe('the gallery of a project with takes', () => {
+  it('assetgen report: the takes on the card, with their numbers and pick commands, in the page and the --json document', async () => {
+    fs.rmSync(path.join(project.cwd, '.assetgen', 'candidates', 'sword', '3.png'));
+    const result = await run(['report', '-o', 'out/r.html', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const sword = parseJson(result).items.find((item: { id: string }) => item.id === 'sword');
+    expect(sword.takes).toEqual([
+      expect.objectContaining({
+        k: 1,
+        picked: false,
+        credits: 10,
+        pick: 'assetgen pick sword 1',
+        file: { path: '.assetgen/candidates/sword/1.png', width: 64, height: 64 },
+      }),
+      expect.objectContaining({
+        k: 2,
+        picked: true,
+        pick: 'assetgen pick sword 2',
+        metrics: expect.objectContaining({ fill: 1, transparency: false }),
+      }),
+      {
+        k: 3,
+        picked: false,
+        credits: 10,
+        pick: 'assetgen pick sword 3',
+        file: { path: '.assetgen/candidates/sword/3.png', problem: 'missing' },
+      },
+    ]);
+    expect(parseJson(result).items.find((item: { id: string }) => item.id === 'shield').takes).toBeUndefined();
+    const html = fs.readFileSync(path.join(project.cwd, 'out', 'r.html'), 'utf8');
+    const card = /<article class="card s-\w+ has-takes" data-id="sword"[^]*?<\/article>/.exec(html)![0];
+    expect(card.match(/<li class="take[^"]*" data-k="(\d+)" data-picked="(\w+)">/g)).toEqual([
+      '<li class="take" data-k="1" data-picked="false">',
+      '<li class="take picked" data-k="2" data-picked="true">',
+      '<li class="take" data-k="3" data-picked="false">',
+    ]);
+    expect(card).toContain('<p class="pick-line">picked: <code class="pick">assetgen pick sword 2</code></p>');
+    expect(card.match(/<img src="data:image\/png;base64,[^"]+" alt="\.assetgen\/candidates/g)).toHaveLength(2);
+    expect(card).toContain('<div class="placeholder" role="img" aria-label="missing">');
+  });
+
+  it('pick commands are quoted for a POSIX shell where a word needs it', () => {
+    expect(pickCommand('sword', 3)).toBe('assetgen pick sword 3');
+    expect(pickCommand("it's here", 2)).toBe("assetgen pick 'it'\\''s here' 2");
   });
 });
