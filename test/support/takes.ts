@@ -5,20 +5,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import sharp from 'sharp';
 import { readLock, writeLockAtomicSync } from '../../src/pipeline/lock.js';
 import type { LockedTake } from '../../src/pipeline/records.js';
-
-export type RGBA = readonly [number, number, number, number];
+import { makePixels, toPng, type RGBA } from '../imaging/pixels.js';
 
 /** A width × height PNG of `paint` (x, y → RGBA), encoded by sharp. */
-export function pngOf(width: number, height: number, paint: (x: number, y: number) => RGBA): Promise<Buffer> {
-  const data = Buffer.alloc(width * height * 4);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set(paint(x, y), (y * width + x) * 4);
-  return sharp(data, { raw: { width, height, channels: 4 } })
-    .png()
-    .toBuffer();
-}
+export const pngOf = (width: number, height: number, paint: (x: number, y: number) => RGBA): Promise<Buffer> =>
+  toPng(makePixels(width, height, paint));
 
 /**
  * Gives asset `id` of the lock next to `root`'s manifest one take per PNG (k from 1), each charged
