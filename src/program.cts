@@ -266,6 +266,19 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     )
     .action(run(async () => (await import('./commands/project/gallery.js')).report));
 
+  program
+    .command('takes')
+    .description(
+      "list an asset's takes from assetgen.lock (numbers, sizes, what each looks like) and write their contact sheet (no network)",
+    )
+    .argument('<id>', 'an asset built with takes (`variants: N` in assetgen.yaml)')
+    .option(
+      '--contact-sheet <file.png>',
+      'where to write the contact sheet (default: .assetgen/takes/<id>.png), its layout beside it as .json',
+    )
+    .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
+    .action(run(async () => (await import('./commands/project/takes.js')).takes));
+
   const lock = program.command('lock').description('the lockfile, assetgen.lock: what each asset was built from and into');
   lock
     .command('merge')

@@ -13,6 +13,7 @@ const GROUPS: Record<string, string> = {
   init: 'Build',
   build: 'Build',
   report: 'Build',
+  takes: 'Build',
   lock: 'Build',
   auth: 'Setup',
   install: 'Setup',
@@ -77,6 +78,8 @@ export const EXAMPLES: Record<string, string[]> = {
     'assetgen build --dry-run --report plan.html',
   ],
   report: ['assetgen report', 'assetgen report --output site/assets.html --json', 'assetgen report --disclosure > DISCLOSURE.md'],
+  // A fresh project's sword, built with `variants: 3` first (test/commands/help-examples.test.ts).
+  takes: ['assetgen takes sword', 'assetgen takes sword --contact-sheet review/sword.png --json'],
   // The shards' locks as `build --shard k/n --lock-out shard-k.lock` writes them (docs/ci.md).
   lock: ['assetgen lock merge shard-1.lock shard-2.lock'],
   'lock merge': ['assetgen lock merge shard-1.lock shard-2.lock', 'assetgen lock merge shard-1.lock shard-2.lock --json'],

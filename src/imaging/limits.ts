@@ -5,6 +5,12 @@
 /** The largest image read or made: a side, and pixels in all. */
 export const IMAGE_LIMITS = { maxSide: 16_384, maxPixels: 8_192 * 8_192 } as const;
 
+/**
+ * An image an agent is shown inline (an MCP image content, a contact sheet): at most this many bytes
+ * and this many pixels a side. Larger saved images are downscaled to fit before they are sent.
+ */
+export const INLINE_IMAGE_LIMITS = { maxBytes: 1024 * 1024, maxSide: 768 } as const;
+
 export const ATLAS_LIMITS = { maxPadding: 64, maxExtrude: 32, maxFrames: 10_000, maxNameLength: 256 } as const;
 
 /** `palette: N`: N from MIN_COLOURS to MAX_COLOURS. */

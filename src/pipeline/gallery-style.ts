@@ -80,4 +80,24 @@ h2 { font-size: 15px; margin: 0; overflow-wrap: anywhere; }
 .s-failed .reason { background: var(--failed-bg); }
 .s-skipped .reason { background: var(--skipped-bg); }
 .resume { margin: 0; font-size: 12px; color: var(--muted); }
+/* An asset's takes side by side, numbered; the picked one framed in green and marked in words. */
+.card.has-takes { grid-column: span 2; }
+.card.has-takes .media img, .card.has-takes .media .placeholder { max-height: 220px; }
+@media (max-width: 620px) { .card.has-takes { grid-column: auto; } }
+.takes { padding: 8px 12px 0; }
+.takes h3 { font-size: 13px; margin: 0 0 6px; }
+.takes h3 small { font-weight: 400; color: var(--muted); }
+.take-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 8px; grid-template-columns: repeat(auto-fill, minmax(120px, 1fr)); }
+.take { border: 2px solid var(--line); border-radius: 8px; overflow: hidden; display: flex; flex-direction: column; }
+.take.picked { border: 3px solid var(--new); }
+.take-head { display: flex; align-items: center; gap: 6px; padding: 3px 4px; }
+.take-k { min-width: 22px; padding: 0 5px; text-align: center; font-weight: 700; color: #fff; background: #000; border-radius: 4px; }
+.picked-mark { font-size: 11px; font-weight: 700; text-transform: uppercase; color: var(--new); }
+.take img, .take .placeholder { width: 100%; aspect-ratio: 1; object-fit: contain; display: block; image-rendering: pixelated;
+  background: repeating-conic-gradient(var(--check-a) 0 25%, var(--check-b) 0 50%) 0 0 / 16px 16px; }
+.take .placeholder { display: flex; background: var(--code); }
+.metrics { display: grid; grid-template-columns: max-content 1fr; gap: 0 6px; margin: 4px 6px 0; font-size: 11px; color: var(--muted); }
+.metrics dd { margin: 0; }
+.pick-line { margin: 4px 6px 6px; font-size: 11px; color: var(--muted); }
+.pick { user-select: all; }
 `;

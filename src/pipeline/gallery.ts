@@ -4,6 +4,7 @@
 // escaped, and the only URLs in the page are data: URIs made here from the bytes, with a content
 // type from a short allow-list decided by the bytes themselves. No scripts, and a CSP that allows none.
 import { sniffExtension } from '../files/media.js';
+import type { TakeMetrics } from '../imaging/take-metrics.js';
 import { GALLERY_STYLE } from './gallery-style.js';
 import type { AssetKind } from './records.js';
 import { escapeHtml } from './markup.js';
@@ -44,6 +45,20 @@ export interface GalleryAtlas {
   notes: string[];
 }
 
+/** One take of an asset made with `variants` (records.ts LockedTake), shown beside the others. */
+export interface GalleryTake {
+  k: number;
+  picked: boolean;
+  /** What the take's paid call charged; null when not known. */
+  credits: number | null;
+  /** The command that makes this take the asset's output (free), runnable as shown. */
+  pick: string;
+  /** The numbers beside each take (imaging/take-metrics.ts); absent when the file could not be read. */
+  metrics?: TakeMetrics;
+  /** The take's file (its `problem` says why it is not shown). */
+  file: GalleryFile;
+}
+
 export interface GalleryAsset {
   id: string;
   kind: AssetKind;
@@ -65,6 +80,8 @@ export interface GalleryAsset {
   /** A sheet's atlas and frames (its image is among `files`, its data file is not). */
   atlas?: GalleryAtlas;
   files: GalleryFile[];
+  /** An asset with takes: every take, in order of k (the files above are made from the picked one). */
+  takes?: GalleryTake[];
 }
 
 export interface Gallery {
@@ -190,9 +207,11 @@ function renderCard(asset: GalleryAsset): string {
   }
   const renderFile = (file: GalleryFile): string => renderMedia(file, asset.atlas?.image === file.path ? asset.atlas : undefined);
   const set = Object.entries(asset.set ?? {}).map(([node, prompt]) => `<li><code>${h(node)}</code> ${h(prompt)}</li>`);
+  const takes = asset.takes?.length ? asset.takes : undefined;
   return [
-    `<article class="card s-${asset.status}" data-id="${h(asset.id)}" data-status="${asset.status}">`,
+    `<article class="card s-${asset.status}${takes ? ' has-takes' : ''}" data-id="${h(asset.id)}" data-status="${asset.status}">`,
     `<div class="media${asset.files.length > 1 ? ' multi' : ''}">${asset.files.length ? asset.files.map(renderFile).join('') : placeholder('no file yet')}</div>`,
+    takes ? renderTakes(takes) : '',
     '<div class="body">',
     `<div class="title"><h2>${h(asset.id)}</h2><span class="badge s-${asset.status}">${asset.status}</span></div>`,
     asset.prompt !== undefined ? `<p class="prompt">${h(asset.prompt)}</p>` : '',
@@ -206,6 +225,50 @@ function renderCard(asset: GalleryAsset): string {
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+/**
+ * The takes side by side: each numbered, the picked one marked in words and colour, its numbers
+ * and the exact command that picks it (a person copies it; nothing on the page runs anything).
+ */
+function renderTakes(takes: readonly GalleryTake[]): string {
+  const picked = takes.find((take) => take.picked);
+  const heading = `<h3>Takes <small>${takes.length}${picked ? ` · take ${picked.k} picked` : ''}</small></h3>`;
+  const items = takes.map((take) => {
+    const marks = `<span class="take-k" title="take ${take.k}">${take.k}</span>${take.picked ? '<span class="picked-mark">picked</span>' : ''}`;
+    const picture = takePicture(take.file);
+    const credits = take.credits === null ? '—' : String(take.credits);
+    return [
+      `<li class="take${take.picked ? ' picked' : ''}" data-k="${take.k}" data-picked="${take.picked}">`,
+      `<div class="take-head">${marks}</div>`,
+      picture,
+      `<dl class="metrics">${take.metrics ? renderMetrics(take.metrics) : ''}<dt>credits</dt><dd>${credits}</dd></dl>`,
+      `<p class="pick-line">${take.picked ? 'picked: ' : ''}<code class="pick">${h(take.pick)}</code></p>`,
+      '</li>',
+    ].join('');
+  });
+  return `<section class="takes" aria-label="takes">${heading}<ol class="take-list">${items.join('')}</ol></section>`;
+}
+
+/** A take's picture (an image the gallery embeds), else a placeholder saying why not. */
+function takePicture(file: GalleryFile): string {
+  const type = file.bytes ? sniffMedia(file.bytes, file.path) : undefined;
+  if (!file.bytes || !type || !type.startsWith('image/'))
+    return placeholder(file.problem ?? (file.bytes ? 'not an image the gallery shows' : 'missing'));
+  return `<img src="data:${type};base64,${Buffer.from(file.bytes).toString('base64')}" alt="${h(file.path)}">`;
+}
+
+/** The numbers beside a take: aids for choosing, not verdicts (docs/imaging.md). */
+function renderMetrics(metrics: TakeMetrics): string {
+  const bounds = metrics.opaqueBounds;
+  const drawn = bounds ? `${bounds.width}×${bounds.height} · ${Math.round(metrics.fill * 100)}%` : 'nothing';
+  const colours = `${metrics.colours.atLeast ? '≥' : ''}${metrics.colours.count}`;
+  return [
+    `<dt>size</dt><dd class="dims">${metrics.width}×${metrics.height} px</dd>`,
+    `<dt>drawn</dt><dd>${drawn}</dd>`,
+    `<dt>colours</dt><dd>${colours}</dd>`,
+    `<dt>transparent</dt><dd>${metrics.transparency ? 'yes' : 'no'}</dd>`,
+  ].join('');
 }
 
 function renderMedia(file: GalleryFile, atlas?: GalleryAtlas): string {

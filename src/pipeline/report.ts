@@ -5,8 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../files/confine.js';
 import { mediaInfo } from '../files/media-info.js';
-import type { GalleryAsset, GalleryAtlas, GalleryFile, GalleryFrame, GalleryStatus } from './gallery.js';
+import type { GalleryAsset, GalleryAtlas, GalleryFile, GalleryFrame, GalleryStatus, GalleryTake } from './gallery.js';
 import type { Lock, LockEntry, ManifestAsset, Plan, PlanItem } from './records.js';
+import { lookAtTakes } from './takes.js';
 import { describePostStep, postOf } from './provenance.js';
 import type { AssetResult } from './outcome.js';
 
@@ -19,8 +20,8 @@ export const MAX_ATLAS_DATA_BYTES = 8 * 1024 * 1024;
 export const MAX_OUTLINED_FRAMES = 500;
 const MAX_FRAME_NAME = 256;
 
-/** A card before its files are read: the files are project paths. */
-export type Card = Omit<GalleryAsset, 'files'> & { files: string[] };
+/** A card before its files are read: the files are project paths; the takes as the lock records them. */
+export type Card = Omit<GalleryAsset, 'files' | 'takes'> & { files: string[]; takes?: Pick<LockEntry, 'candidates' | 'picked'> };
 
 const EDITED = 'edited by hand since assetgen wrote it: builds leave it alone (--force regenerates)';
 const EARLIER = 'shown: the output of an earlier build';
@@ -112,6 +113,7 @@ function recordedCard(item: PlanItem, entry: LockEntry | undefined) {
     credits: entry?.credits ?? null,
     creditsWhen: 'when built',
     files: paths(item),
+    ...(entry?.candidates?.length ? { takes: { candidates: entry.candidates, picked: entry.picked } } : {}),
   };
 }
 
@@ -138,14 +140,41 @@ function describe(item: PlanItem): Pick<GalleryAsset, 'id' | 'kind' | 'prompt' |
   };
 }
 
-/** Reads each card's files under `root`: bytes when it is a regular file small enough, else why not. */
-export async function loadCards(root: string, cards: Card[]): Promise<GalleryAsset[]> {
+/**
+ * Reads each card's files under `root`: bytes when it is a regular file small enough, else why not;
+ * a card's takes read and measured too (./takes.ts), each with the command that picks it, as the
+ * CLI spells it (`pickCommand`).
+ */
+export async function loadCards(root: string, cards: Card[], pickCommand: (id: string, k: number) => string): Promise<GalleryAsset[]> {
   return Promise.all(
-    cards.map(async (card) => {
+    cards.map(async ({ takes, ...card }) => {
       const files = await Promise.all(card.files.map((file) => loadFile(root, file)));
-      return card.kind === 'sheet' ? withAtlas({ ...card, files }) : { ...card, files };
+      const loaded = takes ? { takes: await loadTakes(root, card.id, takes, pickCommand) } : {};
+      return card.kind === 'sheet' ? withAtlas({ ...card, files, ...loaded }) : { ...card, files, ...loaded };
     }),
   );
+}
+
+async function loadTakes(
+  root: string,
+  id: string,
+  takes: Pick<LockEntry, 'candidates' | 'picked'>,
+  pickCommand: (id: string, k: number) => string,
+): Promise<GalleryTake[]> {
+  const looked = await lookAtTakes(root, id, takes, { pixels: false });
+  return looked.map((take) => {
+    const embeddable = take.bytes && take.bytes.length <= MAX_EMBED_BYTES ? take.bytes : null;
+    const size = take.metrics ? { width: take.metrics.width, height: take.metrics.height } : {};
+    const problem = take.problem ?? (embeddable ? undefined : 'too large to embed');
+    return {
+      k: take.k,
+      picked: take.picked,
+      credits: take.credits,
+      pick: pickCommand(id, take.k),
+      ...(take.metrics ? { metrics: take.metrics } : {}),
+      file: { path: take.file, bytes: take.state === 'missing' ? null : embeddable, ...size, ...(problem ? { problem } : {}) },
+    };
+  });
 }
 
 /** A sheet's card shows its atlas with the frames its data file names; the data file is not a picture. */

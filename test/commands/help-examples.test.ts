@@ -105,7 +105,15 @@ async function prepare(example: Example, project: ReturnType<typeof freshProject
   };
   const [command] = example.args;
   // Commands that read the project's manifest start from the starter one.
-  if (['build', 'report', 'lock'].includes(command!)) await ok(['init']);
+  if (['build', 'report', 'lock', 'takes'].includes(command!)) await ok(['init']);
+  // `takes` looks at an asset built with takes: the starter's sword, given `variants: 3`, built.
+  if (command === 'takes') {
+    const manifest = path.join(project.home.cwd, 'assetgen.yaml');
+    const starter = fs.readFileSync(manifest, 'utf8');
+    expect(starter).toContain('    agent: icon-forge\n');
+    fs.writeFileSync(manifest, starter.replace('    agent: icon-forge\n', '    agent: icon-forge\n    variants: 3\n'));
+    await ok(['build', 'sword', '--yes']);
+  }
   // `lock merge` joins the locks of two shards, written as docs/ci.md's jobs write them.
   if (command === 'lock')
     for (const shard of [1, 2]) await ok(['build', '--shard', `${shard}/2`, '--lock-out', `shard-${shard}.lock`, '--yes']);

@@ -13,6 +13,7 @@ import { readLock } from '../../src/pipeline/lock.js';
 import { runCli, tempHome } from '../support/cli.js';
 import { CHROMIUM, launchChromium, warnWithoutChromium } from '../support/chromium.js';
 import { startMock, type MockHandle } from '../support/mock.js';
+import { addTakes, pngOf } from '../support/takes.js';
 
 warnWithoutChromium('gallery browser test');
 
@@ -101,6 +102,66 @@ describe.skipIf(!CHROMIUM)('the gallery in chromium', () => {
       const png = fs.readFileSync(screenshot);
       expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
       expect(png.length).toBeGreaterThan(10_000);
+      expect(problems).toEqual([]);
+      await page.close();
+    } catch (error) {
+      failed = true;
+      throw error;
+    }
+  });
+
+  it('shows an asset’s takes side by side: numbered, the picked one marked, each with its exact pick command and numbers; no fetches', async () => {
+    try {
+      const env = { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
+      // The project as a build left it (built here unless the test above did), then three takes of sword, take 2 picked.
+      const built = await runCli(['build', '--yes'], { env, cwd: home.cwd, timeoutMs: 20_000 });
+      expect(built.code, built.stderr).toBe(0);
+      addTakes(
+        home.cwd,
+        'sword',
+        [
+          await pngOf(64, 64, (x, y) => (x >= 8 && x < 24 && y >= 16 && y < 48 ? [210, 30, 30, 255] : [0, 0, 0, 0])),
+          await pngOf(48, 48, () => [30, 60, 220, 255]),
+          await pngOf(40, 40, (x, y) => ((x - 20) ** 2 + (y - 20) ** 2 < 150 ? [40, 190, 70, 255] : [0, 0, 0, 0])),
+        ],
+        2,
+      );
+      const report = await runCli(['report', '-o', 'out/takes.html'], { env, cwd: home.cwd, timeoutMs: 20_000 });
+      expect(report.code, report.stderr).toBe(0);
+
+      const { page, problems } = await open(path.join(home.cwd, 'out', 'takes.html'));
+      const sword = page.locator('article[data-id="sword"]');
+      const takes = sword.locator('li.take');
+      expect(await takes.count()).toBe(3);
+      expect(await takes.evaluateAll((items) => items.map((item) => item.getAttribute('data-k')))).toEqual(['1', '2', '3']);
+      expect(await sword.locator('.take-k').allTextContents()).toEqual(['1', '2', '3']);
+      // The picked one: marked in words, framed in the page's "new" green, the others not.
+      expect(await sword.locator('li.take.picked').getAttribute('data-k')).toBe('2');
+      expect(await sword.locator('li.take .picked-mark').count()).toBe(1);
+      expect(await sword.locator('li.take.picked .picked-mark').textContent()).toBe('picked');
+      const borders = await takes.evaluateAll((items) => items.map((item) => getComputedStyle(item).borderTopColor));
+      expect(borders[1]).not.toBe(borders[0]);
+      expect(borders[0]).toBe(borders[2]);
+      expect(await sword.locator('h3').textContent()).toBe('Takes 3 · take 2 picked');
+      // Each take's exact command, as a person copies it.
+      expect(await sword.locator('code.pick').allTextContents()).toEqual([
+        'assetgen pick sword 1',
+        'assetgen pick sword 2',
+        'assetgen pick sword 3',
+      ]);
+      // Each take's picture decodes at its own size, with its numbers beside it.
+      const sizes = await takes.evaluateAll((items) =>
+        items.map((item) => {
+          const img = item.querySelector('img')!;
+          return `${img.complete ? img.naturalWidth : 0}×${img.naturalHeight}`;
+        }),
+      );
+      expect(sizes).toEqual(['64×64', '48×48', '40×40']);
+      expect(await takes.first().locator('.metrics').textContent()).toBe('size64×64 pxdrawn16×32 · 13%colours2transparentyescredits10');
+      // Other assets have no takes.
+      expect(await page.locator('article:not([data-id="sword"]) .takes').count()).toBe(0);
+      expect(await page.locator('script').count()).toBe(0);
+      await page.screenshot({ path: path.join(home.home, 'takes.png'), fullPage: true, timeout: 10_000 });
       expect(problems).toEqual([]);
       await page.close();
     } catch (error) {

@@ -18,6 +18,7 @@ import {
 import { escapeHtml } from '../../src/pipeline/markup.js';
 import { renderVideo } from '../../src/mock/media/gif.js';
 import { renderPng } from '../../src/mock/media/png.js';
+import { pickCommand } from '../../src/commands/project/takes.js';
 import { loadCards, MAX_ATLAS_DATA_BYTES, MAX_OUTLINED_FRAMES, readAtlasData, type Card } from '../../src/pipeline/report.js';
 
 const PNG = renderPng('icon-forge', 'sword');
@@ -366,7 +367,7 @@ describe("a sheet's atlas in the gallery", () => {
       fs.writeFileSync(path.join(dir, 'assets/icons.png'), png);
       fs.writeFileSync(path.join(dir, 'assets/icons.json'), JSON.stringify({ frames: { a: frame(16, 8, 32, 16), b: frame(60, 0, 8, 8) } }));
       const card: Card = { id: 'icons', kind: 'sheet', status: 'unchanged', credits: 0, files: ['assets/icons.json', 'assets/icons.png'] };
-      const [loaded] = await loadCards(dir, [card]);
+      const [loaded] = await loadCards(dir, [card], pickCommand);
       expect(loaded!.files.map((file) => file.path)).toEqual(['assets/icons.png']);
       expect(loaded!.atlas).toMatchObject({ image: 'assets/icons.png', data: 'assets/icons.json', count: 2, frames: [{ name: 'a' }] });
       const html = renderGallery(gallery([loaded!]));

@@ -6,7 +6,14 @@ import { AssetgenError } from '../../client/errors.js';
 import { command } from '../../cli/command.js';
 import type { CommandContext } from '../../cli/context.js';
 import { displayPath } from '../../cli/save.js';
-import { GALLERY_STATUSES, galleryTotals, renderGallery, type Gallery, type GalleryTotals } from '../../pipeline/gallery.js';
+import {
+  GALLERY_STATUSES,
+  galleryTotals,
+  renderGallery,
+  type Gallery,
+  type GalleryFile,
+  type GalleryTotals,
+} from '../../pipeline/gallery.js';
 import type { Lock, Plan } from '../../pipeline/records.js';
 import { planBuild } from '../../pipeline/plan.js';
 import { cardsFromBuild, cardsFromPlan, loadCards, type Card } from '../../pipeline/report.js';
@@ -19,6 +26,7 @@ import { discloseProject, renderDisclosure } from './disclosure.js';
 import type { Disclosure } from '../../pipeline/provenance.js';
 import { UsageError } from '../../cli/errors.js';
 import { htmlPathProblem } from '../../cli/values.cjs';
+import { pickCommand } from './takes.js';
 
 /** Where `assetgen report` writes without -o: next to the manifest. */
 export const DEFAULT_REPORT = 'assetgen-report.html';
@@ -136,19 +144,21 @@ async function writeGallery(
       ...(input.notes ?? []),
       ...(gone ? [`${gone} asset${gone === 1 ? '' : 's'} gone from the manifest (pruned, or left in the lock) not shown.`] : []),
     ],
-    assets: await loadCards(path.dirname(input.file), cards),
+    assets: await loadCards(path.dirname(input.file), cards, pickCommand),
     credits: { total: counted.reduce((sum, card) => sum + (card.credits ?? 0), 0), label: FROM[from].credits },
   };
   await writeReportInside(ctx, target, renderGallery(gallery)).catch((error: unknown) => {
     throw asReportFailure(ctx, target, error);
   });
-  const items = gallery.assets.map(({ files, ...card }) => ({
+  const fileOf = (f: GalleryFile) => ({
+    path: f.path,
+    ...(f.width && f.height ? { width: f.width, height: f.height } : {}),
+    ...(f.bytes ? {} : { problem: f.problem ?? 'missing' }),
+  });
+  const items = gallery.assets.map(({ files, takes, ...card }) => ({
     ...card,
-    files: files.map((f) => ({
-      path: f.path,
-      ...(f.width && f.height ? { width: f.width, height: f.height } : {}),
-      ...(f.bytes ? {} : { problem: f.problem ?? 'missing' }),
-    })),
+    files: files.map(fileOf),
+    ...(takes ? { takes: takes.map(({ file, ...take }) => ({ ...take, file: fileOf(file) })) } : {}),
   }));
   return { items, totals: galleryTotals(gallery) };
 }

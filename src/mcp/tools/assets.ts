@@ -10,12 +10,13 @@ import { downscale, sniff } from '../../ui/preview/image.js';
 import { decodePng, encodePng } from '../../ui/preview/png.js';
 import { defineTool } from '../tool.js';
 import { readRegularFileSync } from '../../files/confine.js';
+import { INLINE_IMAGE_LIMITS } from '../../imaging/limits.js';
 import { idempotencyKey, overwrite, PAID, READ_ONLY } from './common.js';
 import { confirmCost } from '../consent.js';
 import { MAX_TAKES } from '../../cli/values.cjs';
 
 /** Images up to this size come back inline (base64); larger ones are only saved, with a note. */
-export const IMAGE_INLINE_CAP = 1024 * 1024;
+export const IMAGE_INLINE_CAP = INLINE_IMAGE_LIMITS.maxBytes;
 
 const IMAGE_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -122,7 +123,7 @@ export function imageContent(file: string): ({ type: 'image'; data: string; mime
 }
 
 /** Longest side of an image sent inline in place of a large one. */
-export const INLINE_MAX_SIDE = 768;
+export const INLINE_MAX_SIDE = INLINE_IMAGE_LIMITS.maxSide;
 
 /** A PNG (or a GIF's first frame) shrunk to fit INLINE_MAX_SIDE, re-encoded as PNG; undefined when that fails or is still too large. */
 function downscaled(file: string): { png: Buffer; width: number; height: number } | undefined {

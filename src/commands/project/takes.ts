@@ -1,0 +1,122 @@
+// `assetgen takes <id>`: an asset's takes as the lock records them (number, file, size, credits,
+// which is picked, the numbers beside each: pipeline/takes.ts), and its contact sheet written as a
+// PNG with its layout beside it (imaging/contact-sheet.ts), for agents that read files and for
+// people. Local only: no service call, no credentials.
+import path from 'node:path';
+import { command } from '../../cli/command.js';
+import type { CommandContext } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
+import { displayPath, outputRoot } from '../../cli/save.js';
+import { writeFileInside } from '../../files/confine.js';
+import { describeMetrics } from '../../imaging/take-metrics.js';
+import { lockFileFor, readLock } from '../../pipeline/lock.js';
+import { loadManifest, locateManifest } from '../../pipeline/manifest.js';
+import type { Lock } from '../../pipeline/records.js';
+import { shellQuote } from '../../cli/resume.js';
+import { contactSheetOf, lookAtTakes, takesOf } from '../../pipeline/takes.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { printTable } from '../../cli/table.js';
+
+/** Where the contact sheet goes without --contact-sheet: under the project's own folder, by asset id. */
+export const contactSheetPath = (id: string): string => `.assetgen/takes/${id}.png`;
+
+/** The command that makes take k the asset's output, runnable as printed: for this listing, the contact sheet's layout and the gallery's cards. */
+export function pickCommand(id: string, k: number | '<k>'): string {
+  return `${['assetgen', 'pick', id].map(shellQuote).join(' ')} ${k}`;
+}
+
+export interface TakesOptions {
+  file?: string;
+  contactSheet?: string;
+}
+
+export const takes = command({ run: listTakes, render: renderTakes });
+
+type TakesResult = Awaited<ReturnType<typeof listTakes>>;
+
+async function listTakes(ctx: CommandContext, id: string, options: TakesOptions) {
+  const manifestFile = locateManifest(ctx.cwd, options.file, ctx.frontEnd.otherManifest);
+  const { root, assets } = loadManifest(manifestFile, ctx.cwd);
+  const lock = readLock(lockFileFor(manifestFile));
+  const custom = options.contactSheet?.trim();
+  if (custom !== undefined && !/\.png$/i.test(custom))
+    throw new UsageError(`--contact-sheet ${custom}: the contact sheet is a PNG; give a path ending in .png.`);
+  const entry = Object.hasOwn(lock.assets, id) ? lock.assets[id] : undefined;
+  if (!takesOf(id, entry).length)
+    throw noTakes(
+      id,
+      lock,
+      assets.some((asset) => asset.id === id),
+    );
+
+  const looked = await lookAtTakes(root, id, entry, { pixels: true });
+  const { png, layout } = await contactSheetOf(id, looked);
+  // The default goes under the project (its root is the confinement root); a path the user names, under its folder.
+  const target = custom !== undefined ? path.resolve(ctx.cwd, custom) : path.join(root, ...contactSheetPath(id).split('/'));
+  const layoutFile = target.replace(/\.png$/i, '.json');
+  const within = custom !== undefined ? outputRoot(ctx, target) : root;
+  await writeFileInside(within, target, png, displayPath(ctx, target));
+  await writeFileInside(
+    within,
+    layoutFile,
+    `${JSON.stringify({ ...layout, image: path.basename(target), pick: pickCommand(id, '<k>') }, null, 2)}\n`,
+    displayPath(ctx, layoutFile),
+  );
+
+  const picked = looked.find((take) => take.picked)?.k ?? null;
+  return {
+    id,
+    manifest: manifestFile,
+    picked,
+    takes: looked.map(({ bytes: _bytes, image: _image, ...take }) => ({ ...take, pick: pickCommand(id, take.k) })),
+    contactSheet: {
+      file: target,
+      layout: layoutFile,
+      width: layout.width,
+      height: layout.height,
+      bytes: png.length,
+      omitted: layout.omitted,
+    },
+  };
+}
+
+/** A usage error naming the assets that have takes (at most a few), and how an asset gets some. */
+function noTakes(id: string, lock: Lock, inManifest: boolean): UsageError {
+  const shown = JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
+  const withTakes = Object.keys(lock.assets)
+    .filter((other) => takesOf(other, lock.assets[other]).length > 0)
+    .sort();
+  const listed = withTakes.length > 20 ? `${withTakes.slice(0, 20).join(', ')} and ${withTakes.length - 20} more` : withTakes.join(', ');
+  const known = Object.hasOwn(lock.assets, id) || inManifest;
+  const what = known
+    ? `${shown} has no takes in assetgen.lock${Object.hasOwn(lock.assets, id) ? ' (it was built as a single take)' : ' (not built yet)'}`
+    : `No asset ${shown} in assetgen.yaml or assetgen.lock`;
+  return new UsageError(
+    sanitizeLine(`${what}. Assets with takes: ${listed || 'none yet'}.`),
+    'An image asset gets takes from `variants: N` in assetgen.yaml, then `assetgen build <id>`.',
+  );
+}
+
+function renderTakes(ctx: CommandContext, result: TakesResult): void {
+  const rows = result.takes.map((take) => [
+    `${take.k}${take.picked ? '*' : ''}`,
+    displayPath(ctx, path.join(path.dirname(result.manifest), ...take.file.split('/'))),
+    String(take.size),
+    take.credits === null ? '-' : String(take.credits),
+    take.metrics ? describeMetrics(take.metrics) : `${take.state}: ${take.problem ?? ''}`,
+  ]);
+  printTable(
+    ctx,
+    ['TAKE', 'FILE', 'BYTES', 'CREDITS', 'LOOKS'],
+    rows.map((row) => row.map((cell) => sanitizeLine(cell))),
+  );
+  const { contactSheet } = result;
+  const picked = result.picked === null ? 'none picked' : `take ${result.picked} picked (* above; green frame on the sheet)`;
+  ctx.out.info(sanitizeLine(`${result.id}: ${result.takes.length} takes, ${picked}. Another: ${pickCommand(result.id, '<k>')} (free).`));
+  ctx.out.info(
+    sanitizeLine(
+      `Contact sheet: ${displayPath(ctx, contactSheet.file)} (${contactSheet.width}×${contactSheet.height}, ${contactSheet.bytes} bytes; layout ${displayPath(ctx, contactSheet.layout)})` +
+        (contactSheet.omitted.length ? `; takes ${contactSheet.omitted.join(', ')} not drawn (too many for one sheet).` : '.'),
+    ),
+  );
+}
