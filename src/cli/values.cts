@@ -65,6 +65,13 @@ export function parsePositiveInt(text: string): number {
   return value;
 }
 
+/** `build --more K`: how many more takes, 1 to 16 (each a paid call). */
+export function parseMoreTakes(text: string): number {
+  const value = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!(value >= 1 && value <= 16)) throw new InvalidArgumentError('Use a whole number of takes from 1 to 16 (each take is a paid call).');
+  return value;
+}
+
 /** A positive number of seconds (video length). */
 export function parseSeconds(text: string): number {
   const value = Number(text);

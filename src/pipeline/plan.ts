@@ -175,7 +175,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       if (!takes?.length || takes.some((k) => takeOf(entry, k))) made.reusesKey = true;
     } else if (action === 'generate') made.generation = (entry ? (entry.generation ?? 1) : 0) + 1;
     made.estimate = action === 'generate' || (action === 'resume' && unanswered(entry?.job)) ? estimateFor(asset, charges()) : 0;
-    if (takes?.length && (action === 'generate' || action === 'resume')) {
+    if (takes && (takes.length || action === 'resume') && (action === 'generate' || action === 'resume')) {
       // Each take is its own paid call: the estimate is their number times one's price (the
       // resumed take's only when its answer was never recorded).
       const price = estimateFor(asset, charges());
@@ -214,13 +214,10 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
     // After a pick, `variants` makes no more takes (./takes.ts missingTakes): only the one in flight.
     const rest = stale.length || entry.picked !== undefined ? [] : takeRange(1, wanted).filter((k) => k !== take && !made.has(k));
     const takes = [...new Set([take, ...rest])].filter((k) => !made.has(k)).sort((a, b) => a - b);
-    return item(
-      'in-flight',
-      'resume',
-      [`take ${take} submitted; its answer was not recorded`, ...(takes.length > 1 ? [`${takeList(takes)} to make`] : []), ...stale],
-      false,
-      takes,
-    );
+    // A build that stopped between takes (capped, failed) leaves the last one made as its job.
+    const where = made.has(take) ? `the last build stopped after take ${take}` : `take ${take} submitted; its answer was not recorded`;
+    const then = takes.length ? `${takeList(takes)} to make` : 'every take made: the output is made from the picked one';
+    return item('in-flight', 'resume', [where, then, ...stale], false, takes);
   }
   // A file already where a single-file `out` points, which assetgen did not make, is someone's
   // work: generating over it waits for --force, whatever the reason to generate.

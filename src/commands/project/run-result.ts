@@ -15,6 +15,9 @@ export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
   // The pool named what it built, failed or skipped as it went; an asset left alone gets its line here.
   for (const item of result.items.filter((entry) => entry.outcome === 'kept'))
     ctx.out.info(`- ${sanitizeLine(item.id)}  kept: ${sanitizeLine((item.why ?? []).join('; '))}`);
+  // Takes nobody picked yet: the build used take 1, and says how to choose (a pipeline never waits).
+  const unpicked = result.items.filter((entry) => entry.unpicked && (entry.outcome === 'built' || entry.outcome === 'resumed'));
+  for (const item of unpicked) ctx.out.info(`  ${sanitizeLine(item.id)}: ${item.takes!.length} takes; ${sanitizeLine(item.unpicked!)}`);
   const totals = result.totals;
   ctx.out.info(
     `Built ${totals.built}, resumed ${totals.resumed}, unchanged ${totals.unchanged}` +
