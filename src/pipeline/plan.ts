@@ -142,11 +142,18 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   for (const item of items) if (SAVING_ACTIONS.has(item.action)) saving.add(item.id);
   checkOwnership(manifest, lock, hashes, saving, options.workflowNodes ?? new Map());
 
-  const estimate = { credits: 0, unknown: [] as string[] };
+  const estimate: Plan['estimate'] = { credits: 0, unknown: [] };
+  let calls = 0;
+  let paying = 0;
   for (const item of items) {
     if (item.estimate === null) estimate.unknown.push(item.id);
     else estimate.credits += item.estimate;
+    if (item.action !== 'generate' && item.action !== 'resume') continue;
+    paying += 1;
+    calls += item.takes?.length ?? 1;
   }
+  // Said when takes make it differ from one call per asset to generate or resume.
+  if (calls !== paying) estimate.calls = calls;
   return { service: options.service, items, estimate, unmatched };
 }
 

@@ -247,8 +247,11 @@ export interface Plan {
   service: string;
   /** In manifest order, then removed assets in id order. */
   items: PlanItem[];
-  /** The credits the `generate` actions would cost, as far as known; `unknown` lists the rest. */
-  estimate: { credits: number; unknown: string[] };
+  /**
+   * The credits the `generate` actions would cost, as far as known; `unknown` lists the rest;
+   * `calls`: the paid calls they make (each take of an asset is one).
+   */
+  estimate: { credits: number; unknown: string[]; calls?: number };
   /** Selectors (ids, globs) that matched no asset. */
   unmatched: string[];
 }

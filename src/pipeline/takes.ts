@@ -85,7 +85,7 @@ export function freshTakes(asset: ManifestAsset, more: number | undefined): numb
 /** The reason a new generation gives when the entry has takes of the last one: they are removed. */
 export function droppedTakesReason(id: string, entry: LockEntry | undefined): string[] {
   const count = entry?.candidates?.length ?? 0;
-  return count ? [`the ${plural(count)} of the last generation (${candidatesFolder(id)}/) are removed`] : [];
+  return count ? [`the last generation's ${plural(count)} (${candidatesFolder(id)}/) removed`] : [];
 }
 
 /** The state of a take's file on disk, as planning checks files. */
