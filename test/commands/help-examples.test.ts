@@ -105,7 +105,9 @@ async function prepare(example: Example, project: ReturnType<typeof freshProject
   };
   const [command] = example.args;
   // Commands that read the project's manifest start from the starter one.
-  if (['build', 'report', 'lock'].includes(command!)) await ok(['init']);
+  if (['build', 'report', 'lock', 'pick'].includes(command!)) await ok(['init']);
+  // `pick` chooses among takes: the starter's sword with three, as `build --more` makes them.
+  if (command === 'pick') await ok(['build', 'sword', '--more', '2']);
   // `lock merge` joins the locks of two shards, written as docs/ci.md's jobs write them.
   if (command === 'lock')
     for (const shard of [1, 2]) await ok(['build', '--shard', `${shard}/2`, '--lock-out', `shard-${shard}.lock`, '--yes']);
