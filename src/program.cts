@@ -251,8 +251,22 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('--shard <k/n>', 'only the k-th of n deterministic parts (by a hash of each id), e.g. 2/4')
     .option('--force', 'regenerate the selected assets even when up to date or edited by hand (new charges)')
     .option('--prune', 'delete the unchanged files of assets gone from the manifest')
+    .addOption(
+      new Option('--more <K>', 'K more takes of the named image assets, a paid call each; earlier takes and the pick kept').argParser(
+        parseTakes,
+      ),
+    )
+    .option('--prune-takes', "delete the selected assets' take files that are not picked (no service call)")
     .option('--report <file.html>', 'also write a self-contained HTML gallery of the results (with --dry-run: of the plan)', parseHtmlPath)
     .action(run(async () => (await import('./commands/project/build.js')).build));
+
+  program
+    .command('pick')
+    .description("make an asset's output its take k (no service call: post steps re-run from the take, free)")
+    .argument('<id>', 'the asset')
+    .argument('<k>', 'the take to use (see `.assetgen/candidates/<id>/`)')
+    .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
+    .action(run(async () => (await import('./commands/project/pick.js')).pick));
 
   program
     .command('report')

@@ -12,6 +12,7 @@ const GROUPS: Record<string, string> = {
   jobs: 'Video',
   init: 'Build',
   build: 'Build',
+  pick: 'Build',
   report: 'Build',
   takes: 'Build',
   lock: 'Build',
@@ -76,7 +77,11 @@ export const EXAMPLES: Record<string, string[]> = {
     "assetgen build sword --force --max-credits 50  # exit 8 while sword's price is unknown (first build: --max-credits none)",
     'assetgen build --dry-run --format markdown --max-credits none',
     'assetgen build --dry-run --report plan.html',
+    'assetgen build sword --more 2',
+    'assetgen build sword --prune-takes',
   ],
+  // sword with takes, as `build sword --more 2` makes them.
+  pick: ['assetgen pick sword 2', 'assetgen pick sword 1 --json'],
   report: ['assetgen report', 'assetgen report --output site/assets.html --json', 'assetgen report --disclosure > DISCLOSURE.md'],
   // A fresh project's sword, built with `variants: 3` first (test/commands/help-examples.test.ts).
   takes: ['assetgen takes sword', 'assetgen takes sword --contact-sheet review/sword.png --json'],

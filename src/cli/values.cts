@@ -1,6 +1,7 @@
 // Parsers for option values, used by the command table at declaration (commander's argParser), so
 // every bad value is the same exit-2 usage error before a command starts. CommonJS like the table.
 import { InvalidArgumentError } from 'commander';
+import { MAX_TAKES } from '../api/takes.cjs';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 /** The longest delay a Node timer can hold (~24.8 days); longer ones fire at once. */
@@ -65,8 +66,7 @@ export function parsePositiveInt(text: string): number {
   return value;
 }
 
-/** Most takes (`--variants`) one command makes: each is a paid call. */
-export const MAX_TAKES = 16;
+export { MAX_TAKES };
 
 /** A number of takes: a whole number from 1 to MAX_TAKES. */
 export function parseTakes(text: string): number {

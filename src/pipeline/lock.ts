@@ -90,6 +90,8 @@ function checkLock(data: unknown, file: string): Lock {
     for (const f of e.files as unknown[]) checkFile(f, 'files');
     if (e.original !== undefined) checkFile(e.original, 'original');
     if (e.inputs !== undefined) for (const f of Array.isArray(e.inputs) ? e.inputs : [null]) checkFile(f, 'inputs');
+    const takeProblem = checkTakes(e);
+    if (takeProblem) fail(`${where}.${takeProblem.field}`, takeProblem.message);
     if (e.job !== undefined) {
       const job = e.job;
       if (
@@ -105,6 +107,7 @@ function checkLock(data: unknown, file: string): Lock {
       if (record.credits !== undefined && !isCount(record.credits)) fail(`${where}.job.credits`, 'must be a whole number');
       if (record.generation !== undefined && !isCount(record.generation)) fail(`${where}.job.generation`, 'must be a whole number');
       if (record.specParts !== undefined && !isSpecParts(record.specParts)) fail(`${where}.job.specParts`, SPEC_PARTS_SHAPE);
+      if (record.take !== undefined && !isTakeNumber(record.take)) fail(`${where}.job.take`, TAKE_NUMBER);
     }
   }
   return data as unknown as Lock;
@@ -154,6 +157,43 @@ function isSpecParts(value: unknown): boolean {
     if (++count > 16 || name.length > 32 || typeof hash !== 'string' || hash.length > 64) return false;
   }
   return true;
+}
+
+const TAKE_NUMBER = 'must be a whole number from 1 (a take of the asset)';
+const isTakeNumber = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 1;
+
+/**
+ * An entry's takes (records.ts LockedTake): each with a distinct number k, a project path, a hash,
+ * a size and its credits; `picked` names one of them. The first problem, with the field it is in.
+ */
+function checkTakes(entry: Record<string, unknown>): { field: string; message: string } | undefined {
+  const { candidates, picked } = entry;
+  if (candidates !== undefined) {
+    if (!Array.isArray(candidates)) return { field: 'candidates', message: 'must be a list of takes' };
+    const seen = new Set<number>();
+    for (const take of candidates as unknown[]) {
+      if (
+        !isObject(take) ||
+        !isTakeNumber(take.k) ||
+        typeof take.file !== 'string' ||
+        typeof take.sha256 !== 'string' ||
+        typeof take.size !== 'number' ||
+        !(take.credits === null || typeof take.credits === 'number')
+      )
+        return {
+          field: 'candidates',
+          message: 'each take needs k (a whole number from 1), file, sha256, size and credits (a number or null)',
+        };
+      if (!isProjectPath(take.file)) return { field: 'candidates', message: `${take.file} is not a path inside the project` };
+      if (seen.has(take.k as number)) return { field: 'candidates', message: `take ${take.k as number} is listed twice` };
+      seen.add(take.k as number);
+    }
+  }
+  if (picked === undefined) return undefined;
+  if (!isTakeNumber(picked)) return { field: 'picked', message: TAKE_NUMBER };
+  if (!Array.isArray(candidates) || !candidates.some((take: { k: unknown }) => take.k === picked))
+    return { field: 'picked', message: `names take ${picked as number}, which candidates does not list` };
+  return undefined;
 }
 
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;

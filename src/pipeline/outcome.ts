@@ -40,6 +40,13 @@ export interface AssetResult {
   resume?: string;
   /** Why the plan chose what it did for it. */
   why?: string[];
+  /**
+   * An image with takes (docs/build.md "Takes"): each take kept (its number, file and what it cost),
+   * and the one the output is made from; `unpicked` says the build used take 1 because nobody picked.
+   */
+  takes?: { k: number; file: string; credits: number | null }[];
+  picked?: number;
+  unpicked?: string;
 }
 
 export type BuildTotals = Record<Exclude<AssetOutcome, never>, number> & { assets: number; credits: number };

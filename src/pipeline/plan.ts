@@ -22,6 +22,19 @@ import { inTarget } from './paths.js';
 import { planPost } from './post.js';
 import { inShard, selectIds, type Shard } from './shard.js';
 import { planSheetItem, sheetFiles } from './sheet.js';
+import {
+  droppedTakesReason,
+  freshTakes,
+  missingTakes,
+  pickedTake,
+  unpickedNote,
+  takeList,
+  takeOf,
+  takeRange,
+  takeState,
+  wantedTakes,
+  withPickedAsOriginal,
+} from './takes.js';
 
 export interface PlanOptions {
   /** The service host the assets are made on: part of every spec (a staging asset is not a production one). */
@@ -40,6 +53,10 @@ export interface PlanOptions {
   compareSpecs?: boolean;
   /** Node ids of workflows from the service (`workflows list`), for the ownership check (./owners.ts). */
   workflowNodes?: WorkflowNodes;
+  /** `build --more K`: K more takes of each selected image asset, keeping every earlier one (./takes.ts). */
+  more?: number;
+  /** `build --prune-takes`: plan to delete the take files of each selected asset that are not picked. */
+  pruneTakes?: boolean;
 }
 
 /**
@@ -59,6 +76,7 @@ export function recordedFiles(lock: Lock): string[] {
   for (const entry of Object.values(lock.assets)) {
     for (const file of entry.files) files.push(file.path);
     if (entry.original) files.push(entry.original.path);
+    if (entry.candidates) for (const take of entry.candidates) files.push(take.file);
   }
   return files;
 }
@@ -128,11 +146,18 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   for (const item of items) if (SAVING_ACTIONS.has(item.action)) saving.add(item.id);
   checkOwnership(manifest, lock, hashes, saving, options.workflowNodes ?? new Map());
 
-  const estimate = { credits: 0, unknown: [] as string[] };
+  const estimate: Plan['estimate'] = { credits: 0, unknown: [] };
+  let calls = 0;
+  let paying = 0;
   for (const item of items) {
     if (item.estimate === null) estimate.unknown.push(item.id);
     else estimate.credits += item.estimate;
+    if (item.action !== 'generate' && item.action !== 'resume') continue;
+    paying += 1;
+    calls += item.takes?.length ?? 1;
   }
+  // Said when takes make it differ from one call per asset to generate or resume.
+  if (calls !== paying) estimate.calls = calls;
   return { service: options.service, items, estimate, unmatched };
 }
 
@@ -145,7 +170,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   const files = checkFiles(entry, hashes);
   // Fields assigned in the order of the --json document (not spread from conditional objects: this
   // runs for every asset of every plan, and each spread is a temporary object).
-  const item = (status: PlanStatus, action: PlanAction, reasons: string[], sameGeneration = false): PlanItem => {
+  const item = (status: PlanStatus, action: PlanAction, reasons: string[], sameGeneration = false, takes?: number[]): PlanItem => {
     const made: PlanItem = { id: asset.id, status, action, kind: asset.kind, spec } as PlanItem;
     if (asset.agent !== undefined) made.agent = asset.agent;
     if (asset.workflow !== undefined) made.workflow = asset.workflow;
@@ -157,33 +182,69 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
     // charge. An entry without one (a lock from before generations) was built as generation 1.
     if (action === 'generate' && sameGeneration && entry) {
       made.generation = entry.generation ?? 1;
-      made.reusesKey = true;
+      // New takes of the same generation have keys never sent; a take made before is asked again.
+      if (!takes?.length || takes.some((k) => takeOf(entry, k))) made.reusesKey = true;
     } else if (action === 'generate') made.generation = (entry ? (entry.generation ?? 1) : 0) + 1;
     made.estimate = action === 'generate' || (action === 'resume' && unanswered(entry?.job)) ? estimateFor(asset, charges()) : 0;
-    made.prunable = [];
+    if (takes && (takes.length || action === 'resume') && (action === 'generate' || action === 'resume')) {
+      // Each take is its own paid call: the estimate is their number times one's price (the
+      // resumed take's only when its answer was never recorded).
+      const price = estimateFor(asset, charges());
+      const resumed = action === 'resume' && entry?.job?.take !== undefined && takes.includes(entry.job.take) ? 1 : 0;
+      const paid = takes.length - resumed + (resumed && unanswered(entry?.job) ? 1 : 0);
+      made.takes = takes;
+      made.takePrice = price;
+      made.estimate = price === null ? (paid ? null : 0) : paid * price;
+    }
+    // --prune-takes acts once the asset is as the build leaves it; a new generation removes every take anyway.
+    made.prunable = options.pruneTakes && (action === 'none' || action === 'reprocess') ? prunableTakes(entry, hashes) : [];
     return made;
   };
+  // A new generation: takes 1 to N afresh (the last generation's take files are removed).
+  const fresh = freshTakes(asset, asset.kind === 'image' ? options.more : undefined);
+  const freshReasons = (): string[] =>
+    fresh.length
+      ? [`${fresh.length} takes (${takeList(fresh)}), a paid call each`, ...droppedTakesReason(asset.id, entry)]
+      : droppedTakesReason(asset.id, entry);
 
   if (entry?.job) {
     const stale =
       options.compareSpecs !== false && entry.job.spec !== spec
         ? ['the manifest changed since it was submitted: rebuilt after it finishes']
         : [];
-    return item('in-flight', 'resume', [
-      entry.job.jobId ? `in flight as ${entry.job.jobId}` : 'submitted; its answer was not recorded',
-      ...stale,
-    ]);
+    const take = entry.job.take;
+    if (take === undefined)
+      return item('in-flight', 'resume', [
+        entry.job.jobId ? `in flight as ${entry.job.jobId}` : 'submitted; its answer was not recorded',
+        ...stale,
+      ]);
+    // A take in flight: asked again with its key (a replay, never a second charge), then the takes
+    // of its generation still missing (none when the manifest changed: rebuilt after).
+    const wanted = Math.max(wantedTakes(asset), take);
+    const made = new Set((entry.candidates ?? []).map((one) => one.k));
+    // After a pick, `variants` makes no more takes (./takes.ts missingTakes): only the one in flight.
+    const rest = stale.length || entry.picked !== undefined ? [] : takeRange(1, wanted).filter((k) => k !== take && !made.has(k));
+    const takes = [...new Set([take, ...rest])].filter((k) => !made.has(k)).sort((a, b) => a - b);
+    // A build that stopped between takes (capped, failed) leaves the last one made as its job.
+    const where = made.has(take) ? `the last build stopped after take ${take}` : `take ${take} submitted; its answer was not recorded`;
+    const then = takes.length ? `${takeList(takes)} to make` : 'every take made: the output is made from the picked one';
+    return item('in-flight', 'resume', [where, then, ...stale], false, takes);
   }
   // A file already where a single-file `out` points, which assetgen did not make, is someone's
   // work: generating over it waits for --force, whatever the reason to generate.
   const target = asset.out.type === 'file' ? asset.out.path : undefined;
   const foreign = target && hashes.get(target) && !entry?.files.some((file) => file.path === target) ? target : undefined;
-  const generate = (status: PlanStatus, reasons: string[], sameGeneration = false): PlanItem =>
-    !foreign
-      ? item(status, 'generate', reasons, sameGeneration && !options.force)
+  // A new generation makes `fresh` takes; the same generation (asked again) makes those given.
+  const generate = (status: PlanStatus, reasons: string[], sameGeneration = false, takes?: number[]): PlanItem => {
+    const again = sameGeneration && !options.force;
+    const making = again ? takes : fresh;
+    const said = again ? reasons : [...reasons, ...freshReasons()];
+    return !foreign
+      ? item(status, 'generate', said, again, making)
       : options.force
-        ? item(status, 'generate', [...reasons, `--force: replaces ${foreign}, which assetgen did not make`])
+        ? item(status, 'generate', [...said, `--force: replaces ${foreign}, which assetgen did not make`], false, fresh)
         : item(status, 'keep', [...reasons, `${foreign} exists and assetgen did not make it: left alone (--force replaces it)`]);
+  };
   if (!entry?.spec) return generate('new', ['not built yet']);
   const specChanged = options.compareSpecs !== false && entry.spec !== spec;
   const edited = files.filter((file) => file.state === 'edited');
@@ -191,24 +252,65 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
     const what = `${edited.map((file) => file.path).join(', ')} edited since assetgen wrote it`;
     const also = specChanged ? ['the spec changed too'] : [];
     return options.force
-      ? item('edited', 'generate', [what, ...also, '--force: regenerated'])
+      ? item('edited', 'generate', [what, ...also, '--force: regenerated', ...freshReasons()], false, fresh)
       : item('edited', 'keep', [what, ...also, 'left alone (--force regenerates)']);
   }
   if (specChanged) return generate('changed', [describeChange(entry, asset, options.service)]);
-  const post = options.force ? undefined : planPost(asset, entry, files, hashes);
+  // With takes, the picked take is what post steps run on (as a kept original is), and the build
+  // makes the output from it again after making any missing take.
+  const takes = asset.kind === 'image' && !options.force ? missingTakes(asset, entry, options.more) : undefined;
+  const planned = entry.candidates ? withPickedAsOriginal(entry) : entry;
+  const post = options.force ? undefined : planPost(asset, planned, files, hashes);
+  // The picked take's file is gone: asked for again with its key (a replay where the service keeps answers).
+  if (post?.action === 'generate' && entry.candidates) {
+    const picked = pickedTake(entry);
+    return generate(
+      post.status,
+      post.reasons,
+      true,
+      [...new Set([picked, ...takes!.make])].sort((a, b) => a - b),
+    );
+  }
   if (post?.action === 'generate') return generate(post.status, post.reasons, true);
+  if (takes?.make.length && post?.action !== 'keep')
+    return item(post?.status ?? 'changed', 'generate', [...(post?.reasons.slice(0, -1) ?? []), ...takes.reasons], true, takes.make);
   if (post && foreign && post.action === 'reprocess')
     return item(post.status, 'keep', [
       ...post.reasons.slice(0, -1),
       `${foreign} exists and assetgen did not make it: left alone (--force replaces it)`,
     ]);
   if (post) return { ...item(post.status, post.action, post.reasons), ...(post.source ? { source: post.source } : {}) };
-  if (!files.every((file) => inTarget(file.path, asset.id, asset.out))) return generate('changed', ['out changed'], true);
+  const moved = !files.every((file) => inTarget(file.path, asset.id, asset.out));
   const missing = files.filter((file) => file.state === 'missing');
-  if (missing.length) return generate('missing', [`${missing.map((file) => file.path).join(', ')} missing`], true);
+  // An output of a take moved or gone: made again from the picked take, with no paid call.
+  const source = entry.candidates && (moved || missing.length) ? takeOf(entry, pickedTake(entry)) : undefined;
+  if (source && takeState(source, hashes) === 'ok') {
+    const what = moved ? 'out changed' : `${missing.map((file) => file.path).join(', ')} missing`;
+    return {
+      ...item(moved ? 'changed' : 'missing', 'reprocess', [what, `made again from ${source.file}, no paid call`]),
+      source: source.file,
+    };
+  }
+  if (moved) return generate('changed', ['out changed'], true, entry.candidates ? [pickedTake(entry)] : undefined);
+  if (missing.length)
+    return generate(
+      'missing',
+      [`${missing.map((file) => file.path).join(', ')} missing`],
+      true,
+      entry.candidates ? [pickedTake(entry)] : undefined,
+    );
   // A deliberate regeneration: a new generation, so a new key and a new asset (and a new charge).
-  if (options.force) return item('up-to-date', 'generate', ['--force: regenerated']);
-  return item('up-to-date', 'none', []);
+  if (options.force) return item('up-to-date', 'generate', ['--force: regenerated', ...freshReasons()], false, fresh);
+  const prune = options.pruneTakes ? prunableTakes(entry, hashes) : [];
+  if (prune.length) return item('up-to-date', 'none', [`--prune-takes: ${prune.join(', ')} deleted (not picked)`]);
+  return item('up-to-date', 'none', entry.candidates && entry.picked === undefined ? [unpickedNote(asset.id)] : []);
+}
+
+/** --prune-takes: the take files of an entry that are not picked and that nobody changed (prune keeps an edited one). */
+function prunableTakes(entry: LockEntry | undefined, hashes: FileHashes): string[] {
+  if (!entry?.candidates || entry.job) return [];
+  const picked = pickedTake(entry);
+  return entry.candidates.filter((take) => take.k !== picked && takeState(take, hashes) === 'ok').map((take) => take.file);
 }
 
 function planRemoved(id: string, entry: LockEntry, hashes: FileHashes, options: PlanOptions): PlanItem {
@@ -284,10 +386,12 @@ const chargeKey = (asset: Pick<ManifestAsset, 'kind' | 'agent' | 'workflow'>): s
 export function lastCharges(lock: Lock): LastCharges {
   const last = new Map<string, { at: string; credits: number }>();
   for (const entry of Object.values(lock.assets)) {
-    if (typeof entry.credits !== 'number' || !entry.finishedAt) continue;
+    // An asset with takes records their sum: one call's price is a take's own charge.
+    const credits = entry.candidates ? entry.candidates.findLast((take) => typeof take.credits === 'number')?.credits : entry.credits;
+    if (typeof credits !== 'number' || !entry.finishedAt) continue;
     const key = chargeKey(entry);
     const seen = last.get(key);
-    if (!seen || entry.finishedAt > seen.at) last.set(key, { at: entry.finishedAt, credits: entry.credits });
+    if (!seen || entry.finishedAt > seen.at) last.set(key, { at: entry.finishedAt, credits });
   }
   return new Map([...last].map(([key, { credits }]) => [key, credits]));
 }

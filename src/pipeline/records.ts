@@ -225,12 +225,21 @@ export interface PlanItem {
   /** That generation's key was sent by an earlier build (a missing file asked for again). */
   reusesKey?: boolean;
   /**
+   * An image with takes (`variants`, --more): the take numbers this action makes, a paid call each
+   * (one after another), with what one take should cost (null: unknown); `estimate` is their sum.
+   */
+  takes?: number[];
+  takePrice?: number | null;
+  /**
    * Credits the action would cost: 0 unless it generates (or resumes a paid call whose answer was
    * never recorded: asking again may be its first execution); null when unknown. A video's price
    * is known; polls are not counted here (the build asks the budget before each).
    */
   estimate: number | null;
-  /** For a removed asset: the files prune may delete (recorded by assetgen and unchanged). */
+  /**
+   * For a removed asset: the files prune may delete (recorded by assetgen and unchanged); with
+   * --prune-takes, an asset's take files that are not picked (./takes.ts).
+   */
   prunable: string[];
 }
 
@@ -238,8 +247,11 @@ export interface Plan {
   service: string;
   /** In manifest order, then removed assets in id order. */
   items: PlanItem[];
-  /** The credits the `generate` actions would cost, as far as known; `unknown` lists the rest. */
-  estimate: { credits: number; unknown: string[] };
+  /**
+   * The credits the `generate` actions would cost, as far as known; `unknown` lists the rest;
+   * `calls`: the paid calls they make (each take of an asset is one).
+   */
+  estimate: { credits: number; unknown: string[]; calls?: number };
   /** Selectors (ids, globs) that matched no asset. */
   unmatched: string[];
 }

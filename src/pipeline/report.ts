@@ -7,7 +7,7 @@ import { readRegularFile } from '../files/confine.js';
 import { mediaInfo } from '../files/media-info.js';
 import type { GalleryAsset, GalleryAtlas, GalleryFile, GalleryFrame, GalleryStatus, GalleryTake } from './gallery.js';
 import type { Lock, LockEntry, ManifestAsset, Plan, PlanItem } from './records.js';
-import { lookAtTakes } from './takes.js';
+import { lookAtTakes } from './take-review.js';
 import { describePostStep, postOf } from './provenance.js';
 import type { AssetResult } from './outcome.js';
 

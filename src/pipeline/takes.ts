@@ -1,108 +1,107 @@
-// An asset's takes as the lock records them (LockEntry.candidates, `picked`), read for looking at:
-// each take's file read from the project by the confinement rule, checked against its recorded
-// hash, measured (imaging/take-metrics.ts). What `assetgen takes`, the contact sheet and the gallery
-// show (the commands that pick one are spelled by the CLI: commands/project/takes.ts). The lock's records are read as untrusted: a take with no number or a path outside the
-// project is a lock error naming it. Prints nothing.
-import fs from 'node:fs';
-import { placeIn, readRegularFile } from '../files/confine.js';
-import type { RawImage } from '../imaging/raw.js';
-import type { TakeMetrics } from '../imaging/take-metrics.js';
-import { LockError } from './errors.js';
-import { sha256 } from './hash.js';
-import { isProjectPath } from './paths.js';
-import type { LockedTake, LockEntry } from './records.js';
+// Takes of an image asset (issue 27, docs/build.md "Takes: variants, pick, more"): `variants: N`
+// asks for N takes, each its own paid call with its own key (hash.ts idempotencyKeyFor), kept under
+// .assetgen/candidates/<id>/<k>.<ext>; the output is made from the picked one (take 1 until
+// `assetgen pick`). Here: the paths, and what planning decides about takes. Pure: no file is read.
+import path from 'node:path';
+import type { FileHash, FileHashes, LockedFile, LockedTake, LockEntry, ManifestAsset } from './records.js';
 
-/** A take file larger than this is not read (its card says so): takes are pictures, not archives. */
-export const MAX_TAKE_BYTES = 64 * 1024 * 1024;
+/** Where takes are kept, under the project root: one folder per asset id. */
+export const CANDIDATES_DIR = '.assetgen/candidates';
 
-/** The take `files` are made from: the lock's `picked`, else take 1 (a build never waits for a person). */
+export const candidatesFolder = (id: string): string => `${CANDIDATES_DIR}/${id}`;
+
+/** Take k's file, with the extension of what the service sent (`.png`). */
+export const takePath = (id: string, k: number, extension: string): string => `${candidatesFolder(id)}/${k}${extension}`;
+
+/** Whether a project path is one of the asset's take files (kept in place, never copied or removed as an original is). */
+export const isTakeFile = (id: string, file: string): boolean => path.posix.dirname(file) === candidatesFolder(id);
+
+/** How many takes the manifest asks for (1: a plain asset). */
+export const wantedTakes = (asset: Pick<ManifestAsset, 'variants'>): number => asset.variants ?? 1;
+
+/** The take the output comes from: the one picked, else take 1. */
 export const pickedTake = (entry: Pick<LockEntry, 'picked'>): number => entry.picked ?? 1;
 
-/** The entry's takes in order of k, checked; [] for an asset without takes. */
-export function takesOf(id: string, entry: Pick<LockEntry, 'candidates'> | undefined): LockedTake[] {
-  const candidates: unknown = entry?.candidates;
-  if (candidates === undefined) return [];
-  const where = `assetgen.lock: assets.${id}.candidates`;
-  if (!Array.isArray(candidates)) throw new LockError(`${where}: must be a list`);
-  const seen = new Set<number>();
-  const takes = candidates.map((take: unknown, index): LockedTake => {
-    const record = (typeof take === 'object' && take !== null ? take : {}) as Record<string, unknown>;
-    const { k, file, sha256: hash, size, credits } = record;
-    if (!Number.isSafeInteger(k) || (k as number) < 1 || seen.has(k as number))
-      throw new LockError(`${where}[${index}].k: must be a whole number from 1, once each`);
-    if (typeof file !== 'string' || !isProjectPath(file)) throw new LockError(`${where}[${index}].file: must be a path inside the project`);
-    if (typeof hash !== 'string' || !Number.isSafeInteger(size) || (size as number) < 0)
-      throw new LockError(`${where}[${index}]: needs sha256 and size`);
-    if (credits !== null && credits !== undefined && typeof credits !== 'number')
-      throw new LockError(`${where}[${index}].credits: must be a number`);
-    seen.add(k as number);
-    return { k: k as number, file, sha256: hash, size: size as number, credits: typeof credits === 'number' ? credits : null };
-  });
-  return takes.sort((a, b) => a.k - b.k);
+/** What a build says of an asset whose takes nobody has picked: it uses take 1, and how to choose. */
+export const unpickedNote = (id: string): string => `take 1 used until you pick (assetgen pick ${id} <k>)`;
+
+/** The entry's take `k`, if recorded. */
+export const takeOf = (entry: Pick<LockEntry, 'candidates'> | undefined, k: number): LockedTake | undefined =>
+  entry?.candidates?.find((take) => take.k === k);
+
+/** A take as the lock's file record (what post-processing runs on, as it runs on a kept original). */
+export const takeAsFile = (take: LockedTake): LockedFile => ({ path: take.file, sha256: take.sha256, size: take.size });
+
+/** Take numbers from `from` to `to`, inclusive. */
+export const takeRange = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+
+/** "take 2", "takes 2 and 3", "takes 2 to 5": how reasons name take numbers. */
+export function takeList(ks: readonly number[]): string {
+  if (ks.length === 1) return `take ${ks[0]}`;
+  const consecutive = ks.every((k, i) => i === 0 || k === ks[i - 1] + 1);
+  if (consecutive && ks.length > 2) return `takes ${ks[0]} to ${ks.at(-1)}`;
+  return `takes ${ks.slice(0, -1).join(', ')} and ${ks.at(-1)}`;
 }
 
-export interface LookedTake extends LockedTake {
-  picked: boolean;
-  /** ok: the bytes the lock records; edited: changed since; missing: not there (or not a regular file); unreadable: too large or not an image. */
-  state: 'ok' | 'edited' | 'missing' | 'unreadable';
-  /** Why it is not ok, for people. */
-  problem?: string;
-  metrics?: TakeMetrics;
-  /** The file's bytes and pixels, when read (the gallery embeds the bytes, the contact sheet draws the pixels). */
-  bytes?: Buffer;
-  image?: RawImage;
+/** What planning decides for the takes of an asset whose spec is unchanged (and nothing in flight). */
+export interface TakesDecision {
+  /** The takes to make (a paid call each); empty: none. */
+  make: number[];
+  reasons: string[];
 }
 
 /**
- * Reads and measures every take of an entry under `root`, one at a time (a take's pixels can be
- * large); `pixels` keeps each take's decoded pixels (for the contact sheet). A take that cannot be
- * read says why: this never throws for one.
+ * The takes an up-to-date image asset still lacks. Before a pick, `variants` makes takes up to N;
+ * once picked (`assetgen pick`, or --prune-takes), the choice is kept and only `more` (build
+ * --more K) makes takes: raising `variants` then costs nothing by surprise. A built asset without
+ * takes is take 1 (made into a take file by the build, with no paid call).
  */
-export async function lookAtTakes(
-  root: string,
-  id: string,
-  entry: Pick<LockEntry, 'candidates' | 'picked'> | undefined,
-  options: { pixels: boolean },
-): Promise<LookedTake[]> {
-  const picked = entry ? pickedTake(entry) : 1;
-  const looked: LookedTake[] = [];
-  for (const take of takesOf(id, entry)) looked.push(await lookAtTake(root, take, take.k === picked, options.pixels));
-  return looked;
-}
-
-async function lookAtTake(root: string, take: LockedTake, picked: boolean, keepPixels: boolean): Promise<LookedTake> {
-  const base = { ...take, picked };
-  let bytes: Buffer;
-  try {
-    const place = placeIn(root, take.file);
-    if (place.entry !== 'file') return { ...base, state: 'missing', problem: place.entry === 'none' ? 'missing' : 'not a regular file' };
-    const size = (await fs.promises.lstat(place.file)).size;
-    if (size > MAX_TAKE_BYTES)
-      return { ...base, state: 'unreadable', problem: `too large to look at (${Math.round(size / 1024 / 1024)} MB)` };
-    bytes = await readRegularFile(place.file, take.file);
-  } catch (error) {
-    return { ...base, state: 'missing', problem: error instanceof Error ? error.message : String(error) };
+export function missingTakes(asset: ManifestAsset, entry: LockEntry, more: number | undefined): TakesDecision {
+  const made = entry.candidates?.map((take) => take.k) ?? [1];
+  const highest = Math.max(...made);
+  const wanted = wantedTakes(asset);
+  const adopting = !entry.candidates;
+  if (more) {
+    const make = takeRange(Math.max(highest, wanted) + 1, Math.max(highest, wanted) + more);
+    return {
+      make,
+      reasons: [`--more ${more}: ${takeList(make)} to make, a paid call each (${plural(made.length)} kept)`, ...adopt(adopting)],
+    };
   }
-  const state = sha256(bytes) === take.sha256 && bytes.length === take.size ? 'ok' : 'edited';
-  try {
-    const { measureTake } = await import('../imaging/take-metrics.js');
-    const { metrics, image } = await measureTake(bytes, take.file);
-    const edited = state === 'edited' ? { problem: 'changed since assetgen wrote it' } : {};
-    return { ...base, state, ...edited, metrics, bytes, ...(keepPixels ? { image } : {}) };
-  } catch (error) {
-    return { ...base, state: 'unreadable', problem: error instanceof Error ? error.message : String(error), bytes };
-  }
-}
-
-/** The contact sheet of looked-at takes (imaging/contact-sheet.ts), with its layout naming each take's file. */
-export async function contactSheetOf(id: string, takes: readonly LookedTake[]) {
-  const { renderContactSheet } = await import('../imaging/contact-sheet.js');
-  const sheet = await renderContactSheet(takes.map((take) => ({ k: take.k, picked: take.picked, image: take.image ?? null })));
-  const files = new Map(takes.map((take) => [take.k, take.file]));
-  const layout = {
-    asset: id,
-    ...sheet.layout,
-    takes: sheet.layout.takes.map((cell) => ({ ...cell, file: files.get(cell.k)! })),
+  if (entry.picked !== undefined || made.length >= wanted) return { make: [], reasons: [] };
+  const make = takeRange(1, wanted).filter((k) => !made.includes(k));
+  return {
+    make,
+    reasons: [`${made.length} of ${wanted} takes made: ${takeList(make)} to make, a paid call each`, ...adopt(adopting)],
   };
-  return { png: sheet.png, layout };
+}
+
+const plural = (n: number): string => `${n} take${n === 1 ? '' : 's'}`;
+const adopt = (adopting: boolean): string[] => (adopting ? ['take 1 is the asset as built (kept as a take file, no paid call)'] : []);
+
+/** For a new generation: takes 1 to N (N + more with --more); none for a plain asset. */
+export function freshTakes(asset: ManifestAsset, more: number | undefined): number[] {
+  const count = wantedTakes(asset) + (more ?? 0);
+  return count > 1 ? takeRange(1, count) : [];
+}
+
+/** The reason a new generation gives when the entry has takes of the last one: they are removed. */
+export function droppedTakesReason(id: string, entry: LockEntry | undefined): string[] {
+  const count = entry?.candidates?.length ?? 0;
+  return count ? [`the last generation's ${plural(count)} (${candidatesFolder(id)}/) removed`] : [];
+}
+
+/** The state of a take's file on disk, as planning checks files. */
+export function takeState(take: LockedTake, hashes: FileHashes): 'ok' | 'edited' | 'missing' {
+  const found: FileHash | null | undefined = hashes.get(take.file);
+  return !found ? 'missing' : found.sha256 === take.sha256 && found.size === take.size ? 'ok' : 'edited';
+}
+
+/**
+ * The entry as post-processing planning sees it: for an asset with takes, the picked take plays the
+ * role of the kept original (its post steps run on it), so a changed step re-processes it, free.
+ */
+export function withPickedAsOriginal(entry: LockEntry): LockEntry {
+  const take = takeOf(entry, pickedTake(entry));
+  return take ? { ...entry, original: takeAsFile(take) } : entry;
 }

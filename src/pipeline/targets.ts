@@ -10,6 +10,7 @@ import { MEDIA_EXTENSIONS } from '../files/media.js';
 import type { PlanItem } from './records.js';
 import { originalsFolder } from './post.js';
 import { sheetFiles } from './sheet.js';
+import { candidatesFolder } from './takes.js';
 
 /** Whether a file name (lower-cased) is `<id>.<ext>` for a media extension: what an image, a video or a kept original is saved as. */
 const mediaNameOf = (id: string) => (lower: string) => Object.keys(MEDIA_EXTENSIONS).some((ext) => lower === `${id}${ext}`);
@@ -45,6 +46,8 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
       const named = mediaNameOf(id);
       attempt(() => checkFolder(originalsFolder(item.id), (name) => name === source || named(name)));
     }
+    // Takes are saved as .assetgen/candidates/<id>/<k>.<ext> (./takes.ts).
+    if (item.takes) attempt(() => checkFolder(candidatesFolder(item.id), (name) => /^[0-9]+\.[a-z0-9]+$/.test(name)));
     if (out.type === 'file') {
       // A sheet writes its data file beside its atlas.
       for (const file of item.kind === 'sheet' ? sheetFiles(out.path) : [out.path])
@@ -91,6 +94,7 @@ export function sweepTargetFolders(root: string, items: readonly PlanItem[]): vo
     const out = item.asset?.out;
     if (out) folders.add(out.type === 'file' ? path.posix.dirname(out.path) : out.dir);
     if (item.asset?.post || item.source) folders.add(originalsFolder(item.id));
+    if (item.takes) folders.add(candidatesFolder(item.id));
     for (const file of item.files) folders.add(path.posix.dirname(file.path));
   }
   for (const folder of folders) {

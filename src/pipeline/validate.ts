@@ -1,6 +1,7 @@
 // Checks manifest text against the manifest's rules, walking the YAML syntax tree so that each
 // problem carries the line and column of the field it concerns. Rules are kept in step with
 // schema/assetgen.schema.json (test/project/schema.test.ts runs both over the same files).
+import { MAX_TAKES } from '../api/takes.cjs';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
 import type { AssetKind, ManifestAsset, OutputTarget } from './records.js';
@@ -17,8 +18,8 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
 const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
 
 const TOP_FIELDS = ['$schema', 'budget', 'provenance', 'vars', 'defaults', 'assets'];
-const DEFAULT_FIELDS = ['agent', 'out', 'style', 'post'];
-const ASSET_FIELDS = 'id prompt workflow video agent set out duration aspectRatio style matrix post sheet'.split(' ');
+const DEFAULT_FIELDS = ['agent', 'out', 'style', 'post', 'variants'];
+const ASSET_FIELDS = 'id prompt workflow video agent set out duration aspectRatio style matrix post variants sheet'.split(' ');
 /** The field that makes an asset of each kind. */
 const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video', sheet: 'sheet' } as const;
 const KIND_NAMES = Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[];
@@ -29,6 +30,7 @@ const ONLY_FOR: [string, AssetKind[]][] = Object.entries({
   duration: ['video'],
   aspectRatio: ['video'],
   post: ['image'],
+  variants: ['image'],
 } satisfies Record<string, AssetKind[]>);
 
 /** What a manifest's text gives when valid (the assets are empty when there are issues). */
@@ -118,6 +120,8 @@ interface AssetDefaults {
   defaultAgent?: string;
   defaultOut: OutputTarget;
   defaultPost?: PostStep[];
+  /** defaults.variants: the takes of image assets that give no `variants` of their own. */
+  defaultVariants?: number;
 }
 
 function readDefaults(walker: Walker, defaults: Entry | undefined): AssetDefaults {
@@ -129,6 +133,7 @@ function readDefaults(walker: Walker, defaults: Entry | undefined): AssetDefault
   const entries = walker.fields(defaults.value, 'defaults', DEFAULT_FIELDS);
   read.defaultAgent = walker.string(entries.get('agent'), 'defaults.agent');
   read.defaultPost = readPost(walker, entries.get('post'), 'defaults.post');
+  read.defaultVariants = readVariants(walker, entries.get('variants'), 'defaults.variants');
   const out = walker.string(entries.get('out'), 'defaults.out');
   if (out !== undefined) {
     // defaults.out is always a folder: the trailing slash is optional there.
@@ -198,7 +203,11 @@ function readAsset(walker: Walker, node: Node, field: string, options: AssetDefa
 
   for (const [name, kinds] of ONLY_FOR) {
     if (kind && entries.has(name) && !kinds.includes(kind))
-      walker.issue(entries.get(name)!.key, `${field}.${name}`, `does not apply to ${kind === 'image' ? 'an image' : `a ${kind}`} asset`);
+      walker.issue(
+        entries.get(name)!.key,
+        `${field}.${name}`,
+        `does not apply to ${kind === 'image' ? 'an image' : `a ${kind}`} asset${name === 'variants' ? VARIANTS_ONLY_IMAGES[kind] : ''}`,
+      );
   }
   let agent = walker.string(entries.get('agent'), `${field}.agent`);
   // defaults.agent is an image agent: a video without one is left to the service's default.
@@ -219,6 +228,12 @@ function readAsset(walker: Walker, node: Node, field: string, options: AssetDefa
   const outText = walker.string(outEntry, `${field}.out`);
   const out = outText === undefined ? options.defaultOut : outputTarget(walker, outEntry!.value, `${field}.out`, outText, kind);
   const post = assetPost(walker, { entries, node, field, kind, out }, options.defaultPost);
+  // defaults.variants is for image assets only, as defaults.post is.
+  const variants = entries.has('variants')
+    ? readVariants(walker, entries.get('variants'), `${field}.variants`)
+    : kind === 'image'
+      ? options.defaultVariants
+      : undefined;
   if (kind === 'sheet') checkSheetOut(walker, { entries, node, field, out });
 
   if (walker.issues.length > before || !id || !kind || !text || !out) return undefined;
@@ -232,7 +247,30 @@ function readAsset(walker: Walker, node: Node, field: string, options: AssetDefa
   if (typeof seconds === 'number') asset.duration = seconds;
   if (ratio) asset.aspectRatio = ratio;
   if (post?.length) asset.post = post;
+  // One take is an asset without takes: `variants: 1` and none are the same asset.
+  if (kind === 'image' && variants !== undefined && variants > 1) asset.variants = variants;
   return asset;
+}
+
+/** Why `variants` is refused on each kind that is not an image (said after "does not apply to a … asset"). */
+const VARIANTS_ONLY_IMAGES: Record<AssetKind, string> = {
+  image: '',
+  workflow: ': a run makes its own set of files; make separate assets for more runs',
+  video: ': a video take is a 180-credit job of its own; make separate assets',
+  sheet: ': a sheet packs the picked takes of its inputs, free',
+};
+
+/** `variants`: a whole number of takes from 1 to MAX_TAKES; undefined when absent or after reporting the problem. */
+function readVariants(walker: Walker, entry: Entry | undefined, field: string): number | undefined {
+  if (!entry) return undefined;
+  const value = isScalar(entry.value) ? entry.value.value : undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_TAKES) return value;
+  walker.issue(
+    entry.value ?? entry.key,
+    field,
+    `must be a whole number of takes from 1 to ${MAX_TAKES} (each take is a paid call), not ${JSON.stringify(value ?? null)}`,
+  );
+  return undefined;
 }
 
 function readSet(walker: Walker, entry: Entry | undefined, field: string): Record<string, string> | undefined {

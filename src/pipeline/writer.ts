@@ -9,8 +9,11 @@ import path from 'node:path';
 import { openAppendInside, placeToWrite, removeInside, sweepFolder } from '../files/confine.js';
 import { claim } from './lock-claim.js';
 import { readLock, writeLockAtomic, writeLockAtomicSync } from './lock.js';
-import type { Lock, LockedFile, LockEntry, LockJob } from './records.js';
+import type { Lock, LockedFile, LockedTake, LockEntry, LockJob } from './records.js';
 import { journalFileFor, journalLine, type JournalRecord } from './lock-journal.js';
+
+/** The generation an entry's takes belong to: the one in flight, else the last finish's. */
+const takesGeneration = (entry: LockEntry): number => entry.job?.generation ?? entry.generation ?? 1;
 
 /** What the build loop knows when it submits an asset: the lock's job record, less the time it stamps. */
 export type Submission = Omit<LockJob, 'submittedAt'>;
@@ -88,8 +91,9 @@ export class LockWriter {
    */
   submitted(id: string, submission: Submission): Promise<void> {
     return this.#update([id], (lock) => {
-      const { spec, kind, agent, workflow, idempotencyKey, generation, jobId, credits, specParts } = submission;
-      const earlier = lock.assets[id]?.job;
+      const { spec, kind, agent, workflow, idempotencyKey, generation, jobId, credits, specParts, take } = submission;
+      const entry = lock.assets[id];
+      const earlier = entry?.job;
       const same = earlier?.idempotencyKey === idempotencyKey;
       const submittedAt = same ? earlier.submittedAt : new Date().toISOString();
       const job: LockJob = {
@@ -100,11 +104,53 @@ export class LockWriter {
         idempotencyKey,
         generation,
         specParts,
+        take,
         jobId: jobId ?? (same ? earlier.jobId : undefined),
         credits: credits ?? (same ? earlier.credits : undefined),
         submittedAt,
       };
-      lock.assets[id] = { ...(lock.assets[id] ?? { kind, agent, workflow, files: [] }), job };
+      lock.assets[id] = { ...(entry ?? { kind, agent, workflow, files: [] }), job };
+      // The takes listed are those of the generation in flight (else of the last finish): a new
+      // generation starts with none (the build removed the last one's files before this).
+      if (entry?.candidates && takesGeneration(entry) !== generation) {
+        delete lock.assets[id].candidates;
+        delete lock.assets[id].picked;
+      }
+    });
+  }
+
+  /**
+   * A take saved (its paid call answered, or take 1 made from the asset as built): listed with the
+   * takes of its generation, replacing any record of the same number.
+   */
+  tookTake(id: string, take: LockedTake): Promise<void> {
+    return this.#update([id], (lock) => {
+      const entry = lock.assets[id];
+      if (!entry) throw new Error(`LockWriter.tookTake(${id}): the asset has no entry`);
+      entry.candidates = [...(entry.candidates ?? []).filter((other) => other.k !== take.k), take].sort((a, b) => a.k - b.k);
+    });
+  }
+
+  /**
+   * `assetgen pick`: the output is now made from take `k` (no paid call); `processed` is what its
+   * post steps made of it (the files, and the take as the original they ran on).
+   */
+  picked(id: string, k: number, processed: { files: LockedFile[] } & Processed): Promise<void> {
+    return this.#update([id], (lock) => {
+      const entry = lock.assets[id];
+      if (!entry?.candidates?.some((take) => take.k === k)) throw new Error(`LockWriter.picked(${id}, ${k}): no such take`);
+      const { postFailed: _failed, original: _original, post: _post, ...rest } = entry;
+      lock.assets[id] = { ...rest, files: processed.files, original: processed.original, post: processed.post, picked: k };
+    });
+  }
+
+  /** --prune-takes: the takes not picked are deleted; the one kept is recorded as picked (the choice is made). */
+  prunedTakes(id: string, removed: readonly string[]): Promise<void> {
+    return this.#update([id], (lock) => {
+      const entry = lock.assets[id];
+      if (!entry?.candidates) return;
+      entry.picked = entry.picked ?? 1;
+      entry.candidates = entry.candidates.filter((take) => !removed.includes(take.file));
     });
   }
 
@@ -145,11 +191,17 @@ export class LockWriter {
   ): LockEntry {
     const job = lock.assets[id]?.job;
     if (!job) throw new Error(`LockWriter.${what}(${id}): no job was submitted for it`);
-    const { spec, specParts, kind, agent, workflow, generation, jobId } = job;
+    const { spec, specParts, kind, agent, workflow, generation, jobId, take } = job;
     const finishedAt = (result.finishedAt ?? new Date()).toISOString();
     const service = this.#service;
     const { files, credits, original, post } = result;
-    return { kind, agent, workflow, spec, specParts, files, credits, finishedAt, generation, jobId, service, original, post };
+    const made = { kind, agent, workflow, spec, specParts, files, credits, finishedAt, generation, jobId, service, original, post };
+    const entry = lock.assets[id];
+    if (take === undefined || !entry?.candidates?.length) return made;
+    // An asset with takes: its cost is what its takes cost (null when one's is unknown), the pick kept.
+    const { candidates, picked } = entry;
+    const sum = candidates.reduce<number | null>((total, one) => (total === null || one.credits === null ? null : total + one.credits), 0);
+    return { ...made, credits: sum, candidates, ...(picked !== undefined && candidates.some((one) => one.k === picked) ? { picked } : {}) };
   }
 
   /** Re-processed from the kept original (no paid call): new files and steps, the rest as it was (an earlier failure of the steps forgotten). */

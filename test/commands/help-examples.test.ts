@@ -105,7 +105,7 @@ async function prepare(example: Example, project: ReturnType<typeof freshProject
   };
   const [command] = example.args;
   // Commands that read the project's manifest start from the starter one.
-  if (['build', 'report', 'lock', 'takes'].includes(command!)) await ok(['init']);
+  if (['build', 'report', 'lock', 'takes', 'pick'].includes(command!)) await ok(['init']);
   // `takes` looks at an asset built with takes: the starter's sword, given `variants: 3`, built.
   if (command === 'takes') {
     const manifest = path.join(project.home.cwd, 'assetgen.yaml');
@@ -114,6 +114,8 @@ async function prepare(example: Example, project: ReturnType<typeof freshProject
     fs.writeFileSync(manifest, starter.replace('    agent: icon-forge\n', '    agent: icon-forge\n    variants: 3\n'));
     await ok(['build', 'sword', '--yes']);
   }
+  // `pick` chooses among takes: the starter's sword with three, as `build --more` makes them.
+  if (command === 'pick') await ok(['build', 'sword', '--more', '2']);
   // `lock merge` joins the locks of two shards, written as docs/ci.md's jobs write them.
   if (command === 'lock')
     for (const shard of [1, 2]) await ok(['build', '--shard', `${shard}/2`, '--lock-out', `shard-${shard}.lock`, '--yes']);

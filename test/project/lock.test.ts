@@ -80,6 +80,25 @@ describe('reading a lock', () => {
     expect(exitCodeFor(error)).toBe(EXIT.usage);
     expect(error.hint).toContain('merge-conflict markers');
   });
+
+  it("checks an entry's takes: candidates, picked and job.take", () => {
+    const take = (k: unknown, file = `.assetgen/candidates/a/${String(k)}.png`) => ({ k, file, sha256: SHA, size: 1, credits: 10 });
+    const lockWith = (fields: object) => JSON.stringify({ lockfileVersion: 1, assets: { a: { kind: 'image', files: [], ...fields } } });
+    const bad = (fields: object): string => thrown(() => parseLock(lockWith(fields), 'assetgen.lock')).message;
+    expect(parseLock(lockWith({ candidates: [take(1), take(2)], picked: 2 }), 'x').assets.a!.picked).toBe(2);
+    expect(bad({ candidates: {} })).toBe('assetgen.lock: assets.a.candidates: must be a list of takes');
+    expect(bad({ candidates: [take(0)] })).toContain('assets.a.candidates: each take needs k (a whole number from 1)');
+    expect(bad({ candidates: [{ ...take(1), credits: '10' }] })).toContain('credits (a number or null)');
+    expect(bad({ candidates: [take(1, '../x.png')] })).toBe(
+      'assetgen.lock: assets.a.candidates: ../x.png is not a path inside the project',
+    );
+    expect(bad({ candidates: [take(1), take(1)] })).toBe('assetgen.lock: assets.a.candidates: take 1 is listed twice');
+    expect(bad({ candidates: [take(1)], picked: 3 })).toBe('assetgen.lock: assets.a.picked: names take 3, which candidates does not list');
+    expect(bad({ picked: 1.5 })).toBe('assetgen.lock: assets.a.picked: must be a whole number from 1 (a take of the asset)');
+    const job = { spec: 's', kind: 'image', idempotencyKey: 'k', submittedAt: 'now' };
+    expect(bad({ job: { ...job, take: 0 } })).toBe('assetgen.lock: assets.a.job.take: must be a whole number from 1 (a take of the asset)');
+    expect(parseLock(lockWith({ job: { ...job, take: 2 } }), 'x').assets.a!.job!.take).toBe(2);
+  });
 });
 
 describe('hashFile', () => {

@@ -3,7 +3,8 @@
 // 20 % injected faults and kill -9 at random moments, rerun until done. After every run the
 // mock's ledger is the judge: the run spent no more than its cap; a run that ended on its own
 // reported exactly what the ledger took; at the end every asset was charged exactly once, the
-// lock's cost of each equals the ledger's figure for its key, and `assetgen report` totals the lock.
+// lock's cost of each equals the ledger's figure for its key (each take's too: about half the images
+// have `variants`), and `assetgen report` totals the lock.
 // A failure prints its seed: ASSETGEN_LEDGER_SEED=<seed> npm run test:slow -- ledger reruns it.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,6 +26,7 @@ function random(seed: number): () => number {
   };
 }
 
+const takeNumbers = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
 const AGENTS = ['icon-forge', 'sprite-artist', 'tile-smith'];
 const WORKFLOWS = [
   ['wf_sprite_sheet', 'character'],
@@ -38,7 +40,9 @@ function randomManifest(rng: () => number): { text: string; ids: string[] } {
   const images = 6 + Math.floor(rng() * 7);
   for (let i = 0; i < images; i++) {
     ids.push(`img-${i}`);
-    lines.push(`  - { id: img-${i}, prompt: "thing ${i} ${Math.floor(rng() * 1e6)}", agent: ${pick(AGENTS)} }`);
+    // About half the images with takes (issue 27): each take its own paid call and key.
+    const takes = rng() < 0.5 ? `, variants: ${2 + Math.floor(rng() * 2)}` : '';
+    lines.push(`  - { id: img-${i}, prompt: "thing ${i} ${Math.floor(rng() * 1e6)}", agent: ${pick(AGENTS)}${takes} }`);
   }
   const workflows = 1 + Math.floor(rng() * 3);
   for (let i = 0; i < workflows; i++) {
@@ -158,7 +162,20 @@ describe('every credit figure agrees with the ledger (seeded series)', () => {
       expect(keys.length).toBeGreaterThan(ids.length); // phase 2 paid for the changed ones
       expect(spendByKey(ledger).get('unattributed') ?? 0).toBe(0);
       const rows = lockVersusLedger(project.cwd, ledger);
-      expect(Object.keys(rows).sort()).toEqual([...ids].sort());
+      expect(
+        Object.keys(rows)
+          .filter((row) => !row.includes(' take '))
+          .sort(),
+      ).toEqual([...ids].sort());
+      // The takes asked for are all there (each charged once, by the keys above).
+      for (const [id, entry] of Object.entries(lock.assets)) {
+        const wanted = /variants: (\d)/.exec(changed.split('\n').find((line) => line.includes(`id: ${id},`)) ?? '')?.[1];
+        if (wanted)
+          expect(
+            entry.candidates?.map((take) => take.k),
+            `seed ${seed}: ${id}'s takes`,
+          ).toEqual(takeNumbers(Number(wanted)));
+      }
       expect(disagreements(rows), `seed ${seed}: lock vs ledger`).toEqual({});
       // The gallery's totals are the lock's.
       const report = await runCli(['report', '--json'], { env, cwd: project.cwd });

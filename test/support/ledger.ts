@@ -33,7 +33,8 @@ export const netSpend = (ledger: LedgerEntry[]): number => 0 - ledger.reduce((su
 
 /**
  * For each finished asset of the project's lock: [what the lock says it cost, what the ledger says
- * its key cost]. The key is derived again from the lock (id, spec, generation), as the build did.
+ * its key cost]. The key is derived again from the lock (id, spec, generation), as the build did;
+ * an asset with takes has a row for the sum and one per take (`<id> take <k>`).
  */
 export function lockVersusLedger(projectDir: string, ledger: LedgerEntry[], lockFile = 'assetgen.lock'): Record<string, [unknown, number]> {
   const lock = readLock(path.join(projectDir, lockFile));
@@ -41,7 +42,12 @@ export function lockVersusLedger(projectDir: string, ledger: LedgerEntry[], lock
   const rows: Record<string, [unknown, number]> = {};
   for (const [id, entry] of Object.entries(lock.assets)) {
     if (!entry.spec || entry.generation === undefined) continue;
-    rows[id] = [entry.credits, byKey.get(idempotencyKeyFor(id, entry.spec, entry.generation)) ?? 0];
+    // An asset with takes: each take its own key (take k of this generation), the cost their sum.
+    const takes = entry.candidates?.map((take) => take.k) ?? [1];
+    const keys = takes.map((k) => idempotencyKeyFor(id, entry.spec!, entry.generation!, k));
+    rows[id] = [entry.credits, keys.reduce((sum, key) => sum + (byKey.get(key) ?? 0), 0)];
+    for (const take of entry.candidates ?? [])
+      rows[`${id} take ${take.k}`] = [take.credits, byKey.get(idempotencyKeyFor(id, entry.spec, entry.generation, take.k)) ?? 0];
   }
   return rows;
 }

@@ -11,13 +11,15 @@ import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } fr
 import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
 import { describeRefusal, type CapRefusal, type Reservation } from '../../pipeline/budget.js';
-import { describeFiles, idempotencyKeyFor, lockPath, specParts } from '../../pipeline/hash.js';
+import { describeFiles, idempotencyKeyFor, lockPath, sha256, specParts } from '../../pipeline/hash.js';
 import type { FileHash, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
 import type { Processed, Submission } from '../../pipeline/writer.js';
 import { originalsFolder } from '../../pipeline/post.js';
 import { processOriginal } from './post.js';
 import type { AssetRun, ItemResult, Outcome } from './records.js';
-import { removeInside } from '../../files/confine.js';
+import { readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
+import { LocalFileError } from '../../config/errors.js';
+import { candidatesFolder, pickedTake, takeOf, takePath } from '../../pipeline/takes.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 
 /** The budget refused the asset's next charged call: it stops there, its paid job kept in the lock. */
@@ -78,6 +80,7 @@ export async function buildAsset(
       processed: {},
       status: progress.status,
       jobCredits,
+      reservation,
     };
     const paths = await quiet.spendOn(() => produce(job));
     const files = await describeFiles(run.root, paths, job.hashes);
@@ -133,8 +136,9 @@ async function recordFailure(
     );
     if (recorded) return result('failed', error.message, false);
   }
-  // The paid job stays in the lock with what it was charged so far: a resume adds to that.
-  if (paid !== null && paid > 0) await writer.charged(item.id, paid).catch(() => {});
+  // The paid job stays in the lock with what it was charged so far: a resume adds to that. (Each
+  // take's charge is recorded with the take; the take in flight's answer is not known.)
+  if (paid !== null && paid > 0 && !item.takes) await writer.charged(item.id, paid).catch(() => {});
   if (error instanceof CapReached) return { ...result('capped', error.message), refusal: error.refusal };
   // The reason follows the outcome on its line (`- torch  interrupted: its paid job …`), as for every outcome.
   if (error instanceof AbortedError || ctx.signal.aborted) return result('interrupted', 'its paid job is kept in assetgen.lock');
@@ -169,6 +173,8 @@ interface Production {
   processed: Processed;
   status: (text: string) => void;
   jobCredits: () => number | null;
+  /** The asset's share of the credit budget: each take asks it before its call. */
+  reservation: Reservation;
 }
 
 /** The paid call and the saves of one asset, with its key and its lock records. */
@@ -192,6 +198,7 @@ interface PaidSteps {
 
 /** Makes the asset's files (paid call, wait, save, post-processing); their project paths. */
 async function produce(job: Production): Promise<string[]> {
+  if (job.item.takes) return produceTakes(job);
   const steps = paidSteps(job);
   // Recorded before the paid call: a crash between paying and answering leaves the key to ask again with.
   if (!job.item.job?.jobId) await job.run.writer.submitted(job.item.id, steps.submission);
@@ -200,13 +207,16 @@ async function produce(job: Production): Promise<string[]> {
   return produceVideo(job, steps);
 }
 
-function paidSteps(job: Production): PaidSteps {
+/** The paid steps of the asset, or of its take `take` (each take has its own key: hash.ts idempotencyKeyFor). */
+function paidSteps(job: Production, take?: number): PaidSteps {
   const { ctx, run, client, item } = job;
   const { root, claims, writer } = run;
   const generation = item.job ? item.job.generation : (item.generation ?? 1);
-  const key = item.job?.idempotencyKey ?? idempotencyKeyFor(item.id, item.spec, generation ?? 1);
+  // The job in flight keeps the key it was sent with; another take of it has its own.
+  const inFlight = item.job && (take === undefined || item.job.take === take);
+  const key = inFlight ? item.job!.idempotencyKey : idempotencyKeyFor(item.id, item.spec, generation ?? 1, take);
   // Sent for the first time by this build: a replay after a lost attempt is then this build's own charge.
-  const keyIsNew = !item.job && !item.reusesKey;
+  const keyIsNew = take === undefined ? !item.job && !item.reusesKey : !inFlight && !takeOf(run.writer.lock.assets[item.id], take);
   const submission = {
     spec: item.spec,
     specParts: specParts(job.asset),
@@ -215,6 +225,7 @@ function paidSteps(job: Production): PaidSteps {
     workflow: item.workflow,
     idempotencyKey: key,
     generation,
+    take,
   };
   const output = outputOption(job.asset, root);
   // The paid call's own signal waits out the grace period: at Ctrl-C its answer (the job id, the charge) still arrives.
@@ -252,6 +263,68 @@ async function produceImage(job: Production, steps: PaidSteps): Promise<string[]
   const keptIn = `${path.join(run.root, originalsFolder(asset.id))}${path.sep}`;
   const [original] = await steps.save([{ ...file, bytes: generated.assetBytes }], keptIn);
   return postProcess(job, original);
+}
+
+/**
+ * An image's missing takes (pipeline/takes.ts), one paid call after another (an asset's takes are
+ * not made at once; -j runs assets side by side): each asked of the budget, recorded with its key
+ * before its call, saved as .assetgen/candidates/<id>/<k>.<ext> and listed in the lock with what it
+ * cost. The output is then made from the picked take (take 1 until `assetgen pick`), as from a kept original.
+ */
+async function produceTakes(job: Production): Promise<string[]> {
+  const { run, item, asset, client } = job;
+  const { root, writer } = run;
+  await startTakes(job);
+  const folder = `${path.join(root, candidatesFolder(item.id))}${path.sep}`;
+  let price = item.takePrice ?? 0;
+  for (const k of item.takes!) {
+    const refusal = job.reservation.allow(price);
+    if (refusal) throw new CapReached(refusal, run.ctx);
+    job.status(`take ${k} of ${item.takes!.at(-1)}: generating with ${asset.agent}`);
+    const steps = paidSteps(job, k);
+    await writer.submitted(item.id, steps.submission);
+    const generated = await steps.pay((options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, options));
+    const file = { url: generated.assetUrl, stem: String(k), contentType: generated.contentType, fallbackExtension: '.png' };
+    const [saved] = await steps.save([{ ...file, bytes: generated.assetBytes }], folder);
+    const { charged, paidEarlier } = generated.credits;
+    // A replay's charge is the call that paid for it: each take's figure is what its key cost.
+    const credits = charged === undefined && paidEarlier === undefined ? null : (charged ?? 0) + (paidEarlier ?? 0);
+    price = Math.max(price, charged ?? 0);
+    await writer.tookTake(item.id, { k, file: lockPath(root, saved), ...job.hashes.get(path.resolve(saved))!, credits });
+  }
+  const entry = writer.lock.assets[item.id];
+  const picked = takeOf(entry, pickedTake(entry)) ?? entry.candidates![0];
+  job.hashes.set(path.resolve(root, picked.file), { sha256: picked.sha256, size: picked.size });
+  return postProcess(job, path.join(root, picked.file));
+}
+
+/**
+ * Before a take is paid for: a new generation removes the last one's take files (assetgen's own,
+ * named in the plan's reasons); an asset built before it had takes makes its finish take 1, free.
+ */
+async function startTakes(job: Production): Promise<void> {
+  const { run, item } = job;
+  const { root, writer } = run;
+  const entry = writer.lock.assets[item.id];
+  const generation = item.job?.generation ?? item.generation ?? 1;
+  if (entry?.candidates && (entry.job?.generation ?? entry.generation ?? 1) !== generation)
+    for (const take of entry.candidates) removeInside(root, take.file);
+  if (!entry?.spec || entry.candidates || entry.spec !== item.spec || (entry.generation ?? 1) !== generation || item.takes!.includes(1))
+    return;
+  const source = entry.original ?? (entry.files.length === 1 ? entry.files[0] : undefined);
+  if (!source) return;
+  const bytes = await readRegularFile(path.join(root, source.path), source.path);
+  if (sha256(bytes) !== source.sha256 || bytes.length !== source.size)
+    throw new LocalFileError(
+      path.join(root, source.path),
+      `${source.path} is not the file assetgen.lock records: it cannot become take 1 (nothing was paid for).`,
+      'Build again: the plan then says what to do with it.',
+    );
+  const file = takePath(item.id, 1, path.posix.extname(source.path));
+  await writeFileInside(root, file, bytes);
+  await writer.tookTake(item.id, { k: 1, file, sha256: source.sha256, size: source.size, credits: entry.credits ?? null });
+  // Its kept original now lives on as take 1 (where post steps run from).
+  if (entry.original) removeInside(root, entry.original.path);
 }
 
 /** The paid image, saved as the original at `original`, processed into the output; a failure keeps it (PostStepsFailed). */
@@ -343,4 +416,24 @@ export async function pruneAsset(run: AssetRun, item: PlanItem): Promise<ItemRes
   }
   await run.writer.forget(item.id);
   return { id: item.id, outcome: 'pruned', files: item.prunable, credits: 0 };
+}
+
+/**
+ * --prune-takes: the asset's take files that are not picked and that nobody changed (the plan
+ * checked), deleted by the confinement rule; the lock then lists the kept take alone, as picked.
+ */
+export async function pruneTakes(run: AssetRun, item: PlanItem): Promise<string> {
+  const removed: string[] = [];
+  let problem: string | undefined;
+  try {
+    for (const file of item.prunable) {
+      removeInside(run.root, file);
+      removed.push(file);
+    }
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+  if (removed.length) await run.writer.prunedTakes(item.id, removed);
+  const done = removed.length ? `takes pruned: ${removed.join(', ')}` : 'no take pruned';
+  return `${problem ? '✗' : '✓'} ${sanitizeLine(item.id)}  ${sanitizeLine(problem ? `${done}; ${problem}` : done)}`;
 }

@@ -37,6 +37,7 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild, document: buildDocument });
 
 async function planOrBuild(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<BuildResult> {
+  checkTakeFlags(selectors, options);
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
   if (options.dryRun) {
     const project = openPlannedProject(ctx, options.file);
@@ -57,6 +58,17 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   } finally {
     await writer.close();
   }
+}
+
+/** --more pays for each asset it names: never for every asset by omission; and it keeps what --prune-takes would delete. */
+function checkTakeFlags(selectors: string[], options: BuildOptions): void {
+  if (options.more === undefined) return;
+  if (!selectors.length)
+    throw new UsageError(
+      `--more ${options.more} makes more takes of the assets you name (a paid call each): give their ids or a glob.`,
+      `For example: assetgen build sword --more ${options.more} --dry-run`,
+    );
+  if (options.pruneTakes) throw new UsageError('--more keeps every take and --prune-takes deletes those not picked: use one at a time.');
 }
 
 const isDryRun = (result: BuildResult): result is DryRunResult => 'dryRun' in result;
@@ -120,6 +132,8 @@ async function planAndRun(
     shard,
     force: options.force,
     prune: options.prune,
+    more: options.more,
+    pruneTakes: options.pruneTakes,
   });
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);

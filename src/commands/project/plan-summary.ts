@@ -7,7 +7,7 @@ import type { BudgetCheck, StaleSheet } from './records.js';
 
 /** What the summaries read of a plan: its rows (as the dry run's --json has them) and its estimate. */
 export interface PlanView {
-  items: readonly Pick<PlanItem, 'id' | 'status' | 'action' | 'estimate' | 'reasons'>[];
+  items: readonly Pick<PlanItem, 'id' | 'status' | 'action' | 'estimate' | 'reasons' | 'takes' | 'takePrice'>[];
   estimate: Plan['estimate'];
 }
 import { plural } from '../../cli/credits.js';
@@ -17,8 +17,14 @@ import { markdownCell } from '../../pipeline/markup.js';
  * What a plan row says it costs, as the plan's estimate counts it: a generation's price, a resume's
  * (its answer never recorded: asking again may be its first execution), 0 for a free re-process.
  */
-export const creditCell = (item: Pick<PlanItem, 'action' | 'estimate'>): string =>
-  ['generate', 'resume', 'reprocess'].includes(item.action) ? (item.estimate === null ? '?' : String(item.estimate)) : '';
+export function creditCell(item: Pick<PlanItem, 'action' | 'estimate' | 'takes' | 'takePrice'>): string {
+  if (!['generate', 'resume', 'reprocess'].includes(item.action)) return '';
+  const total = item.estimate === null ? '?' : String(item.estimate);
+  // Takes are a paid call each: the count and one's price, then the sum (`3 × 10 = 30`, `3 × ?`).
+  const takes = item.takes?.length ?? 0;
+  if (takes < 2) return total;
+  return item.takePrice === null || item.takePrice === undefined ? `${takes} × ?` : `${takes} × ${item.takePrice} = ${total}`;
+}
 
 export function checkBudget(plan: PlanView, max: number | undefined): BudgetCheck | undefined {
   if (max === undefined) return undefined;
@@ -56,10 +62,12 @@ export function listIds(ids: readonly string[], code: (id: string) => string = (
 
 /** "30 credits + unknown for a, b" — the known part, then what is not known, never 0 pretending to be known. */
 export function estimateText(plan: PlanView, code: (text: string) => string = (text) => text): string {
-  const { credits, unknown } = plan.estimate;
-  if (!unknown.length) return plural(credits, 'credit');
+  const { credits, unknown, calls } = plan.estimate;
+  // With takes, a row is several paid calls: their number is said before anything is paid.
+  const made = calls !== undefined ? ` for ${plural(calls, 'paid call')}` : '';
+  if (!unknown.length) return `${plural(credits, 'credit')}${made}`;
   const ids = listIds(unknown, code);
-  return `${credits ? `${plural(credits, 'credit')} + ` : ''}unknown for ${ids} (no charge recorded yet for their agent or workflow)`;
+  return `${credits ? `${plural(credits, 'credit')} + ` : ''}unknown for ${ids} (no charge recorded yet for their agent or workflow)${made}`;
 }
 
 const count = (plan: PlanView, action: PlanAction): number => plan.items.filter((item) => item.action === action).length;

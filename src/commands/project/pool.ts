@@ -11,7 +11,7 @@ import type { PlanItem } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { startBoard, type Board } from '../../cli/board.js';
-import { buildAsset, pruneAsset } from './asset.js';
+import { buildAsset, pruneAsset, pruneTakes } from './asset.js';
 import type { AssetRun, ItemResult, RunFlags } from './records.js';
 import { reprocessAsset } from './post.js';
 import { packSheet } from './sheet.js';
@@ -71,6 +71,12 @@ export async function runPlan(
   for (const item of items.filter((entry) => entry.action === 'prune')) {
     results.push(await pruneAsset(run, item));
     ctx.out.info(resultLine(results.at(-1)!));
+  }
+  // --prune-takes: the takes not picked, of the assets that did not fail (their files are as planned).
+  const failed = new Set(results.filter((result) => result.outcome !== 'built' && result.outcome !== 'resumed').map((result) => result.id));
+  for (const item of items.filter((entry) => entry.action !== 'prune' && entry.prunable.length && !failed.has(entry.id))) {
+    const line = await pruneTakes(run, item);
+    ctx.out.info(line);
   }
   return results;
 }
@@ -179,7 +185,7 @@ function startingStatus(item: PlanItem): string {
   if (item.action === 'reprocess') return 'post-processing';
   const what =
     item.kind === 'image'
-      ? `generating with ${item.agent}`
+      ? `generating${item.takes?.length ? ` ${item.takes.length === 1 ? 'a take' : `${item.takes.length} takes, one after another,`}` : ''} with ${item.agent}`
       : item.kind === 'workflow'
         ? `starting ${item.workflow}`
         : 'submitting a video job';

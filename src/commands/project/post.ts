@@ -8,6 +8,7 @@ import { sha256 } from '../../pipeline/hash.js';
 import type { FileHash, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
 import { originalPath, outputPathFor, postHash } from '../../pipeline/post.js';
+import { isTakeFile } from '../../pipeline/takes.js';
 import type { Processed } from '../../pipeline/writer.js';
 import type { AssetRun, ItemResult } from './records.js';
 
@@ -41,7 +42,9 @@ export async function processOriginal(
       `${source} is not the file assetgen.lock records (changed since the plan checked it): not used, nothing written.`,
       'Build again: the plan then leaves the asset alone and says why.',
     );
-  const kept = originalPath(asset.id, source);
+  // A take (pipeline/takes.ts) is its own kept original: the steps run on it where it is.
+  const take = isTakeFile(asset.id, source);
+  const kept = take ? source : originalPath(asset.id, source);
   if (kept !== source) await writeFileInside(root, kept, bytes);
   const output = outputPathFor(asset, kept);
   const refusal = options.claims.claim(output, asset.id);
@@ -52,7 +55,7 @@ export async function processOriginal(
   for (const stale of options.previous) if (stale !== output && stale !== kept) removeInside(root, stale);
   const file = { path: output, sha256: sha256(written), size: written.length };
   if (!asset.post) {
-    removeInside(root, kept);
+    if (!take) removeInside(root, kept);
     return { files: [file] };
   }
   return { files: [file], original: { path: kept, sha256: hash, size: bytes.length }, post: postHash(asset.post) };
@@ -64,7 +67,10 @@ export async function reprocessAsset(run: AssetRun, item: PlanItem): Promise<Ite
     const previous = item.files.filter((file) => file.state === 'ok').map((file) => file.path);
     // The bytes the plan judged intact: the kept original, or the output it becomes.
     const entry = run.writer.lock.assets[item.id];
-    const expected = entry?.original ?? entry?.files.find((file) => file.path === item.source);
+    const take = entry?.candidates?.find((one) => one.file === item.source);
+    const expected = take
+      ? { sha256: take.sha256, size: take.size }
+      : (entry?.original ?? entry?.files.find((file) => file.path === item.source));
     const processed = await processOriginal(run.root, item.asset!, item.source!, { claims: run.claims, previous, expected });
     await run.writer.reprocessed(item.id, processed);
     return { id: item.id, outcome: 'built', files: processed.files.map((file) => file.path), credits: 0 };

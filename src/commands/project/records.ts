@@ -32,6 +32,10 @@ export interface BuildOptions {
   lockOut?: string;
   /** The HTML gallery to write (report.ts), relative to the cwd. */
   report?: string;
+  /** K more takes of each selected image asset (pipeline/takes.ts). */
+  more?: number;
+  /** Delete the selected assets' take files that are not picked. */
+  pruneTakes?: boolean;
 }
 
 /** What a build computed: its dry run's plan, or every asset's outcome of a build that ran. */

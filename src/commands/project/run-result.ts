@@ -18,6 +18,9 @@ export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
   for (const item of result.items.filter((entry) => entry.outcome === 'kept' && !stale.has(entry.id)))
     ctx.out.info(`- ${sanitizeLine(item.id)}  kept: ${sanitizeLine((item.why ?? []).join('; '))}`);
   for (const sheet of result.staleSheets ?? []) ctx.out.warn(sanitizeLine(staleSheetLine(sheet)));
+  // Takes nobody picked yet: the build used take 1, and says how to choose (a pipeline never waits).
+  const unpicked = result.items.filter((entry) => entry.unpicked && (entry.outcome === 'built' || entry.outcome === 'resumed'));
+  for (const item of unpicked) ctx.out.info(`  ${sanitizeLine(item.id)}: ${item.takes!.length} takes; ${sanitizeLine(item.unpicked!)}`);
   const totals = result.totals;
   ctx.out.info(
     `Built ${totals.built}, resumed ${totals.resumed}, unchanged ${totals.unchanged}` +

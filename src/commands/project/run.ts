@@ -8,7 +8,8 @@ import { confirmOrCancel } from '../../cli/prompt.js';
 import { withCredits } from '../../cli/charged.js';
 import { totalsOf, type AssetOutcome, type AssetResult } from '../../pipeline/outcome.js';
 import { shellQuote } from '../../cli/resume.js';
-import type { Plan } from '../../pipeline/records.js';
+import type { Lock, Plan } from '../../pipeline/records.js';
+import { pickedTake, unpickedNote } from '../../pipeline/takes.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { mediaInfo } from '../../files/media-info.js';
@@ -35,6 +36,7 @@ export async function runBuild(
     resumeCommand: (id) => resumeCommand(ctx, id, flags),
   });
   const byId = new Map(results.map((result) => [result.id, result]));
+  const lock = writer.lock;
   const items = plan.items.map((item): AssetResult => {
     const result = byId.get(item.id);
     const outcome = result?.outcome ?? (item.action === 'keep' ? 'kept' : 'unchanged');
@@ -52,6 +54,7 @@ export async function runBuild(
       ...(result?.reason ? { reason: result.reason } : {}),
       ...(result?.resume ? { resume: result.resume } : {}),
       ...(item.reasons.length ? { why: item.reasons } : {}),
+      ...takesOf(item.id, lock),
     };
   });
   const stale = staleSheets(plan.items, new Map(items.map((item) => [item.id, item])));
@@ -73,6 +76,15 @@ export async function runBuild(
     ...gallery?.document,
   });
   return gallery?.error ? { ...result, galleryError: gallery.error } : result;
+}
+
+/** An asset's takes as the lock now lists them, and which one its output comes from (until picked, take 1: said). */
+function takesOf(id: string, lock: Lock): Pick<AssetResult, 'takes' | 'picked' | 'unpicked'> {
+  const entry = lock.assets[id];
+  if (!entry?.candidates?.length || entry.job) return {};
+  const takes = entry.candidates.map(({ k, file, credits }) => ({ k, file, credits }));
+  const unpicked = entry.picked === undefined && takes.length > 1 ? { unpicked: unpickedNote(id) } : {};
+  return { takes, picked: pickedTake(entry), ...unpicked };
 }
 
 /** Outcomes whose files are on disk once the build ends. */

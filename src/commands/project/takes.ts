@@ -13,7 +13,7 @@ import { lockFileFor, readLock } from '../../pipeline/lock.js';
 import { loadManifest, locateManifest } from '../../pipeline/manifest.js';
 import type { Lock } from '../../pipeline/records.js';
 import { shellQuote } from '../../cli/resume.js';
-import { contactSheetOf, lookAtTakes, takesOf } from '../../pipeline/takes.js';
+import { contactSheetOf, lookAtTakes, takesOf } from '../../pipeline/take-review.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { printTable } from '../../cli/table.js';
 
@@ -42,7 +42,7 @@ async function listTakes(ctx: CommandContext, id: string, options: TakesOptions)
   if (custom !== undefined && !/\.png$/i.test(custom))
     throw new UsageError(`--contact-sheet ${custom}: the contact sheet is a PNG; give a path ending in .png.`);
   const entry = Object.hasOwn(lock.assets, id) ? lock.assets[id] : undefined;
-  if (!takesOf(id, entry).length)
+  if (!takesOf(entry).length)
     throw noTakes(
       id,
       lock,
@@ -84,7 +84,7 @@ async function listTakes(ctx: CommandContext, id: string, options: TakesOptions)
 function noTakes(id: string, lock: Lock, inManifest: boolean): UsageError {
   const shown = JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
   const withTakes = Object.keys(lock.assets)
-    .filter((other) => takesOf(other, lock.assets[other]).length > 0)
+    .filter((other) => takesOf(lock.assets[other]).length > 0)
     .sort();
   const listed = withTakes.length > 20 ? `${withTakes.slice(0, 20).join(', ')} and ${withTakes.length - 20} more` : withTakes.join(', ');
   const known = Object.hasOwn(lock.assets, id) || inManifest;
