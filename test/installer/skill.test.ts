@@ -144,7 +144,7 @@ describe('every command the skill teaches', () => {
     const writeManifest = () =>
       fs.writeFileSync(
         manifest,
-        'assets:\n  - id: crate\n    prompt: a wooden crate\n    agent: sprite-artist\n    out: assets/crate.png\n',
+        'assets:\n  - id: crate\n    prompt: a wooden crate\n    agent: sprite-artist\n    variants: 2\n    out: assets/crate.png\n',
       );
     writeManifest();
     const fill: [RegExp, string][] = [
@@ -160,6 +160,7 @@ describe('every command the skill teaches', () => {
       [/<videoId>/g, ids.videoId],
       [/<id>/g, ids.videoId],
       [/<assetId>/g, 'crate'],
+      [/<k>/g, '2'],
     ];
     for (const example of examples) {
       let line = example;
