@@ -197,7 +197,8 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       made.estimate = price === null ? (paid ? null : 0) : paid * price;
     }
     // --prune-takes acts once the asset is as the build leaves it; a new generation removes every take anyway.
-    made.prunable = options.pruneTakes && (action === 'none' || action === 'reprocess') ? prunableTakes(entry, hashes) : [];
+    made.prunable = [];
+    if (options.pruneTakes && (action === 'none' || action === 'reprocess')) made.prunableTakes = prunableTakes(entry, hashes);
     return made;
   };
   // A new generation: takes 1 to N afresh (the last generation's take files are removed).

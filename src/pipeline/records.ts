@@ -236,11 +236,13 @@ export interface PlanItem {
    * is known; polls are not counted here (the build asks the budget before each).
    */
   estimate: number | null;
-  /**
-   * For a removed asset: the files prune may delete (recorded by assetgen and unchanged); with
-   * --prune-takes, an asset's take files that are not picked (./takes.ts).
-   */
+  /** For a removed asset: the files prune may delete (recorded by assetgen and unchanged). */
   prunable: string[];
+  /**
+   * With --prune-takes: the asset's take files that are not picked and unchanged (./takes.ts). Its
+   * own field: `prunable` of a removed asset is deleted only with --prune.
+   */
+  prunableTakes?: string[];
 }
 
 export interface Plan {

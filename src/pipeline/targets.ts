@@ -35,6 +35,7 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
   };
   for (const item of items) {
     if (item.action === 'prune') for (const file of item.prunable) attempt(() => placeIn(root, file));
+    for (const file of item.prunableTakes ?? []) attempt(() => placeIn(root, file));
     const asset = item.asset;
     const out = asset?.out;
     if (!asset || !out || (item.action !== 'generate' && item.action !== 'resume' && item.action !== 'reprocess')) continue;

@@ -139,12 +139,13 @@ describe('every command the skill teaches', () => {
     ids.runId = JSON.parse((await run(['workflows', 'run', 'wf_tileset', '--no-wait', '--json'])).stdout).id;
     ids.videoId = JSON.parse((await run(['video', 'create', 'loop', '--yes', '--no-wait', '--json'])).stdout).id;
     // The project's manifest, with the asset an agent would have added to it (after `init`, which
-    // writes the starter and refuses to replace one).
+    // writes the starter and refuses to replace one). Its output is not where the `generate`
+    // examples save (assets/crate.png): a build leaves a file it did not make alone.
     const manifest = path.join(home.cwd, 'assetgen.yaml');
     const writeManifest = () =>
       fs.writeFileSync(
         manifest,
-        'assets:\n  - id: crate\n    prompt: a wooden crate\n    agent: sprite-artist\n    variants: 2\n    out: assets/crate.png\n',
+        'assets:\n  - id: crate\n    prompt: a wooden crate\n    agent: sprite-artist\n    variants: 2\n    out: assets/props/crate.png\n',
       );
     writeManifest();
     const fill: [RegExp, string][] = [

@@ -426,7 +426,7 @@ export async function pruneTakes(run: AssetRun, item: PlanItem): Promise<string>
   const removed: string[] = [];
   let problem: string | undefined;
   try {
-    for (const file of item.prunable) {
+    for (const file of item.prunableTakes ?? []) {
       removeInside(run.root, file);
       removed.push(file);
     }

@@ -74,7 +74,7 @@ export async function runPlan(
   }
   // --prune-takes: the takes not picked, of the assets that did not fail (their files are as planned).
   const failed = new Set(results.filter((result) => result.outcome !== 'built' && result.outcome !== 'resumed').map((result) => result.id));
-  for (const item of items.filter((entry) => entry.action !== 'prune' && entry.prunable.length && !failed.has(entry.id))) {
+  for (const item of items.filter((entry) => entry.prunableTakes?.length && !failed.has(entry.id))) {
     const line = await pruneTakes(run, item);
     ctx.out.info(line);
   }
