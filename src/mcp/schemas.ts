@@ -75,12 +75,41 @@ export const OUTPUT = {
     journal: z.string().nullable(),
     skipped,
   }),
+  list_takes: z.looseObject({
+    id: z.string(),
+    picked: z.number().int().nullable(),
+    takes: z.array(z.looseObject({ k: z.number().int(), file: z.string(), picked: z.boolean(), state: z.string(), pick: z.string() })),
+    contactSheet: z.looseObject({ file: z.string(), layout: z.string(), width: z.number().int(), height: z.number().int() }),
+  }),
+  pick_variant: z.looseObject({
+    id: z.string(),
+    from: z.number().int(),
+    picked: z.number().int(),
+    take: z.string(),
+    staleSheets: z.array(z.string()),
+    credits: z.literal(0),
+  }),
   build: z.looseObject({
     manifest: z.string(),
     lock: z.string(),
     service: z.string(),
     dryRun: z.literal(true).optional(),
-    items: z.array(z.looseObject({ id: z.string(), status: z.string(), outcome: z.enum(ASSET_OUTCOMES).optional() })),
+    items: z.array(
+      z.looseObject({
+        id: z.string(),
+        status: z.string(),
+        outcome: z.enum(ASSET_OUTCOMES).optional(),
+        // A dry run: the numbers of the takes it would make; a build: every take kept.
+        takes: z
+          .union([
+            z.array(z.number().int()),
+            z.array(z.looseObject({ k: z.number().int(), file: z.string(), credits: z.number().nullable() })),
+          ])
+          .optional(),
+        picked: z.number().int().optional(),
+        unpicked: z.string().optional(),
+      }),
+    ),
     totals: z.looseObject({ ...outcomeCounts, assets: z.number().int(), credits: z.number() }).optional(),
     counts: z.record(z.string(), z.number().int()).optional(),
     estimate: z.looseObject({ credits: z.number(), unknown: z.array(z.string()) }).optional(),

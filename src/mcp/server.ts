@@ -13,6 +13,7 @@ import { registerAssetTools } from './tools/assets.js';
 import { registerBuildTools } from './tools/build.js';
 import { registerJobTools } from './tools/jobs.js';
 import { registerVideoTools } from './tools/video.js';
+import { registerTakeTools } from './tools/takes.js';
 import { registerWorkflowTools } from './tools/workflows.js';
 
 const MCP_MESSAGE_LIMIT_MIB = MCP_MESSAGE_LIMIT_BYTES / 2 ** 20;
@@ -23,6 +24,7 @@ export interface ServeOptions {
 
 const INSTRUCTIONS = `assetgen makes game assets (images, videos) with an AI generation service, paid in credits, and saves them under the working directory.
 generate_image for one image; list_workflows then run_workflow for multi-node workflows; create_video costs ${VIDEO_JOB_COST} credits and needs confirm_credits: ${VIDEO_JOB_COST}.
+Options of one image: generate_image variants or build more make takes (a paid call each); list_takes shows them numbered; pick_variant chooses one, free.
 Waiting tools answer with the job id and a resume hint instead of blocking too long; list_jobs shows unfinished paid work.`;
 
 export function createServer(scope: ServerScope, version: string): McpServer {
@@ -35,6 +37,7 @@ export function createServer(scope: ServerScope, version: string): McpServer {
   registerVideoTools(server, scope);
   registerJobTools(server, scope);
   registerBuildTools(server, scope);
+  registerTakeTools(server, scope);
   return server;
 }
 

@@ -84,3 +84,23 @@ export async function contactSheetOf(id: string, takes: readonly LookedTake[]) {
   };
   return { png: sheet.png, layout };
 }
+
+/**
+ * The contact sheet of takes saved outside a lock (`generate --variants`): take k is files[k - 1].
+ * A take that cannot be read or decoded is an empty cell, still numbered.
+ */
+export async function contactSheetOfFiles(files: readonly string[]): Promise<Buffer> {
+  const { renderContactSheet } = await import('../imaging/contact-sheet.js');
+  const { measureTake } = await import('../imaging/take-metrics.js');
+  const takes = [];
+  for (const [index, file] of files.entries()) {
+    let image: RawImage | null = null;
+    try {
+      image = (await measureTake(await readRegularFile(file), file)).image;
+    } catch {
+      // Drawn as an empty cell: the take's number still says which file it is.
+    }
+    takes.push({ k: index + 1, picked: false, image });
+  }
+  return (await renderContactSheet(takes)).png;
+}

@@ -8,6 +8,8 @@ import type { agents } from '../../src/commands/agents.js';
 import type { generate } from '../../src/commands/generate.js';
 import type { jobs } from '../../src/commands/jobs.js';
 import type { build } from '../../src/commands/project/build.js';
+import type { pick } from '../../src/commands/project/pick.js';
+import type { takes } from '../../src/commands/project/takes.js';
 import type * as runs from '../../src/commands/runs.js';
 import type * as video from '../../src/commands/video.js';
 import type { runWorkflow } from '../../src/commands/workflows.js';
@@ -36,6 +38,9 @@ describe('output schemas and result types', () => {
     expectTypeOf<ResultOf<typeof video.get>>().toExtend<Fits<typeof OUTPUT.poll>>();
     expectTypeOf<ResultOf<typeof jobs>>().toExtend<Omit<Fits<typeof OUTPUT.list_jobs>, 'jobs'>>();
     expectTypeOf<ResultOf<typeof build>>().toExtend<Fits<typeof OUTPUT.build>>();
+    expectTypeOf<ResultOf<typeof takes>>().not.toBeNever();
+    expectTypeOf<ResultOf<typeof takes>>().toExtend<Fits<typeof OUTPUT.list_takes>>();
+    expectTypeOf<ResultOf<typeof pick>>().toExtend<Fits<typeof OUTPUT.pick_variant>>();
   });
 
   it("the build's outcome is the pipeline's closed union, and its totals count each member (compile time and in the JSON Schema)", () => {

@@ -73,6 +73,8 @@ describe('assetgen mcp', () => {
         'wait_run',
         'wait_video',
         'build',
+        'list_takes',
+        'pick_variant',
       ].sort(),
     );
     expect(byName.generate_image!.inputSchema.required).toEqual(['prompt', 'agent']);
@@ -98,6 +100,9 @@ describe('assetgen mcp', () => {
       });
     }
     expect(byName.list_jobs!.annotations?.openWorldHint).toBe(false);
+    // Takes: looked at and picked in the project only (the output remade from a kept take), never paid.
+    for (const name of ['list_takes', 'pick_variant'])
+      expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, idempotentHint: true, openWorldHint: false });
     for (const tool of tools) expect(tool.annotations?.destructiveHint, tool.name).toBe(false);
   });
 

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempHome } from '../support/cli.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
 import { startMock, type MockHandle } from '../support/mock.js';
+import { INLINE_IMAGE_LIMITS } from '../../src/imaging/limits.js';
+import { decodePng } from '../../src/ui/preview/png.js';
 
 let mock: MockHandle;
 let home: ReturnType<typeof tempHome>;
@@ -44,7 +46,7 @@ beforeEach(async () => {
 const charges = async () => (await mock.state()).ledger.filter((entry) => entry.reason.startsWith('generate '));
 
 describe('generate_image variants', () => {
-  it('without confirm_paid_calls nothing is sent; a wrong count is refused; confirmed, N takes are N charges and N images', async () => {
+  it('without confirm_paid_calls nothing is sent; a wrong count is refused; confirmed, N takes are N charges, N files and one contact sheet', async () => {
     const refused = await mcp.call('generate_image', { prompt: 'bat', agent: 'sprite-artist', variants: 3 });
     expect(refused.result.isError).toBe(true);
     expect(refused.json.error.message).toContain('3 takes are 3 paid calls');
@@ -72,9 +74,14 @@ describe('generate_image variants', () => {
       'sprites/bat-2.png',
       'sprites/bat-3.png',
     ]);
+    // Three takes that differ, shown as one contact sheet (numbered cells), within the inline image limit.
+    expect(new Set(made.json.saved.map((file: string) => fs.readFileSync(file).toString('base64'))).size).toBe(3);
     const images = made.result.content.filter((item) => item.type === 'image') as { data: string }[];
-    expect(images.map((image) => image.data)).toEqual(made.json.saved.map((file: string) => fs.readFileSync(file).toString('base64')));
-    expect(new Set(images.map((image) => image.data)).size).toBe(3);
+    expect(images).toHaveLength(1);
+    const sheet = Buffer.from(images[0]!.data, 'base64');
+    expect(sheet.length).toBeLessThanOrEqual(INLINE_IMAGE_LIMITS.maxBytes);
+    const { width, height } = decodePng(sheet);
+    expect(Math.max(width, height)).toBeLessThanOrEqual(INLINE_IMAGE_LIMITS.maxSide);
     expect((await charges()).map((entry) => entry.idempotencyKey)).toEqual(['mcp-bat', 'mcp-bat-take-2', 'mcp-bat-take-3']);
   });
 

@@ -8,7 +8,7 @@ import type { CommandContext } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
 import { loadManifest, locateManifest } from '../../pipeline/manifest.js';
-import { lockFileFor } from '../../pipeline/lock.js';
+import { lockFileFor, readLock } from '../../pipeline/lock.js';
 import { OutputClaims } from '../../pipeline/owners.js';
 import type { LockedFile } from '../../pipeline/records.js';
 import { sheetInputs } from '../../pipeline/sheet.js';
@@ -18,6 +18,7 @@ import { hashFiles } from '../../pipeline/hash.js';
 import { LockWriter } from '../../pipeline/writer.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { processOriginal } from './post.js';
+import { noTakes } from './takes.js';
 
 export interface PickResult {
   manifest: string;
@@ -42,7 +43,7 @@ async function pickTake(ctx: CommandContext, id: string, number: string, options
   const file = locateManifest(ctx.cwd, options.file, ctx.frontEnd.otherManifest);
   const manifest = loadManifest(file, ctx.cwd);
   const asset = manifest.assets.find((one) => one.id === id);
-  if (!asset) throw new UsageError(`No asset "${sanitizeLine(id)}" in ${displayPath(ctx, file)}.`, 'Name an asset the manifest lists.');
+  if (!asset) throw noTakes(id, readLock(lockFileFor(file)), false);
   const k = /^[1-9][0-9]{0,5}$/.test(number) ? Number(number) : undefined;
   const writer = LockWriter.open(lockFileFor(file));
   try {

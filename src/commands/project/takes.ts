@@ -80,8 +80,8 @@ async function listTakes(ctx: CommandContext, id: string, options: TakesOptions)
   };
 }
 
-/** A usage error naming the assets that have takes (at most a few), and how an asset gets some. */
-function noTakes(id: string, lock: Lock, inManifest: boolean): UsageError {
+/** A usage error naming the assets that have takes (at most a few), and how an asset gets some (also `pick`'s). */
+export function noTakes(id: string, lock: Lock, inManifest: boolean): UsageError {
   const shown = JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
   const withTakes = Object.keys(lock.assets)
     .filter((other) => takesOf(lock.assets[other]).length > 0)

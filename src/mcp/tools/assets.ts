@@ -29,7 +29,7 @@ const IMAGE_TYPES: Record<string, string> = {
 export function registerAssetTools(server: McpServer, scope: ServerScope): void {
   defineTool(server, scope, 'generate_image', {
     title: 'Generate an image',
-    description: `Generates one image from a prompt with an image agent (see list_agents), saves it under the working directory and returns the saved path, the image, the generation id and the credits spent. Costs credits. With variants: N (2-${MAX_TAKES}) it makes N takes to choose from: N paid calls (N charges), confirmed by confirm_paid_calls: N (or by the person, if your client shows confirmations); each take is saved (a file output name-1.png … name-N.png) and returned with its path, size and credits.`,
+    description: `Generates one image from a prompt with an image agent (see list_agents), saves it under the working directory and returns the saved path, the image, the generation id and the credits spent. Costs credits. With variants: N (2-${MAX_TAKES}) it makes N takes to choose from: N paid calls (N charges), confirmed by confirm_paid_calls: N (or by the person, if your client shows confirmations); each take is saved (a file output name-1.png … name-N.png) and returned with its path, size and credits, and shown in one contact sheet image, each take numbered.`,
     input: {
       prompt: z.string().describe('What to make, e.g. "rusty sword icon, 32x32 pixel art".'),
       agent: z.string().describe('Image agent id, e.g. sprite-artist (see list_agents).'),
@@ -78,7 +78,18 @@ export function registerAssetTools(server: McpServer, scope: ServerScope): void 
         variants: takes,
         yes: true,
       });
-      if ('takes' in generated) return { result: generated, content: generated.saved.flatMap(imageContent) };
+      // Takes come back as one contact sheet, each numbered, within the inline image limit.
+      if ('takes' in generated) {
+        const { contactSheetOfFiles } = await import('../../pipeline/take-review.js');
+        const sheet = await contactSheetOfFiles(generated.saved);
+        return {
+          result: generated,
+          content: [
+            { type: 'text' as const, text: `The ${generated.saved.length} takes, numbered as in takes[].k:` },
+            { type: 'image' as const, data: sheet.toString('base64'), mimeType: 'image/png' },
+          ],
+        };
+      }
       const file = generated.saved[0];
       return {
         result: { path: file, generationId: generated.id, ...generated, agentId: generated.agentId ?? args.agent },

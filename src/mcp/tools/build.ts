@@ -2,15 +2,14 @@
 // per-asset outcome, on the same command, lock and kit as the terminal's.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from '../sdk.js';
-import path from 'node:path';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
-import { UsageError } from '../../cli/errors.js';
-import type { FrontEnd } from '../../cli/front-end.js';
-import { folderIn, PathRefusedError } from '../../files/confine.js';
 import { callCommand, type ServerScope } from '../call.js';
+import { projectManifest } from '../project.js';
 import { OUTPUT } from '../schemas.js';
 import { defineTool } from '../tool.js';
 import { PAID } from './common.js';
+import { builtContactSheets } from './takes.js';
+import { MAX_TAKES } from '../../cli/values.cjs';
 
 export function registerBuildTools(server: McpServer, scope: ServerScope): void {
   defineTool(server, scope, 'build', {
@@ -28,6 +27,15 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
           "Never spend more than this many credits by the service's own figures (default: the manifest's budget); assets of unknown price are held back.",
         ),
       confirm_videos: z.boolean().optional().describe(`Confirm the video jobs in the plan (${VIDEO_JOB_COST} credits each).`),
+      more: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_TAKES)
+        .optional()
+        .describe(
+          'K more takes of each image asset in ids, earlier takes kept (a paid call each; dry_run shows the cost). Only when the user wants other options and no existing take will do (see list_takes).',
+        ),
     },
     output: OUTPUT.build,
     kind: PAID,
@@ -39,30 +47,12 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
         dryRun: args.dry_run,
         maxCredits: args.max_credits,
         yes: args.confirm_videos,
+        more: args.more,
         concurrency: 4,
       });
-      return { result };
+      // Takes made by this build, shown numbered: the agent can ask the user to choose, then pick_variant.
+      const content = 'dryRun' in result ? [] : await builtContactSheets(ctx, scope, result.items);
+      return { result, content };
     },
   });
-}
-
-/**
- * The manifest a build tool call builds: found from the working directory upward like the
- * command's, but (without --allow-outside) only inside the working directory, by the one
- * confinement rule: a project above it would be written outside what the server may touch.
- */
-async function projectManifest(cwd: string, allowOutside: boolean, words: FrontEnd): Promise<string> {
-  const { locateManifest } = await import('../../pipeline/manifest.js');
-  const file = locateManifest(cwd, undefined, words.otherManifest);
-  if (allowOutside) return file;
-  try {
-    folderIn(cwd, path.dirname(file), path.dirname(file));
-  } catch (error) {
-    if (!(error instanceof PathRefusedError)) throw error;
-    throw new UsageError(
-      `The nearest assetgen.yaml is ${file}, outside the server's working directory (${cwd}): the build would write there.`,
-      'Start `assetgen mcp` in the project folder (where assetgen.yaml is), or with --allow-outside.',
-    );
-  }
-  return file;
 }

@@ -15,6 +15,12 @@ export const FOLLOW: ToolAnnotations = { readOnlyHint: false, destructiveHint: f
 /** The local job journal only: nothing leaves the machine. */
 export const LOCAL: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
+/**
+ * Writes in the project only, no service call, no credits: picking a take remakes the output from
+ * it, and the output before is itself a take, picked back as easily (so not destructive).
+ */
+export const LOCAL_EDIT: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
 /** Default wait of a call before it answers "still running" (MCP clients often time out at 60 s). */
 export const DEFAULT_WAIT_SECONDS = 45;
 
