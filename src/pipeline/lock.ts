@@ -164,7 +164,7 @@ const isTakeNumber = (value: unknown): boolean => Number.isSafeInteger(value) &&
 
 /**
  * An entry's takes (records.ts LockedTake): each with a distinct number k, a project path, a hash,
- * a size and its credits; `picked` names one of them. The first problem, with the field it is in.
+ * a size and its credits; `picked` names one of them; `prunedTakes` lists numbers and credits. The first problem, with the field it is in.
  */
 function checkTakes(entry: Record<string, unknown>): { field: string; message: string } | undefined {
   const { candidates, picked } = entry;
@@ -189,6 +189,13 @@ function checkTakes(entry: Record<string, unknown>): { field: string; message: s
       seen.add(take.k as number);
     }
   }
+  const { prunedTakes } = entry;
+  if (
+    prunedTakes !== undefined &&
+    (!Array.isArray(prunedTakes) ||
+      !prunedTakes.every((take) => isObject(take) && isTakeNumber(take.k) && (take.credits === null || typeof take.credits === 'number')))
+  )
+    return { field: 'prunedTakes', message: 'must be a list of {k, credits} (the takes --prune-takes deleted)' };
   if (picked === undefined) return undefined;
   if (!isTakeNumber(picked)) return { field: 'picked', message: TAKE_NUMBER };
   if (!Array.isArray(candidates) || !candidates.some((take: { k: unknown }) => take.k === picked))

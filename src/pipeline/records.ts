@@ -161,6 +161,11 @@ export interface LockEntry {
   candidates?: LockedTake[];
   /** The take `files` come from; take 1 until someone picks (`assetgen pick <id> <k>`). */
   picked?: number;
+  /**
+   * Takes of this generation deleted by --prune-takes: made and paid for, so `variants` never makes
+   * them again (only `--more` makes takes past the highest number made); what each cost stays counted.
+   */
+  prunedTakes?: { k: number; credits: number | null }[];
   job?: LockJob;
   /** The video job or workflow run id of the last finish (images have none), and the service host it ran on. */
   jobId?: string;

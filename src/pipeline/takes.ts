@@ -51,13 +51,14 @@ export interface TakesDecision {
 }
 
 /**
- * The takes an up-to-date image asset still lacks. Before a pick, `variants` makes takes up to N;
- * once picked (`assetgen pick`, or --prune-takes), the choice is kept and only `more` (build
- * --more K) makes takes: raising `variants` then costs nothing by surprise. A built asset without
- * takes is take 1 (made into a take file by the build, with no paid call).
+ * The takes an up-to-date image asset still lacks: `variants: N` makes the takes 1..N never made
+ * (raising N pays for the new ones only; a take deleted by --prune-takes counts as made, so it is
+ * never paid for again), and `more` (build --more K) makes K past the highest. The pick stays as it
+ * is. A built asset without takes is take 1 (made into a take file by the build, no paid call).
  */
 export function missingTakes(asset: ManifestAsset, entry: LockEntry, more: number | undefined): TakesDecision {
-  const made = entry.candidates?.map((take) => take.k) ?? [1];
+  // Pruned takes were made (and paid for): never made again by `variants`.
+  const made = [...(entry.candidates?.map((take) => take.k) ?? [1]), ...(entry.prunedTakes?.map((take) => take.k) ?? [])];
   const highest = Math.max(...made);
   const wanted = wantedTakes(asset);
   const adopting = !entry.candidates;
@@ -65,10 +66,13 @@ export function missingTakes(asset: ManifestAsset, entry: LockEntry, more: numbe
     const make = takeRange(Math.max(highest, wanted) + 1, Math.max(highest, wanted) + more);
     return {
       make,
-      reasons: [`--more ${more}: ${takeList(make)} to make, a paid call each (${plural(made.length)} kept)`, ...adopt(adopting)],
+      reasons: [
+        `--more ${more}: ${takeList(make)} to make, a paid call each (${plural(entry.candidates?.length ?? 1)} kept)`,
+        ...adopt(adopting),
+      ],
     };
   }
-  if (entry.picked !== undefined || made.length >= wanted) return { make: [], reasons: [] };
+  if (made.length >= wanted) return { make: [], reasons: [] };
   const make = takeRange(1, wanted).filter((k) => !made.includes(k));
   return {
     make,

@@ -115,6 +115,7 @@ export class LockWriter {
       if (entry?.candidates && takesGeneration(entry) !== generation) {
         delete lock.assets[id].candidates;
         delete lock.assets[id].picked;
+        delete lock.assets[id].prunedTakes;
       }
     });
   }
@@ -150,6 +151,8 @@ export class LockWriter {
       const entry = lock.assets[id];
       if (!entry?.candidates) return;
       entry.picked = entry.picked ?? 1;
+      const pruned = entry.candidates.filter((take) => removed.includes(take.file)).map(({ k, credits }) => ({ k, credits }));
+      entry.prunedTakes = [...(entry.prunedTakes ?? []), ...pruned].sort((a, b) => a.k - b.k);
       entry.candidates = entry.candidates.filter((take) => !removed.includes(take.file));
     });
   }
@@ -199,9 +202,18 @@ export class LockWriter {
     const entry = lock.assets[id];
     if (take === undefined || !entry?.candidates?.length) return made;
     // An asset with takes: its cost is what its takes cost (null when one's is unknown), the pick kept.
-    const { candidates, picked } = entry;
-    const sum = candidates.reduce<number | null>((total, one) => (total === null || one.credits === null ? null : total + one.credits), 0);
-    return { ...made, credits: sum, candidates, ...(picked !== undefined && candidates.some((one) => one.k === picked) ? { picked } : {}) };
+    const { candidates, picked, prunedTakes } = entry;
+    const sum = [...candidates, ...(prunedTakes ?? [])].reduce<number | null>(
+      (total, one) => (total === null || one.credits === null ? null : total + one.credits),
+      0,
+    );
+    return {
+      ...made,
+      credits: sum,
+      candidates,
+      ...(picked !== undefined && candidates.some((one) => one.k === picked) ? { picked } : {}),
+      ...(prunedTakes?.length ? { prunedTakes } : {}),
+    };
   }
 
   /** Re-processed from the kept original (no paid call): new files and steps, the rest as it was (an earlier failure of the steps forgotten). */

@@ -81,7 +81,7 @@ describe('reading a lock', () => {
     expect(error.hint).toContain('merge-conflict markers');
   });
 
-  it("checks an entry's takes: candidates, picked and job.take", () => {
+  it("checks an entry's takes: candidates, picked, prunedTakes and job.take", () => {
     const take = (k: unknown, file = `.assetgen/candidates/a/${String(k)}.png`) => ({ k, file, sha256: SHA, size: 1, credits: 10 });
     const lockWith = (fields: object) => JSON.stringify({ lockfileVersion: 1, assets: { a: { kind: 'image', files: [], ...fields } } });
     const bad = (fields: object): string => thrown(() => parseLock(lockWith(fields), 'assetgen.lock')).message;
@@ -98,6 +98,11 @@ describe('reading a lock', () => {
     const job = { spec: 's', kind: 'image', idempotencyKey: 'k', submittedAt: 'now' };
     expect(bad({ job: { ...job, take: 0 } })).toBe('assetgen.lock: assets.a.job.take: must be a whole number from 1 (a take of the asset)');
     expect(parseLock(lockWith({ job: { ...job, take: 2 } }), 'x').assets.a!.job!.take).toBe(2);
+    const pruned = [{ k: 1, credits: 10 }];
+    expect(parseLock(lockWith({ candidates: [take(2)], picked: 2, prunedTakes: pruned }), 'x').assets.a!.prunedTakes).toEqual(pruned);
+    expect(bad({ prunedTakes: [{ k: 0, credits: 1 }] })).toBe(
+      'assetgen.lock: assets.a.prunedTakes: must be a list of {k, credits} (the takes --prune-takes deleted)',
+    );
   });
 });
 

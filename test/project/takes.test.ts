@@ -152,8 +152,23 @@ describe('variants: N takes, a paid call each', () => {
     expect(await ledgerDuring(() => ok(['build', '--prune-takes']))).toHaveLength(0);
     expect(lock().assets['icon-0']!.candidates!.map((take) => take.k)).toEqual([2]);
     expect(fs.readdirSync(path.join(project.cwd, '.assetgen/candidates/icon-0'))).toEqual(['2.png']);
-    // The choice is made: the build asks for no more takes (variants: 2 is not re-made).
+    // The pruned takes were made and paid for: recorded, still counted in the asset's cost, never made again.
+    const pruned = lock().assets['icon-0']!;
+    expect(pruned.prunedTakes).toEqual([
+      { k: 1, credits: 10 },
+      { k: 3, credits: 10 },
+      { k: 4, credits: 10 },
+    ]);
+    expect(pruned.credits).toBe(40);
     expect(await ledgerDuring(() => ok(['build']))).toHaveLength(0);
+    // Raising variants past every take made (4) pays for the new ones only, the pick kept.
+    write(manifest(1, ', variants: 6'));
+    const raised = await ledgerDuring(() => ok(['build']));
+    expect(raised).toHaveLength(2);
+    const after = lock().assets['icon-0']!;
+    expect(after.candidates!.map((take) => take.k)).toEqual([2, 5, 6]);
+    expect(after.picked).toBe(2);
+    expect(after.credits).toBe(60);
   });
 
   it('variants on a built asset: its finish becomes take 1 with no call, and only takes 2 and 3 are paid for', async () => {
