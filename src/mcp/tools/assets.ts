@@ -11,7 +11,7 @@ import { decodePng, encodePng } from '../../ui/preview/png.js';
 import { defineTool } from '../tool.js';
 import { readRegularFileSync } from '../../files/confine.js';
 import { INLINE_IMAGE_LIMITS } from '../../imaging/limits.js';
-import { idempotencyKey, overwrite, PAID, READ_ONLY } from './common.js';
+import { idempotencyKey, overwrite, PAID, READ_ONLY, takeCount } from './common.js';
 import { confirmCost } from '../consent.js';
 import { MAX_TAKES } from '../../cli/values.cjs';
 
@@ -41,15 +41,9 @@ export function registerAssetTools(server: McpServer, scope: ServerScope): void 
         ),
       overwrite,
       idempotency_key: idempotencyKey,
-      variants: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_TAKES)
-        .optional()
-        .describe(
-          `Takes of the prompt to choose from (1-${MAX_TAKES}, default 1). Each take is its own paid call: N takes are N charges. Only when the user asked for options.`,
-        ),
+      variants: takeCount(
+        `Takes of the prompt to choose from (1-${MAX_TAKES}, default 1). Each take is its own paid call: N takes are N charges. Only when the user asked for options.`,
+      ),
       confirm_paid_calls: z.number().int().optional().describe('Must equal variants (when over 1): confirms that many paid calls.'),
     },
     output: OUTPUT.generate_image,

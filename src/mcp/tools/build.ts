@@ -7,9 +7,8 @@ import { callCommand, type ServerScope } from '../call.js';
 import { projectManifest } from '../project.js';
 import { OUTPUT } from '../schemas.js';
 import { defineTool } from '../tool.js';
-import { PAID } from './common.js';
+import { PAID, takeCount } from './common.js';
 import { builtContactSheets } from './takes.js';
-import { MAX_TAKES } from '../../cli/values.cjs';
 
 export function registerBuildTools(server: McpServer, scope: ServerScope): void {
   defineTool(server, scope, 'build', {
@@ -27,15 +26,9 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
           "Never spend more than this many credits by the service's own figures (default: the manifest's budget); assets of unknown price are held back.",
         ),
       confirm_videos: z.boolean().optional().describe(`Confirm the video jobs in the plan (${VIDEO_JOB_COST} credits each).`),
-      more: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_TAKES)
-        .optional()
-        .describe(
-          'K more takes of each image asset in ids, earlier takes kept (a paid call each; dry_run shows the cost). Only when the user wants other options and no existing take will do (see list_takes).',
-        ),
+      more: takeCount(
+        'K more takes of each image asset in ids, earlier takes kept (a paid call each; dry_run shows the cost). Only when the user wants other options and no existing take will do (see list_takes).',
+      ),
     },
     output: OUTPUT.build,
     kind: PAID,

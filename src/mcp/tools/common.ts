@@ -1,6 +1,7 @@
 // What the tools share: annotations that tell the truth about each kind of tool, and the schema
 // parts several tools take.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_TAKES } from '../../cli/values.cjs';
 import { z } from '../sdk.js';
 
 /** Lists and lookups that change nothing (on the service or on disk). */
@@ -47,3 +48,6 @@ export const maxWaitSeconds = z
   .describe(`Answer with the job id and how to resume after this long instead of waiting on (default ${DEFAULT_WAIT_SECONDS}).`);
 
 export const waitBudget = (seconds: number | undefined): number => (seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
+
+/** A number of takes (generate_image `variants`, build `more`): each one a paid call. */
+export const takeCount = (description: string) => z.number().int().min(1).max(MAX_TAKES).optional().describe(description);
