@@ -258,6 +258,11 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     )
     .option('--prune-takes', "delete the selected assets' take files that are not picked (no service call)")
     .option('--report <file.html>', 'also write a self-contained HTML gallery of the results (with --dry-run: of the plan)', parseHtmlPath)
+    .option(
+      '--remote-cache <url>',
+      'a shared Turborepo remote-cache server: restore files it holds (0 credits), upload what the build makes (default: ASSETGEN_REMOTE_CACHE_URL)',
+    )
+    .option('--remote-cache-read-only', 'restore from the remote cache, never upload to it (or ASSETGEN_REMOTE_CACHE_READ_ONLY=1)')
     .action(run(async () => (await import('./commands/project/build.js')).build));
 
   program

@@ -77,6 +77,8 @@ export const EXAMPLES: Record<string, string[]> = {
     "assetgen build sword --force --max-credits 50  # exit 8 while sword's price is unknown (first build: --max-credits none)",
     'assetgen build --dry-run --format markdown --max-credits none',
     'assetgen build --dry-run --report plan.html',
+    // With ASSETGEN_REMOTE_CACHE_TOKEN set: what a shared cache holds is restored for 0 credits.
+    'assetgen build --remote-cache https://cache.example.com --dry-run',
     'assetgen build sword --more 2',
     'assetgen build sword --prune-takes',
   ],

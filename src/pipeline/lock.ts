@@ -79,6 +79,8 @@ function checkLock(data: unknown, file: string): Lock {
     if (e.credits !== undefined && e.credits !== null && typeof e.credits !== 'number') fail(`${where}.credits`, 'must be a number');
     if (e.generation !== undefined && !isCount(e.generation)) fail(`${where}.generation`, 'must be a whole number');
     if (e.postFailed !== undefined && e.postFailed !== true) fail(`${where}.postFailed`, 'must be true when present');
+    if (e.restoredFrom !== undefined && e.restoredFrom !== 'remote-cache')
+      fail(`${where}.restoredFrom`, 'must be "remote-cache" when present');
     if (e.postFailed && e.original === undefined) fail(`${where}.postFailed`, 'needs the original it failed on');
     if (e.specParts !== undefined && !isSpecParts(e.specParts)) fail(`${where}.specParts`, SPEC_PARTS_SHAPE);
     if (!Array.isArray(e.files)) fail(`${where}.files`, 'must be a list');

@@ -5,7 +5,19 @@ import type { CapRefusal } from './budget.js';
 import type { PlanStatus } from './records.js';
 
 /** Every outcome, the one source of the union (the MCP build tool's outputSchema is derived from it too). */
-export const ASSET_OUTCOMES = ['built', 'resumed', 'unchanged', 'kept', 'failed', 'interrupted', 'skipped', 'capped', 'pruned'] as const;
+export const ASSET_OUTCOMES = [
+  'built',
+  'resumed',
+  'unchanged',
+  'kept',
+  'failed',
+  'interrupted',
+  'skipped',
+  'capped',
+  'pruned',
+  // Its files fetched from the remote cache, 0 credits (docs/build.md "Remote cache").
+  'restored',
+] as const;
 
 export type AssetOutcome = (typeof ASSET_OUTCOMES)[number];
 

@@ -20,6 +20,7 @@ import type {
 import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
 import { planPost } from './post.js';
+import { withRestore, type RemoteAvailability } from './remote.js';
 import { inShard, selectIds, type Shard } from './shard.js';
 import { planSheetItem, sheetFiles } from './sheet.js';
 import {
@@ -57,6 +58,8 @@ export interface PlanOptions {
   more?: number;
   /** `build --prune-takes`: plan to delete the take files of each selected asset that are not picked. */
   pruneTakes?: boolean;
+  /** What the remote cache holds (./remote.ts): assets it can give back are planned as `restore`, 0 credits. */
+  remote?: RemoteAvailability;
 }
 
 /**
@@ -121,7 +124,10 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   let sheets = false;
   for (const asset of manifest.assets) {
     if (asset.kind === 'sheet') sheets = true;
-    else if (wanted(asset.id)) planned.set(asset.id, planAsset(asset, lock, hashes, options, chargesOnce));
+    else if (wanted(asset.id)) {
+      const item = planAsset(asset, lock, hashes, options, chargesOnce);
+      planned.set(asset.id, options.remote && !options.force ? withRestore(item, lock.assets[asset.id], hashes, options.remote) : item);
+    }
   }
   if (sheets) {
     const building = new Set(
@@ -162,7 +168,7 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
 }
 
 /** The actions that save files, whose outputs checkOwnership checks against the lock's. */
-const SAVING_ACTIONS: ReadonlySet<PlanAction> = new Set(['generate', 'resume', 'reprocess']);
+const SAVING_ACTIONS: ReadonlySet<PlanAction> = new Set(['generate', 'resume', 'reprocess', 'restore']);
 
 function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options: PlanOptions, charges: () => LastCharges): PlanItem {
   const spec = specHash(asset, options.service);

@@ -170,6 +170,12 @@ export interface LockEntry {
   /** The video job or workflow run id of the last finish (images have none), and the service host it ran on. */
   jobId?: string;
   service?: string;
+  /**
+   * This lock paid nothing for the entry: it was restored from the remote cache's entry for its
+   * spec, made (and paid for, `credits`) by another branch or machine (docs/build.md "Remote cache").
+   * A later finish of the asset here drops it.
+   */
+  restoredFrom?: 'remote-cache';
 }
 
 export interface Lock {
@@ -190,9 +196,10 @@ export type FileHashes = ReadonlyMap<string, FileHash | null>;
 export type PlanStatus = 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited' | 'in-flight' | 'removed';
 /**
  * none: nothing to do; generate: a paid call; resume: follow the recorded job; reprocess: run the
- * `post` steps again from `source`, no paid call (./post.ts); keep: left alone, reported; prune: delete `prunable`.
+ * `post` steps again from `source`, no paid call (./post.ts); keep: left alone, reported; prune: delete `prunable`;
+ * restore: fetch `restore.files` from the remote cache, 0 credits (./remote.ts).
  */
-export type PlanAction = 'none' | 'generate' | 'resume' | 'reprocess' | 'keep' | 'prune';
+export type PlanAction = 'none' | 'generate' | 'resume' | 'reprocess' | 'keep' | 'prune' | 'restore';
 
 export interface FileCheck {
   path: string;
@@ -248,6 +255,15 @@ export interface PlanItem {
    * own field: `prunable` of a removed asset is deleted only with --prune.
    */
   prunableTakes?: string[];
+  /** restore: the files to fetch from the remote cache by their sha256, and a spec entry's lock entry (./remote.ts). */
+  restore?: RestoreSource;
+}
+
+/** What a `restore` item fetches (./remote.ts): the files by their sha256, and with `entry` the lock entry it records. */
+export interface RestoreSource {
+  files: LockedFile[];
+  /** From a spec entry: recorded in the lock as this asset's finish. Absent: the lock's own entry stands. */
+  entry?: LockEntry;
 }
 
 export interface Plan {

@@ -253,6 +253,14 @@ export class LockWriter {
     return this.#update([id], (lock) => void (lock.assets[id] = entry));
   }
 
+  /**
+   * Restored from the remote cache's entry for its spec (./remote.ts): its files are in place, and
+   * the entry made elsewhere is this asset's finish, marked as restored (this lock paid nothing).
+   */
+  restored(id: string, entry: LockEntry): Promise<void> {
+    return this.#update([id], (lock) => void (lock.assets[id] = { ...structuredClone(entry), restoredFrom: 'remote-cache' }));
+  }
+
   /** Replaces the whole lock (`lock merge`). */
   replace(lock: Lock): Promise<void> {
     return this.#update('all', (current) => void Object.assign(current, structuredClone(lock)));

@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import type * as ProgramModule from '../../src/program.cjs';
 import { parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
+import { startRemoteCache, type RemoteCacheServer } from '../support/remote-cache.js';
 
 const require = createRequire(import.meta.url);
 const { buildProgram, EXAMPLES } = require('../../dist/program.cjs') as typeof ProgramModule;
@@ -21,7 +22,12 @@ beforeAll(async () => {
   mock = await startMock({ credits: 1_000_000 });
   await mock.config({ videoPollAfterMs: 20 });
 });
-afterAll(() => mock.close());
+/** The remote cache a user names (`https://cache.example.com`): the real server, started when an example names it. */
+let remoteCache: Promise<RemoteCacheServer> | undefined;
+afterAll(async () => {
+  await mock.close();
+  await (await remoteCache)?.close();
+});
 
 /** Every command path below `assetgen` ('' is the program itself). */
 function commandPaths(): string[][] {
@@ -127,6 +133,12 @@ async function prepare(example: Example, project: ReturnType<typeof freshProject
   if (args.includes('<id>')) {
     const videoId = parseJson(await ok(['video', 'create', 'torch', '--yes', '--no-wait', '--json'])).id as string;
     args = args.map((arg) => (arg === '<id>' ? videoId : arg));
+  }
+  // The remote cache a user names is a real one here, with its token in the environment as docs/build.md says.
+  if (args.includes('https://cache.example.com')) {
+    const cache = await (remoteCache ??= startRemoteCache());
+    project.env.ASSETGEN_REMOTE_CACHE_TOKEN = cache.token;
+    args = args.map((arg) => (arg === 'https://cache.example.com' ? cache.url : arg));
   }
   // The service a user names is this mock; a fixed port could be taken.
   return args

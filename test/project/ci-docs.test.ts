@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runInProcess, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
+import { startRemoteCache } from '../support/remote-cache.js';
 import { EXAMPLE, writeFiles } from './helpers.js';
 
 const DOC = fs.readFileSync(new URL('../../docs/ci.md', import.meta.url), 'utf8');
@@ -32,9 +33,13 @@ function assetgenCommands(text: string): string[][] {
     );
 }
 
-it('has a pull-request plan job, a GitHub Actions matrix of four shards and a GitLab parallel job, all valid YAML', () => {
-  expect(blocks).toHaveLength(3);
-  const [pr, github, gitlab] = blocks;
+it('has a pull-request plan job, a GitHub Actions matrix of four shards, one with the remote cache and a GitLab parallel job, all valid YAML', () => {
+  expect(blocks).toHaveLength(4);
+  const [pr, github, cached, gitlab] = blocks;
+  expect(cached!.jobs.build.strategy.matrix.shard).toEqual([1, 2, 3, 4]);
+  // The cache's URL and token are secrets, never written in the workflow.
+  expect(cached!.jobs.build.env.ASSETGEN_REMOTE_CACHE_URL).toMatch(/^\$\{\{ secrets\./);
+  expect(cached!.jobs.build.env.ASSETGEN_REMOTE_CACHE_TOKEN).toMatch(/^\$\{\{ secrets\./);
   expect(Object.keys(pr!.on)).toEqual(['pull_request']);
   expect(pr!.jobs.plan.permissions['pull-requests']).toBe('write');
   expect(github!.jobs.build.strategy.matrix.shard).toEqual([1, 2, 3, 4]);
@@ -61,6 +66,46 @@ it('runs the GitHub workflow commands as written: shard 1/4 with its own lock, t
     expect(result.code, result.stderr).toBe(0);
     expect(fs.existsSync(path.join(home.cwd, 'assetgen.lock'))).toBe(true);
   } finally {
+    home.remove();
+  }
+});
+
+it("runs the remote-cache job as written: after one build uploaded the assets, a fresh runner's four shards restore them all for 0 credits", async () => {
+  const home = tempHome();
+  const cache = await startRemoteCache();
+  try {
+    writeFiles(home.cwd, { 'assetgen.yaml': EXAMPLE });
+    const job = blocks[2]!.jobs.build;
+    const env = {
+      ...home.env,
+      ASSETGEN_BASE_URL: mock.url,
+      ASSETGEN_API_KEY: mock.apiKey,
+      ASSETGEN_REMOTE_CACHE_URL: cache.url,
+      ASSETGEN_REMOTE_CACHE_TOKEN: cache.token,
+      ASSETGEN_REMOTE_CACHE_TEAM: job.env.ASSETGEN_REMOTE_CACHE_TEAM,
+    };
+    // An earlier run built everything (and uploaded it); the lock it left is committed.
+    const first = await runInProcess(['build', '--yes', '--max-credits', 'none', '--json'], { env, cwd: home.cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const assets = JSON.parse(first.stdout).totals.built as number;
+    expect(assets).toBeGreaterThan(1);
+    // A fresh runner: the lock, no asset files; each shard's command as the job runs it.
+    for (const folder of ['assets', '.assetgen']) fs.rmSync(path.join(home.cwd, folder), { recursive: true, force: true });
+    const before = (await mock.state()).ledger.length;
+    const steps = (job.steps as { run?: string }[]).map((step) => step.run ?? '').join('\n');
+    let restored = 0;
+    for (const k of [1, 2, 3, 4]) {
+      const [shard] = assetgenCommands(steps.replace(/\\\n\s*/g, ' ').replaceAll('${{ matrix.shard }}', String(k)));
+      const result = await runInProcess(shard!, { env, cwd: home.cwd });
+      expect(result.code, result.stderr).toBe(0);
+      const document = JSON.parse(result.stdout);
+      expect(document.totals.credits).toBe(0);
+      restored += document.totals.restored as number;
+    }
+    expect(restored).toBe(assets);
+    expect((await mock.state()).ledger.length).toBe(before);
+  } finally {
+    await cache.close();
     home.remove();
   }
 });

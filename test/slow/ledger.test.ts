@@ -4,15 +4,19 @@
 // mock's ledger is the judge: the run spent no more than its cap; a run that ended on its own
 // reported exactly what the ledger took; at the end every asset was charged exactly once, the
 // lock's cost of each equals the ledger's figure for its key (each take's too: about half the images
-// have `variants`), and `assetgen report` totals the lock.
+// have `variants`), and `assetgen report` totals the lock. Every run has the remote cache (the real
+// turborepo-remote-cache server); at the end a fresh clone of the project (the lock, no asset
+// files) builds from it: a cache hit never pays (issue 28).
 // A failure prints its seed: ASSETGEN_LEDGER_SEED=<seed> npm run test:slow -- ledger reruns it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson, runCli, spawnCli, type CliResult } from '../support/cli.js';
 import { disagreements, lockVersusLedger, netSpend, spendByKey } from '../support/ledger.js';
 import { useMockProject } from '../support/project.js';
+import { startRemoteCache, type RemoteCacheServer } from '../support/remote-cache.js';
+import { tempHome } from '../support/cli.js';
 
 /** mulberry32: a small seeded generator, so a failing series can be replayed from its seed. */
 function random(seed: number): () => number {
@@ -64,6 +68,34 @@ const project = useMockProject({
   mock: { credits: 10_000_000 },
   config: { credits: 10_000_000, videoPollAfterMs: 30, videoSteps: 3, latencyMs: 5, faults: { rate: 0 } },
 });
+
+let cache: RemoteCacheServer;
+beforeAll(async () => {
+  cache = await startRemoteCache();
+});
+afterAll(() => cache?.close());
+
+/**
+ * A fresh clone of the project (the manifest and the lock, no asset files) built with the cache:
+ * whatever it restores costs nothing (no charge at all: the service still holds the keys, so what
+ * it does not restore replays for free), and its lock still agrees with the ledger.
+ */
+async function freshCloneFromCache(seed: number, env: NodeJS.ProcessEnv): Promise<void> {
+  const clone = tempHome();
+  try {
+    for (const file of ['assetgen.yaml', 'assetgen.lock']) fs.copyFileSync(path.join(project.cwd, file), path.join(clone.cwd, file));
+    const before = (await project.ledger()).length;
+    const result = await runCli(['build', '--yes', '--json', '--max-credits', '0'], { env, cwd: clone.cwd });
+    expect(result.code, `seed ${seed}: the clone's build\n${result.stderr}`).toBe(0);
+    const document = parseJson(result);
+    expect(document.totals.restored, `seed ${seed}: restored from the cache`).toBeGreaterThan(0);
+    expect(document.totals.credits).toBe(0);
+    expect((await project.ledger()).slice(before), `seed ${seed}: a cache hit paid`).toEqual([]);
+    expect(disagreements(lockVersusLedger(clone.cwd, await project.ledger())), `seed ${seed}: the clone's lock vs ledger`).toEqual({});
+  } finally {
+    clone.remove();
+  }
+}
 
 const SEEDS = process.env.ASSETGEN_LEDGER_SEED ? [Number(process.env.ASSETGEN_LEDGER_SEED)] : [101, 202, 303, 404, 505, 606];
 const MAX_RUNS = 14;
@@ -135,7 +167,12 @@ describe('every credit figure agrees with the ledger (seeded series)', () => {
       const { text, ids } = randomManifest(rng);
       fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), text);
       // Polls go with the session (free, as service-api §5 implies for non-key calls); paid calls with the key.
-      const env = { ...project.env(), ASSETGEN_SESSION: project.mock.sessionCookie };
+      const env = {
+        ...project.env(),
+        ASSETGEN_SESSION: project.mock.sessionCookie,
+        ASSETGEN_REMOTE_CACHE_URL: cache.url,
+        ASSETGEN_REMOTE_CACHE_TOKEN: cache.token,
+      };
       const mid = 40 + Math.floor(rng() * 200);
       const log: string[] = [];
       // Phase 1 builds everything (prices unknown at first); phase 2 changes about half the prompts,
@@ -182,6 +219,7 @@ describe('every credit figure agrees with the ledger (seeded series)', () => {
       expect(report.code, report.stderr).toBe(0);
       const lockTotal = Object.values(lock.assets).reduce((sum, entry) => sum + (entry.credits ?? 0), 0);
       expect(parseJson(report).totals.credits).toBe(lockTotal);
+      await freshCloneFromCache(seed, env);
     }, 300_000);
   }
 

@@ -9,9 +9,10 @@ import { displayPath } from '../../cli/save.js';
 import { printTable } from '../../cli/table.js';
 import { readLock } from '../../pipeline/lock.js';
 import type { FileHashes, Lock, Manifest, OutputTarget, Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
+import type { RemoteCache } from '../../cache/remote-cache.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { command } from '../../cli/command.js';
-import type { BudgetCheck, BuildDocument, BuildOptions, BuildResult, DryRunResult } from './records.js';
+import type { BudgetCheck, BuildDocument, BuildOptions, BuildResult, DryRunResult, ItemResult } from './records.js';
 import { renderRun, runDocument, settleRun } from './run-result.js';
 import {
   actionCounts,
@@ -29,7 +30,7 @@ import {
 import { openPlannedProject, openProject } from './open.js';
 import { workflowsToList } from '../../pipeline/owners.js';
 import { checkTargets, sweepTargetFolders } from '../../pipeline/targets.js';
-import { hashProjectFiles, planBuild } from '../../pipeline/plan.js';
+import { hashProjectFiles, planBuild, type PlanOptions } from '../../pipeline/plan.js';
 import { parseShard, type Shard } from '../../pipeline/shard.js';
 import { anyOf } from '../../cli/front-end.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
@@ -118,14 +119,14 @@ async function planAndRun(
     hashes: () => Promise<FileHashes>;
   },
 ): Promise<BuildResult> {
-  const { file, lockFile, lock, writer, manifest, shard, service, hashes } = found;
+  const { lock, writer, manifest, shard, service, hashes } = found;
   // The service is part of every spec: without one, nothing could be judged up to date.
   if (!service)
     throw new MissingCredentialsError(
       'No service URL is configured: the plan depends on which service builds the assets.',
       `${anyOf([...ctx.frontEnd.setBaseUrl, `plan against ${ctx.frontEnd.useMock}`])}.`,
     );
-  const plan = planBuild(manifest, lock, await hashes(), {
+  const planOptions: PlanOptions = {
     service,
     workflowNodes: writer ? await workflowNodes(ctx, manifest, lock) : undefined,
     select: selectors,
@@ -134,7 +135,45 @@ async function planAndRun(
     prune: options.prune,
     more: options.more,
     pruneTakes: options.pruneTakes,
-  });
+  };
+  const remote = await import('./remote.js');
+  const cache = remote.openRemoteCache(ctx, options);
+  try {
+    let fileHashes = await hashes();
+    let plan = planBuild(manifest, lock, fileHashes, planOptions);
+    // With a remote cache: what it holds of what this plan would pay for, then the plan with it
+    // (those assets `restore`, 0 credits). Its prices stay in the options (PlanOptions.remote.prices).
+    if (cache && !plan.unmatched.length) {
+      const probed = await remote.probeRemote(ctx, cache, plan, lock, manifest.root, fileHashes);
+      fileHashes = probed.hashes;
+      planOptions.remote = probed.remote;
+      plan = planBuild(manifest, lock, fileHashes, planOptions);
+    }
+    return await runOrShow(ctx, plan, options, { ...found, cache, hashes: fileHashes, planOptions });
+  } finally {
+    await cache?.close();
+  }
+}
+
+/** The plan carried out (restores first, then the paid build, then uploads), or shown (a dry run). */
+async function runOrShow(
+  ctx: CommandContext,
+  plan: Plan,
+  options: BuildOptions,
+  found: {
+    file: string;
+    lockFile: string;
+    lock: Lock;
+    writer?: LockWriter;
+    manifest: Manifest;
+    shard?: Shard;
+    service: string;
+    cache?: RemoteCache;
+    hashes: FileHashes;
+    planOptions: PlanOptions;
+  },
+): Promise<BuildResult> {
+  const { file, lockFile, writer, manifest, shard, service, cache } = found;
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
   checkTargets(manifest.root, plan.items);
@@ -143,20 +182,38 @@ async function planAndRun(
   if (options.report) (await import('./gallery.js')).checkReportTarget(ctx, options.report);
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
   const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);
-  if (writer)
+  if (writer) {
+    let restored: ItemResult[] = [];
+    if (cache && plan.items.some((item) => item.action === 'restore')) {
+      const remote = await import('./remote.js');
+      const done = await remote.restorePlanned(ctx, cache, plan.items, manifest.root, writer, found.hashes);
+      restored = done.restored;
+      // Planned again from the lock and the files as the restores left them, without restores: an
+      // asset the cache failed to give back is paid for (or replayed) as without a cache.
+      const { remote: held, ...rest } = found.planOptions;
+      const prices = held ? { remote: { files: new Set<string>(), specs: new Map(), prices: held.prices } } : {};
+      plan = planBuild(manifest, writer.lock, done.hashes, { ...rest, ...prices });
+    }
     // The paid path (the pool, the lock writer, the save), loaded on use: a dry run needs none of it.
-    return (await import('./run.js')).runBuild(
+    const result = await (
+      await import('./run.js')
+    ).runBuild(
       ctx,
       plan,
       manifest.root,
       writer,
       { ...options, maxCredits, provenance: manifest.provenance },
       { file, lockFile: writer.file, service },
+      restored,
     );
+    const made = result.items.filter((item) => item.outcome === 'built' || item.outcome === 'resumed').map((item) => item.id);
+    if (cache && made.length) await (await import('./remote.js')).uploadBuilt(cache, writer.lock, made, manifest.root);
+    return result;
+  }
 
   const budget = checkBudget(plan, maxCredits);
   const report = options.report
-    ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock })
+    ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock: found.lock })
     : undefined;
   const stale = staleSheets(plan.items);
   return {

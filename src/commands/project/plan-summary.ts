@@ -18,7 +18,7 @@ import { markdownCell } from '../../pipeline/markup.js';
  * (its answer never recorded: asking again may be its first execution), 0 for a free re-process.
  */
 export function creditCell(item: Pick<PlanItem, 'action' | 'estimate' | 'takes' | 'takePrice'>): string {
-  if (!['generate', 'resume', 'reprocess'].includes(item.action)) return '';
+  if (!['generate', 'resume', 'reprocess', 'restore'].includes(item.action)) return '';
   const total = item.estimate === null ? '?' : String(item.estimate);
   // Takes are a paid call each: the count and one's price, then the sum (`3 × 10 = 30`, `3 × ?`).
   const takes = item.takes?.length ?? 0;
@@ -75,6 +75,7 @@ const count = (plan: PlanView, action: PlanAction): number => plan.items.filter(
 /** What the plan does, counted by action. */
 export function actionCounts(plan: PlanView): string[] {
   const parts = [`${count(plan, 'generate')} to generate`, `${count(plan, 'resume')} to resume`];
+  if (count(plan, 'restore')) parts.push(`${count(plan, 'restore')} to restore from the remote cache, 0 credits`);
   if (count(plan, 'reprocess')) parts.push(`${count(plan, 'reprocess')} to re-process (free)`);
   if (count(plan, 'prune')) parts.push(`${count(plan, 'prune')} to prune`);
   if (count(plan, 'keep')) parts.push(`${count(plan, 'keep')} left alone`);

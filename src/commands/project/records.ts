@@ -36,6 +36,9 @@ export interface BuildOptions {
   more?: number;
   /** Delete the selected assets' take files that are not picked. */
   pruneTakes?: boolean;
+  /** The shared remote cache's URL (else ASSETGEN_REMOTE_CACHE_URL), and restore-only (./remote.ts). */
+  remoteCache?: string;
+  remoteCacheReadOnly?: boolean;
 }
 
 /** What a build computed: its dry run's plan, or every asset's outcome of a build that ran. */

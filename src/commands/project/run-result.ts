@@ -23,7 +23,7 @@ export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
   for (const item of unpicked) ctx.out.info(`  ${sanitizeLine(item.id)}: ${item.takes!.length} takes; ${sanitizeLine(item.unpicked!)}`);
   const totals = result.totals;
   ctx.out.info(
-    `Built ${totals.built}, resumed ${totals.resumed}, unchanged ${totals.unchanged}` +
+    `Built ${totals.built}, resumed ${totals.resumed}${totals.restored ? `, restored ${totals.restored} from the remote cache` : ''}, unchanged ${totals.unchanged}` +
       `${totals.kept ? `, kept ${totals.kept} edited by hand` : ''}${totals.failed ? `, failed ${totals.failed}` : ''}` +
       `${totals.interrupted ? `, interrupted ${totals.interrupted} (paid, kept in the lock)` : ''}` +
       `${totals.capped ? `, held back by the cap ${totals.capped}` : ''}` +

@@ -14,7 +14,7 @@ import type { LockWriter } from '../../pipeline/writer.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
 import { mediaInfo } from '../../files/media-info.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import type { BuildRun, RunFlags } from './records.js';
+import type { BuildRun, ItemResult, RunFlags } from './records.js';
 import { runPlan } from './pool.js';
 import { listIds, staleSheets } from './plan-summary.js';
 import { writeBuildReport } from './gallery.js';
@@ -27,6 +27,8 @@ export async function runBuild(
   writer: LockWriter,
   flags: RunFlags,
   where: { file: string; lockFile: string; service: string },
+  /** Assets restored from the remote cache before the plan ran (./remote.ts): their outcome unless the pool worked on them too. */
+  restored: readonly ItemResult[] = [],
 ): Promise<BuildRun> {
   await confirmVideos(ctx, plan, flags);
   const results = await runPlan(ctx, plan.items, root, writer, {
@@ -35,7 +37,7 @@ export async function runBuild(
     failFast: flags.failFast,
     resumeCommand: (id) => resumeCommand(ctx, id, flags),
   });
-  const byId = new Map(results.map((result) => [result.id, result]));
+  const byId = new Map([...restored, ...results].map((result) => [result.id, result]));
   const lock = writer.lock;
   const items = plan.items.map((item): AssetResult => {
     const result = byId.get(item.id);
@@ -88,7 +90,7 @@ function takesOf(id: string, lock: Lock): Pick<AssetResult, 'takes' | 'picked' |
 }
 
 /** Outcomes whose files are on disk once the build ends. */
-const ON_DISK = new Set<AssetOutcome>(['built', 'resumed', 'unchanged', 'kept']);
+const ON_DISK = new Set<AssetOutcome>(['built', 'resumed', 'unchanged', 'kept', 'restored']);
 
 /** A plan with videos spends VIDEO_JOB_COST credits each: it needs --yes, or a yes on a terminal. */
 async function confirmVideos(ctx: CommandContext, plan: Plan, flags: RunFlags): Promise<void> {
