@@ -18,7 +18,7 @@ const item = (id: string): PlanItem =>
 
 describe('the plan summary of a big plan', () => {
   const ids = Array.from({ length: 5000 }, (_, i) => `icon-${i}`);
-  const plan: Plan = { service: 'x', items: ids.map(item), estimate: { credits: 0, unknown: ids }, unmatched: [] };
+  const plan: Plan = { service: 'x', items: ids.map(item), estimate: { credits: 0, unknown: ids }, prices: [], unmatched: [] };
 
   it('lists ten ids, then how many more', () => {
     expect(listIds(['a', 'b'])).toBe('a, b');
