@@ -27,7 +27,11 @@ describe('the plan summary of a big plan', () => {
   });
 
   it("keeps the Markdown under a PR comment's 65,536 characters: 100 rows, then a count", () => {
-    const markdown = planMarkdown(plan, checkBudget(plan, 100), 'assetgen.yaml');
+    const markdown = planMarkdown(
+      plan,
+      checkBudget(plan, { max: 100, from: 'budget', name: '`budget: 100` in assetgen.yaml' }),
+      'assetgen.yaml',
+    );
     expect(markdown.length).toBeLessThan(65_536);
     expect(markdown.match(/^\| `icon-\d+` \|/gm)).toHaveLength(100);
     expect(markdown).toContain('| … | | | | 4,900 more (`assetgen build --dry-run` lists them all) |');
