@@ -14,6 +14,7 @@ import { readLock } from '../../src/pipeline/lock.js';
 import { jsonError, parseJson, runCli, shellWords } from '../support/cli.js';
 import { netSpend } from '../support/ledger.js';
 import { useMockProject } from '../support/project.js';
+import { manifestOf, thrown } from './helpers.js';
 
 const TILESET = PRICES.runPerNode * WORKFLOWS.find((workflow) => workflow.id === 'wf_tileset')!.nodes.length;
 const images = (agent: string, count: number, prefix = agent): string[] =>
@@ -184,10 +185,13 @@ describe('unknown prices under a cap', () => {
     expect(plan.stderr).toContain(command);
     expect(plan.stderr).not.toMatch(/raise/i);
     const markdown = await build(['--dry-run', '--format', 'markdown']);
-    expect(markdown.stdout).toMatch(
-      /build one asset of each once without the cap: \\`assetgen build walk-0 item-0 tiles --max-credits none\\`/,
+    expect(markdown.stdout).toContain(`build one asset of each once without the cap: ${command}.`);
+    expect(markdown.stdout).toContain(
+      'prices: { agents: { tile-smith: <credits>, icon-forge: <credits> }, workflows: { wf_tileset: <credits> } }',
     );
-    expect(markdown.stdout).toMatch(/\\`prices: \{ agents: \{ tile-smith: &lt;credits&gt;, icon-forge: &lt;credits&gt; \}/);
+    expect(markdown.stdout).toContain(
+      '**Budget 400 credits (`budget: 400` in assetgen.yaml): 4 assets of unknown price would be held back (exit 8).**',
+    );
 
     const capped = await build(['--json']);
     expect(capped.code).toBe(8);
@@ -205,6 +209,39 @@ describe('unknown prices under a cap', () => {
     const rest = await build(['--json']);
     expect(rest.code, rest.stderr).toBe(0);
     expect(parseJson(rest).totals).toMatchObject({ built: 1, unchanged: 3 });
+  });
+});
+
+describe('prices: in the manifest', () => {
+  it('reads credits per call by agent and workflow, in block or flow style', () => {
+    const block = manifestOf('prices:\n  agents:\n    sprite-artist: 10\n  workflows:\n    wf_tileset: 20\nassets: []\n');
+    expect(block.prices).toEqual({ agents: { 'sprite-artist': 10 }, workflows: { wf_tileset: 20 } });
+    expect(manifestOf('prices: { agents: { __proto__: 3 } }\nassets: []\n').prices!.agents.__proto__).toBe(3);
+  });
+
+  it('names every mistake at its file:line:col (exit 2 from the CLI)', async () => {
+    const text = [
+      'prices:',
+      '  agents: { sprite-artist: ten, icon-forge: -1, tile-smith: 2.5 }',
+      '  workflows: [wf_tileset]',
+      '  videos: { torch: 180 }',
+      'assets: []',
+      '',
+    ].join('\n');
+    expect(thrown(() => manifestOf(text)).message.split('\n')).toEqual([
+      'assetgen.yaml:2:28: prices.agents.sprite-artist: must be a whole number of credits ≥ 0 (what one call costs), not "ten"',
+      'assetgen.yaml:2:45: prices.agents.icon-forge: must be a whole number of credits ≥ 0 (what one call costs), not -1',
+      'assetgen.yaml:2:61: prices.agents.tile-smith: must be a whole number of credits ≥ 0 (what one call costs), not 2.5',
+      'assetgen.yaml:3:14: prices.workflows: must be a mapping of workflow id to credits per call',
+      'assetgen.yaml:4:3: prices.videos: unknown field (expected one of: agents, workflows)',
+    ]);
+    expect(thrown(() => manifestOf('prices: 10\nassets: []\n')).message).toBe(
+      'assetgen.yaml:1:9: prices: must be a mapping: `agents` and `workflows`, each a mapping of id to credits per call',
+    );
+    write(text);
+    const result = await build(['--dry-run']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('assetgen.yaml:2:28: prices.agents.sprite-artist');
   });
 });
 

@@ -126,8 +126,9 @@ export function planMarkdown(plan: PlanView, check: BudgetCheck | undefined, man
   const prices = pricesLine(plan, (name) => markdownCell(name, 'code'));
   if (prices) lines.push(prices, '');
   const budget = budgetLine(check);
-  if (budget) lines.push(`${failsBudget(check) ? '⚠️ ' : ''}**${markdownCell(budget)}**`, '');
-  if (check?.remedy) lines.push(markdownCell(check.remedy), '');
+  // Written as Markdown: the cap's name and the remedy's `prices:` and command are code spans.
+  if (budget) lines.push(`${failsBudget(check) ? '⚠️ ' : ''}**${budget}**`, '');
+  if (check?.remedy) lines.push(check.remedy, '');
   const changes = plan.items.filter((item) => item.action !== 'none');
   if (changes.length) {
     lines.push('| Asset | Status | Action | Credits | Why |', '|---|---|---|---:|---|');
