@@ -94,7 +94,8 @@ export function learnedPrices(service: string, env: Env = process.env): PriceLis
 }
 
 /**
- * Remembers prices observed for `service` — by a build's paid calls, or carried by a remote
+ * Remembers prices observed for `service` (the spec's service id, pipeline/hash.ts serviceId: the
+ * lock's `service`, host and path, or `mock`) — by a build's paid calls, or carried by a remote
  * cache's entries from other machines: each replaces what was remembered for that agent or
  * workflow. Ids that are not safe and prices that are not whole credits are left out. Returns
  * whether the file was written (false: nothing new, or it could not be).
