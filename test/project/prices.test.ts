@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PRICES, WORKFLOWS } from '../../src/mock/index.js';
-import { learnedPricesPath, rememberPrices } from '../../src/config/learned-prices.js';
+import { learnedPrices, learnedPricesPath, rememberPrices } from '../../src/config/learned-prices.js';
 import { DeclaredPriceCheck } from '../../src/pipeline/budget.js';
 import type { PlanItem } from '../../src/pipeline/records.js';
 import { readLock } from '../../src/pipeline/lock.js';
@@ -165,6 +165,22 @@ describe('learned prices', () => {
     expect(stored.agents.a599).toBe(599); // the newest kept, the oldest dropped
     expect(stored.agents['bad id!']).toBeUndefined();
     expect(stored.workflows).toEqual({});
+    expect(learnedPrices('cache.example', env).agents).toMatchObject({ a599: 599, a100: 100 });
+    expect(learnedPrices('cache.example', env).agents['sprite-artist']).toBeUndefined(); // the oldest, dropped
+  });
+
+  it('a store that is not ours reads as empty; one that is a link is never written through', () => {
+    const env = project.env();
+    const file = learnedPricesPath(env);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '{"services": {"mock": {"agents": {"sprite-artist": "ten", "x": 1e12}}}}');
+    expect(learnedPrices('mock', env)).toEqual({ agents: {}, workflows: {} });
+    fs.rmSync(file);
+    const elsewhere = path.join(project.home.home, 'elsewhere.json');
+    fs.writeFileSync(elsewhere, 'not yours');
+    fs.symlinkSync(elsewhere, file);
+    expect(rememberPrices('mock', { agents: { 'sprite-artist': 10 } }, env)).toBe(false);
+    expect(fs.readFileSync(elsewhere, 'utf8')).toBe('not yours');
   });
 });
 
