@@ -32,6 +32,11 @@ export interface FrontEnd {
   readonly noCap: string;
   /** Lifting the cap, as an instruction. */
   readonly liftCap: string;
+  /**
+   * Building `ids` once without a cap (their prices then known): the command line (`command`), or
+   * the build tool's call — which cannot lift the manifest's `budget`, so says to remove it.
+   */
+  buildUncapped(build: { command: string; ids: readonly string[]; budgetInManifest: boolean }): string;
   /** The ways of configuring the service's URL (joined with `anyOf`). */
   readonly setBaseUrl: readonly string[];
   /** Planning against the bundled mock. */
@@ -66,6 +71,7 @@ export const CLI: FrontEnd = {
   generateExample: 'assetgen generate "rusty sword icon" --agent sprite-artist',
   noCap: '`--max-credits none`',
   liftCap: 'pass --max-credits none',
+  buildUncapped: (build) => `\`${build.command}\``,
   setBaseUrl: ['Pass --base-url <url>', `set ${ENV.baseUrl}`, 'run `assetgen auth login --base-url <url>`'],
   useMock: '--mock',
   otherManifest: 'pass -f <path>',
@@ -107,6 +113,8 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     generateExample: '{"prompt": "rusty sword icon", "agent": "sprite-artist"}',
     noCap: 'no `max_credits`, and no `budget` in the manifest',
     liftCap: "leave out `max_credits` and remove the manifest's `budget`",
+    buildUncapped: ({ ids, budgetInManifest }) =>
+      `\`build\` with ${toolArgumentsText({ ids: [...ids] })} and no \`max_credits\`${budgetInManifest ? ", the manifest's `budget` removed for that build" : ''}`,
     setBaseUrl: [`Set ${ENV.baseUrl} in the server's environment`, 'run `assetgen auth login --base-url <url>` in a terminal'],
     useMock: 'the bundled mock (`assetgen mcp --mock`)',
     otherManifest: "start the server in the manifest's folder",

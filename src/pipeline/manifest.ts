@@ -98,12 +98,13 @@ export function parseManifest(text: string, options: { file: string; display?: s
   const result = validateManifest(text);
   if (result.issues.length)
     throw new ManifestError(options.display ?? options.file, collapseCombinations(result.issues), quotingHint(text, result.issues));
-  const { budget, provenance } = result;
+  const { budget, prices, provenance } = result;
   return {
     file: options.file,
     root,
     assets: result.assets,
     ...(budget !== undefined ? { budget } : {}),
+    ...(prices ? { prices } : {}),
     ...(provenance ? { provenance } : {}),
   };
 }

@@ -1,7 +1,6 @@
 // Planning: what a build would do, as a pure function of the manifest, the lock and the hashes of
 // the files the lock records. The build loop plans, acts on each item (recording progress through
 // LockWriter), and after a crash simply plans again from the lock on disk.
-import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import { hashFiles, specHash, specParts } from './hash.js';
 import type {
   FileCheck,
@@ -15,8 +14,12 @@ import type {
   Plan,
   PlanAction,
   PlanItem,
+  PlanPrice,
   PlanStatus,
 } from './records.js';
+import { lastCharges, priceFor, type PriceIndex } from './prices.js';
+
+export { estimateFor, lastCharges, type LastCharges } from './prices.js';
 import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
 import { planPost } from './post.js';
@@ -60,6 +63,8 @@ export interface PlanOptions {
   pruneTakes?: boolean;
   /** What the remote cache holds (./remote.ts): assets it can give back are planned as `restore`, 0 credits. */
   remote?: RemoteAvailability;
+  /** Prices this machine learned for the service (src/config/learned-prices.ts), used after the lock's own. */
+  learnedPrices?: PriceIndex['learned'];
 }
 
 /**
@@ -117,15 +122,16 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   const wanted = (id: string): boolean => (!selected || selected.has(id)) && inShard(id, options.shard);
 
   // The estimates' index, made when the first asset to generate asks (none does in an up-to-date plan).
-  let charges: LastCharges | undefined;
-  const chargesOnce = (): LastCharges => (charges ??= lastCharges(lock));
+  let prices: PriceIndex | undefined;
+  const pricesOnce = (): PriceIndex =>
+    (prices ??= { observed: lastCharges(lock), learned: options.learnedPrices, declared: manifest.prices });
   // Sheets are planned last: whether one is packed again depends on what the build makes of its inputs.
   const planned = new Map<string, PlanItem>();
   let sheets = false;
   for (const asset of manifest.assets) {
     if (asset.kind === 'sheet') sheets = true;
     else if (wanted(asset.id)) {
-      const item = planAsset(asset, lock, hashes, options, chargesOnce);
+      const item = planAsset(asset, lock, hashes, options, pricesOnce);
       planned.set(asset.id, options.remote && !options.force ? withRestore(item, lock.assets[asset.id], hashes, options.remote) : item);
     }
   }
@@ -164,13 +170,40 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   }
   // Said when takes make it differ from one call per asset to generate or resume.
   if (calls !== paying) estimate.calls = calls;
-  return { service: options.service, items, estimate, unmatched };
+  return { service: options.service, items, estimate, prices: planPrices(items), unmatched };
+}
+
+/** The prices the plan's paying items use, one row per agent, workflow or the video job, each with its source. */
+function planPrices(items: readonly PlanItem[]): PlanPrice[] {
+  const rows = new Map<string, PlanPrice>();
+  for (const item of items) {
+    // Only the items whose estimate looked a price up: a resume of an answered call pays polls only.
+    if (item.priceSource === undefined && item.estimate !== null) continue;
+    const kind = item.kind === 'workflow' ? 'workflow' : item.kind === 'video' ? 'video' : 'image';
+    const name = kind === 'workflow' ? item.workflow : kind === 'image' ? item.agent : undefined;
+    const key = `${kind}\u0000${name ?? ''}`;
+    const row = rows.get(key);
+    if (row) {
+      row.assets++;
+      continue;
+    }
+    const credits = item.estimate === null ? null : (item.takePrice ?? item.estimate / (item.takes?.length || 1));
+    rows.set(key, {
+      kind,
+      ...(name !== undefined ? { name } : {}),
+      credits,
+      ...(item.priceSource ? { source: item.priceSource } : {}),
+      assets: 1,
+      firstAsset: item.id,
+    });
+  }
+  return [...rows.values()];
 }
 
 /** The actions that save files, whose outputs checkOwnership checks against the lock's. */
 const SAVING_ACTIONS: ReadonlySet<PlanAction> = new Set(['generate', 'resume', 'reprocess', 'restore']);
 
-function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options: PlanOptions, charges: () => LastCharges): PlanItem {
+function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options: PlanOptions, prices: () => PriceIndex): PlanItem {
   const spec = specHash(asset, options.service);
   const entry = lock.assets[asset.id];
   const files = checkFiles(entry, hashes);
@@ -191,17 +224,21 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       // New takes of the same generation have keys never sent; a take made before is asked again.
       if (!takes?.length || takes.some((k) => takeOf(entry, k))) made.reusesKey = true;
     } else if (action === 'generate') made.generation = (entry ? (entry.generation ?? 1) : 0) + 1;
-    made.estimate = action === 'generate' || (action === 'resume' && unanswered(entry?.job)) ? estimateFor(asset, charges()) : 0;
+    const priced = action === 'generate' || (action === 'resume' && unanswered(entry?.job));
+    const price = priced ? priceFor(asset, prices()) : null;
+    made.estimate = priced ? (price?.credits ?? null) : 0;
     if (takes && (takes.length || action === 'resume') && (action === 'generate' || action === 'resume')) {
       // Each take is its own paid call: the estimate is their number times one's price (the
       // resumed take's only when its answer was never recorded).
-      const price = estimateFor(asset, charges());
+      const take = priceFor(asset, prices());
+      const price = take?.credits ?? null;
       const resumed = action === 'resume' && entry?.job?.take !== undefined && takes.includes(entry.job.take) ? 1 : 0;
       const paid = takes.length - resumed + (resumed && unanswered(entry?.job) ? 1 : 0);
       made.takes = takes;
       made.takePrice = price;
       made.estimate = price === null ? (paid ? null : 0) : paid * price;
-    }
+      if (take && paid) made.priceSource = take.source;
+    } else if (price && priced) made.priceSource = price.source;
     // --prune-takes acts once the asset is as the build leaves it; a new generation removes every take anyway.
     made.prunable = [];
     if (options.pruneTakes && (action === 'none' || action === 'reprocess')) made.prunableTakes = prunableTakes(entry, hashes);
@@ -382,33 +419,3 @@ const SPEC_PART_NAMES: Record<string, string> = {
   duration: 'duration',
   aspectRatio: 'aspectRatio',
 };
-
-/** The last charge the lock records per agent (images) or workflow: looked up by every asset a plan generates. */
-export type LastCharges = ReadonlyMap<string, number>;
-
-const chargeKey = (asset: Pick<ManifestAsset, 'kind' | 'agent' | 'workflow'>): string =>
-  `${asset.kind}\u0000${asset.kind === 'workflow' ? asset.workflow : asset.agent}`;
-
-/** One pass over the lock (not one per asset: 10,000 changed assets made planning quadratic, 80 s). */
-export function lastCharges(lock: Lock): LastCharges {
-  const last = new Map<string, { at: string; credits: number }>();
-  for (const entry of Object.values(lock.assets)) {
-    // An asset with takes records their sum: one call's price is a take's own charge.
-    const credits = entry.candidates ? entry.candidates.findLast((take) => typeof take.credits === 'number')?.credits : entry.credits;
-    if (typeof credits !== 'number' || !entry.finishedAt) continue;
-    const key = chargeKey(entry);
-    const seen = last.get(key);
-    if (!seen || entry.finishedAt > seen.at) last.set(key, { at: entry.finishedAt, credits });
-  }
-  return new Map([...last].map(([key, { credits }]) => [key, credits]));
-}
-
-/**
- * What generating `asset` should cost: a video job's fixed price; otherwise the last charge the
- * lock records for the same agent (images) or workflow; null when it records none.
- */
-export function estimateFor(asset: Pick<ManifestAsset, 'kind' | 'agent' | 'workflow'>, charges: Lock | LastCharges): number | null {
-  if (asset.kind === 'video') return VIDEO_JOB_COST;
-  const index = charges instanceof Map ? (charges as LastCharges) : lastCharges(charges as Lock);
-  return index.get(chargeKey(asset)) ?? null;
-}

@@ -50,8 +50,36 @@ export interface Manifest {
   assets: ManifestAsset[];
   /** The credits a build of this manifest may spend unless --max-credits says otherwise. */
   budget?: number;
+  /** `prices`: the credits one paid call of each agent or workflow costs, as the manifest declares them. */
+  prices?: DeclaredPrices;
   /** `sidecar`: a build writes `<file>.assetgen.json` beside each output (provenance.ts). */
   provenance?: 'sidecar';
+}
+
+/** Credits per paid call, by agent (an image or a take) and by workflow (a run's submission). */
+export interface DeclaredPrices {
+  agents: Record<string, number>;
+  workflows: Record<string, number>;
+}
+
+/**
+ * Where a price comes from (./prices.ts), most trusted first: the project's lock, this machine's
+ * store, the manifest's `prices`; `published`: a video's, from the service document.
+ */
+export type PriceSource = 'observed' | 'learned' | 'declared' | 'published';
+
+/** One price a plan uses: of an image agent, a workflow, or the video job; null credits when none is known. */
+export interface PlanPrice {
+  kind: 'image' | 'workflow' | 'video';
+  /** The agent (images) or workflow; absent for videos (one price for every video job). */
+  name?: string;
+  credits: number | null;
+  /** Absent when the price is unknown. */
+  source?: PriceSource;
+  /** The plan's assets that pay it (generate, or resume a call never answered). */
+  assets: number;
+  /** The first of them: building it alone, without a cap, makes the price known. */
+  firstAsset: string;
 }
 
 /** A sheet's options as the manifest gives them (the packer's defaults fill in the rest). */
@@ -242,6 +270,8 @@ export interface PlanItem {
    */
   takes?: number[];
   takePrice?: number | null;
+  /** Where the price behind `estimate` comes from; absent when the action pays nothing or the price is unknown. */
+  priceSource?: PriceSource;
   /**
    * Credits the action would cost: 0 unless it generates (or resumes a paid call whose answer was
    * never recorded: asking again may be its first execution); null when unknown. A video's price
@@ -275,6 +305,8 @@ export interface Plan {
    * `calls`: the paid calls they make (each take of an asset is one).
    */
   estimate: { credits: number; unknown: string[]; calls?: number };
+  /** The prices the estimate uses, each with its source, in the order the plan first meets them. */
+  prices: PlanPrice[];
   /** Selectors (ids, globs) that matched no asset. */
   unmatched: string[];
 }

@@ -4,7 +4,8 @@
 import { MAX_TAKES } from '../api/takes.cjs';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
-import type { AssetKind, ManifestAsset, OutputTarget } from './records.js';
+import type { AssetKind, DeclaredPrices, ManifestAsset, OutputTarget } from './records.js';
+import { SAFE_ID } from '../api/endpoints.js';
 import { AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit, positionIn, tooManyNodes } from './manifest-limits.js';
 import { readPlainManifest } from './manifest-reader.js';
 import { Walker, type Entry, type Node_ } from './manifest-walker.js';
@@ -17,7 +18,9 @@ export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
 const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
 
-const TOP_FIELDS = ['$schema', 'budget', 'provenance', 'vars', 'defaults', 'assets'];
+const TOP_FIELDS = ['$schema', 'budget', 'prices', 'provenance', 'vars', 'defaults', 'assets'];
+/** The sections of `prices`: what each names, by kind of paid call. */
+const PRICE_SECTIONS = ['agents', 'workflows'] as const;
 const DEFAULT_FIELDS = ['agent', 'out', 'style', 'post', 'variants'];
 const ASSET_FIELDS = 'id prompt workflow video agent set out duration aspectRatio style matrix post variants sheet'.split(' ');
 /** The field that makes an asset of each kind. */
@@ -37,6 +40,7 @@ const ONLY_FOR: [string, AssetKind[]][] = Object.entries({
 export interface ValidatedManifest {
   assets: ManifestAsset[];
   budget?: number;
+  prices?: DeclaredPrices;
   provenance?: 'sidecar';
   issues: ManifestIssue[];
 }
@@ -80,6 +84,7 @@ function validateTree(walker: Walker): ValidatedManifest {
   const fields = walker.fields(top, '', TOP_FIELDS);
   const templates = expandTemplates(walker, fields); // vars, style, matrix: the assets as built
   const { budget, provenance } = readSettings(walker, fields);
+  const prices = readPrices(walker, fields.get('prices'));
   const defaults = readDefaults(walker, fields.get('defaults'));
   const assetsEntry = fields.get('assets');
   if (!assetsEntry) walker.issue(top, 'assets', 'missing: list the assets to make');
@@ -90,9 +95,58 @@ function validateTree(walker: Walker): ValidatedManifest {
   return {
     assets: issues.length ? [] : assets,
     ...(budget !== undefined ? { budget } : {}),
+    ...(prices ? { prices } : {}),
     ...(provenance ? { provenance } : {}),
     issues,
   };
+}
+
+/**
+ * `prices`: what one paid call of each agent (an image, a take) or workflow (a run's submission)
+ * costs, as the account page or an invoice says; a build's estimates and cap use them until the
+ * service's own answers say otherwise (docs/build.md, "Credits").
+ */
+function readPrices(walker: Walker, entry: Entry | undefined): DeclaredPrices | undefined {
+  if (!entry) return undefined;
+  const shape = 'must be a mapping: `agents` and `workflows`, each a mapping of id to credits per call';
+  if (!isMap(entry.value)) return void walker.issue(entry.value ?? entry.key, 'prices', shape);
+  const sections = walker.fields(entry.value, 'prices', [...PRICE_SECTIONS]);
+  // No prototype: an id is only ever a key (`__proto__` is a valid id, and must stay one).
+  const prices: DeclaredPrices = {
+    agents: Object.create(null) as Record<string, number>,
+    workflows: Object.create(null) as Record<string, number>,
+  };
+  for (const section of PRICE_SECTIONS) {
+    const given = sections.get(section);
+    if (!given) continue;
+    const field = `prices.${section}`;
+    if (!isMap(given.value)) {
+      walker.issue(
+        given.value ?? given.key,
+        field,
+        `must be a mapping of ${section === 'agents' ? 'agent' : 'workflow'} id to credits per call`,
+      );
+      continue;
+    }
+    for (const pair of given.value.items) {
+      const key = walker.resolve(pair.key as Node_);
+      const id = isScalar(key) ? key.value : undefined;
+      if (typeof id !== 'string' || !SAFE_ID.test(id)) {
+        walker.issue(key ?? given.value, field, `${JSON.stringify(id ?? null)} is not an id (letters, digits, _ . : -)`);
+        continue;
+      }
+      const valueNode = walker.resolve(pair.value as Node_);
+      const credits = isScalar(valueNode) ? valueNode.value : undefined;
+      if (typeof credits === 'number' && Number.isSafeInteger(credits) && credits >= 0) prices[section][id] = credits;
+      else
+        walker.issue(
+          valueNode ?? key,
+          `${field}.${id}`,
+          `must be a whole number of credits ≥ 0 (what one call costs), not ${JSON.stringify(credits ?? null)}`,
+        );
+    }
+  }
+  return prices;
 }
 
 /** The manifest's own settings: `budget` (the build's default --max-credits) and `provenance`. */

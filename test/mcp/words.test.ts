@@ -169,7 +169,21 @@ describe('MCP errors name the tools’ arguments, never CLI flags', () => {
     manifest('  - { id: crate, prompt: a wooden crate, agent: sprite-artist, out: built/crate.png }\n');
     const capped = await failing(mcp, 'build', { max_credits: 0 });
     expect(capped.message).toMatch(/^Held at `max_credits: 0`: 1 asset not built/);
-    expect(capped.hint).toContain('no `max_credits`, and no `budget` in the manifest');
+    // The price is unknown: the remedies in the tool's words (its `ids`, no `max_credits`), never "raise".
+    const uncapped = 'build one asset of each once without the cap: `build` with {"ids": ["crate"]} and no `max_credits`.';
+    expect(capped.hint).toContain(uncapped);
+    expect(capped.hint).not.toMatch(/--max-credits|raise/i);
+    const unknownPlan = await failing(mcp, 'build', { dry_run: true, max_credits: 0 });
+    expect(unknownPlan.hint).toContain(uncapped);
+    fs.writeFileSync(
+      path.join(home.cwd, 'assetgen.yaml'),
+      'budget: 5\nassets:\n  - { id: crate, prompt: a wooden crate, agent: sprite-artist, out: built/crate.png }\n',
+    );
+    expect((await failing(mcp, 'build', {})).hint).toContain("and no `max_credits`, the manifest's `budget` removed for that build.");
+    fs.writeFileSync(
+      path.join(home.cwd, 'assetgen.yaml'),
+      'prices: { agents: { sprite-artist: 10 } }\nassets:\n  - { id: crate, prompt: a wooden crate, agent: sprite-artist, out: built/crate.png }\n',
+    );
     const overPlan = await failing(mcp, 'build', { dry_run: true, max_credits: 0 });
     expect(overPlan.hint).toBe(
       "Raise the budget (or `max_credits`), build fewer assets, or leave out `max_credits` and remove the manifest's `budget` to lift the cap.",

@@ -129,7 +129,7 @@ it('runs the pull-request job as written: the plan in Markdown, exit 8 (a failed
     writeFiles(home.cwd, { 'assetgen.yaml': 'budget: 500\nassets:\n  - { id: torch, video: torch flickering, out: fx/ }\n' });
     const within = await runInProcess(plan!, { env, cwd: home.cwd });
     expect(within.code, within.stderr).toBe(0);
-    expect(within.stdout).toContain('**Within the budget of 500 credits.**');
+    expect(within.stdout).toContain('**Within the budget of 500 credits (`budget: 500` in assetgen.yaml).**');
     expect((await mock.state()).ledger.length).toBe(before);
   } finally {
     home.remove();

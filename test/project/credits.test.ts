@@ -177,7 +177,14 @@ describe('estimates', () => {
     const json = await build(['--dry-run', '--json']);
     expect(json.code, json.stderr + json.stdout).toBe(8); // the budget would hold the unknown prices back
     expect(parseJson(json).estimate).toEqual({ credits: 180, unknown: ['icon-0', 'icon-1', 'hero'] });
-    expect(parseJson(json).budget).toEqual({ max: 500, over: false, unknown: ['icon-0', 'icon-1', 'hero'] });
+    expect(parseJson(json).budget).toMatchObject({
+      max: 500,
+      over: false,
+      unknown: ['icon-0', 'icon-1', 'hero'],
+      from: 'budget',
+      name: '`budget: 500` in assetgen.yaml',
+      remedy: expect.stringContaining('`assetgen build icon-0 hero --max-credits none`'),
+    });
     const human = await build(['--dry-run']);
     expect(human.stderr).toMatch(/Estimated cost: 180 credits \+ unknown for icon-0, icon-1, hero/);
     const markdown = await build(['--dry-run', '--format', 'markdown', '--max-credits', 'none']);

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactHash } from '../../src/cache/remote-cache.js';
-import { sha256 } from '../../src/pipeline/hash.js';
+import { serviceId, sha256 } from '../../src/pipeline/hash.js';
+import { learnedPrices } from '../../src/config/learned-prices.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { entryFiles } from '../../src/pipeline/remote.js';
 import { parseJson, runCli, tempHome, type CliResult } from '../support/cli.js';
@@ -137,6 +138,8 @@ describe('the remote cache (the real turborepo-remote-cache server)', () => {
     expect(entry.files).toEqual(aEntry.files);
     expect(entry.credits).toBe(aEntry.credits);
     expectFilesAsLocked(c.cwd);
+    // The price A was charged travelled in the entry: learned on C's machine for later builds' caps.
+    expect(learnedPrices(serviceId(mock.url), c.env(cache)).agents['icon-forge']).toBe(aEntry.credits);
   });
 
   it('bytes replaced on the server: a miss, never written; the asset paid for as without a cache', async () => {

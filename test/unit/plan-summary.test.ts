@@ -18,7 +18,7 @@ const item = (id: string): PlanItem =>
 
 describe('the plan summary of a big plan', () => {
   const ids = Array.from({ length: 5000 }, (_, i) => `icon-${i}`);
-  const plan: Plan = { service: 'x', items: ids.map(item), estimate: { credits: 0, unknown: ids }, unmatched: [] };
+  const plan: Plan = { service: 'x', items: ids.map(item), estimate: { credits: 0, unknown: ids }, prices: [], unmatched: [] };
 
   it('lists ten ids, then how many more', () => {
     expect(listIds(['a', 'b'])).toBe('a, b');
@@ -27,7 +27,11 @@ describe('the plan summary of a big plan', () => {
   });
 
   it("keeps the Markdown under a PR comment's 65,536 characters: 100 rows, then a count", () => {
-    const markdown = planMarkdown(plan, checkBudget(plan, 100), 'assetgen.yaml');
+    const markdown = planMarkdown(
+      plan,
+      checkBudget(plan, { max: 100, from: 'budget', name: '`budget: 100` in assetgen.yaml' }),
+      'assetgen.yaml',
+    );
     expect(markdown.length).toBeLessThan(65_536);
     expect(markdown.match(/^\| `icon-\d+` \|/gm)).toHaveLength(100);
     expect(markdown).toContain('| … | | | | 4,900 more (`assetgen build --dry-run` lists them all) |');

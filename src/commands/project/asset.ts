@@ -26,9 +26,9 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 class CapReached extends Error {
   constructor(
     readonly refusal: CapRefusal,
-    ctx: CommandContext,
+    run: AssetRun,
   ) {
-    super(describeRefusal(refusal, ctx.frontEnd.option('maxCredits', refusal.max)));
+    super(describeRefusal(refusal, run.capName));
   }
 }
 
@@ -73,7 +73,7 @@ export async function buildAsset(
     const job: Production = {
       ctx: quiet,
       run,
-      client: budgetedClient(run, reservation),
+      client: budgetedClient(run, item, reservation),
       item,
       asset: item.asset!,
       hashes: new Map(),
@@ -278,8 +278,9 @@ async function produceTakes(job: Production): Promise<string[]> {
   const folder = `${path.join(root, candidatesFolder(item.id))}${path.sep}`;
   let price = item.takePrice ?? 0;
   for (const k of item.takes!) {
-    const refusal = job.reservation.allow(price);
-    if (refusal) throw new CapReached(refusal, run.ctx);
+    // Its agent charged more than `prices:` declares (an earlier take, or another asset): no further call.
+    const refusal = run.prices.refusal(item) ?? job.reservation.allow(price);
+    if (refusal) throw new CapReached(refusal, run);
     job.status(`take ${k} of ${item.takes!.at(-1)}: generating with ${asset.agent}`);
     const steps = paidSteps(job, k);
     await writer.submitted(item.id, steps.submission);
@@ -368,15 +369,21 @@ async function produceVideo(job: Production, steps: PaidSteps): Promise<string[]
  * asked of the budget first (a refusal stops the wait, the job kept). Polls get their answer
  * through Ctrl-C (the grace signal), so a charged poll is never lost from the count.
  */
-function budgetedClient(run: AssetRun, reservation: Reservation): AssetgenClient {
+function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation): AssetgenClient {
   const { client, budget, requestSignal } = run;
   const counted = <T extends { credits: Credits }>(answer: T): T => {
     reservation.charged(answer.credits.charged ?? 0);
     return answer;
   };
+  /** A paid call's answer: counted, and what it says one call of the asset's agent or workflow costs learned. */
+  const priced = <T extends { credits: Credits }>(answer: T): T => {
+    counted(answer);
+    run.prices.answered(item, answer.credits);
+    return answer;
+  };
   const poll = async <T extends { credits: Credits }>(call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const refusal = reservation.allow(budget.pollPrice);
-    if (refusal) throw new CapReached(refusal, run.ctx);
+    if (refusal) throw new CapReached(refusal, run);
     const answer = counted(await call(AbortSignal.any([requestSignal])));
     budget.learnPollPrice(answer.credits.charged ?? 0);
     return answer;
@@ -385,8 +392,8 @@ function budgetedClient(run: AssetRun, reservation: Reservation): AssetgenClient
   const getVideo = (id: string) => poll((signal) => client.getVideo(id, { signal }));
   return {
     ...client,
-    generate: async (request, options) => counted(await client.generate(request, options)),
-    runWorkflow: async (id, set, options) => counted(await client.runWorkflow(id, set, options)),
+    generate: async (request, options) => priced(await client.generate(request, options)),
+    runWorkflow: async (id, set, options) => priced(await client.runWorkflow(id, set, options)),
     createVideo: async (request, options) => counted(await client.createVideo(request, options)),
     getRun,
     getVideo,

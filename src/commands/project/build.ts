@@ -23,6 +23,7 @@ import {
   failsBudget,
   listIds,
   planMarkdown,
+  pricesLine,
   staleSheetLine,
   staleSheets,
   type PlanView,
@@ -33,6 +34,8 @@ import { checkTargets, sweepTargetFolders } from '../../pipeline/targets.js';
 import { hashProjectFiles, planBuild, type PlanOptions } from '../../pipeline/plan.js';
 import { parseShard, type Shard } from '../../pipeline/shard.js';
 import { anyOf } from '../../cli/front-end.js';
+import { learnedPrices, rememberPrices } from '../../config/learned-prices.js';
+import { capName, capOf, unknownPriceRemedy } from './cap.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 
 export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild, document: buildDocument });
@@ -128,6 +131,8 @@ async function planAndRun(
     );
   const planOptions: PlanOptions = {
     service,
+    // What this machine has seen the service charge, in any project: used where the lock has no charge.
+    learnedPrices: learnedPrices(service, ctx.env),
     workflowNodes: writer ? await workflowNodes(ctx, manifest, lock) : undefined,
     select: selectors,
     shard,
@@ -147,6 +152,10 @@ async function planAndRun(
       const probed = await remote.probeRemote(ctx, cache, plan, lock, manifest.root, fileHashes);
       fileHashes = probed.hashes;
       planOptions.remote = probed.remote;
+      // Prices other machines were charged travel in the cache's entries: learned here too (remembered
+      // for later builds), after this project's own charges.
+      const fromCache = remote.cachedPrices(probed.remote.prices);
+      if (rememberPrices(service, fromCache, ctx.env)) planOptions.learnedPrices = learnedPrices(service, ctx.env);
       plan = planBuild(manifest, lock, fileHashes, planOptions);
     }
     return await runOrShow(ctx, plan, options, { ...found, cache, hashes: fileHashes, planOptions });
@@ -181,7 +190,10 @@ async function runOrShow(
   if (writer) sweepTargetFolders(manifest.root, plan.items);
   if (options.report) (await import('./gallery.js')).checkReportTarget(ctx, options.report);
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
-  const maxCredits = options.maxCredits === 'none' ? undefined : (options.maxCredits ?? manifest.budget);
+  const cap = capOf(options.maxCredits, manifest.budget);
+  const maxCredits = cap?.max;
+  const capWords = cap && { ...cap, name: capName(ctx, cap, file) };
+  const priceRemedy = cap && unknownPriceRemedy(ctx, plan.prices, cap, options);
   if (writer) {
     let restored: ItemResult[] = [];
     if (cache && plan.items.some((item) => item.action === 'restore')) {
@@ -202,7 +214,13 @@ async function runOrShow(
       plan,
       manifest.root,
       writer,
-      { ...options, maxCredits, provenance: manifest.provenance },
+      {
+        ...options,
+        maxCredits,
+        provenance: manifest.provenance,
+        ...(capWords ? { capName: capWords.name } : {}),
+        ...(priceRemedy ? { priceRemedy } : {}),
+      },
       { file, lockFile: writer.file, service },
       restored,
     );
@@ -211,7 +229,7 @@ async function runOrShow(
     return result;
   }
 
-  const budget = checkBudget(plan, maxCredits);
+  const budget = checkBudget(plan, capWords, priceRemedy);
   const report = options.report
     ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock: found.lock })
     : undefined;
@@ -226,6 +244,7 @@ async function runOrShow(
     items: plan.items.map(itemDocument),
     counts: counts(plan),
     estimate: plan.estimate,
+    prices: plan.prices,
     ...(budget ? { budget } : {}),
     ...(stale.length ? { staleSheets: stale } : {}),
     ...(ctx.globals.mock ? { mock: true as const } : {}),
@@ -249,19 +268,25 @@ function renderDryRun(ctx: CommandContext, result: DryRunResult, options: BuildO
       { leaveOutFirst: ['WHY', 'OUT', 'KIND', 'STATUS'] },
     );
   ctx.out.info(summary(result));
+  const prices = pricesLine(result);
+  if (prices) ctx.out.info(sanitizeLine(prices));
   for (const sheet of result.staleSheets ?? []) ctx.out.warn(sanitizeLine(staleSheetLine(sheet)));
   const line = budgetLine(result.budget);
-  if (line) ctx.out.info(line);
+  if (line) ctx.out.info(sanitizeLine(line));
+  // The remedy for unknown prices follows as the hint of the exit-8 error (throwIfOverBudget).
 }
 
 /** A dry run predicts the real build's exit: 8 when its cap would hold something back, before anything is paid. */
 function throwIfOverBudget(ctx: CommandContext, budget: BudgetCheck | undefined): void {
   if (!failsBudget(budget)) return;
+  const { over, max, name, unknown, remedy } = budget!;
+  // A price nobody knows is not fixed by a bigger budget: that case names its remedies alone.
+  const raise = `Raise the budget (or ${ctx.frontEnd.option('maxCredits')}), build fewer assets, or ${ctx.frontEnd.liftCap} to lift the cap.`;
   throw new CreditCapError(
-    budget!.over
-      ? `The plan's estimate passes the cap of ${budget!.max} credits.`
-      : `The plan has assets of unknown price (${listIds(budget!.unknown)}), which a build capped at ${budget!.max} credits would hold back.`,
-    `Raise the budget (or ${ctx.frontEnd.option('maxCredits')}), build fewer assets, or ${ctx.frontEnd.liftCap} to lift the cap.`,
+    over
+      ? `The plan's estimate passes the cap of ${max} credits (${name}).`
+      : `The plan has assets of unknown price (${listIds(unknown)}), which a build capped at ${max} credits (${name}) would hold back.`,
+    over ? [raise, ...(unknown.length && remedy ? [remedy] : [])].join(' ') : (remedy ?? raise),
   );
 }
 

@@ -9,9 +9,12 @@ import type { BudgetCheck, StaleSheet } from './records.js';
 export interface PlanView {
   items: readonly Pick<PlanItem, 'id' | 'status' | 'action' | 'estimate' | 'reasons' | 'takes' | 'takePrice'>[];
   estimate: Plan['estimate'];
+  /** Absent in a plan view made before prices had sources (tests of the summaries alone). */
+  prices?: Plan['prices'];
 }
 import { plural } from '../../cli/credits.js';
 import { markdownCell } from '../../pipeline/markup.js';
+import { PRICE_SOURCE_WORDS } from '../../pipeline/prices.js';
 
 /**
  * What a plan row says it costs, as the plan's estimate counts it: a generation's price, a resume's
@@ -26,9 +29,32 @@ export function creditCell(item: Pick<PlanItem, 'action' | 'estimate' | 'takes' 
   return item.takePrice === null || item.takePrice === undefined ? `${takes} × ?` : `${takes} × ${item.takePrice} = ${total}`;
 }
 
-export function checkBudget(plan: PlanView, max: number | undefined): BudgetCheck | undefined {
-  if (max === undefined) return undefined;
-  return { max, over: plan.estimate.credits > max, unknown: plan.estimate.unknown };
+/** The dry run's check of the cap (`cap`: its figure, where it came from and its name) against the plan; `remedy` for unknown prices. */
+export function checkBudget(
+  plan: PlanView,
+  cap: Pick<BudgetCheck, 'max' | 'from' | 'name'> | undefined,
+  remedy?: string,
+): BudgetCheck | undefined {
+  if (cap === undefined) return undefined;
+  const { max, from, name } = cap;
+  const unknown = plan.estimate.unknown;
+  return { max, over: plan.estimate.credits > max, unknown, from, name, ...(unknown.length && remedy ? { remedy } : {}) };
+}
+
+/**
+ * Which prices the estimate uses and where each comes from: `sprite-artist 10 (declared in
+ * assetgen.yaml), wf_tileset 40 (learned on this machine)`; unknown ones as `?`. Undefined when the
+ * plan pays nothing. The video job's published price is left out unless it is the only one.
+ */
+export function pricesLine(plan: PlanView, code: (text: string) => string = (text) => text): string | undefined {
+  const prices = plan.prices ?? [];
+  const named = prices.filter((price) => price.name !== undefined);
+  if (!prices.length) return undefined;
+  const shown = (named.length ? named : prices).map((price) => {
+    const what = price.name === undefined ? 'video job' : code(price.name);
+    return price.credits === null ? `${what} ? (unknown)` : `${what} ${price.credits} (${PRICE_SOURCE_WORDS[price.source!]})`;
+  });
+  return `Prices per call: ${listIds(shown)}.`;
 }
 
 export const failsBudget = (check: BudgetCheck | undefined): boolean => Boolean(check && (check.over || check.unknown.length));
@@ -67,7 +93,7 @@ export function estimateText(plan: PlanView, code: (text: string) => string = (t
   const made = calls !== undefined ? ` for ${plural(calls, 'paid call')}` : '';
   if (!unknown.length) return `${plural(credits, 'credit')}${made}`;
   const ids = listIds(unknown, code);
-  return `${credits ? `${plural(credits, 'credit')} + ` : ''}unknown for ${ids} (no charge recorded yet for their agent or workflow)${made}`;
+  return `${credits ? `${plural(credits, 'credit')} + ` : ''}unknown for ${ids} (no price observed, learned or declared for their agent or workflow)${made}`;
 }
 
 const count = (plan: PlanView, action: PlanAction): number => plan.items.filter((item) => item.action === action).length;
@@ -85,10 +111,10 @@ export function actionCounts(plan: PlanView): string[] {
 
 export function budgetLine(check: BudgetCheck | undefined): string | undefined {
   if (!check) return undefined;
-  if (check.over) return `Over budget: the estimate passes the cap of ${plural(check.max, 'credit')}; the build would stop there (exit 8).`;
-  if (check.unknown.length)
-    return `Budget ${plural(check.max, 'credit')}: ${plural(check.unknown.length, 'asset')} of unknown price would be held back (exit 8).`;
-  return `Within the budget of ${plural(check.max, 'credit')}.`;
+  const cap = `${plural(check.max, 'credit')} (${check.name})`;
+  if (check.over) return `Over budget: the estimate passes the cap of ${cap}; the build would stop there (exit 8).`;
+  if (check.unknown.length) return `Budget ${cap}: ${plural(check.unknown.length, 'asset')} of unknown price would be held back (exit 8).`;
+  return `Within the budget of ${cap}.`;
 }
 
 const MARKDOWN_ROWS = 100;
@@ -98,8 +124,12 @@ export function planMarkdown(plan: PlanView, check: BudgetCheck | undefined, man
   const lines = [`### assetgen build plan — ${markdownCell(manifest, 'code')}`, ''];
   lines.push(`**${actionCounts(plan).join(' · ')}**`, '');
   lines.push(`**Estimated cost:** ${estimateText(plan, (id) => markdownCell(id, 'code'))}`, '');
+  const prices = pricesLine(plan, (name) => markdownCell(name, 'code'));
+  if (prices) lines.push(prices, '');
   const budget = budgetLine(check);
+  // Written as Markdown: the cap's name and the remedy's `prices:` and command are code spans.
   if (budget) lines.push(`${failsBudget(check) ? '⚠️ ' : ''}**${budget}**`, '');
+  if (check?.remedy) lines.push(check.remedy, '');
   const changes = plan.items.filter((item) => item.action !== 'none');
   if (changes.length) {
     lines.push('| Asset | Status | Action | Credits | Why |', '|---|---|---|---:|---|');

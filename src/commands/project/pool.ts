@@ -5,7 +5,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CommandContext } from '../../cli/context.js';
 import { plural } from '../../cli/credits.js';
-import { CreditBudget, describeRefusal, isRefusal, type Reservation } from '../../pipeline/budget.js';
+import {
+  CreditBudget,
+  DeclaredPriceCheck,
+  describeRefusal,
+  isRefusal,
+  type CapRefusal,
+  type PriceAdmission,
+  type Reservation,
+} from '../../pipeline/budget.js';
+import { BuildPrices } from './build-prices.js';
 import { OutputClaims } from '../../pipeline/owners.js';
 import type { PlanItem } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
@@ -20,6 +29,10 @@ import { packSheet } from './sheet.js';
 export type RunOptions = Pick<RunFlags, 'concurrency' | 'maxCredits' | 'failFast'> & {
   /** `assetgen build <id>` as this build was invoked (flags that decide where results go). */
   resumeCommand: (id: string) => string;
+  /** The cap as the reader set it, for refusals: `--max-credits 5`, or `` `budget: 5` in assetgen.yaml ``. */
+  capName: string;
+  /** The service's id (the plan's): the prices this build observes are remembered for it. */
+  service: string;
 };
 
 /** After Ctrl-C, a paid call or poll in flight gets this long to answer (its charge is then known). */
@@ -53,8 +66,14 @@ export async function runPlan(
     claims: new OutputClaims(writer.lock, (file) => fs.existsSync(path.join(root, file))),
     writer,
     budget: new CreditBudget(options.maxCredits),
+    prices: new BuildPrices(
+      options.service,
+      ctx.env,
+      options.maxCredits === undefined ? undefined : new DeclaredPriceCheck(queue, options.maxCredits),
+    ),
     requestSignal: grace.signal,
     resumeCommand: options.resumeCommand,
+    capName: options.capName,
   };
   /** An asset's end (or its not starting), said in a line of its own. */
   const finish = (result: ItemResult): void => {
@@ -90,25 +109,42 @@ interface PoolReport {
 /** The queue's assets, `options.concurrency` at a time, each under the credit budget; resolves once every result is recorded. */
 async function workThrough(run: AssetRun, queue: PlanItem[], pool: PoolReport & { options: RunOptions }): Promise<void> {
   const { ctx, budget } = run;
+  const declared = run.prices.declared;
   let stop = false;
   const recording: Promise<void>[] = [];
+  const capped = (item: PlanItem, refusal: CapRefusal): void =>
+    pool.finish({ ...skipped(item, describeRefusal(refusal, run.capName)), outcome: 'capped', refusal });
   const worker = async (): Promise<void> => {
-    for (let item = queue.shift(); item; item = queue.shift()) {
-      if (stop || ctx.signal.aborted) {
+    for (;;) {
+      const next = stop || ctx.signal.aborted ? queue.shift() : nextAdmitted(queue, declared);
+      if (next === 'wait') {
+        // The first asset of a declared price is in flight: its answer (or its end) lets this one go.
+        await declared!.changed();
+        continue;
+      }
+      if (!next) return;
+      const item = 'admission' in next ? next.item : next;
+      if (stop || ctx.signal.aborted || !('admission' in next)) {
         pool.finish(skipped(item, ctx.signal.aborted ? 'interrupted before it started' : 'not started after an earlier failure'));
         continue;
       }
-      const reservation = budget.start(item.estimate);
-      if (isRefusal(reservation)) {
-        pool.finish({
-          ...skipped(item, describeRefusal(reservation, ctx.frontEnd.option('maxCredits', reservation.max))),
-          outcome: 'capped',
-          refusal: reservation,
-        });
+      const { admission } = next;
+      if (!admission.go) {
+        capped(item, admission.refusal);
         continue;
       }
-      const { saved, result } = startAsset(run, item, reservation, pool.board);
+      // The first answer of a declared price replaces it in the estimates of its other assets.
+      const planned =
+        admission.estimate === item.estimate ? item : { ...item, estimate: admission.estimate, takePrice: admission.takePrice };
+      const reservation = budget.start(planned.estimate);
+      if (isRefusal(reservation)) {
+        declared?.ended(item);
+        capped(item, reservation);
+        continue;
+      }
+      const { saved, result } = startAsset(run, planned, reservation, pool.board);
       const done = result.then((ended) => {
+        declared?.ended(item);
         pool.finish(ended);
         if (ended.outcome === 'failed' && pool.options.failFast) stop = true;
       });
@@ -120,6 +156,27 @@ async function workThrough(run: AssetRun, queue: PlanItem[], pool: PoolReport & 
   };
   await Promise.all(Array.from({ length: Math.max(1, pool.options.concurrency) }, worker));
   await Promise.all(recording);
+}
+
+/**
+ * The first asset of the queue that may start now, taken out of it with what the declared-price
+ * check says of it (a refusal is said there too); 'wait' when every one left waits for the first
+ * answer of its agent; undefined when the queue is empty.
+ */
+function nextAdmitted(
+  queue: PlanItem[],
+  declared: DeclaredPriceCheck | undefined,
+): { item: PlanItem; admission: Exclude<PriceAdmission, 'wait'> } | 'wait' | undefined {
+  for (let index = 0; index < queue.length; index++) {
+    const item = queue[index];
+    const admission: PriceAdmission = declared ? declared.admit(item) : { go: true, estimate: item.estimate, takePrice: item.takePrice };
+    if (admission === 'wait') continue;
+    // The head almost always: shift() is what a plain queue costs.
+    if (index === 0) queue.shift();
+    else queue.splice(index, 1);
+    return { item, admission };
+  }
+  return queue.length ? 'wait' : undefined;
 }
 
 /** Starts one asset: `saved` resolves once its files are saved (its reservation then released), `result` when it ends. */

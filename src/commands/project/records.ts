@@ -13,6 +13,7 @@ import type { Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
 import type { Shard } from '../../pipeline/shard.js';
 import type { SidecarsWritten } from '../../pipeline/sidecars.js';
 import type { LockWriter } from '../../pipeline/writer.js';
+import type { BuildPrices } from './build-prices.js';
 
 /** The flags of `assetgen build` (program.cts). */
 export interface BuildOptions {
@@ -58,6 +59,8 @@ export interface DryRunResult {
   items: (Omit<PlanItem, 'asset'> & { out?: string })[];
   counts: Partial<Record<PlanStatus, number>>;
   estimate: Plan['estimate'];
+  /** The prices the estimate uses, each with its source (observed, learned, declared, published); unknown ones with null. */
+  prices: Plan['prices'];
   budget?: BudgetCheck;
   /** Sheets the build would leave stale (not packed), each with why; absent when none. */
   staleSheets?: StaleSheet[];
@@ -80,11 +83,21 @@ export interface BudgetCheck {
   over: boolean;
   /** Assets to generate whose price is unknown: a capped build does not start them. */
   unknown: string[];
+  /** Where the cap comes from: the manifest's `budget`, or `--max-credits` (MCP: `max_credits`). */
+  from: 'budget' | 'max-credits';
+  /** The cap as the reader set it: `` `budget: 400` in assetgen.yaml ``, `--max-credits 400`. */
+  name: string;
+  /** With unknown prices: both ways to make them known (`prices:`, or one build of one asset of each without the cap). */
+  remedy?: string;
 }
 
 /** The flags of `assetgen build` a run reads; `maxCredits` is the cap in force (flag or manifest budget). */
 export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | 'file' | 'lockOut' | 'report'> & {
   maxCredits?: number;
+  /** The cap as the reader set it (cap.ts capName), for refusals; with `maxCredits`. */
+  capName?: string;
+  /** Under a cap, what to do about the plan's unknown prices (cap.ts unknownPriceRemedy). */
+  priceRemedy?: string;
   /** The manifest's `provenance`: `sidecar` writes `<file>.assetgen.json` beside each output. */
   provenance?: 'sidecar';
 };
@@ -93,7 +106,12 @@ export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | '
  * A build that ran, as its command holds it: the --json document, and the error of a gallery that
  * could not be written (its own exit code), raised once the build's outcome is shown (run-result.ts).
  */
-export type BuildRun = BuildRunResult & { galleryError?: AssetgenError };
+export type BuildRun = BuildRunResult & {
+  galleryError?: AssetgenError;
+  /** The cap as the reader set it, and what to do about unknown prices: for the capped exit's words. */
+  capName?: string;
+  priceRemedy?: string;
+};
 
 /** The document of a build that ran (`assetgen build --json`, the MCP build tool's structuredContent). */
 export interface BuildRunResult {
@@ -135,4 +153,8 @@ export interface AssetRun {
   /** Aborted a grace period after the build's signal: a call in flight at Ctrl-C gets its answer (and its charge is known). */
   requestSignal: AbortSignal;
   resumeCommand: (id: string) => string;
+  /** What this build learns of prices: remembered on this machine, checked against declared ones under a cap. */
+  prices: BuildPrices;
+  /** The cap as the reader set it (`--max-credits 5`, `` `budget: 5` in assetgen.yaml ``), for refusals. */
+  capName: string;
 }

@@ -24,6 +24,7 @@ import {
 import type { LockWriter } from '../../pipeline/writer.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import type { ItemResult } from './records.js';
+import type { ObservedPrices, PriceList } from '../../config/learned-prices.js';
 
 /** The flags that name a cache (the environment may name one too). */
 export interface RemoteCacheFlags {
@@ -200,4 +201,20 @@ async function uploadEntry(cache: RemoteCache, entry: LockEntry, root: string): 
   if (await cache.has(hash)) return;
   const document = stableStringify({ format: ENTRY_FORMAT, version: ENTRY_VERSION, entry: sharedEntry(entry) });
   await cache.put(hash, `the entry of spec ${entry.spec!.slice(0, 12)}…`, Buffer.from(document));
+}
+
+/**
+ * The prices in the cache's entries (PlanOptions.remote.prices, keyed as pipeline/prices.ts
+ * chargeKey) as the learned-prices store takes them: images by agent, workflows by workflow (a
+ * video's price is published, never learned).
+ */
+export function cachedPrices(charges: ReadonlyMap<string, number>): ObservedPrices {
+  const prices: PriceList = { agents: {}, workflows: {} };
+  for (const [key, credits] of charges) {
+    const [kind, id] = key.split('\u0000');
+    if (!id) continue;
+    if (kind === 'image') prices.agents[id] = credits;
+    else if (kind === 'workflow') prices.workflows[id] = credits;
+  }
+  return prices;
 }

@@ -8,6 +8,7 @@ import { plural } from '../../cli/credits.js';
 import { renderCredits } from '../../cli/charged.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { listIds, staleSheetLine } from './plan-summary.js';
+import { exceededNote } from './cap.js';
 import type { BuildRun, BuildRunResult } from './records.js';
 
 /** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
@@ -61,7 +62,7 @@ export function settleRun(ctx: CommandContext, result: BuildRun): void {
   throw afterwards[0];
 }
 
-function throwForOutcome(ctx: CommandContext, { items, maxCredits }: BuildRunResult): void {
+function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, priceRemedy }: BuildRun): void {
   const failed = items.filter((item) => item.outcome === 'failed');
   const capped = items.filter((item) => item.outcome === 'capped');
   if (ctx.signal.aborted) {
@@ -84,24 +85,31 @@ function throwForOutcome(ctx: CommandContext, { items, maxCredits }: BuildRunRes
   }
   if (capped.length) {
     const unknown = capped.filter((item) => item.cap === 'unknown-cost').map((item) => item.id);
+    const exceeded = capped.filter((item) => item.cap === 'declared-price-exceeded').map((item) => item.id);
     const inFlight = capped.filter((result) => result.resume).map((result) => result.id);
+    // A price nobody knows is not fixed by a bigger budget: only what passed the cap is told to raise it.
+    const overCap = capped.some((item) => item.cap === 'over-cap');
     const hints = [
       unknown.length
-        ? `No price is recorded yet for ${listIds(unknown)}: build one asset of each agent or workflow without a cap (${ctx.frontEnd.noCap}) to learn it.`
+        ? (priceRemedy ??
+          `No price is known for ${listIds(unknown)}: build one asset of each agent or workflow without a cap (${ctx.frontEnd.noCap}) to learn it.`)
         : '',
+      exceeded.length ? exceededNote(exceeded) : '',
       inFlight.length
         ? `Paid jobs stopped before their next charged poll stay in assetgen.lock (${listIds(inFlight)}): a later build resumes them.`
         : '',
-      'Raise the cap, or build the rest later: what was built is recorded and will not be paid for again.',
+      overCap
+        ? 'Raise the cap, or build the rest later: what was built is recorded and will not be paid for again.'
+        : 'What was built is recorded and will not be paid for again.',
     ];
     throw new CreditCapError(
-      `Held at ${ctx.frontEnd.option('maxCredits', maxCredits ?? 'none')}: ${plural(capped.length, 'asset')} not built (${listIds(capped.map((result) => result.id))}).`,
+      `Held at ${capName ?? ctx.frontEnd.option('maxCredits', maxCredits ?? 'none')}: ${plural(capped.length, 'asset')} not built (${listIds(capped.map((result) => result.id))}).`,
       hints.filter(Boolean).join(' '),
     );
   }
 }
 
-/** The --json document of a build that ran: the result without the gallery's error (which its exit reports). */
-export function runDocument({ galleryError: _error, ...document }: BuildRun): BuildRunResult {
+/** The --json document of a build that ran: the result without what only its exit reads (the gallery's error, the cap's words). */
+export function runDocument({ galleryError: _error, capName: _cap, priceRemedy: _remedy, ...document }: BuildRun): BuildRunResult {
   return document;
 }

@@ -7,7 +7,6 @@ import { UsageError } from '../../cli/errors.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
 import { withCredits } from '../../cli/charged.js';
 import { totalsOf, type AssetOutcome, type AssetResult } from '../../pipeline/outcome.js';
-import { shellQuote } from '../../cli/resume.js';
 import type { Lock, Plan } from '../../pipeline/records.js';
 import { pickedTake, unpickedNote } from '../../pipeline/takes.js';
 import type { LockWriter } from '../../pipeline/writer.js';
@@ -16,6 +15,7 @@ import { mediaInfo } from '../../files/media-info.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import type { BuildRun, ItemResult, RunFlags } from './records.js';
 import { runPlan } from './pool.js';
+import { buildCommandLine } from './cap.js';
 import { listIds, staleSheets } from './plan-summary.js';
 import { writeBuildReport } from './gallery.js';
 import { writeBuildSidecars } from '../../pipeline/sidecars.js';
@@ -35,7 +35,9 @@ export async function runBuild(
     concurrency: flags.concurrency,
     maxCredits: flags.maxCredits,
     failFast: flags.failFast,
-    resumeCommand: (id) => resumeCommand(ctx, id, flags),
+    resumeCommand: (id) => buildCommandLine(ctx, [id], flags),
+    capName: flags.capName ?? ctx.frontEnd.option('maxCredits', flags.maxCredits ?? 'none'),
+    service: plan.service,
   });
   const byId = new Map([...restored, ...results].map((result) => [result.id, result]));
   const lock = writer.lock;
@@ -77,7 +79,8 @@ export async function runBuild(
     ...(stale.length ? { staleSheets: stale } : {}),
     ...gallery?.document,
   });
-  return gallery?.error ? { ...result, galleryError: gallery.error } : result;
+  const words = { ...(flags.capName ? { capName: flags.capName } : {}), ...(flags.priceRemedy ? { priceRemedy: flags.priceRemedy } : {}) };
+  return { ...result, ...words, ...(gallery?.error ? { galleryError: gallery.error } : {}) };
 }
 
 /** An asset's takes as the lock now lists them, and which one its output comes from (until picked, take 1: said). */
@@ -107,13 +110,4 @@ async function confirmVideos(ctx: CommandContext, plan: Plan, flags: RunFlags): 
     untouched: 'charged',
     cancelled: 'Cancelled: nothing was charged.',
   });
-}
-
-function resumeCommand(ctx: CommandContext, id: string, flags: RunFlags): string {
-  const words = ['assetgen', 'build', id];
-  if (flags.file) words.push('-f', flags.file);
-  if (flags.lockOut) words.push('--lock-out', flags.lockOut);
-  if (ctx.globals.baseUrl) words.push('--base-url', ctx.globals.baseUrl);
-  if (ctx.globals.mock) words.push('--mock');
-  return words.map(shellQuote).join(' ');
 }
