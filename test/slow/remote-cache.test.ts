@@ -183,4 +183,23 @@ describe('the remote cache (the real turborepo-remote-cache server)', () => {
     expect((await mock.state()).ledger.length).toBe(before);
     expectFilesAsLocked(right.cwd);
   });
+
+  it('assets built before the cache was set reach it with the next build that finds them up to date', async () => {
+    const seeding = await startRemoteCache();
+    try {
+      const d = projectWith({ 'assetgen.yaml': MANIFEST });
+      const { ASSETGEN_REMOTE_CACHE_URL: _url, ASSETGEN_REMOTE_CACHE_TOKEN: _token, ...withoutCache } = d.env(seeding);
+      await cli(['build', '--yes'], { cwd: d.cwd, env: withoutCache });
+      const up = parseJson(await cli(['build', '--json'], { cwd: d.cwd, env: d.env(seeding) }));
+      expect(up.totals.unchanged).toBe(5);
+      await restartMock();
+      const e = projectWith({ 'assetgen.yaml': MANIFEST, 'assetgen.lock': fs.readFileSync(path.join(d.cwd, 'assetgen.lock'), 'utf8') });
+      const restored = parseJson(await cli(['build', '--json'], { cwd: e.cwd, env: e.env(seeding) }));
+      expect(restored.totals.restored).toBe(5);
+      expect((await mock.state()).ledger).toEqual([]);
+      expectFilesAsLocked(e.cwd);
+    } finally {
+      await seeding.close();
+    }
+  });
 });

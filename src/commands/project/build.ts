@@ -38,6 +38,9 @@ import { learnedPrices, rememberPrices } from '../../config/learned-prices.js';
 import { capName, capOf, unknownPriceRemedy } from './cap.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 
+/** The outcomes whose assets a build offers the remote cache (a restored one came from it). */
+const SHARED_OUTCOMES: ReadonlySet<string> = new Set(['built', 'resumed', 'unchanged']);
+
 export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild, document: buildDocument });
 
 async function planOrBuild(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<BuildResult> {
@@ -224,8 +227,11 @@ async function runOrShow(
       { file, lockFile: writer.file, service },
       restored,
     );
-    const made = result.items.filter((item) => item.outcome === 'built' || item.outcome === 'resumed').map((item) => item.id);
-    if (cache && made.length) await (await import('./remote.js')).uploadBuilt(cache, writer.lock, made, manifest.root);
+    // What this build made, and what it found up to date: an asset built before the cache was set,
+    // or by a run killed before its upload, is uploaded by the next build that has it (as a
+    // Turborepo run asks the cache for every task), so a fresh clone finds everything.
+    const shared = result.items.filter((item) => SHARED_OUTCOMES.has(item.outcome)).map((item) => item.id);
+    if (cache && shared.length) await (await import('./remote.js')).uploadBuilt(cache, writer.lock, shared, manifest.root);
     return result;
   }
 

@@ -189,6 +189,10 @@ export async function uploadBuilt(cache: RemoteCache, lock: Lock, ids: readonly 
 }
 
 async function uploadEntry(cache: RemoteCache, entry: LockEntry, root: string): Promise<void> {
+  // The spec entry goes up last, after every file it names: with it there, so are they (one HEAD
+  // for an asset the cache already holds, as most are on a build that finds them up to date).
+  const specHash = artifactHash('spec', entry.spec!);
+  if (await cache.has(specHash)) return;
   for (const file of entryFiles(entry)) {
     const hash = artifactHash('file', file.sha256);
     if (await cache.has(hash)) continue;
@@ -197,10 +201,8 @@ async function uploadEntry(cache: RemoteCache, entry: LockEntry, root: string): 
     if (!bytes || bytes.length !== file.size || sha256(bytes) !== file.sha256) return;
     if (!(await cache.put(hash, file.path, bytes))) return;
   }
-  const hash = artifactHash('spec', entry.spec!);
-  if (await cache.has(hash)) return;
   const document = stableStringify({ format: ENTRY_FORMAT, version: ENTRY_VERSION, entry: sharedEntry(entry) });
-  await cache.put(hash, `the entry of spec ${entry.spec!.slice(0, 12)}…`, Buffer.from(document));
+  await cache.put(specHash, `the entry of spec ${entry.spec!.slice(0, 12)}…`, Buffer.from(document));
 }
 
 /**
