@@ -30,7 +30,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('a packed install', () => {
-  it('carries the type declarations the package names (built by the prepare script)', () => {
+  it('carries the type declarations the package names (built by the prepack script)', () => {
     const root = path.join(installed, 'node_modules', 'assetgen');
     const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { exports: { '.': { types: string } } };
     const types = fs.readFileSync(path.join(root, manifest.exports['.'].types), 'utf8');
