@@ -6,7 +6,7 @@
 // for the SDK's users (tsc, declarations only, unchecked: `npm run typecheck` checks). `npm test`
 // builds with `--no-declarations` (npm run build:js): 2.5 s off its critical path, and no test
 // reads them (the published surface is checked from src/index.ts; test/slow/packed-install.test.ts
-// checks the packed package has them, as `npm pack` builds through the prepare script).
+// checks the packed package has them, as `npm pack` builds through the prepack script).
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';

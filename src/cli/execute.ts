@@ -17,13 +17,14 @@ import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { LocalFileError, localFileErrorOf } from '../config/errors.js';
 import { sanitizeText, terminalSafeJson } from '../ui/sanitize.js';
 import { CommandContext, type GlobalOptions, type IO } from './context.js';
+import { interruptSignals } from '../platform.js';
 
 /** Where a command runs: the real process, or a test's in-memory streams. */
 export interface Runtime {
   io: IO;
   env: Record<string, string | undefined>;
   cwd: string;
-  /** Turn SIGINT/SIGTERM into the command's abort signal (the real process only). */
+  /** Turn SIGINT/SIGTERM (and on Windows SIGBREAK, SIGHUP: interruptSignals) into the command's abort signal (the real process only). */
   signals: boolean;
   /** Aborts the command as Ctrl-C would (tests). */
   interrupt?: AbortSignal;
@@ -72,10 +73,9 @@ export async function execute(
         process.exit(EXIT.interrupted);
       }, INTERRUPT_GRACE_MS).unref();
   };
-  if (runtime.signals) {
-    process.on('SIGINT', onSigint);
-    process.on('SIGTERM', onSigint);
-  }
+  // Read once: the same list is removed at the end (the platform's: Windows adds SIGBREAK, SIGHUP).
+  const signals = runtime.signals ? interruptSignals() : [];
+  for (const signal of signals) process.on(signal, onSigint);
   runtime.interrupt?.addEventListener('abort', onSigint, { once: true });
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -103,8 +103,7 @@ export async function execute(
     return exitCodeFor(effective);
   } finally {
     clearTimeout(timer);
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    for (const signal of signals) process.off(signal, onSigint);
     runtime.interrupt?.removeEventListener('abort', onSigint);
     await ctx?.cleanup();
   }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline as streamPipeline, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { renameRetrying } from '../files/rename.js';
 import { contentDecoder } from './encoding.js';
 import { redactUrl } from './redact.js';
 import { ConnectionError, OutputFileError, UnexpectedResponseError } from './errors.js';
@@ -280,7 +281,7 @@ async function saveToStream(
 async function putInPlace(temp: string, file: string, force: boolean): Promise<void> {
   if (!force && fileExists(file)) throw refuseOverwrite(file);
   // Not renameSync: a build saves many files at once, and a rename can take a millisecond.
-  await fs.promises.rename(temp, file);
+  await renameRetrying(temp, file);
 }
 
 /**

@@ -51,5 +51,5 @@ export async function demo(ctx: CommandContext, options: { dir: string; force?: 
   });
 
   out.info(`\nDone. Next: point assetgen at the real service with \`assetgen auth login --base-url <url>\`,`);
-  out.info('or let your coding agent use it: `npx assetgen install`.');
+  out.info('or let your coding agent use it: `assetgen install` (`npx --no-install assetgen install` for a project install).');
 }

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import Conf from 'conf';
 import { configDir, type Env } from './paths.js';
+import { isWindows } from '../platform.js';
 import { readStoredCredentials, type StoredSettings } from './credentials.js';
 
 const LOCK_WAIT_MS = 5_000;
@@ -42,7 +43,7 @@ export class CredentialStore {
     const dir = configDir(env);
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     // mkdir's mode is ignored for an existing directory; tighten it in case it was made elsewhere.
-    if (process.platform !== 'win32') fs.chmodSync(dir, 0o700);
+    if (!isWindows()) fs.chmodSync(dir, 0o700);
     this.#conf = new Conf<StoredSettings>({
       projectName: 'assetgen',
       cwd: dir,

@@ -39,12 +39,18 @@ export function localFileErrorOf(error: unknown): unknown {
   const { code, syscall, path: file } = error as NodeJS.ErrnoException;
   if (typeof code !== 'string' || typeof syscall !== 'string' || typeof file !== 'string' || !/^E[A-Z]+$/.test(code)) return error;
   const reason = REASONS[code] ?? error.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+  // A rename retried on Windows until its bound (src/files/rename.ts): another program holds the file.
+  const { heldByAnotherProgram: held, dest } = error as { heldByAnotherProgram?: boolean; dest?: string };
   return new LocalFileError(
-    file,
-    `Cannot use ${file}: ${reason} (${code}).`,
-    code === 'ENOTDIR'
-      ? 'Give a path whose folders are folders, or move the file that is in the way.'
-      : 'Check the path, its permissions and the free space, then run the command again.',
+    held && dest ? dest : file,
+    held
+      ? `Cannot replace ${dest ?? file}: another program kept it open (${code}); it was not changed.`
+      : `Cannot use ${file}: ${reason} (${code}).`,
+    held
+      ? 'Close the program that has it open (an editor or game engine importing it; an antivirus scan ends by itself), then run the command again.'
+      : code === 'ENOTDIR'
+        ? 'Give a path whose folders are folders, or move the file that is in the way.'
+        : 'Check the path, its permissions and the free space, then run the command again.',
     error,
   );
 }

@@ -2,6 +2,7 @@
 // can point everything at a temp dir.
 import os from 'node:os';
 import path from 'node:path';
+import { isWindows, platform } from '../platform.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -16,8 +17,8 @@ export function homeDir(env: Env = process.env): string {
 export function configDir(env: Env = process.env): string {
   if (env.ASSETGEN_CONFIG_DIR) return path.resolve(env.ASSETGEN_CONFIG_DIR);
   const home = homeDir(env);
-  if (process.platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), APP);
-  if (process.platform === 'darwin' && !env.XDG_CONFIG_HOME) return path.join(home, 'Library', 'Preferences', APP);
+  if (isWindows()) return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), APP);
+  if (platform() === 'darwin' && !env.XDG_CONFIG_HOME) return path.join(home, 'Library', 'Preferences', APP);
   return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), APP);
 }
 
@@ -25,7 +26,7 @@ export function configDir(env: Env = process.env): string {
 export function stateDir(env: Env = process.env): string {
   if (env.ASSETGEN_STATE_DIR) return path.resolve(env.ASSETGEN_STATE_DIR);
   const home = homeDir(env);
-  if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), APP, 'state');
-  if (process.platform === 'darwin' && !env.XDG_STATE_HOME) return path.join(home, 'Library', 'Application Support', APP);
+  if (isWindows()) return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), APP, 'state');
+  if (platform() === 'darwin' && !env.XDG_STATE_HOME) return path.join(home, 'Library', 'Application Support', APP);
   return path.join(env.XDG_STATE_HOME || path.join(home, '.local', 'state'), APP);
 }

@@ -1,8 +1,10 @@
 // Whole-file writes that a reader (or a crash) never sees half done: a temp file in the same
-// folder (./temp-files.ts names it), optionally flushed to disk, then renamed over the target.
+// folder (./temp-files.ts names it), optionally flushed to disk, then renamed over the target
+// (retried while Windows reports the file held by another program: ./rename.ts).
 // Part of the confinement module: project files are written through writeFileInside (./confine.ts),
 // which checks the place first; only the per-user config and the installer call these directly.
 import fs from 'node:fs';
+import { renameRetrying, renameRetryingSync } from './rename.js';
 import { tempFor } from './temp-files.js';
 
 export interface AtomicWriteOptions {
@@ -21,7 +23,7 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
     } finally {
       await handle.close();
     }
-    await fs.promises.rename(temp, file);
+    await renameRetrying(temp, file);
   } catch (error) {
     await fs.promises.rm(temp, { force: true });
     throw error;
@@ -38,7 +40,7 @@ export function writeFileAtomicSync(file: string, content: string | Uint8Array, 
     } finally {
       fs.closeSync(fd);
     }
-    fs.renameSync(temp, file);
+    renameRetryingSync(temp, file);
   } catch (error) {
     fs.rmSync(temp, { force: true });
     throw error;

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AssetgenError } from '../client/errors.js';
 import { writeFileAtomic, writeFileAtomicSync, type AtomicWriteOptions } from './atomic.js';
+import { renameRetrying } from './rename.js';
 import { removeStaleTemps, tempFor } from './temp-files.js';
 
 export { tempFor } from './temp-files.js';
@@ -374,8 +375,11 @@ export function createFileInsideSync(root: string, file: string, bytes: Uint8Arr
   }
 }
 
-/** File systems without hard links: the exclusive create, which refuses whatever is there too. */
-const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'];
+/**
+ * File systems without hard links: the exclusive create, which refuses whatever is there too. Some
+ * refuse a link with EPERM or EACCES (FAT and exFAT drives, network shares, Windows' sharing rules).
+ */
+const NO_HARD_LINKS = ['EPERM', 'EACCES', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'];
 
 function publishSync(temp: string, target: string): boolean {
   try {
@@ -414,7 +418,7 @@ export async function moveIntoPlace(temp: string, file: string, replace: boolean
       if (!NO_HARD_LINKS.includes(code)) throw error;
     }
   }
-  await fs.promises.rename(temp, file);
+  await renameRetrying(temp, file);
   return true;
 }
 

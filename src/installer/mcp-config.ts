@@ -7,8 +7,12 @@ import { parse as parseToml } from 'smol-toml';
 import type { McpFormat } from './agents.js';
 
 export const SERVER_NAME = 'assetgen';
-const COMMAND = 'assetgen';
-const ARGS = ['mcp'];
+
+/** What the client spawns: the program and its arguments (render.ts mcpLaunch decides them). */
+export interface McpLaunch {
+  command: string;
+  args: string[];
+}
 
 type JsonFormat = Exclude<McpFormat, 'codexToml'>;
 
@@ -20,19 +24,21 @@ const PARENT: Record<JsonFormat, string> = {
 };
 
 /** The entry as the format spells it: the command only, never a key or other secret. */
-export function entryValue(format: JsonFormat): Record<string, unknown> {
+export function entryValue(format: JsonFormat, { command, args }: McpLaunch): Record<string, unknown> {
   switch (format) {
     case 'mcpServers':
-      return { command: COMMAND, args: ARGS };
+      return { command, args };
     case 'mcpServersStdio':
     case 'vscodeServers':
-      return { type: 'stdio', command: COMMAND, args: ARGS };
+      return { type: 'stdio', command, args };
     case 'opencode':
-      return { type: 'local', command: [COMMAND, ...ARGS], enabled: true };
+      return { type: 'local', command: [command, ...args], enabled: true };
   }
 }
 
-const TOML_TABLE = `[mcp_servers.${SERVER_NAME}]\ncommand = "${COMMAND}"\nargs = [${ARGS.map((arg) => `"${arg}"`).join(', ')}]\n`;
+/** The Codex table; JSON's string escapes are TOML's basic strings' (a Windows path's backslashes). */
+const tomlTable = ({ command, args }: McpLaunch): string =>
+  `[mcp_servers.${SERVER_NAME}]\ncommand = ${JSON.stringify(command)}\nargs = [${args.map((arg) => JSON.stringify(arg)).join(', ')}]\n`;
 
 /** What adding gives: the new text, and the one contiguous chunk inserted (removing it gives the old text back). */
 export type AddResult =
@@ -53,8 +59,8 @@ export interface WrittenEntry {
   createdFile: boolean;
 }
 
-export function addServer(existing: string | null, format: McpFormat, force = false): AddResult {
-  return format === 'codexToml' ? addToml(existing) : addJson(existing, format, force);
+export function addServer(existing: string | null, format: McpFormat, launch: McpLaunch, force = false): AddResult {
+  return format === 'codexToml' ? addToml(existing, launch) : addJson(existing, format, launch, force);
 }
 
 export function removeServer(text: string, entry: WrittenEntry, force = false): RemoveResult {
@@ -82,8 +88,8 @@ function pretty(value: unknown, indent: string, unit: string, eol: string): stri
   return JSON.stringify(value, null, unit).split('\n').join(`${eol}${indent}`);
 }
 
-function addJson(existing: string | null, format: JsonFormat, force: boolean): AddResult {
-  const value = entryValue(format);
+function addJson(existing: string | null, format: JsonFormat, launch: McpLaunch, force: boolean): AddResult {
+  const value = entryValue(format, launch);
   const canonical = JSON.stringify(value);
   const parent = PARENT[format];
   if (existing === null || existing.trim() === '') {
@@ -162,8 +168,9 @@ function tomlEntry(text: string): unknown {
   return isObject(servers) ? servers[SERVER_NAME] : undefined;
 }
 
-function addToml(existing: string | null): AddResult {
+function addToml(existing: string | null, launch: McpLaunch): AddResult {
   const text = existing ?? '';
+  const table = tomlTable(launch);
   let current: unknown;
   try {
     current = tomlEntry(text);
@@ -171,22 +178,22 @@ function addToml(existing: string | null): AddResult {
     return { status: 'conflict', reason: `it is not valid TOML (${(error as Error).message.split('\n')[0]})` };
   }
   if (current !== undefined) {
-    const same = isObject(current) && current.command === COMMAND && JSON.stringify(current.args) === JSON.stringify(ARGS);
+    const same = isObject(current) && current.command === launch.command && JSON.stringify(current.args) === JSON.stringify(launch.args);
     return same
-      ? { status: 'unchanged', value: TOML_TABLE }
+      ? { status: 'unchanged', value: table }
       : { status: 'conflict', reason: `it already has an [mcp_servers.${SERVER_NAME}] table assetgen did not write` };
   }
   // A table appended at the end: every byte before it stays as it was.
   const separator = text === '' ? '' : text.endsWith('\n') ? '\n' : '\n\n';
-  const inserted = `${separator}${TOML_TABLE}`;
+  const inserted = `${separator}${table}`;
   const next = text + inserted;
-  if (JSON.stringify(tomlEntry(next)) !== JSON.stringify({ command: COMMAND, args: ARGS })) {
+  if (JSON.stringify(tomlEntry(next)) !== JSON.stringify({ command: launch.command, args: launch.args })) {
     return {
       status: 'conflict',
       reason: 'appending a table would not give the entry assetgen means (an open array of tables at the end?)',
     };
   }
-  return { status: 'add', text: next, value: TOML_TABLE, inserted, createdParent: true };
+  return { status: 'add', text: next, value: table, inserted, createdParent: true };
 }
 
 function removeToml(text: string, entry: WrittenEntry): RemoveResult {

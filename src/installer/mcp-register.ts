@@ -8,6 +8,7 @@ import { writeFileAtomicSync } from '../files/atomic.js';
 import { assertNoLinks, missingDirs } from './files.js';
 import { readManifest, writeManifest, type Manifest, type ManifestMcpEntry } from './manifest.js';
 import { addServer, removeServer } from './mcp-config.js';
+import { mcpLaunch, resolveInvocation } from './render.js';
 import { readRegularFileSync } from '../files/confine.js';
 
 /** add: the entry goes in;  unchanged: it is there already;  conflict: the file stops us;  unsupported: no file for this scope. */
@@ -41,6 +42,7 @@ function readText(file: string): string | null {
 
 /** One item per configuration file (agents sharing a file share its entry). */
 export function planMcp(agents: AgentRecord[], scope: Scope, projectDir: string, env: Env, force: boolean): McpPlanItem[] {
+  const launch = mcpLaunch(resolveInvocation(env));
   const byFile = new Map<string, McpPlanItem>();
   const items: McpPlanItem[] = [];
   for (const agent of agents) {
@@ -60,7 +62,7 @@ export function planMcp(agents: AgentRecord[], scope: Scope, projectDir: string,
     }
     assertNoLinks(base, file);
     const existing = readText(file);
-    const result = addServer(existing, place.format, force);
+    const result = addServer(existing, place.format, launch, force);
     const item: McpPlanItem = {
       agents: [agent],
       scope,

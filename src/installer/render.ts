@@ -5,12 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageVersion } from '../package-info.cjs';
+import { isWindows } from '../platform.js';
 
 export const SKILL_NAME = 'assetgen';
 const TEMPLATE_DIR = fileURLToPath(new URL('../../templates/skills/assetgen/', import.meta.url));
 
 export interface RenderValues {
-  /** How the agent should invoke the CLI: `assetgen`, or `npx -y assetgen@<version>`. */
+  /** How the agent should invoke the CLI: `assetgen`, or this copy by its absolute path (shellCommand). */
   command: string;
   version: string;
   /** The configured service, if any (credentials and query strings are stripped). */
@@ -75,27 +76,76 @@ export function renderSkill(values: RenderValues): RenderedFile[] {
   });
 }
 
+/** This very copy of assetgen: the script its `bin` names, beside dist/ (as built, and as installed). */
+export const OWN_SCRIPT = fileURLToPath(new URL('../../bin/assetgen.js', import.meta.url));
+
 /**
- * `assetgen` when an executable of that name is on PATH, else a pinned `npx` invocation. PATH
- * entries that npm/npx add only for the duration of one command (a `node_modules/.bin`, the npx
- * cache) do not count: `npx assetgen install` finds `assetgen` there, but the agent will not later.
+ * How an agent (through a shell) and an MCP client (spawning, no shell) start assetgen later, from
+ * here. By name when an `assetgen` executable is on PATH for good; else this copy, as
+ * `<node> <its bin/assetgen.js>` by absolute paths (a clone, a project's local install run through
+ * `npx --no-install`). Never an `npx` that may download: the name is not published yet, and what
+ * someone registers under it would run next to the API key. PATH entries that npm/npx add only for
+ * one command (a `node_modules/.bin`, the npx cache) do not count: the agent will not have them.
  */
-export function invocationCommand(env: Record<string, string | undefined>, version: string): string {
+export interface Invocation {
+  onPath: boolean;
+  /** The node binary and the script, when not on PATH. */
+  node: string;
+  script: string;
+}
+
+export function resolveInvocation(env: Record<string, string | undefined>, script: string = OWN_SCRIPT): Invocation {
+  return { onPath: assetgenOnPath(env), node: process.execPath, script };
+}
+
+/** True when this copy runs from npx's cache, which `npm cache clean` (or npx itself) may remove. */
+export const isTransientCopy = (invocation: Invocation): boolean => !invocation.onPath && isTransientBinDir(invocation.script);
+
+/** The command line's first words for a skill: `assetgen`, or `'<node>' '<script>'`. */
+export function shellCommand(invocation: Invocation): string {
+  return invocation.onPath ? 'assetgen' : [invocation.node, invocation.script].map(shellQuote).join(' ');
+}
+
+/**
+ * What an MCP client spawns for `assetgen mcp`. MCP clients start servers without a shell, and on
+ * Windows npm's global `assetgen` is a batch file (assetgen.cmd) that only a shell runs, so the
+ * entry is `cmd /c assetgen mcp` there: the form Claude Code's own diagnostics ask for ("Windows
+ * requires 'cmd /c' wrapper") and the MCP servers' READMEs give (modelcontextprotocol/servers#3460,
+ * anthropics/claude-code#9594). Chosen over an absolute node.exe path for a global install because
+ * it survives Node upgrades and version managers (nvm-windows, fnm, volta move node.exe) and stays
+ * the same entry after `npm update -g`. Without assetgen on PATH, the absolute node path and script
+ * (an .exe, spawned as is on every system).
+ */
+export function mcpLaunch(invocation: Invocation): { command: string; args: string[] } {
+  if (!invocation.onPath) return { command: invocation.node, args: [invocation.script, 'mcp'] };
+  return isWindows() ? { command: 'cmd', args: ['/c', 'assetgen', 'mcp'] } : { command: 'assetgen', args: ['mcp'] };
+}
+
+/**
+ * A word as a shell reads it: as is when plain, else quoted: single quotes on POSIX, double quotes
+ * on Windows (bash, as Git Bash, and cmd keep a Windows path's backslashes inside them).
+ */
+function shellQuote(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  return isWindows() ? `"${word}"` : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function assetgenOnPath(env: Record<string, string | undefined>): boolean {
   const pathVar = env.PATH ?? env.Path ?? '';
   const dirs = pathVar.split(path.delimiter).filter((dir) => dir && !isTransientBinDir(dir));
-  const names = process.platform === 'win32' ? ['assetgen.cmd', 'assetgen.exe', 'assetgen.ps1', 'assetgen'] : ['assetgen'];
+  const names = isWindows() ? ['assetgen.cmd', 'assetgen.exe', 'assetgen.ps1', 'assetgen'] : ['assetgen'];
   for (const dir of dirs) {
     for (const name of names) {
       try {
         const file = path.join(dir, name);
         fs.accessSync(file, fs.constants.X_OK);
-        if (fs.statSync(file).isFile()) return 'assetgen';
+        if (fs.statSync(file).isFile()) return true;
       } catch {
         // not here
       }
     }
   }
-  return `npx -y assetgen@${version}`;
+  return false;
 }
 
 function isTransientBinDir(dir: string): boolean {

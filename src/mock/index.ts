@@ -12,8 +12,18 @@ export { PRICES } from './prices.js';
 export { AGENTS, WORKFLOWS } from './seed.js';
 export type { MockConfig, LedgerEntry } from './state.js';
 
-/** A mock with its own state, with msw request handlers for `setupServer(...service.handlers)`. */
-export function createMockService(options: { credits?: number; seed?: string | number } = {}): MockService & { handlers: HttpHandler[] } {
+/**
+ * A mock with its own state, with msw request handlers for `setupServer(...service.handlers)`.
+ * `handlers` loads msw (an optional peer dependency) when first read; without msw it throws an
+ * error naming `npm i -D msw`, and the rest of the mock works.
+ */
+export function createMockService(
+  options: { credits?: number; seed?: string | number } = {},
+): MockService & { readonly handlers: HttpHandler[] } {
   const service = createService(options);
-  return { ...service, handlers: mswHandlers(service) };
+  let handlers: HttpHandler[] | undefined;
+  return Object.defineProperty({ ...service }, 'handlers', {
+    get: () => (handlers ??= mswHandlers(service)),
+    enumerable: true,
+  }) as MockService & { readonly handlers: HttpHandler[] };
 }

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openRegularSync, streamRegularFile } from '../files/confine.js';
 import type { FileHash, ManifestAsset } from './records.js';
+import { isWindows } from '../platform.js';
 
 export function sha256(data: string | Uint8Array): string {
   return crypto.hash('sha256', data, 'hex');
@@ -153,9 +154,14 @@ function hashSmallFile(file: string): FileHash | null | 'large' {
 
 let smallFileBuffer: Buffer | undefined;
 
-/** A path as the lock writes it: relative to the project root, with forward slashes. */
+/**
+ * A path as the lock writes it: relative to the project root, with forward slashes on every system
+ * (a lock made on Windows reads the same on macOS and Linux). The path flavour follows the platform
+ * module, so tests can check Windows paths anywhere.
+ */
 export function lockPath(root: string, file: string): string {
-  return path.relative(root, path.resolve(root, file)).split(path.sep).join('/');
+  const native = isWindows() ? path.win32 : path.posix;
+  return native.relative(root, native.resolve(root, file)).split(native.sep).join('/');
 }
 
 /** Hashes each of `paths` (lock paths, relative to `root`), a few at a time; missing ones map to null. */

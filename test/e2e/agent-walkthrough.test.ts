@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { runInProcess, tempHome, type CliResult } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
+import { OWN_SCRIPT } from '../../src/installer/render.js';
 
 let mock: MockHandle;
 let home: ReturnType<typeof tempHome>;
@@ -37,7 +38,8 @@ beforeAll(async () => {
   expect(installed.code, installed.stderr).toBe(0);
   skill = fs.readFileSync(path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md'), 'utf8');
   invocation = /```sh\n(.+) <command> -q --json\n```/.exec(skill)![1]!;
-  expect(['assetgen', expect.stringMatching(/^npx -y assetgen@/)]).toContainEqual(invocation);
+  // No assetgen on the test's PATH: this copy, by absolute paths (never an npx that may download).
+  expect(invocation).toBe(`${process.execPath} ${OWN_SCRIPT}`);
 });
 afterAll(async () => {
   home.remove();

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, collect, runCli, spawnCli } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
+import { HAS_FIFOS, runsHere } from '../support/platform.js';
 
 const project = useMockProject({ mock: { credits: 1000 }, config: {} });
 const SWORD = 'assets:\n  - { id: sword, prompt: a sword, agent: sprite-artist, out: assets/ }\n';
@@ -23,27 +24,30 @@ async function until(ready: () => boolean, tries = 200, ms = 50): Promise<void> 
   expect(ready()).toBe(true);
 }
 
-describe.runIf(process.platform !== 'win32')('a FIFO where assetgen keeps its own file', () => {
-  it.each([
-    ['the journal', '.assetgen.lock.journal'],
-    ['the lock', 'assetgen.lock'],
-  ])('at %s: every command that reads the lock says so and exits 2, nothing charged', async (_name, file) => {
-    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), SWORD);
-    mkfifo(path.join(project.cwd, file));
-    for (const args of [
-      ['build', '--dry-run'],
-      ['build', '--yes'],
-      ['report', '-o', 'gallery.html'],
-    ]) {
-      const result = await cli(args);
-      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
-      expect(result.stderr).toContain(`${file} is a named pipe (FIFO), not a regular file`);
-      expect(result.stderr).not.toMatch(/This is a bug|\n\s+at /);
-    }
-    expect(await project.ledger()).toEqual([]);
-    expect(fs.lstatSync(path.join(project.cwd, file)).isFIFO()).toBe(true);
-  });
-});
+describe.runIf(runsHere('a FIFO where assetgen keeps its own file', HAS_FIFOS, 'no FIFOs (mkfifo) on Windows'))(
+  'a FIFO where assetgen keeps its own file',
+  () => {
+    it.each([
+      ['the journal', '.assetgen.lock.journal'],
+      ['the lock', 'assetgen.lock'],
+    ])('at %s: every command that reads the lock says so and exits 2, nothing charged', async (_name, file) => {
+      fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), SWORD);
+      mkfifo(path.join(project.cwd, file));
+      for (const args of [
+        ['build', '--dry-run'],
+        ['build', '--yes'],
+        ['report', '-o', 'gallery.html'],
+      ]) {
+        const result = await cli(args);
+        expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+        expect(result.stderr).toContain(`${file} is a named pipe (FIFO), not a regular file`);
+        expect(result.stderr).not.toMatch(/This is a bug|\n\s+at /);
+      }
+      expect(await project.ledger()).toEqual([]);
+      expect(fs.lstatSync(path.join(project.cwd, file)).isFIFO()).toBe(true);
+    });
+  },
+);
 
 describe('SIGTERM ends a run that waits', () => {
   let server: http.Server | undefined;

@@ -1,7 +1,7 @@
 // The skill installer: every agent and scope, detection, dry run, reinstall, update, uninstall,
 // the non-TTY error and the secret scan; commands run in-process, and spawned where a user would run them.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CODING_AGENTS, detectAgents, findAgent, joinInside, skillsDir, userPath, type Scope } from '../../src/installer/agents.js';
@@ -9,7 +9,8 @@ import { applyPlan, planInstall } from '../../src/installer/install.js';
 import { installedDirs, resolveTargets } from '../../src/installer/targets.js';
 import { manifestPath, readManifest, writeManifest } from '../../src/installer/manifest.js';
 import { InstallerError } from '../../src/installer/errors.js';
-import { invocationCommand, renderSkill, sha256 } from '../../src/installer/render.js';
+import { OWN_SCRIPT, renderSkill, resolveInvocation, sha256, shellCommand } from '../../src/installer/render.js';
+import { setPlatformForTesting } from '../../src/platform.js';
 import { jsonError, runCli, runInProcess, tempHome } from '../support/cli.js';
 
 // Where each agent reads skills (from the sources each record of src/installer/agents.ts names), stated
@@ -186,7 +187,7 @@ describe('the agent table', () => {
     expect(install(['claude-code'], 'project').every((item) => item.action === 'create')).toBe(true);
   });
 
-  it('renders `assetgen` only when it is on PATH for good, else a pinned npx', () => {
+  it('renders `assetgen` only when it is on PATH for good, else this copy by absolute paths (never npx)', () => {
     const bin = (dir: string) => {
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, process.platform === 'win32' ? 'assetgen.cmd' : 'assetgen'), '', { mode: 0o755 });
@@ -195,9 +196,22 @@ describe('the agent table', () => {
     const npxCache = bin(path.join(home.home, '.npm', '_npx', 'abc123', 'node_modules', '.bin'));
     const local = bin(path.join(home.cwd, 'node_modules', '.bin'));
     const global = bin(path.join(home.home, 'global-bin'));
-    expect(invocationCommand({ PATH: [npxCache, local].join(path.delimiter) }, '1.2.3')).toBe('npx -y assetgen@1.2.3');
-    expect(invocationCommand({ PATH: [npxCache, global].join(path.delimiter) }, '1.2.3')).toBe('assetgen');
-    expect(invocationCommand({ PATH: '' }, '1.2.3')).toBe('npx -y assetgen@1.2.3');
+    const here = `${process.execPath} ${OWN_SCRIPT}`;
+    expect(shellCommand(resolveInvocation({ PATH: [npxCache, local].join(path.delimiter) }))).toBe(here);
+    expect(shellCommand(resolveInvocation({ PATH: [npxCache, global].join(path.delimiter) }))).toBe('assetgen');
+    expect(shellCommand(resolveInvocation({ PATH: '' }))).toBe(here);
+  });
+
+  it('quotes a path with spaces for the shell: single quotes on POSIX, double quotes on Windows', () => {
+    const invocation = { ...resolveInvocation({ PATH: '' }, "/opt/my tools/it's/bin/assetgen.js"), node: '/usr/bin/node' };
+    expect(shellCommand(invocation)).toBe(`/usr/bin/node '/opt/my tools/it'\\''s/bin/assetgen.js'`);
+    setPlatformForTesting('win32');
+    try {
+      const windows = { onPath: false, node: 'C:\\Program Files\\nodejs\\node.exe', script: 'C:\\Users\\me\\assetgen\\bin\\assetgen.js' };
+      expect(shellCommand(windows)).toBe('"C:\\Program Files\\nodejs\\node.exe" "C:\\Users\\me\\assetgen\\bin\\assetgen.js"');
+    } finally {
+      setPlatformForTesting(undefined);
+    }
   });
 });
 
@@ -498,13 +512,29 @@ describe('assetgen install (the command)', () => {
 
     env = { ...env, PATH: [npxCache, home.env.PATH].join(path.delimiter) };
     expect((await cli(['install', '--agent', 'kiro'])).code).toBe(0);
-    expect(skill('.kiro')).toContain(`npx -y assetgen@${version} generate`);
+    expect(skill('.kiro')).toContain(`${process.execPath} ${OWN_SCRIPT} generate`);
+    expect(skill('.kiro')).not.toMatch(/npx/);
+    expect(version).toMatch(/^\d/);
 
     env = { ...env, PATH: [global, home.env.PATH].join(path.delimiter) };
     expect((await cli(['install', '--agent', 'roo'])).code).toBe(0);
     expect(skill('.roo')).toMatch(/^assetgen generate /m);
     // `update` re-renders what is installed with the command of now.
     expect((await cli(['skills', 'update'])).code).toBe(0);
-    expect(skill('.kiro')).not.toContain('npx -y');
+    expect(skill('.kiro')).not.toContain(OWN_SCRIPT);
+  });
+
+  it('a skill installed with no assetgen on PATH carries command lines that run here, with that PATH (spawned)', async () => {
+    expect(spawnSync('sh', ['-c', 'command -v assetgen'], { env: { PATH: home.env.PATH } }).status).not.toBe(0);
+    const installed = await runCli(['install', '--agent', 'claude-code', '--yes'], { env, cwd: home.cwd });
+    expect(installed.code, installed.stderr).toBe(0);
+    const skill = fs.readFileSync(path.join(home.cwd, '.claude', 'skills', 'assetgen', 'SKILL.md'), 'utf8');
+    expect(skill).not.toMatch(/npx/);
+    // The skill's own line for checking access, run by a shell as an agent would, with the same PATH.
+    const line = /^(.*auth status -q --json)$/m.exec(skill)?.[1];
+    expect(line).toBeDefined();
+    const ran = spawnSync('sh', ['-c', line!], { cwd: home.cwd, env, encoding: 'utf8', timeout: 30_000 });
+    expect(ran.stdout, ran.stderr).toMatch(/^\{/);
+    expect(JSON.parse(ran.stdout)).toHaveProperty('authenticated', false);
   });
 });

@@ -8,6 +8,7 @@ import { readManifest } from '../../src/installer/manifest.js';
 import { runInProcess, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 import { KEYS, spawnPty } from '../support/pty.js';
+import { OWN_SCRIPT } from '../../src/installer/render.js';
 
 const KEY = 'agk_0000000000000000000000000000000000000000';
 
@@ -64,7 +65,10 @@ describe.concurrent('assetgen install on a terminal', () => {
     session.write(KEYS.enter);
     expect(await session.exit).toBe(0);
     const config = fs.readFileSync(path.join(home.cwd, '.mcp.json'), 'utf8');
-    expect(JSON.parse(config)).toEqual({ mcpServers: { assetgen: { type: 'stdio', command: 'assetgen', args: ['mcp'] } } });
+    // No assetgen on the test's PATH: the entry starts this copy by absolute paths.
+    expect(JSON.parse(config)).toEqual({
+      mcpServers: { assetgen: { type: 'stdio', command: process.execPath, args: [OWN_SCRIPT, 'mcp'] } },
+    });
     expect(config).not.toContain(KEY);
   });
 

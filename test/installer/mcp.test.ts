@@ -6,7 +6,13 @@ import path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CODING_AGENTS, type McpFormat, type Scope } from '../../src/installer/agents.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CODING_AGENTS, findAgent, type McpFormat, type Scope } from '../../src/installer/agents.js';
+import { addServer } from '../../src/installer/mcp-config.js';
+import { planMcp } from '../../src/installer/mcp-register.js';
+import { OWN_SCRIPT } from '../../src/installer/render.js';
+import { setPlatformForTesting } from '../../src/platform.js';
 import { parseJson, runInProcess, tempHome } from '../support/cli.js';
 
 const SECRET = 'agk_live_SECRET_0123456789abcdef0123456789';
@@ -66,7 +72,16 @@ let home: ReturnType<typeof tempHome>;
 let env: NodeJS.ProcessEnv;
 beforeEach(() => {
   home = tempHome();
-  env = { ...home.env, ASSETGEN_API_KEY: SECRET, ASSETGEN_BASE_URL: 'https://assets.example.com' };
+  // A global install on PATH (the entry names `assetgen`); tests without one set their own PATH.
+  const globalBin = path.join(home.home, 'global-bin');
+  fs.mkdirSync(globalBin);
+  fs.writeFileSync(path.join(globalBin, 'assetgen'), '', { mode: 0o755 });
+  env = {
+    ...home.env,
+    PATH: [globalBin, home.env.PATH].join(path.delimiter),
+    ASSETGEN_API_KEY: SECRET,
+    ASSETGEN_BASE_URL: 'https://assets.example.com',
+  };
 });
 afterEach(() => home.remove());
 
@@ -168,5 +183,64 @@ describe('install --mcp', () => {
     const result = await run(['install', '--mcp', '--agent', 'claude-code', '--dry-run']);
     expect(parseJson(result).mcp[0]).toMatchObject({ action: 'add' });
     expect(fs.existsSync(path.join(home.cwd, '.mcp.json'))).toBe(false);
+  });
+});
+
+describe('the MCP entry starts assetgen where it runs', () => {
+  afterEach(() => setPlatformForTesting(undefined));
+  const entries = (scope: Scope = 'project') =>
+    planMcp(
+      ['cursor', 'codex', 'opencode'].map((id) => findAgent(id)!),
+      scope,
+      home.cwd,
+      env,
+      false,
+    ).map((item) => entryOf(item.text!, item.format!));
+
+  it("on Windows: `cmd /c assetgen mcp` (npm's global assetgen is a batch file, and clients spawn without a shell)", () => {
+    setPlatformForTesting('win32');
+    expect(entries()).toEqual([
+      { command: 'cmd', args: ['/c', 'assetgen', 'mcp'] },
+      { command: 'cmd', args: ['/c', 'assetgen', 'mcp'] },
+      { type: 'local', command: ['cmd', '/c', 'assetgen', 'mcp'], enabled: true },
+    ]);
+    setPlatformForTesting('linux');
+    expect(entries()[0]).toEqual({ command: 'assetgen', args: ['mcp'] });
+  });
+
+  it("a Windows path survives Codex's TOML (backslashes escaped, read back equal)", () => {
+    const launch = { command: 'C:\\Program Files\\nodejs\\node.exe', args: ['C:\\Users\\me\\assetgen\\bin\\assetgen.js', 'mcp'] };
+    const added = addServer('model = "o3"\n', 'codexToml', launch);
+    expect(added.status).toBe('add');
+    expect(entryOf((added as { text: string }).text, 'codexToml')).toEqual(launch);
+  });
+
+  it('without assetgen on PATH: this copy by absolute paths, which a client spawning it without a shell can start (spawned)', async () => {
+    env = { ...env, PATH: home.env.PATH };
+    for (const platform of ['win32', 'linux'] as const) {
+      setPlatformForTesting(platform);
+      expect(entries()[0]).toEqual({ command: process.execPath, args: [OWN_SCRIPT, 'mcp'] });
+    }
+    setPlatformForTesting(undefined);
+    expect((await run(['install', '--mcp', '--agent', 'cursor', '--yes'])).code).toBe(0);
+    const entry = entryOf(fs.readFileSync(path.join(home.cwd, '.cursor/mcp.json'), 'utf8'), 'mcpServers') as {
+      command: string;
+      args: string[];
+    };
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      env: env as Record<string, string>,
+      cwd: home.cwd,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'assetgen-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('generate_image');
+    } finally {
+      await client.close();
+    }
   });
 });

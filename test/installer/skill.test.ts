@@ -29,18 +29,18 @@ function writeRendering(command: string): string {
 }
 
 describe('the assetgen skill', () => {
-  it('passes skills-ref validate as shipped and as rendered for npx', () => {
+  it('passes skills-ref validate as shipped and as rendered for a copy not on PATH', () => {
     expect(validate(SHIPPED_SKILL_DIR)).toMatchObject({ status: 0 });
-    const rendered = writeRendering('npx -y assetgen@1.2.3');
+    const rendered = writeRendering('/usr/local/bin/node /opt/assetgen/bin/assetgen.js');
     const result = validate(rendered);
     expect(result.output).toContain('Valid skill');
     expect(result.status).toBe(0);
     const text = fs.readFileSync(path.join(rendered, 'SKILL.md'), 'utf8');
-    expect(text).toContain('npx -y assetgen@1.2.3 generate');
-    expect(text).toContain('npx -y assetgen@1.2.3 auth login --base-url https://assets.example.com');
+    expect(text).toContain('/usr/local/bin/node /opt/assetgen/bin/assetgen.js generate');
+    expect(text).toContain('/usr/local/bin/node /opt/assetgen/bin/assetgen.js auth login --base-url https://assets.example.com');
     expect(text).toContain('version: "1.2.3"');
     // Every mention of the CLI uses the installed invocation: no bare `assetgen <command>` is left.
-    for (const file of renderSkill({ command: 'npx -y assetgen@1.2.3', version: '1.2.3' })) {
+    for (const file of renderSkill({ command: '/usr/local/bin/node /opt/assetgen/bin/assetgen.js', version: '1.2.3' })) {
       expect(file.content, file.relative).not.toMatch(/\{\{|`assetgen [a-z]/);
     }
     fs.rmSync(path.dirname(rendered), { recursive: true, force: true });

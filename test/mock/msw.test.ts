@@ -88,4 +88,16 @@ describe('msw handlers', () => {
     }
     expect(await getResponse(defaultMock.handlers, new Request('http://assetgen.test/api/v1/workflows'))).toBeDefined();
   });
+
+  it('answer an injected connection reset as a network error (fetch rejects)', async () => {
+    const service = createMockService();
+    service.state.configure({ faults: { rate: 1, kinds: ['reset'] } });
+    server.use(...service.handlers);
+    const failed = await fetch('http://assetgen.test/api/ai/agents', { headers: { authorization: `Bearer ${service.apiKey}` } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(TypeError);
+    server.resetHandlers();
+  });
 });

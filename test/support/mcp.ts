@@ -27,10 +27,12 @@ export async function startMcp(options: {
   args?: string[];
   capabilities?: ClientCapabilities;
   setup?: (client: Client) => void;
+  /** The script to start (default: this checkout's bin/assetgen.js; the slow pack test: the installed one). */
+  bin?: string;
 }): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', ...(options.args ?? [])],
+    args: [options.bin ?? BIN, 'mcp', ...(options.args ?? [])],
     env: options.env as Record<string, string>,
     cwd: options.cwd,
     stderr: 'pipe',

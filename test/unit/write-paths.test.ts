@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
 /** The confinement module: the only files that call these functions on paths of their own. */
-const CONFINEMENT_MODULE = ['files/confine.ts', 'files/atomic.ts', 'files/temp-files.ts'];
+const CONFINEMENT_MODULE = ['files/confine.ts', 'files/atomic.ts', 'files/rename.ts', 'files/temp-files.ts'];
 
 /** node:fs functions that create, change, remove or open a file (an open may block on a FIFO). */
 const FS_OPERATIONS = new Set([
@@ -63,8 +63,11 @@ const FS_OPERATIONS = new Set([
   'lutimes',
 ]);
 
-/** The confinement module's own unchecked writer: called from outside it, it is a raw write. */
-const ATOMIC_WRITERS = new Set(['writeFileAtomic', 'writeFileAtomicSync']);
+/**
+ * The confinement module's own unchecked writers (the atomic writer, and rename.ts's rename retried
+ * on Windows): called from outside it, each is a raw write.
+ */
+const ATOMIC_WRITERS = new Set(['writeFileAtomic', 'writeFileAtomicSync', 'renameRetrying', 'renameRetryingSync']);
 
 const FS_MODULES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
 
@@ -110,7 +113,7 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
     why: "writeShippedSkill regenerates the package's own skills/assetgen from its templates (`npm run render-skill`, a development step); the templates are read from the package",
   },
   'client/download.ts': {
-    calls: ['mkdir', 'writeFile', 'open', 'rename', 'rm'],
+    calls: ['mkdir', 'writeFile', 'open', 'renameRetrying', 'rm'],
     why: "the SDK's client.download(url, file) writes where its caller says (an SDK user's own path); assetgen's own saves (cli/save.ts) pass only a fresh temp name (files/temp-files.ts tempFor) in a folder the rule returned, with inPlace: created exclusively (O_EXCL never follows a link), then put in place by confine.ts moveIntoPlace",
   },
   'package-info.cts': {
@@ -140,7 +143,7 @@ export function fileOperations(file: string, source: string): Call[] {
     const clause = statement.importClause;
     if (!clause) continue;
     const isFs = FS_MODULES.has(from);
-    const isAtomic = /(^|\/)atomic\.js$/.test(from);
+    const isAtomic = /(^|\/)(atomic|rename)\.js$/.test(from);
     if (!isFs && !isAtomic) continue;
     if (isFs && clause.name) namespaces.add(clause.name.text);
     const bindings = clause.namedBindings;

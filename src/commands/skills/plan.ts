@@ -3,14 +3,18 @@
 import type { CommandContext } from '../../cli/context.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
 import { applyPlan, planChangesSomething, type PlannedFile } from '../../installer/install.js';
-import { invocationCommand, renderSkill, type RenderedFile } from '../../installer/render.js';
+import { isTransientCopy, renderSkill, resolveInvocation, shellCommand, type RenderedFile } from '../../installer/render.js';
 import { packageVersion } from '../../package-info.cjs';
 import { describePlan, describeTargets, reportApplied, reportKept, showPlan } from './view.js';
 
 /** The skill rendered for this machine: how to invoke the CLI, its version, the base URL (configured, or about to be). */
 export function renderFor(ctx: CommandContext, baseUrl?: string): RenderedFile[] {
-  const version = packageVersion();
-  return renderSkill({ command: invocationCommand(ctx.env, version), version, baseUrl: baseUrl ?? ctx.credentials().baseUrl?.value });
+  const invocation = resolveInvocation(ctx.env);
+  if (isTransientCopy(invocation))
+    ctx.out.warn(
+      `no assetgen on PATH: the skill runs this copy from npx's cache (${invocation.script}), which a cache clean removes. Install assetgen (npm i -g assetgen, or npm i -D assetgen in the project), then run \`assetgen skills update\`.`,
+    );
+  return renderSkill({ command: shellCommand(invocation), version: packageVersion(), baseUrl: baseUrl ?? ctx.credentials().baseUrl?.value });
 }
 
 /** More to write beside the skill files (the MCP server entries of `install --mcp`). */

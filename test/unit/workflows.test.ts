@@ -1,0 +1,58 @@
+// The GitHub Actions workflows are valid (action-validator: the workflow schema, as WebAssembly from
+// the npm registry, no binary downloaded) and say what docs/ci.md and the README promise: every OS
+// and supported Node in the matrix, the packed install per OS, publishing with provenance on a tag.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const WORKFLOWS = path.join(ROOT, '.github', 'workflows');
+const VALIDATOR = path.join(ROOT, 'node_modules', '@action-validator', 'cli', 'cli.mjs');
+
+const validate = (file: string) => spawnSync(process.execPath, [VALIDATOR, file], { encoding: 'utf8', timeout: 30_000 });
+const workflow = (name: string) => parse(fs.readFileSync(path.join(WORKFLOWS, name), 'utf8')) as Record<string, any>;
+
+describe('the CI workflows', () => {
+  it('pass the workflow linter, which refuses a broken one', () => {
+    for (const name of fs.readdirSync(WORKFLOWS)) {
+      const result = validate(path.join(WORKFLOWS, name));
+      expect(result.status, `${name}: ${result.stdout}${result.stderr}`).toBe(0);
+    }
+    const broken = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-wf-')), 'ci.yml');
+    fs.writeFileSync(broken, fs.readFileSync(path.join(WORKFLOWS, 'ci.yml'), 'utf8').replace('runs-on:', 'run-on:'));
+    try {
+      expect(validate(broken).status).not.toBe(0);
+    } finally {
+      fs.rmSync(path.dirname(broken), { recursive: true, force: true });
+    }
+  });
+
+  it('test every OS with every supported Node (npm ci, npm test), and the packed install on every OS', () => {
+    const { jobs } = workflow('ci.yml');
+    expect(jobs.test.strategy.matrix).toEqual({ os: ['ubuntu-latest', 'macos-latest', 'windows-latest'], node: ['20.18.1', '22', '24'] });
+    expect(jobs.test.steps.map((step: { run?: string }) => step.run).filter(Boolean)).toEqual(['npm ci', 'npm test']);
+    const engines = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(engines).toBe('>=20.18.1');
+    expect(jobs.packed.strategy.matrix.os).toEqual(jobs.test.strategy.matrix.os);
+    const packed = JSON.stringify(jobs.packed.steps);
+    expect(packed).toContain('npm pack');
+    expect(packed).toContain('assetgen build --mock');
+    expect(fs.existsSync(path.join(ROOT, 'test', 'fixtures', 'ci-smoke', 'assetgen.yaml'))).toBe(true);
+  });
+
+  it('publish with provenance on a version tag, never running an npx that may download', () => {
+    const release = workflow('release.yml');
+    expect(release.on.push.tags).toEqual(['v*.*.*']);
+    expect(release.jobs.publish.permissions['id-token']).toBe('write');
+    expect(JSON.stringify(release.jobs.publish.steps)).toContain('npm publish --provenance');
+    for (const name of fs.readdirSync(WORKFLOWS)) {
+      const text = fs.readFileSync(path.join(WORKFLOWS, name), 'utf8');
+      for (const line of text.split('\n').filter((line) => /\bnpx\b/.test(line) && !line.trim().startsWith('#')))
+        expect(line, name).toMatch(/npx --no-install /);
+    }
+  });
+});
