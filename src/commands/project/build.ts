@@ -110,20 +110,22 @@ async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string
   return writer;
 }
 
+/** The project a build works on, as opened: its manifest, lock (and writer, unless a dry run), shard and service. */
+interface OpenedBuild {
+  file: string;
+  lockFile: string;
+  lock: Lock;
+  writer?: LockWriter;
+  manifest: Manifest;
+  shard?: Shard;
+  service: string;
+}
+
 async function planAndRun(
   ctx: CommandContext,
   selectors: string[],
   options: BuildOptions,
-  found: {
-    file: string;
-    lockFile: string;
-    lock: Lock;
-    writer?: LockWriter;
-    manifest: Manifest;
-    shard?: Shard;
-    service: string;
-    hashes: () => Promise<FileHashes>;
-  },
+  found: OpenedBuild & { hashes: () => Promise<FileHashes> },
 ): Promise<BuildResult> {
   const { lock, writer, manifest, shard, service, hashes } = found;
   // The service is part of every spec: without one, nothing could be judged up to date.
@@ -172,18 +174,7 @@ async function runOrShow(
   ctx: CommandContext,
   plan: Plan,
   options: BuildOptions,
-  found: {
-    file: string;
-    lockFile: string;
-    lock: Lock;
-    writer?: LockWriter;
-    manifest: Manifest;
-    shard?: Shard;
-    service: string;
-    cache?: RemoteCache;
-    hashes: FileHashes;
-    planOptions: PlanOptions;
-  },
+  found: OpenedBuild & { cache?: RemoteCache; hashes: FileHashes; planOptions: PlanOptions },
 ): Promise<BuildResult> {
   const { file, lockFile, writer, manifest, shard, service, cache } = found;
   if (plan.unmatched.length)
