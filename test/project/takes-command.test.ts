@@ -45,6 +45,8 @@ describe('assetgen takes', () => {
   it('lists the takes with their numbers and writes the contact sheet, each label reading back as its take', async () => {
     const result = await run(['takes', 'sword', '--json']);
     expect(result.code, result.stderr).toBe(0);
+    // The document says it all: no people's summary beside it on stderr.
+    expect(result.stderr).toBe('');
     const doc = parseJson(result);
     expect(doc.id).toBe('sword');
     expect(doc.picked).toBe(2);

@@ -98,6 +98,8 @@ export function noTakes(id: string, lock: Lock, inManifest: boolean): UsageError
 }
 
 function renderTakes(ctx: CommandContext, result: TakesResult): void {
+  // The --json document says all of it (as for build, jobs and agents): no summary beside it on stderr.
+  if (ctx.out.json) return;
   const rows = result.takes.map((take) => [
     `${take.k}${take.picked ? '*' : ''}`,
     displayPath(ctx, path.join(path.dirname(result.manifest), ...take.file.split('/'))),
