@@ -158,7 +158,7 @@ function packInSmallestBin(cells: Size[], order: readonly Prepared[], padding: n
 }
 
 /** Copies the frame with its top-left at (x, y) and repeats its edge pixels `extrude` times around it. */
-function blitExtruded(source: RawImage, target: RawImage, x: number, y: number, extrude: number): void {
+export function blitExtruded(source: RawImage, target: RawImage, x: number, y: number, extrude: number): void {
   const rowBytes = source.width * 4;
   for (let row = -extrude; row < source.height + extrude; row++) {
     const sourceRow = Math.min(source.height - 1, Math.max(0, row)) * rowBytes;
