@@ -4,7 +4,6 @@
 // `extrude` repeats a single image's edge pixels outward. All work in place on RGBA pixels where they
 // can (extrude grows the canvas, so it makes one new image), in integers or exactly rounded doubles:
 // the same pixels in give the same pixels out on every machine.
-import { blitExtruded } from './atlas.js';
 import { blank, type RawImage } from './raw.js';
 
 /** `key` with every default filled in: the colour as `#rrggbb` (lower case), distances 0-255. */
@@ -143,4 +142,18 @@ export function extrudeImage(image: RawImage, pixels: number): RawImage {
   const out = blank(image.width + 2 * pixels, image.height + 2 * pixels);
   blitExtruded(image, out, pixels, pixels, pixels);
   return out;
+}
+
+/** Copies `source` (an atlas frame, or an image to extrude) with its top-left at (x, y) and repeats its edge pixels `extrude` times around it. */
+export function blitExtruded(source: RawImage, target: RawImage, x: number, y: number, extrude: number): void {
+  const rowBytes = source.width * 4;
+  for (let row = -extrude; row < source.height + extrude; row++) {
+    const sourceRow = Math.min(source.height - 1, Math.max(0, row)) * rowBytes;
+    const targetRow = ((y + row) * target.width + x) * 4;
+    source.data.copy(target.data, targetRow, sourceRow, sourceRow + rowBytes);
+    for (let step = 1; step <= extrude; step++) {
+      source.data.copy(target.data, targetRow - step * 4, sourceRow, sourceRow + 4);
+      source.data.copy(target.data, targetRow + rowBytes + (step - 1) * 4, sourceRow + rowBytes - 4, sourceRow + rowBytes);
+    }
+  }
 }
