@@ -74,6 +74,8 @@ export function bleedEdges(image: RawImage, radius: number): void {
   const coloured = new Uint8Array(stride * height);
   /** Rows where every pixel is coloured: no pass looks at them again. */
   const done = new Uint8Array(height);
+  /** Rows with a coloured pixel: a row with none, between two with none, has nothing to copy from. */
+  const lit = new Uint8Array(height);
   let anyVisible = false;
   for (let y = 0; y < height; y++) {
     let all = true;
@@ -81,6 +83,7 @@ export function bleedEdges(image: RawImage, radius: number): void {
       if (data[(y * width + x) * 4 + 3] !== 0) {
         coloured[y * stride + (x >> 3)] |= 1 << (x & 7);
         anyVisible = true;
+        lit[y] = 1;
       } else all = false;
     }
     if (all) done[y] = 1;
@@ -97,16 +100,27 @@ export function bleedEdges(image: RawImage, radius: number): void {
       const rowStart = y * stride;
       [above, here] = [here, above];
       here.set(coloured.subarray(rowStart, rowStart + stride));
-      if (done[y]) continue;
       const hasAbove = y > 0;
       const hasBelow = y + 1 < height;
+      if (done[y] || !(lit[y] || (hasAbove && lit[y - 1]) || (hasBelow && lit[y + 1]))) continue;
       const belowStart = rowStart + stride;
+      /** Any coloured pixel among bytes b - 1 to b + 1 of the three rows (as the last pass left them). */
+      const near = (b: number): boolean => {
+        for (let at = Math.max(0, b - 1); at <= Math.min(stride - 1, b + 1); at++)
+          if (here[at] || (hasAbove && above[at]) || (hasBelow && coloured[belowStart + at])) return true;
+        return false;
+      };
       let all = true;
       for (let x = 0; x < width; x++) {
-        // Eight coloured pixels at once (bits past the row's end are never set, so a last partial byte is never 0xff).
-        if ((x & 7) === 0 && here[x >> 3] === 0xff) {
-          x += 7;
-          continue;
+        if ((x & 7) === 0) {
+          // Eight pixels at once: all coloured (bits past the row's end are never set, so a last
+          // partial byte is never 0xff), or none of them or their neighbours coloured yet.
+          const b = x >> 3;
+          if (here[b] === 0xff || !near(b)) {
+            if (here[b] !== 0xff) all = false;
+            x += 7;
+            continue;
+          }
         }
         if ((here[x >> 3] & (1 << (x & 7))) !== 0) continue;
         // The neighbours in the documented order; `below` is still as the last pass left it.
@@ -125,6 +139,7 @@ export function bleedEdges(image: RawImage, radius: number): void {
         }
         data.copy(data, (y * width + x) * 4, from * 4, from * 4 + 3);
         coloured[rowStart + (x >> 3)] |= 1 << (x & 7);
+        lit[y] = 1;
         changed = true;
       }
       if (all) done[y] = 1;
