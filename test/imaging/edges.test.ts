@@ -76,6 +76,29 @@ describe('key', () => {
   });
 });
 
+/**
+ * Every transparent pixel within `radius` of a visible one has the colour of one of its nearest
+ * visible pixels (the larger of the x and y distances); farther ones, and visible ones, are as they were.
+ */
+function expectNearestColours(source: Pixels, bled: Pixels, radius: number): void {
+  const sources: { x: number; y: number; rgb: string }[] = [];
+  for (let y = 0; y < source.height; y++)
+    for (let x = 0; x < source.width; x++) if (alphaOf(source, x, y) > 0) sources.push({ x, y, rgb: rgbOf(source, x, y) });
+  expect(sources.length).toBeGreaterThan(0);
+  for (let y = 0; y < source.height; y++)
+    for (let x = 0; x < source.width; x++) {
+      if (alphaOf(source, x, y) > 0) {
+        expect(pixelAt(bled, x, y)).toBe(pixelAt(source, x, y));
+        continue;
+      }
+      const distance = (one: { x: number; y: number }) => Math.max(Math.abs(one.x - x), Math.abs(one.y - y));
+      const nearest = Math.min(...sources.map(distance));
+      const colours = sources.filter((one) => distance(one) === nearest).map((one) => one.rgb);
+      if (nearest <= radius) expect(colours, `(${x}, ${y})`).toContain(rgbOf(bled, x, y));
+      else expect(rgbOf(bled, x, y), `(${x}, ${y})`).toBe(rgbOf(source, x, y));
+    }
+}
+
 describe('bleed', () => {
   // Transparent pixels holding a colour of their own (0x09), around two opaque pixels and a faint one.
   const RED: RGBA = [200, 10, 10, 255];
@@ -115,23 +138,20 @@ describe('bleed', () => {
     ])
       expect(rgbOf(pixels, x!, y!)).toBe('0a0ac8');
     expect(rgbOf(pixels, 5, 8)).toBe('0ac80a'); // a faint pixel is visible: it gives its colour too
-    // Every transparent pixel within 3 has the colour of one of its nearest visible pixels (largest of
-    // the x and y distances); further ones keep their own.
-    const sources = visible(source);
-    for (let y = 0; y < 9; y++)
-      for (let x = 0; x < 16; x++) {
-        if (alphaOf(source, x, y) > 0) {
-          expect(pixelAt(pixels, x, y)).toBe(pixelAt(source, x, y));
-          continue;
-        }
-        const distance = (one: { x: number; y: number }) => Math.max(Math.abs(one.x - x), Math.abs(one.y - y));
-        const nearest = Math.min(...sources.map(distance));
-        const colours = sources.filter((one) => distance(one) === nearest).map((one) => one.rgb);
-        if (nearest <= 3) expect(colours, `(${x}, ${y})`).toContain(rgbOf(pixels, x, y));
-        else expect(rgbOf(pixels, x, y), `(${x}, ${y})`).toBe('090909');
-      }
+    expectNearestColours(source, pixels, 3);
     // Between red and blue (distance 3 from red, 3 from blue at (6,4)): left, right, above, below, then the diagonals decide.
     expect(rgbOf(pixels, 6, 4)).toBe('c80a0a');
+  });
+
+  it('on a large sparse image (rows of 61 pixels, not whole bytes), the same rule holds for every pixel', async () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const sparse = makePixels(61, 47, () =>
+      random() < 0.01 ? [Math.floor(random() * 256), Math.floor(random() * 256), Math.floor(random() * 256), 255] : [1, 2, 3, 0],
+    );
+    const { pixels } = await run(sparse, [{ bleed: 5 }]);
+    expect(alphaBytes(pixels)).toEqual(alphaBytes(sparse));
+    expectNearestColours(sparse, pixels, 5);
   });
 
   it('copies colours only: after palette, the visible colours are the palette; an image with nothing visible is left alone', async () => {
