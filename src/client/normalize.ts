@@ -204,8 +204,10 @@ export function normalizeGeneration(body: unknown, info: ResponseInfo): Generati
     status: str(pick(record, ['status', 'state'])) ?? 'succeeded',
     assetUrl: resolveUrl(url, info.baseUrl),
   });
+  // An image's id is optional (its answer is the image): one not of the service's shape is left out,
+  // never refused — the image is paid for — and never passed on (file names, the lock, sidecars).
   const id = str(pick(record, ['id', 'generationId', 'generation_id']));
-  if (id) generation.id = id;
+  if (id && SAFE_ID.test(id)) generation.id = id;
   const contentType = findContentType(record);
   if (contentType) generation.contentType = contentType;
   const bytes = isObject(record.output) ? num(pick(record.output, ['bytes', 'size', 'sizeBytes', 'size_bytes'])) : undefined;

@@ -85,6 +85,7 @@ export interface Meta {
 }
 
 export interface Generation extends Meta {
+  /** The service's id of the generation, when it gave one of the shape ids have (SAFE_ID); otherwise absent. */
   id?: string;
   status: string;
   /** Absolute URL of the asset (relative URLs are resolved against the base URL). */

@@ -2,6 +2,7 @@
 // which Phaser 3 (`this.load.atlas`) and PixiJS (`Assets.load` of the JSON) read natively. The same
 // frames and options give the same bytes: frames are sorted by name, the packer breaks every tie by
 // position, and the PNG encoder's settings are fixed.
+import { blitExtruded } from './edges.js';
 import { ImagingError } from './errors.js';
 import { packMaxRects, type Size } from './maxrects.js';
 import { trimImage } from './post.js';
@@ -155,20 +156,6 @@ function packInSmallestBin(cells: Size[], order: readonly Prepared[], padding: n
     'atlas_too_small',
     `the frames do not fit in a ${maxSize}×${maxSize} atlas (${why}): raise maxSize, lower padding or extrude, or split the sheet`,
   );
-}
-
-/** Copies the frame with its top-left at (x, y) and repeats its edge pixels `extrude` times around it. */
-function blitExtruded(source: RawImage, target: RawImage, x: number, y: number, extrude: number): void {
-  const rowBytes = source.width * 4;
-  for (let row = -extrude; row < source.height + extrude; row++) {
-    const sourceRow = Math.min(source.height - 1, Math.max(0, row)) * rowBytes;
-    const targetRow = ((y + row) * target.width + x) * 4;
-    source.data.copy(target.data, targetRow, sourceRow, sourceRow + rowBytes);
-    for (let step = 1; step <= extrude; step++) {
-      source.data.copy(target.data, targetRow - step * 4, sourceRow, sourceRow + 4);
-      source.data.copy(target.data, targetRow + rowBytes + (step - 1) * 4, sourceRow + rowBytes - 4, sourceRow + rowBytes);
-    }
-  }
 }
 
 /** Code-unit order: the same in every locale. */

@@ -13,6 +13,16 @@ export const INLINE_IMAGE_LIMITS = { maxBytes: 1024 * 1024, maxSide: 768 } as co
 
 export const ATLAS_LIMITS = { maxPadding: 64, maxExtrude: 32, maxFrames: 10_000, maxNameLength: 256 } as const;
 
+/**
+ * Clean edges (edges.ts): `extrude` up to the atlas's own bound; `bleed` colours transparent pixels
+ * up to maxRadius away (one pass over the rows each); `key`'s distances are 0-255, with these defaults.
+ */
+export const EDGE_LIMITS = {
+  maxExtrude: ATLAS_LIMITS.maxExtrude,
+  bleed: { defaultRadius: 8, maxRadius: 64 },
+  key: { defaultTolerance: 32, defaultSoftness: 64 },
+} as const;
+
 /** `palette: N`: N from MIN_COLOURS to MAX_COLOURS. */
 export const MIN_COLOURS = 2;
 export const MAX_COLOURS = 256;

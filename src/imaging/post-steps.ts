@@ -1,7 +1,7 @@
 // The `post:` list of a manifest: parsed into typed steps with every default filled in (the parsed
 // list is the canonical spec a lock can hash), or a PostSpecError whose path leads to the bad value.
 import { PostSpecError } from './errors.js';
-import { FITS, IMAGE_LIMITS, KERNELS, MAX_COLOURS, MIN_COLOURS, type OutputFormat } from './limits.js';
+import { EDGE_LIMITS, FITS, IMAGE_LIMITS, KERNELS, MAX_COLOURS, MIN_COLOURS, type OutputFormat } from './limits.js';
 import type { ResizeSpec } from './resize.js';
 
 export type PostStep =
@@ -9,13 +9,32 @@ export type PostStep =
   | ({ kind: 'resize' } & ResizeSpec)
   | { kind: 'pot' }
   | { kind: 'palette'; colors: number; dither: number }
-  | { kind: 'format'; format: OutputFormat };
+  | { kind: 'format'; format: OutputFormat }
+  // Clean edges (./edges.ts): the key colour as #rrggbb, distances 0-255; bleed's reach and extrude's border in pixels.
+  | { kind: 'key'; color: string; tolerance: number; softness: number }
+  | { kind: 'bleed'; radius: number }
+  | { kind: 'extrude'; pixels: number };
 
 export type PostStepKind = PostStep['kind'];
-export const POST_STEP_KINDS: readonly PostStepKind[] = ['trim', 'resize', 'pot', 'palette', 'format'];
+export const POST_STEP_KINDS: readonly PostStepKind[] = ['trim', 'resize', 'pot', 'palette', 'format', 'key', 'bleed', 'extrude'];
 const FORMATS: readonly OutputFormat[] = ['png', 'webp'];
 /** Steps after which a palette would no longer hold: they make new pixels or new colours. */
-const BEFORE_PALETTE: readonly PostStepKind[] = ['trim', 'resize', 'pot'];
+const BEFORE_PALETTE: readonly PostStepKind[] = ['key', 'trim', 'resize', 'pot'];
+/**
+ * The other order rules of clean edges: `step` must come `before` or `after` `other` when both are
+ * listed, for the reason given.
+ */
+const EDGE_ORDER: readonly { step: PostStepKind; rule: 'before' | 'after'; other: PostStepKind; why: string }[] = [
+  { step: 'key', rule: 'before', other: 'trim', why: 'trim cuts away the transparency key makes' },
+  { step: 'key', rule: 'before', other: 'resize', why: 'resizing first blends the key colour into the edges' },
+  { step: 'extrude', rule: 'after', other: 'trim', why: 'trim would cut a transparent border off again' },
+  { step: 'extrude', rule: 'after', other: 'resize', why: 'resizing would scale the border' },
+  { step: 'extrude', rule: 'before', other: 'pot', why: 'the sides would no longer be powers of two' },
+  { step: 'bleed', rule: 'after', other: 'key', why: 'key makes the transparent pixels bleed colours' },
+  { step: 'bleed', rule: 'after', other: 'resize', why: 'resizing drops the colour of transparent pixels' },
+  { step: 'bleed', rule: 'after', other: 'pot', why: "pot's transparent padding would stay uncoloured" },
+  { step: 'bleed', rule: 'after', other: 'palette', why: 'the quantiser drops the colour of transparent pixels' },
+];
 
 type Path = (string | number)[];
 
@@ -43,6 +62,12 @@ export function parsePostSteps(value: unknown): PostStep[] {
     if (palette !== undefined && at !== undefined && at > palette) {
       throw new PostSpecError([at], `post[${at}]: ${kind} must come before palette (post[${palette}]): it would add colours back`);
     }
+  }
+  for (const { step, rule, other, why } of EDGE_ORDER) {
+    const at = seen.get(step);
+    const otherAt = seen.get(other);
+    if (at === undefined || otherAt === undefined || (rule === 'before' ? at < otherAt : at > otherAt)) continue;
+    throw new PostSpecError([at], `post[${at}]: ${step} must come ${rule} ${other} (post[${otherAt}]): ${why}`);
   }
   return steps;
 }
@@ -100,7 +125,49 @@ function parseStep(item: unknown, index: number): PostStep {
         throw new PostSpecError(path, `${label} must be ${FORMATS.join(' or ')}, got ${describe(argument)}`);
       }
       return { kind: 'format', format: argument as OutputFormat };
+    case 'key':
+      return parseKey(argument, path, label);
+    case 'bleed': {
+      const { maxRadius, defaultRadius } = EDGE_LIMITS.bleed;
+      if (isAbsent(argument)) return { kind: 'bleed', radius: defaultRadius };
+      if (typeof argument === 'number') return { kind: 'bleed', radius: integer(argument, path, label, 1, maxRadius) };
+      const options = record(argument, path, label, ['radius'], `true, a radius in pixels (1-${maxRadius}), or {radius}`);
+      return { kind: 'bleed', radius: integer(options.radius ?? defaultRadius, [...path, 'radius'], `${label}.radius`, 1, maxRadius) };
+    }
+    case 'extrude':
+      if (isAbsent(argument)) return { kind: 'extrude', pixels: 1 };
+      return { kind: 'extrude', pixels: integer(argument, path, label, 1, EDGE_LIMITS.maxExtrude) };
   }
+}
+
+/** `{key: {color, tolerance, softness}}`, or `{key: COLOR}` with the default distances. */
+function parseKey(argument: unknown, path: Path, label: string): PostStep {
+  const { defaultTolerance, defaultSoftness } = EDGE_LIMITS.key;
+  const options =
+    typeof argument === 'string' || Array.isArray(argument)
+      ? { color: argument }
+      : record(argument, path, label, ['color', 'tolerance', 'softness'], `{color, tolerance: 0-255, softness: 0-255}`);
+  const distance = (key: 'tolerance' | 'softness', fallback: number) =>
+    integer(options[key] ?? fallback, [...path, key], `${label}.${key}`, 0, 255);
+  return {
+    kind: 'key',
+    color: parseColour(options.color, isRecord(argument) ? [...path, 'color'] : path, `${label}${isRecord(argument) ? '.color' : ''}`),
+    tolerance: distance('tolerance', defaultTolerance),
+    softness: distance('softness', defaultSoftness),
+  };
+}
+
+/** '#rrggbb', '#rgb' or [r, g, b] (0-255 each), as '#rrggbb' in lower case: one colour, one spec hash. */
+function parseColour(value: unknown, path: Path, label: string): string {
+  if (Array.isArray(value) && value.length === 3 && value.every((channel) => Number.isInteger(channel) && channel >= 0 && channel <= 255))
+    return `#${(value as number[]).map((channel) => channel.toString(16).padStart(2, '0')).join('')}`;
+  if (typeof value === 'string') {
+    const hex = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(value.trim())?.[1];
+    if (hex) return `#${(hex.length === 3 ? hex.replace(/./g, '$&$&') : hex).toLowerCase()}`;
+  }
+  // YAML reads an unquoted #ff00ff as a comment: the value is then missing.
+  const hint = value === undefined || value === null ? ' (quote it: a # unquoted starts a YAML comment)' : '';
+  throw new PostSpecError(path, `${label} must be a colour '#rrggbb', '#rgb' or [r, g, b], got ${describe(value)}${hint}`);
 }
 
 function parseResize(argument: unknown, path: Path, label: string): ResizeSpec {
@@ -153,6 +220,12 @@ export function describePostSteps(steps: readonly PostStep[]): string {
           return `palette ${step.colors}${step.dither > 0 ? ` dither ${step.dither}` : ''}`;
         case 'format':
           return step.format;
+        case 'key':
+          return `key ${step.color} (tolerance ${step.tolerance}, softness ${step.softness})`;
+        case 'bleed':
+          return `bleed ${step.radius}px`;
+        case 'extrude':
+          return `extrude ${step.pixels}px`;
       }
     })
     .join(' · ');

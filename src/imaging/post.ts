@@ -1,5 +1,6 @@
 // Post-processing one image: decode, run the steps in order on RGBA pixels, encode. Same bytes and
 // steps in, same bytes out (fixed encoder settings, no metadata written).
+import { bleedEdges, extrudeImage, keyToAlpha } from './edges.js';
 import { ImagingError } from './errors.js';
 import { quantise } from './palette.js';
 import type { PostStep } from './post-steps.js';
@@ -68,11 +69,22 @@ export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], 
       case 'format':
         format = step.format;
         break;
+      case 'key':
+        keyToAlpha(image, step);
+        break;
+      case 'extrude':
+        image = extrudeImage(image, step.pixels);
+        break;
+      case 'bleed':
+        bleedEdges(image, step.radius);
+        // Transparent pixels now hold colours an indexed PNG's quantiser would drop: written RGBA.
+        paletteColours = undefined;
+        break;
       default:
         throw new ImagingError('damaged', `unknown post step ${JSON.stringify(step satisfies never)}`);
     }
   }
-  // A palette step is the last to change pixels (parsePostSteps sees to it): keep the PNG indexed.
+  // After a palette step only extrude may change pixels, copying them (parsePostSteps sees to it): keep the PNG indexed.
   const indexed = format === 'png' && paletteColours !== undefined ? await encodeIndexedPng(image, paletteColours) : undefined;
   const bytes = indexed ?? (await encodeImage(image, format));
   return { bytes, width: image.width, height: image.height, format, ...(trim ? { trim } : {}) };

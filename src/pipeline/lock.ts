@@ -9,6 +9,7 @@ import { LockError } from './errors.js';
 import { stableStringify } from './hash.js';
 import { LOCK_VERSION, type Lock, type LockedFile, type LockEntry } from './records.js';
 import { isProjectPath } from './paths.js';
+import { SAFE_ID } from '../api/endpoints.js';
 import { applyRecord, journalFileFor, readJournal } from './lock-journal.js';
 
 export const LOCK_FILE = 'assetgen.lock';
@@ -83,6 +84,9 @@ function checkLock(data: unknown, file: string): Lock {
       fail(`${where}.restoredFrom`, 'must be "remote-cache" when present');
     if (e.postFailed && e.original === undefined) fail(`${where}.postFailed`, 'needs the original it failed on');
     if (e.specParts !== undefined && !isSpecParts(e.specParts)) fail(`${where}.specParts`, SPEC_PARTS_SHAPE);
+    // Written into sidecars and reports: an id of the service's shape, as the client accepted it.
+    if (e.generationId !== undefined && !isServiceId(e.generationId)) fail(`${where}.generationId`, SERVICE_ID_SHAPE);
+    if (e.trim !== undefined && !isTrimPlacement(e.trim)) fail(`${where}.trim`, TRIM_SHAPE);
     if (!Array.isArray(e.files)) fail(`${where}.files`, 'must be a list');
     const checkFile = (f: unknown, field: string): void => {
       if (!isObject(f) || typeof f.path !== 'string' || typeof f.sha256 !== 'string' || typeof f.size !== 'number')
@@ -187,6 +191,8 @@ function checkTakes(entry: Record<string, unknown>): { field: string; message: s
           message: 'each take needs k (a whole number from 1), file, sha256, size and credits (a number or null)',
         };
       if (!isProjectPath(take.file)) return { field: 'candidates', message: `${take.file} is not a path inside the project` };
+      if (take.generationId !== undefined && !isServiceId(take.generationId))
+        return { field: 'candidates', message: `take ${take.k as number}: generationId ${SERVICE_ID_SHAPE}` };
       if (seen.has(take.k as number)) return { field: 'candidates', message: `take ${take.k as number} is listed twice` };
       seen.add(take.k as number);
     }
@@ -206,6 +212,20 @@ function checkTakes(entry: Record<string, unknown>): { field: string; message: s
 }
 
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+
+const SERVICE_ID_SHAPE = 'must be an id the service gives (1 to 128 letters, digits, _ . : - only)';
+const isServiceId = (value: unknown): boolean => typeof value === 'string' && SAFE_ID.test(value);
+
+const TRIM_SHAPE = 'must be {x, y, width, height, sourceWidth, sourceHeight}: the picture inside the source, in whole pixels';
+/** records.ts TrimPlacement: a rectangle of at least one pixel inside its source. */
+function isTrimPlacement(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const { x, y, width, height, sourceWidth, sourceHeight } = value;
+  const counts = [x, y, width, height, sourceWidth, sourceHeight];
+  if (Object.keys(value).length !== counts.length || !counts.every(isCount)) return false;
+  const [left, top, w, h, sw, sh] = counts as number[];
+  return w >= 1 && h >= 1 && left + w <= sw && top + h <= sh;
+}
 
 /** The same, synchronously (folding a dead build's journal when a writer opens). */
 export function writeLockAtomicSync(file: string, lock: Lock): void {

@@ -2,7 +2,7 @@
 // `assetgen build --json`, an MCP build's structuredContent, the gallery's cards) and the totals.
 // The exit code of a build is derived from these outcomes, never from message text.
 import type { CapRefusal } from './budget.js';
-import type { PlanStatus } from './records.js';
+import type { PlanStatus, TrimPlacement } from './records.js';
 
 /** Every outcome, the one source of the union (the MCP build tool's outputSchema is derived from it too). */
 export const ASSET_OUTCOMES = [
@@ -57,6 +57,8 @@ export interface AssetResult {
    * and the one the output is made from; `unpicked` says the build used take 1 because nobody picked.
    */
   takes?: { k: number; file: string; credits: number | null }[];
+  /** A trimmed image as assetgen wrote it (built, resumed, unchanged, restored): where its picture was (the lock's `trim`). */
+  trim?: TrimPlacement;
   picked?: number;
   unpicked?: string;
 }

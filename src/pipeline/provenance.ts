@@ -4,7 +4,7 @@
 // `assetgen report --disclosure` for store and legal disclosures. Pure: prints nothing, reads nothing.
 import { idempotencyKeyFor, specHash, stableStringify } from './hash.js';
 import { describePostSteps, type PostStep } from '../imaging/post-steps.js';
-import type { AssetKind, LockEntry, ManifestAsset } from './records.js';
+import type { AssetKind, LockEntry, ManifestAsset, TrimPlacement } from './records.js';
 import { postHash } from './post.js';
 import { markdownCell } from './markup.js';
 
@@ -32,6 +32,8 @@ export interface ProvenanceRecord {
   service: string | null;
   /** The video job or workflow run id (images have none). */
   jobId?: string;
+  /** An image: the service's id of the generation that made it, when the service gave one. */
+  generationId?: string;
   /** The Idempotency-Key of the paid call: the service's ledger names the charge with it. */
   idempotencyKey?: string;
   generatedAt: string | null;
@@ -40,6 +42,8 @@ export interface ProvenanceRecord {
   digitalSourceType: typeof DIGITAL_SOURCE_TYPE;
   /** The post steps applied after download (the manifest's, when the lock's hash of them matches). */
   post?: readonly PostStep[];
+  /** A trimmed image: where its picture was in the image trim saw (place it at x, y to put it back). */
+  trim?: TrimPlacement;
   generator: 'assetgen';
 }
 
@@ -67,11 +71,13 @@ export function provenanceRecords(id: string, entry: LockEntry, asset?: Manifest
       ...(entry.workflow !== undefined ? { workflow: entry.workflow } : {}),
       service: host,
       ...(entry.jobId !== undefined ? { jobId: entry.jobId } : {}),
+      ...(entry.generationId !== undefined ? { generationId: entry.generationId } : {}),
       ...(entry.generation !== undefined ? { idempotencyKey: idempotencyKeyFor(id, entry.spec!, entry.generation) } : {}),
       generatedAt: entry.finishedAt ?? null,
       credits: entry.credits ?? null,
       digitalSourceType: DIGITAL_SOURCE_TYPE,
       ...(post ? { post } : {}),
+      ...(entry.trim ? { trim: entry.trim } : {}),
       generator: 'assetgen',
     };
   });
@@ -132,13 +138,15 @@ export function disclosureMarkdown(disclosure: Disclosure, manifest: string): st
                 .map(([node, text]) => `${node}: ${text}`)
                 .join('; ')
             : '—');
+        // The service's id of what made the file: a video job, a run, or an image's generation.
+        const made = file.jobId ?? file.generationId;
         const cells = [
           `${markdownCell(file.file, 'code')}${file.state === 'edited' ? ' (edited since)' : ''}`,
           markdownCell(file.asset),
           markdownCell(madeWith),
           markdownCell(prompt),
           markdownCell(file.service ?? '—'),
-          file.jobId !== undefined ? markdownCell(file.jobId, 'code') : '—',
+          made !== undefined ? markdownCell(made, 'code') : '—',
           markdownCell(file.generatedAt ?? '—'),
           file.credits === null ? '—' : String(file.credits),
           ...(post ? [file.post ? markdownCell(file.post.map(describePostStep).join(', ')) : '—'] : []),

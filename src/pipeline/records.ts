@@ -117,6 +117,21 @@ export interface LockedTake {
   size: number;
   /** What the service said the take's paid call charged; null when not known. */
   credits: number | null;
+  /** The service's id of the generation that made the take, when it gave one (a safe id: client/normalize.ts). */
+  generationId?: string;
+}
+
+/**
+ * Where a trimmed output's picture was in the image `trim` saw (its pixels, before any later
+ * resize or extrude): place the output at (x, y) of a sourceWidth × sourceHeight canvas.
+ */
+export interface TrimPlacement {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  sourceWidth: number;
+  sourceHeight: number;
 }
 
 /** A paid call in flight: recorded before waiting, so a crash leaves what is needed to resume. */
@@ -174,6 +189,8 @@ export interface LockEntry {
    */
   original?: LockedFile;
   post?: string;
+  /** An image whose post steps trim: where its output's picture was in the image trim saw. */
+  trim?: TrimPlacement;
   /**
    * An image whose post steps failed after its paid call: `original` is the paid image, `credits`
    * its cost, `files` those of the finish before; the next plan re-processes it, with no paid call.
@@ -198,6 +215,11 @@ export interface LockEntry {
   /** The video job or workflow run id of the last finish (images have none), and the service host it ran on. */
   jobId?: string;
   service?: string;
+  /**
+   * An image: the service's id of the generation that made `files` (of the picked take, with takes),
+   * when it gave one. Never a job to follow: an image's paid call answers with the image.
+   */
+  generationId?: string;
   /**
    * This lock paid nothing for the entry: it was restored from the remote cache's entry for its
    * spec, made (and paid for, `credits`) by another branch or machine (docs/build.md "Remote cache").

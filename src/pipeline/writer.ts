@@ -11,6 +11,7 @@ import { claim } from './lock-claim.js';
 import { readLock, writeLockAtomic, writeLockAtomicSync } from './lock.js';
 import type { Lock, LockedFile, LockedTake, LockEntry, LockJob } from './records.js';
 import { journalFileFor, journalLine, type JournalRecord } from './lock-journal.js';
+import { pickedTake, takeOf } from './takes.js';
 
 /** The generation an entry's takes belong to: the one in flight, else the last finish's. */
 const takesGeneration = (entry: LockEntry): number => entry.job?.generation ?? entry.generation ?? 1;
@@ -18,8 +19,11 @@ const takesGeneration = (entry: LockEntry): number => entry.job?.generation ?? e
 /** What the build loop knows when it submits an asset: the lock's job record, less the time it stamps. */
 export type Submission = Omit<LockJob, 'submittedAt'>;
 
-/** Post-processing's part of a finish (lock.ts LockEntry): absent for an asset without steps. */
-export type Processed = Pick<LockEntry, 'original' | 'post'>;
+/** Post-processing's part of a finish (lock.ts LockEntry): absent for an asset without steps (`trim`: with a trim step). */
+export type Processed = Pick<LockEntry, 'original' | 'post' | 'trim'>;
+
+/** What a finish records: the files, the whole cost, what post-processing made, and (an image) the service's generation id. */
+type Finish = { files: LockedFile[]; credits: number | null; finishedAt?: Date; generationId?: string } & Processed;
 
 /**
  * The one writer of a lockfile. Each update is applied to the in-memory lock and appended to the
@@ -140,8 +144,10 @@ export class LockWriter {
     return this.#update([id], (lock) => {
       const entry = lock.assets[id];
       if (!entry?.candidates?.some((take) => take.k === k)) throw new Error(`LockWriter.picked(${id}, ${k}): no such take`);
-      const { postFailed: _failed, original: _original, post: _post, ...rest } = entry;
-      lock.assets[id] = { ...rest, files: processed.files, original: processed.original, post: processed.post, picked: k };
+      const { postFailed: _failed, original: _original, post: _post, trim: _trim, generationId: _made, ...rest } = entry;
+      const { files, original, post, trim } = processed;
+      const generationId = takeOf(entry, k)?.generationId;
+      lock.assets[id] = { ...rest, files, original, post, trim, generationId, picked: k };
     });
   }
 
@@ -169,7 +175,7 @@ export class LockWriter {
    * After saving: the files (see hash.ts describeFiles) replace the earlier ones, and the job is
    * done. `credits` is the asset's whole cost (null when part of it is unknown).
    */
-  finished(id: string, result: { files: LockedFile[]; credits: number | null; finishedAt?: Date } & Processed): Promise<void> {
+  finished(id: string, result: Finish): Promise<void> {
     return this.#update([id], (lock) => void (lock.assets[id] = this.#finish(lock, id, 'finished', result)));
   }
 
@@ -178,29 +184,24 @@ export class LockWriter {
    * (its cost and original recorded, its key never asked again), the files of the last finish stay
    * recorded, and `postFailed` has the next plan re-process the original, with no paid call.
    */
-  postFailed(id: string, result: { credits: number | null; original: LockedFile }): Promise<void> {
+  postFailed(id: string, result: { credits: number | null; original: LockedFile; generationId?: string }): Promise<void> {
     return this.#update([id], (lock) => {
-      const files = lock.assets[id]?.files ?? [];
-      lock.assets[id] = { ...this.#finish(lock, id, 'postFailed', { ...result, files }), postFailed: true };
+      const { files = [], trim } = lock.assets[id] ?? {};
+      lock.assets[id] = { ...this.#finish(lock, id, 'postFailed', { ...result, files, trim }), postFailed: true };
     });
   }
 
   /** The entry a finish leaves: what the job made, with the files and cost given. */
-  #finish(
-    lock: Lock,
-    id: string,
-    what: string,
-    result: { files: LockedFile[]; credits: number | null; finishedAt?: Date } & Processed,
-  ): LockEntry {
+  #finish(lock: Lock, id: string, what: string, result: Finish): LockEntry {
     const job = lock.assets[id]?.job;
     if (!job) throw new Error(`LockWriter.${what}(${id}): no job was submitted for it`);
     const { spec, specParts, kind, agent, workflow, generation, jobId, take } = job;
     const finishedAt = (result.finishedAt ?? new Date()).toISOString();
     const service = this.#service;
-    const { files, credits, original, post } = result;
-    const made = { kind, agent, workflow, spec, specParts, files, credits, finishedAt, generation, jobId, service, original, post };
+    const { files, credits, original, post, trim, generationId } = result;
+    const made = { kind, agent, workflow, spec, specParts, files, credits, finishedAt, generation, jobId, service, original, post, trim };
     const entry = lock.assets[id];
-    if (take === undefined || !entry?.candidates?.length) return made;
+    if (take === undefined || !entry?.candidates?.length) return { ...made, generationId };
     // An asset with takes: its cost is what its takes cost (null when one's is unknown), the pick kept.
     const { candidates, picked, prunedTakes } = entry;
     const sum = [...candidates, ...(prunedTakes ?? [])].reduce<number | null>(
@@ -210,6 +211,8 @@ export class LockWriter {
     return {
       ...made,
       credits: sum,
+      // The files are made from the picked take: its generation.
+      generationId: takeOf(entry, pickedTake(entry))?.generationId,
       candidates,
       ...(picked !== undefined && candidates.some((one) => one.k === picked) ? { picked } : {}),
       ...(prunedTakes?.length ? { prunedTakes } : {}),
@@ -221,8 +224,8 @@ export class LockWriter {
     return this.#update([id], (lock) => {
       const entry = lock.assets[id];
       if (!entry?.spec) throw new Error(`LockWriter.reprocessed(${id}): it was never built`);
-      const { postFailed: _failed, ...rest } = entry;
-      lock.assets[id] = { ...rest, files: result.files, original: result.original, post: result.post };
+      const { postFailed: _failed, trim: _trim, ...rest } = entry;
+      lock.assets[id] = { ...rest, files: result.files, original: result.original, post: result.post, trim: result.trim };
     });
   }
 

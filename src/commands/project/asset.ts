@@ -37,6 +37,8 @@ class PostStepsFailed extends Error {
   constructor(
     readonly original: LockedFile,
     cause: unknown,
+    /** The service's id of the paid image's generation, when it gave one. */
+    readonly generationId?: string,
   ) {
     const why = cause instanceof Error ? cause.message : String(cause);
     super(`${why}; the paid image is kept as ${original.path}: a build re-processes it from there, with no paid call`);
@@ -88,7 +90,7 @@ export async function buildAsset(
     const { charged, refunded } = tally.report;
     const paid = jobCredits();
     const cost = paid === null ? null : paid - refunded;
-    await run.writer.finished(item.id, { files, credits: cost, ...job.processed });
+    await run.writer.finished(item.id, { files, credits: cost, ...job.processed, generationId: job.generationId });
     const outcome = item.action === 'resume' ? 'resumed' : 'built';
     return { id: item.id, outcome, files: files.map((f) => f.path), credits: charged - refunded, cost };
   } catch (error) {
@@ -130,7 +132,8 @@ async function recordFailure(
   const paid = failure.jobCredits();
   // The job is done and its image kept: recorded as such, the next build re-processes it for free.
   if (error instanceof PostStepsFailed) {
-    const recorded = await writer.postFailed(item.id, { credits: paid === null ? null : paid - refunded, original: error.original }).then(
+    const { original, generationId } = error;
+    const recorded = await writer.postFailed(item.id, { credits: paid === null ? null : paid - refunded, original, generationId }).then(
       () => true,
       () => false,
     );
@@ -171,6 +174,8 @@ interface Production {
   hashes: Map<string, FileHash>;
   /** Filled with what post-processing made. */
   processed: Processed;
+  /** An image: the service's id of its generation (a safe id, or none: client/normalize.ts). */
+  generationId?: string;
   status: (text: string) => void;
   jobCredits: () => number | null;
   /** The asset's share of the credit budget: each take asks it before its call. */
@@ -257,6 +262,7 @@ function paidSteps(job: Production, take?: number): PaidSteps {
 async function produceImage(job: Production, steps: PaidSteps): Promise<string[]> {
   const { asset, client, run } = job;
   const generated = await steps.pay((options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, options));
+  job.generationId = generated.id;
   const file = { url: generated.assetUrl, stem: asset.id, contentType: generated.contentType, fallbackExtension: '.png' };
   if (!asset.post) return steps.save([{ ...file, bytes: generated.assetBytes }]);
   // Downloaded as the kept original, then processed into the output (./post.ts).
@@ -291,7 +297,8 @@ async function produceTakes(job: Production): Promise<string[]> {
     // A replay's charge is the call that paid for it: each take's figure is what its key cost.
     const credits = charged === undefined && paidEarlier === undefined ? null : (charged ?? 0) + (paidEarlier ?? 0);
     price = Math.max(price, charged ?? 0);
-    await writer.tookTake(item.id, { k, file: lockPath(root, saved), ...job.hashes.get(path.resolve(saved))!, credits });
+    const made = generated.id === undefined ? {} : { generationId: generated.id };
+    await writer.tookTake(item.id, { k, file: lockPath(root, saved), ...job.hashes.get(path.resolve(saved))!, credits, ...made });
   }
   const entry = writer.lock.assets[item.id];
   const picked = takeOf(entry, pickedTake(entry)) ?? entry.candidates![0];
@@ -336,9 +343,9 @@ async function postProcess(job: Production, original: string): Promise<string[]>
   const source = lockPath(root, original);
   const expected = job.hashes.get(path.resolve(original));
   const result = await processOriginal(root, job.asset, source, { claims, previous, expected }).catch((error: unknown) => {
-    throw expected ? new PostStepsFailed({ path: source, ...expected }, error) : error;
+    throw expected ? new PostStepsFailed({ path: source, ...expected }, error, job.generationId) : error;
   });
-  Object.assign(job.processed, { original: result.original, post: result.post });
+  Object.assign(job.processed, { original: result.original, post: result.post, trim: result.trim });
   return result.files.map((entry) => {
     job.hashes.set(path.resolve(root, entry.path), { sha256: entry.sha256, size: entry.size });
     return entry.path;

@@ -58,7 +58,21 @@ export async function processOriginal(
     if (!take) removeInside(root, kept);
     return { files: [file] };
   }
-  return { files: [file], original: { path: kept, sha256: hash, size: bytes.length }, post: postHash(asset.post) };
+  // Where a trimmed picture was, named as TexturePacker's spriteSourceSize is (x, y): the lock's, the sidecar's and --json's.
+  const trim = result?.trim && {
+    x: result.trim.left,
+    y: result.trim.top,
+    width: result.trim.width,
+    height: result.trim.height,
+    sourceWidth: result.trim.sourceWidth,
+    sourceHeight: result.trim.sourceHeight,
+  };
+  return {
+    files: [file],
+    original: { path: kept, sha256: hash, size: bytes.length },
+    post: postHash(asset.post),
+    ...(trim ? { trim } : {}),
+  };
 }
 
 /** The plan's `reprocess`: the steps run again from the kept original; no paid call, nothing charged. */

@@ -59,6 +59,7 @@ export async function runBuild(
       ...(result?.resume ? { resume: result.resume } : {}),
       ...(item.reasons.length ? { why: item.reasons } : {}),
       ...takesOf(item.id, lock),
+      ...(AS_WRITTEN.has(outcome) && lock.assets[item.id]?.trim ? { trim: lock.assets[item.id].trim } : {}),
     };
   });
   const stale = staleSheets(plan.items, new Map(items.map((item) => [item.id, item])));
@@ -94,6 +95,8 @@ function takesOf(id: string, lock: Lock): Pick<AssetResult, 'takes' | 'picked' |
 
 /** Outcomes whose files are on disk once the build ends. */
 const ON_DISK = new Set<AssetOutcome>(['built', 'resumed', 'unchanged', 'kept', 'restored']);
+/** Those whose files are the lock's (not edited by hand since): what the lock says of them holds. */
+const AS_WRITTEN = new Set<AssetOutcome>(['built', 'resumed', 'unchanged', 'restored']);
 
 /** A plan with videos spends VIDEO_JOB_COST credits each: it needs --yes, or a yes on a terminal. */
 async function confirmVideos(ctx: CommandContext, plan: Plan, flags: RunFlags): Promise<void> {
