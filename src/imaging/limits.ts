@@ -13,6 +13,12 @@ export const INLINE_IMAGE_LIMITS = { maxBytes: 1024 * 1024, maxSide: 768 } as co
 
 export const ATLAS_LIMITS = { maxPadding: 64, maxExtrude: 32, maxFrames: 10_000, maxNameLength: 256 } as const;
 
+/**
+ * `slice`: the most frames one image is cut into (a grid's columns × rows, or the cells its gaps
+ * make), and the widest gap or tolerance it takes. Each frame is its own output file.
+ */
+export const SLICE_LIMITS = { maxFrames: 1_024, maxGrid: 256, maxTolerance: 255 } as const;
+
 /** `palette: N`: N from MIN_COLOURS to MAX_COLOURS. */
 export const MIN_COLOURS = 2;
 export const MAX_COLOURS = 256;

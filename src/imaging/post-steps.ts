@@ -1,21 +1,25 @@
 // The `post:` list of a manifest: parsed into typed steps with every default filled in (the parsed
 // list is the canonical spec a lock can hash), or a PostSpecError whose path leads to the bad value.
 import { PostSpecError } from './errors.js';
-import { FITS, IMAGE_LIMITS, KERNELS, MAX_COLOURS, MIN_COLOURS, type OutputFormat } from './limits.js';
+import { FITS, IMAGE_LIMITS, KERNELS, MAX_COLOURS, MIN_COLOURS, SLICE_LIMITS, type OutputFormat } from './limits.js';
 import type { ResizeSpec } from './resize.js';
+import type { SliceSpec } from './slice.js';
 
 export type PostStep =
   | { kind: 'trim'; threshold: number }
   | ({ kind: 'resize' } & ResizeSpec)
   | { kind: 'pot' }
   | { kind: 'palette'; colors: number; dither: number }
-  | { kind: 'format'; format: OutputFormat };
+  | { kind: 'format'; format: OutputFormat }
+  | ({ kind: 'slice' } & SliceSpec);
 
 export type PostStepKind = PostStep['kind'];
-export const POST_STEP_KINDS: readonly PostStepKind[] = ['trim', 'resize', 'pot', 'palette', 'format'];
+export const POST_STEP_KINDS: readonly PostStepKind[] = ['trim', 'resize', 'pot', 'palette', 'format', 'slice'];
 const FORMATS: readonly OutputFormat[] = ['png', 'webp'];
 /** Steps after which a palette would no longer hold: they make new pixels or new colours. */
 const BEFORE_PALETTE: readonly PostStepKind[] = ['trim', 'resize', 'pot'];
+/** Steps that run on each frame, so come after `slice` (the cut is made on the image as generated). */
+const AFTER_SLICE: readonly PostStepKind[] = ['trim', 'resize', 'pot', 'palette'];
 
 type Path = (string | number)[];
 
@@ -44,8 +48,18 @@ export function parsePostSteps(value: unknown): PostStep[] {
       throw new PostSpecError([at], `post[${at}]: ${kind} must come before palette (post[${palette}]): it would add colours back`);
     }
   }
+  const slice = seen.get('slice');
+  for (const kind of AFTER_SLICE) {
+    const at = seen.get(kind);
+    if (slice !== undefined && at !== undefined && at < slice) {
+      throw new PostSpecError([at], `post[${at}]: ${kind} must come after slice (post[${slice}]): it runs on each frame`);
+    }
+  }
   return steps;
 }
+
+/** Whether the steps cut the image into frames (each an output of its own). */
+export const slices = (steps: readonly PostStep[] | undefined): boolean => !!steps?.some((step) => step.kind === 'slice');
 
 function parseStep(item: unknown, index: number): PostStep {
   const here = `post[${index}]`;
@@ -100,7 +114,48 @@ function parseStep(item: unknown, index: number): PostStep {
         throw new PostSpecError(path, `${label} must be ${FORMATS.join(' or ')}, got ${describe(argument)}`);
       }
       return { kind: 'format', format: argument as OutputFormat };
+    case 'slice':
+      return { kind: 'slice', ...parseSlice(argument, path, label) };
   }
+}
+
+const SLICE_FORMS = '{columns, rows} (a grid), or {gaps: transparent} / {gaps: "#rrggbb"} (cut where the background shows)';
+
+function parseSlice(argument: unknown, path: Path, label: string): SliceSpec {
+  if (!isRecord(argument)) throw new PostSpecError(path, `${label} must be ${SLICE_FORMS}, got ${describe(argument)}`);
+  const count = (options: Record<string, unknown>) =>
+    options.count === undefined ? {} : { count: integer(options.count, [...path, 'count'], `${label}.count`, 1, SLICE_LIMITS.maxFrames) };
+  if (!('gaps' in argument)) {
+    const options = record(argument, path, label, ['columns', 'rows', 'count'], SLICE_FORMS);
+    if (options.columns === undefined && options.rows === undefined)
+      throw new PostSpecError(path, `${label} needs columns, rows or both (a grid), or gaps`);
+    const side = (key: 'columns' | 'rows') =>
+      options[key] === undefined ? 1 : integer(options[key], [...path, key], `${label}.${key}`, 1, SLICE_LIMITS.maxGrid);
+    const columns = side('columns');
+    const rows = side('rows');
+    if (columns * rows > SLICE_LIMITS.maxFrames)
+      throw new PostSpecError(path, `${label}: ${columns} × ${rows} is ${columns * rows} frames; the most is ${SLICE_LIMITS.maxFrames}`);
+    const spec = { by: 'grid' as const, columns, rows, ...count(options) };
+    if (spec.count !== undefined && spec.count > columns * rows)
+      throw new PostSpecError([...path, 'count'], `${label}.count is ${spec.count}, more than the grid's ${columns * rows} cells`);
+    return spec;
+  }
+  const options = record(argument, path, label, ['gaps', 'tolerance', 'minGap', 'count'], SLICE_FORMS);
+  const gaps = typeof options.gaps === 'string' ? options.gaps.trim().toLowerCase() : options.gaps;
+  if (gaps !== 'transparent' && !(typeof gaps === 'string' && /^#[0-9a-f]{6}$/.test(gaps))) {
+    // An unquoted `#ff00ff` is a YAML comment: the value arrives as null.
+    throw new PostSpecError(
+      [...path, 'gaps'],
+      `${label}.gaps must be transparent or a colour "#rrggbb" (quoted: in YAML # starts a comment), got ${describe(options.gaps)}`,
+    );
+  }
+  return {
+    by: 'gaps',
+    background: gaps as 'transparent' | `#${string}`,
+    tolerance: integer(options.tolerance ?? 0, [...path, 'tolerance'], `${label}.tolerance`, 0, SLICE_LIMITS.maxTolerance),
+    minGap: integer(options.minGap ?? 1, [...path, 'minGap'], `${label}.minGap`, 1, IMAGE_LIMITS.maxSide),
+    ...count(options),
+  };
 }
 
 function parseResize(argument: unknown, path: Path, label: string): ResizeSpec {
@@ -153,6 +208,11 @@ export function describePostSteps(steps: readonly PostStep[]): string {
           return `palette ${step.colors}${step.dither > 0 ? ` dither ${step.dither}` : ''}`;
         case 'format':
           return step.format;
+        case 'slice': {
+          const count = step.count === undefined ? '' : ` (${step.count} frames)`;
+          if (step.by === 'grid') return `slice ${step.columns}×${step.rows}${count}`;
+          return `slice at ${step.background} gaps${step.tolerance > 0 ? ` ±${step.tolerance}` : ''}${count}`;
+        }
       }
     })
     .join(' · ');

@@ -19,7 +19,7 @@ const takesGeneration = (entry: LockEntry): number => entry.job?.generation ?? e
 export type Submission = Omit<LockJob, 'submittedAt'>;
 
 /** Post-processing's part of a finish (lock.ts LockEntry): absent for an asset without steps. */
-export type Processed = Pick<LockEntry, 'original' | 'post'>;
+export type Processed = Pick<LockEntry, 'original' | 'post' | 'trims'>;
 
 /**
  * The one writer of a lockfile. Each update is applied to the in-memory lock and appended to the
@@ -140,8 +140,9 @@ export class LockWriter {
     return this.#update([id], (lock) => {
       const entry = lock.assets[id];
       if (!entry?.candidates?.some((take) => take.k === k)) throw new Error(`LockWriter.picked(${id}, ${k}): no such take`);
-      const { postFailed: _failed, original: _original, post: _post, ...rest } = entry;
-      lock.assets[id] = { ...rest, files: processed.files, original: processed.original, post: processed.post, picked: k };
+      const { postFailed: _failed, original: _original, post: _post, trims: _trims, ...rest } = entry;
+      const { files, original, post, trims } = processed;
+      lock.assets[id] = { ...rest, files, original, post, trims, picked: k };
     });
   }
 
@@ -180,8 +181,8 @@ export class LockWriter {
    */
   postFailed(id: string, result: { credits: number | null; original: LockedFile }): Promise<void> {
     return this.#update([id], (lock) => {
-      const files = lock.assets[id]?.files ?? [];
-      lock.assets[id] = { ...this.#finish(lock, id, 'postFailed', { ...result, files }), postFailed: true };
+      const { files = [], trims } = lock.assets[id] ?? {};
+      lock.assets[id] = { ...this.#finish(lock, id, 'postFailed', { ...result, files, trims }), postFailed: true };
     });
   }
 
@@ -197,8 +198,8 @@ export class LockWriter {
     const { spec, specParts, kind, agent, workflow, generation, jobId, take } = job;
     const finishedAt = (result.finishedAt ?? new Date()).toISOString();
     const service = this.#service;
-    const { files, credits, original, post } = result;
-    const made = { kind, agent, workflow, spec, specParts, files, credits, finishedAt, generation, jobId, service, original, post };
+    const { files, credits, original, post, trims } = result;
+    const made = { kind, agent, workflow, spec, specParts, files, credits, finishedAt, generation, jobId, service, original, post, trims };
     const entry = lock.assets[id];
     if (take === undefined || !entry?.candidates?.length) return made;
     // An asset with takes: its cost is what its takes cost (null when one's is unknown), the pick kept.
@@ -221,8 +222,8 @@ export class LockWriter {
     return this.#update([id], (lock) => {
       const entry = lock.assets[id];
       if (!entry?.spec) throw new Error(`LockWriter.reprocessed(${id}): it was never built`);
-      const { postFailed: _failed, ...rest } = entry;
-      lock.assets[id] = { ...rest, files: result.files, original: result.original, post: result.post };
+      const { postFailed: _failed, trims: _trims, ...rest } = entry;
+      lock.assets[id] = { ...rest, files: result.files, original: result.original, post: result.post, trims: result.trims };
     });
   }
 
