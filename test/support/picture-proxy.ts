@@ -33,7 +33,7 @@ export async function startPictureProxy(mockUrl: string, picture: Buffer): Promi
       const chunks: Buffer[] = [];
       answer.on('data', (chunk: Buffer) => chunks.push(chunk));
       answer.on('end', () => {
-        let body = Buffer.concat(chunks);
+        let body: Buffer = Buffer.concat(chunks);
         if (/json/.test(answer.headers['content-type'] ?? '')) body = withPictureSize(body, proxy.picture.length, width, height);
         const { 'content-length': _length, 'transfer-encoding': _transfer, ...rest } = answer.headers;
         res.writeHead(answer.statusCode ?? 502, { ...rest, 'content-length': body.length }).end(body);
