@@ -12,7 +12,10 @@ import type { TexturePackerJsonHash } from '../../src/imaging/atlas.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson, type CliResult } from '../support/cli.js';
 import { netSpend } from '../support/ledger.js';
+import { startPictureProxy } from '../support/picture-proxy.js';
 import { useMockProject } from '../support/project.js';
+import { TRANSPARENT, walkStrip } from '../support/walk-strip.js';
+import { toPng } from '../imaging/pixels.js';
 import { writeFiles } from './helpers.js';
 
 const manifest = (slice: string, animations = '{ walk: "hero-walk-*", idle: [hero-walk-2, coin] }') => `defaults:
@@ -132,5 +135,24 @@ describe('slice in a build', () => {
       '"hero-walk" (its frames assets/hero-walk-<n>.*) and "hero-walk-3" can both write assets/hero-walk-3.*',
     );
     expect(clash.charges).toBe(0);
+  });
+
+  it('gaps: the frames a strip has; an animation past them fails the sheet when packed, naming it (exit 1)', async () => {
+    const proxy = await startPictureProxy(project.mock.url, await toPng(walkStrip(TRANSPARENT)));
+    try {
+      write(manifest('{ gaps: transparent }', '{ walk: "hero-walk-*", hurt: hero-walk-9 }'));
+      const env = { ...project.env(), ASSETGEN_BASE_URL: proxy.url };
+      const { result, charges } = await ledgerOf(() => project.run(['build', '--json'], { env }));
+      expect(result.code).toBe(1);
+      expect(charges).toBe(2);
+      expect(lock().assets['hero-walk']!.files.map((entry) => entry.path)).toEqual(frames(8));
+      expect(items(result)['hero-walk']).toMatchObject({ outcome: 'built' });
+      expect(items(result).hero).toMatchObject({
+        outcome: 'failed',
+        reason: 'not packed: animations name no frame of the sheet (hurt: hero-walk-9)',
+      });
+    } finally {
+      await proxy.close();
+    }
   });
 });
