@@ -11,7 +11,7 @@ import { mediaInfo } from '../../src/files/media-info.js';
 import type { TexturePackerJsonHash } from '../../src/imaging/atlas.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson, type CliResult } from '../support/cli.js';
-import { netSpend } from '../support/ledger.js';
+import { ledgerOf as ledgerOfService } from '../support/ledger.js';
 import { startPictureProxy } from '../support/picture-proxy.js';
 import { useMockProject } from '../support/project.js';
 import { TRANSPARENT, walkStrip } from '../support/walk-strip.js';
@@ -46,12 +46,7 @@ const frames = (count: number, name = (n: number) => `assets/hero-walk-${n}.png`
 type Item = { id: string; outcome: string; status: string; action?: string; estimate?: number; reasons: string[] };
 const items = (result: CliResult) => Object.fromEntries((parseJson(result).items as Item[]).map((item) => [item.id, item]));
 
-async function ledgerOf(work: () => Promise<CliResult>): Promise<{ result: CliResult; charges: number; spent: number }> {
-  const before = (await project.ledger()).length;
-  const result = await work();
-  const added = (await project.ledger()).slice(before);
-  return { result, charges: added.filter((entry) => entry.amount < 0).length, spent: netSpend(added) };
-}
+const ledgerOf = (work: () => Promise<CliResult>) => ledgerOfService(project, work);
 
 describe('slice in a build', () => {
   it('one paid call, 12 frames in order; the sheet names them <id>-<n> and plays them by frame number', async () => {
