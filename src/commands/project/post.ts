@@ -20,8 +20,8 @@ export interface ProcessedFiles extends Processed {
 
 /**
  * Keeps `source` (a project path: the download, or an output made before `post` was added) as the
- * asset's original, runs the steps on it and writes the output (or a `slice`'s frames); files of the asset's last finish
- * that this one does not write again (`previous`, unchanged since) are removed. With no steps (they
+ * asset's original, runs the steps on it and writes the output (or a `slice`'s frames); files of
+ * the asset's last finish that this one does not write again (`previous`, unchanged since) are removed. With no steps (they
  * were removed from the manifest), the output is the original itself and no original is kept.
  * `expected`: the source's hash as recorded (the lock's, or the download's); other bytes are never used.
  */
