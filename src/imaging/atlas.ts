@@ -14,6 +14,12 @@ export interface AtlasFrameInput {
   name: string;
   /** PNG, JPEG, WebP or GIF bytes. */
   bytes: Buffer;
+  /**
+   * A frame trimmed before packing (a sliced frame's trim record): where its pixels sat in a source
+   * of `sourceWidth` × `sourceHeight`, so spriteSourceSize keeps it where it was. Used only when the
+   * image is `width` × `height` (a later resize made it another picture).
+   */
+  placed?: { x: number; y: number; width: number; height: number; sourceWidth: number; sourceHeight: number };
 }
 
 export interface AtlasOptions {
@@ -27,6 +33,8 @@ export interface AtlasOptions {
   trim?: boolean;
   /** The atlas image's file name, as the data file refers to it (meta.image), relative to the data file. */
   image?: string;
+  /** Named animations: each a list of frame names, in the order they play (written as the data's `animations`). */
+  animations?: Readonly<Record<string, readonly string[]>>;
 }
 
 export const ATLAS_DEFAULTS = { padding: 2, extrude: 1, maxSize: 4096, trim: false, image: 'atlas.png' } as const;
@@ -53,6 +61,8 @@ export interface TexturePackerFrame {
 
 export interface TexturePackerJsonHash {
   frames: Record<string, TexturePackerFrame>;
+  /** Frame names by animation, in the order they play: PixiJS's Spritesheet reads it (`sheet.animations`); Phaser keeps it as the texture's customData. */
+  animations?: Record<string, string[]>;
   meta: { app: string; version: string; image: string; format: 'RGBA8888'; size: WH; scale: '1' };
 }
 
@@ -71,8 +81,9 @@ interface Prepared {
 const DECODE_BATCH = 16;
 
 export async function packAtlas(frames: readonly AtlasFrameInput[], options: AtlasOptions = {}): Promise<Atlas> {
-  const { padding, extrude, maxSize, trim, image } = checkOptions(options);
+  const { padding, extrude, maxSize, trim, image, animations } = checkOptions(options);
   const sorted = checkFrames(frames);
+  const animationData = animations && checkAnimations(animations, sorted);
   const prepared: Prepared[] = [];
   for (let start = 0; start < sorted.length; start += DECODE_BATCH) {
     const batch = sorted.slice(start, start + DECODE_BATCH);
@@ -100,6 +111,7 @@ export async function packAtlas(frames: readonly AtlasFrameInput[], options: Atl
   });
   const data: TexturePackerJsonHash = {
     frames: Object.fromEntries(prepared.map((frame) => [frame.name, { frame: placed.get(frame.name)!, ...frame.entry }])),
+    ...(animationData ? { animations: animationData } : {}),
     meta: { app: 'assetgen', version: '1.0', image, format: 'RGBA8888', size: { w: atlas.width, h: atlas.height }, scale: '1' },
   };
   return { png: await encodeImage(atlas, 'png'), data };
@@ -110,18 +122,39 @@ export const atlasJson = (data: TexturePackerJsonHash): string => `${JSON.string
 
 async function prepare(frame: AtlasFrameInput, trim: boolean): Promise<Prepared> {
   const decoded = await decodeImage(frame.bytes, `frame ${JSON.stringify(frame.name)}`);
-  const sourceSize = { w: decoded.width, h: decoded.height };
-  if (!trim) {
-    return {
-      name: frame.name,
-      image: decoded,
-      entry: { rotated: false, trimmed: false, spriteSourceSize: { x: 0, y: 0, ...sourceSize }, sourceSize },
-    };
-  }
-  const { image, trim: record } = trimImage(decoded);
-  const trimmed = image.width !== decoded.width || image.height !== decoded.height;
-  const spriteSourceSize = { x: record.left, y: record.top, w: record.width, h: record.height };
+  // Where the decoded pixels sit in their source: a frame trimmed before packing says so.
+  const { placed } = frame;
+  const fits = placed && placed.width === decoded.width && placed.height === decoded.height;
+  const at = fits ? { x: placed.x, y: placed.y } : { x: 0, y: 0 };
+  const sourceSize = fits ? { w: placed.sourceWidth, h: placed.sourceHeight } : { w: decoded.width, h: decoded.height };
+  const { image, trim: record } = trim
+    ? trimImage(decoded)
+    : { image: decoded, trim: { left: 0, top: 0, width: decoded.width, height: decoded.height } };
+  const trimmed = image.width !== sourceSize.w || image.height !== sourceSize.h;
+  const spriteSourceSize = { x: at.x + record.left, y: at.y + record.top, w: record.width, h: record.height };
   return { name: frame.name, image, entry: { rotated: false, trimmed, spriteSourceSize, sourceSize } };
+}
+
+/** Each animation's frames, every name checked against the atlas's frames (unknown ones named). */
+function checkAnimations(
+  animations: Readonly<Record<string, readonly string[]>>,
+  frames: readonly AtlasFrameInput[],
+): Record<string, string[]> {
+  const names = new Set(frames.map((frame) => frame.name));
+  const checked: Record<string, string[]> = {};
+  for (const [animation, list] of Object.entries(animations)) {
+    if (!animation || animation.length > ATLAS_LIMITS.maxNameLength)
+      throw new ImagingError('bad_atlas_input', `an animation's name must be 1 to ${ATLAS_LIMITS.maxNameLength} characters`);
+    if (!list.length) throw new ImagingError('bad_atlas_input', `animation ${JSON.stringify(animation)} has no frames`);
+    const unknown = [...new Set(list.filter((name) => !names.has(name)))];
+    if (unknown.length)
+      throw new ImagingError(
+        'bad_atlas_input',
+        `animation ${JSON.stringify(animation)} names frames the atlas does not have: ${unknown.map((name) => JSON.stringify(name)).join(', ')}`,
+      );
+    Object.defineProperty(checked, animation, { value: [...list], enumerable: true, writable: true, configurable: true });
+  }
+  return checked;
 }
 
 /** The smallest power-of-two bin (by area; then the squarer, then the wider) that holds every cell. */
@@ -180,7 +213,7 @@ function checkFrames(frames: readonly AtlasFrameInput[]): AtlasFrameInput[] {
   return sorted;
 }
 
-function checkOptions(options: AtlasOptions): Required<AtlasOptions> {
+function checkOptions(options: AtlasOptions): Required<Omit<AtlasOptions, 'animations'>> & Pick<AtlasOptions, 'animations'> {
   const merged = { ...ATLAS_DEFAULTS, ...options };
   for (const key of ['padding', 'extrude', 'maxSize'] as const) {
     const problem = atlasOptionProblem(key, merged[key]);
@@ -188,5 +221,5 @@ function checkOptions(options: AtlasOptions): Required<AtlasOptions> {
   }
   if (typeof merged.image !== 'string' || merged.image.length === 0)
     throw new ImagingError('bad_atlas_input', `the atlas's image name must be a file name`);
-  return { ...merged, trim: merged.trim === true };
+  return { ...merged, trim: merged.trim === true, animations: merged.animations };
 }

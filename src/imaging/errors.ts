@@ -16,7 +16,9 @@ export type ImagingErrorCode =
   /** An atlas's frames do not fit in maxSize × maxSize. */
   | 'atlas_too_small'
   /** Bad atlas input: no frames, a duplicate or empty name, a bad option. */
-  | 'bad_atlas_input';
+  | 'bad_atlas_input'
+  /** `slice` found no frames where it was told to look (nothing but background, a grid finer than the image, another count). */
+  | 'slice_failed';
 
 export class ImagingError extends Error {
   override name = 'ImagingError';

@@ -23,6 +23,12 @@ export const EDGE_LIMITS = {
   key: { defaultTolerance: 32, defaultSoftness: 64 },
 } as const;
 
+/**
+ * `slice`: the most frames one image is cut into (a grid's columns × rows, or the cells its gaps
+ * make), and the widest gap or tolerance it takes. Each frame is its own output file.
+ */
+export const SLICE_LIMITS = { maxFrames: 1_024, maxGrid: 256, maxTolerance: 255 } as const;
+
 /** `palette: N`: N from MIN_COLOURS to MAX_COLOURS. */
 export const MIN_COLOURS = 2;
 export const MAX_COLOURS = 256;

@@ -1,8 +1,9 @@
 // The `post:` list of a manifest: parsed into typed steps with every default filled in (the parsed
 // list is the canonical spec a lock can hash), or a PostSpecError whose path leads to the bad value.
 import { PostSpecError } from './errors.js';
-import { EDGE_LIMITS, FITS, IMAGE_LIMITS, KERNELS, MAX_COLOURS, MIN_COLOURS, type OutputFormat } from './limits.js';
+import { EDGE_LIMITS, FITS, IMAGE_LIMITS, KERNELS, MAX_COLOURS, MIN_COLOURS, SLICE_LIMITS, type OutputFormat } from './limits.js';
 import type { ResizeSpec } from './resize.js';
+import type { SliceSpec } from './slice.js';
 
 export type PostStep =
   | { kind: 'trim'; threshold: number }
@@ -13,10 +14,11 @@ export type PostStep =
   // Clean edges (./edges.ts): the key colour as #rrggbb, distances 0-255; bleed's reach and extrude's border in pixels.
   | { kind: 'key'; color: string; tolerance: number; softness: number }
   | { kind: 'bleed'; radius: number }
-  | { kind: 'extrude'; pixels: number };
+  | { kind: 'extrude'; pixels: number }
+  | ({ kind: 'slice' } & SliceSpec);
 
 export type PostStepKind = PostStep['kind'];
-export const POST_STEP_KINDS: readonly PostStepKind[] = ['trim', 'resize', 'pot', 'palette', 'format', 'key', 'bleed', 'extrude'];
+export const POST_STEP_KINDS: readonly PostStepKind[] = ['trim', 'resize', 'pot', 'palette', 'format', 'key', 'bleed', 'extrude', 'slice'];
 const FORMATS: readonly OutputFormat[] = ['png', 'webp'];
 /** Steps after which a palette would no longer hold: they make new pixels or new colours. */
 const BEFORE_PALETTE: readonly PostStepKind[] = ['key', 'trim', 'resize', 'pot'];
@@ -35,6 +37,8 @@ const EDGE_ORDER: readonly { step: PostStepKind; rule: 'before' | 'after'; other
   { step: 'bleed', rule: 'after', other: 'pot', why: "pot's transparent padding would stay uncoloured" },
   { step: 'bleed', rule: 'after', other: 'palette', why: 'the quantiser drops the colour of transparent pixels' },
 ];
+/** Steps that run on each frame, so come after `slice` (the cut is made on the image as generated; `key` may come before it). */
+const AFTER_SLICE: readonly PostStepKind[] = ['trim', 'resize', 'pot', 'palette', 'extrude', 'bleed'];
 
 type Path = (string | number)[];
 
@@ -69,8 +73,18 @@ export function parsePostSteps(value: unknown): PostStep[] {
     if (at === undefined || otherAt === undefined || (rule === 'before' ? at < otherAt : at > otherAt)) continue;
     throw new PostSpecError([at], `post[${at}]: ${step} must come ${rule} ${other} (post[${otherAt}]): ${why}`);
   }
+  const slice = seen.get('slice');
+  for (const kind of AFTER_SLICE) {
+    const at = seen.get(kind);
+    if (slice !== undefined && at !== undefined && at < slice) {
+      throw new PostSpecError([at], `post[${at}]: ${kind} must come after slice (post[${slice}]): it runs on each frame`);
+    }
+  }
   return steps;
 }
+
+/** Whether the steps cut the image into frames (each an output of its own). */
+export const slices = (steps: readonly PostStep[] | undefined): boolean => !!steps?.some((step) => step.kind === 'slice');
 
 function parseStep(item: unknown, index: number): PostStep {
   const here = `post[${index}]`;
@@ -137,6 +151,8 @@ function parseStep(item: unknown, index: number): PostStep {
     case 'extrude':
       if (isAbsent(argument)) return { kind: 'extrude', pixels: 1 };
       return { kind: 'extrude', pixels: integer(argument, path, label, 1, EDGE_LIMITS.maxExtrude) };
+    case 'slice':
+      return { kind: 'slice', ...parseSlice(argument, path, label) };
   }
 }
 
@@ -168,6 +184,45 @@ function parseColour(value: unknown, path: Path, label: string): string {
   // YAML reads an unquoted #ff00ff as a comment: the value is then missing.
   const hint = value === undefined || value === null ? ' (quote it: a # unquoted starts a YAML comment)' : '';
   throw new PostSpecError(path, `${label} must be a colour '#rrggbb', '#rgb' or [r, g, b], got ${describe(value)}${hint}`);
+}
+
+const SLICE_FORMS = '{columns, rows} (a grid), or {gaps: transparent} / {gaps: "#rrggbb"} (cut where the background shows)';
+
+function parseSlice(argument: unknown, path: Path, label: string): SliceSpec {
+  if (!isRecord(argument)) throw new PostSpecError(path, `${label} must be ${SLICE_FORMS}, got ${describe(argument)}`);
+  const count = (options: Record<string, unknown>) =>
+    options.count === undefined ? {} : { count: integer(options.count, [...path, 'count'], `${label}.count`, 1, SLICE_LIMITS.maxFrames) };
+  if (!('gaps' in argument)) {
+    const options = record(argument, path, label, ['columns', 'rows', 'count'], SLICE_FORMS);
+    if (options.columns === undefined && options.rows === undefined)
+      throw new PostSpecError(path, `${label} needs columns, rows or both (a grid), or gaps`);
+    const side = (key: 'columns' | 'rows') =>
+      options[key] === undefined ? 1 : integer(options[key], [...path, key], `${label}.${key}`, 1, SLICE_LIMITS.maxGrid);
+    const columns = side('columns');
+    const rows = side('rows');
+    if (columns * rows > SLICE_LIMITS.maxFrames)
+      throw new PostSpecError(path, `${label}: ${columns} × ${rows} is ${columns * rows} frames; the most is ${SLICE_LIMITS.maxFrames}`);
+    const spec = { by: 'grid' as const, columns, rows, ...count(options) };
+    if (spec.count !== undefined && spec.count > columns * rows)
+      throw new PostSpecError([...path, 'count'], `${label}.count is ${spec.count}, more than the grid's ${columns * rows} cells`);
+    return spec;
+  }
+  const options = record(argument, path, label, ['gaps', 'tolerance', 'minGap', 'count'], SLICE_FORMS);
+  const gaps = typeof options.gaps === 'string' ? options.gaps.trim().toLowerCase() : options.gaps;
+  if (gaps !== 'transparent' && !(typeof gaps === 'string' && /^#[0-9a-f]{6}$/.test(gaps))) {
+    // An unquoted `#ff00ff` is a YAML comment: the value arrives as null.
+    throw new PostSpecError(
+      [...path, 'gaps'],
+      `${label}.gaps must be transparent or a colour "#rrggbb" (quoted: in YAML # starts a comment), got ${describe(options.gaps)}`,
+    );
+  }
+  return {
+    by: 'gaps',
+    background: gaps as 'transparent' | `#${string}`,
+    tolerance: integer(options.tolerance ?? 0, [...path, 'tolerance'], `${label}.tolerance`, 0, SLICE_LIMITS.maxTolerance),
+    minGap: integer(options.minGap ?? 1, [...path, 'minGap'], `${label}.minGap`, 1, IMAGE_LIMITS.maxSide),
+    ...count(options),
+  };
 }
 
 function parseResize(argument: unknown, path: Path, label: string): ResizeSpec {
@@ -226,6 +281,11 @@ export function describePostSteps(steps: readonly PostStep[]): string {
           return `bleed ${step.radius}px`;
         case 'extrude':
           return `extrude ${step.pixels}px`;
+        case 'slice': {
+          const count = step.count === undefined ? '' : ` (${step.count} frames)`;
+          if (step.by === 'grid') return `slice ${step.columns}×${step.rows}${count}`;
+          return `slice at ${step.background} gaps${step.tolerance > 0 ? ` ±${step.tolerance}` : ''}${count}`;
+        }
       }
     })
     .join(' · ');

@@ -17,6 +17,7 @@ import {
   type RawImage,
 } from './raw.js';
 import { resizeImage } from './resize.js';
+import { sliceCells, type SliceSpec } from './slice.js';
 
 export type { PostStep } from './post-steps.js';
 
@@ -39,15 +40,40 @@ export interface PostResult {
   trim?: TrimRecord;
 }
 
+/** The pixels between steps, and what the steps said of them so far. */
+interface StepState {
+  image: RawImage;
+  trim?: TrimRecord;
+  format: OutputFormat;
+  paletteColours?: number;
+}
+
 /**
  * Runs `steps` (from parsePostSteps) on an image's bytes (PNG, JPEG, WebP or GIF). The result is PNG
- * unless a `format: webp` step says otherwise. Bad input is an ImagingError, never a crash.
+ * unless a `format: webp` step says otherwise. Bad input is an ImagingError, never a crash. Steps
+ * with a `slice` make several images: applyPostStepsToFrames.
  */
 export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], label = 'the image'): Promise<PostResult> {
-  let image = await decodeImage(input, label);
-  let trim: TrimRecord | undefined;
-  let format: OutputFormat = 'png';
-  let paletteColours: number | undefined;
+  return encodeResult(await runSteps({ image: await decodeImage(input, label), format: 'png' }, steps));
+}
+
+/**
+ * Runs `steps` and gives every image they make, in order: one, or with a `slice` step the frames it
+ * cuts (the steps after it run on each frame, one frame at a time; a trim record is then in the
+ * pixels of the frame's cell, its source size the cell's).
+ */
+export async function applyPostStepsToFrames(input: Buffer, steps: readonly PostStep[], label = 'the image'): Promise<PostResult[]> {
+  const at = steps.findIndex((step) => step.kind === 'slice');
+  if (at < 0) return [await applyPostSteps(input, steps, label)];
+  const whole = await runSteps({ image: await decodeImage(input, label), format: 'png' }, steps.slice(0, at));
+  const results: PostResult[] = [];
+  for (const cell of sliceCells(whole.image, steps[at] as SliceSpec))
+    results.push(await encodeResult(await runSteps({ image: crop(whole.image, cell), format: whole.format }, steps.slice(at + 1))));
+  return results;
+}
+
+async function runSteps(state: StepState, steps: readonly PostStep[]): Promise<StepState> {
+  let { image, trim, format, paletteColours } = state;
   for (const step of steps) {
     switch (step.kind) {
       case 'trim': {
@@ -80,10 +106,17 @@ export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], 
         // Transparent pixels now hold colours an indexed PNG's quantiser would drop: written RGBA.
         paletteColours = undefined;
         break;
+      case 'slice':
+        // applyPostStepsToFrames cuts; one image cannot hold several.
+        throw new ImagingError('slice_failed', 'slice makes several images: they are made by applyPostStepsToFrames');
       default:
         throw new ImagingError('damaged', `unknown post step ${JSON.stringify(step satisfies never)}`);
     }
   }
+  return { image, trim, format, paletteColours };
+}
+
+async function encodeResult({ image, trim, format, paletteColours }: StepState): Promise<PostResult> {
   // After a palette step only extrude may change pixels, copying them (parsePostSteps sees to it): keep the PNG indexed.
   const indexed = format === 'png' && paletteColours !== undefined ? await encodeIndexedPng(image, paletteColours) : undefined;
   const bytes = indexed ?? (await encodeImage(image, format));

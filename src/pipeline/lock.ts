@@ -8,7 +8,7 @@ import { PathRefusedError, readRegularFileSync, writeFileInside, writeFileInside
 import { LockError } from './errors.js';
 import { stableStringify } from './hash.js';
 import { LOCK_VERSION, type Lock, type LockedFile, type LockEntry } from './records.js';
-import { isProjectPath } from './paths.js';
+import { compareProjectPaths, isProjectPath } from './paths.js';
 import { SAFE_ID } from '../api/endpoints.js';
 import { applyRecord, journalFileFor, readJournal } from './lock-journal.js';
 
@@ -96,6 +96,8 @@ function checkLock(data: unknown, file: string): Lock {
     for (const f of e.files as unknown[]) checkFile(f, 'files');
     if (e.original !== undefined) checkFile(e.original, 'original');
     if (e.inputs !== undefined) for (const f of Array.isArray(e.inputs) ? e.inputs : [null]) checkFile(f, 'inputs');
+    if (e.trims !== undefined && !isFrameTrims(e.trims, (e.files as unknown[]).length))
+      fail(`${where}.trims`, `must be a list with one entry per file; each ${TRIM_SHAPE.replace(/^must be /, '')}`);
     const takeProblem = checkTakes(e);
     if (takeProblem) fail(`${where}.${takeProblem.field}`, takeProblem.message);
     if (e.job !== undefined) {
@@ -119,8 +121,12 @@ function checkLock(data: unknown, file: string): Lock {
   return data as unknown as Lock;
 }
 
+/** A sliced asset's trim records: one per frame, each a TrimPlacement. */
+const isFrameTrims = (trims: unknown, files: number): boolean =>
+  Array.isArray(trims) && trims.length === files && trims.every(isTrimPlacement);
+
 /**
- * The lock as written: keys sorted everywhere, files sorted by path, two-space indent, final newline.
+ * The lock as written: keys sorted everywhere, files sorted by path (frames by number), two-space indent, final newline.
  * `entryTexts` keeps each entry's text between writes (the writer drops the ones it changes): a
  * build writes the lock thousands of times, and re-sorting every entry each time was most of it.
  */
@@ -136,7 +142,7 @@ export function serializeLock(lock: Lock, entryTexts?: Map<string, string>): str
 function entryText(id: string, entry: LockEntry, cache: Map<string, string> | undefined): string {
   let text = cache?.get(id);
   if (text === undefined) {
-    const files = [...entry.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const files = [...entry.files].sort((a, b) => compareProjectPaths(a.path, b.path));
     text = stableStringify({ ...entry, files }, 2).replaceAll('\n', '\n    ');
     cache?.set(id, text);
   }

@@ -3,19 +3,22 @@
 // ids, a sheet in a sheet, a video as a frame, a glob that matches nothing). Loads no image library.
 import path from 'node:path';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
-import { atlasOptionProblem } from '../imaging/limits.js';
+import { ATLAS_LIMITS, atlasOptionProblem, SLICE_LIMITS } from '../imaging/limits.js';
 import type { ManifestAsset, OutputTarget, SheetSpec } from './records.js';
 import type { PostReader } from './manifest-post.js';
 import { SHEET_INPUT_KINDS, sheetInputs } from './sheet.js';
+import { globToRegExp } from './shard.js';
 
-const SHEET_FIELDS = ['from', 'padding', 'extrude', 'maxSize', 'trim'];
+const SHEET_FIELDS = ['from', 'padding', 'extrude', 'maxSize', 'trim', 'animations'];
 /** Where each `from` item was written, for the checks made once every asset is read. */
 const FROM_NODES = new WeakMap<SheetSpec, { node: Node; field: string }[]>();
+/** Where each `animations` selector was written, likewise. */
+const ANIMATION_NODES = new WeakMap<SheetSpec, { node: Node; field: string; selector: string }[]>();
 
 /** The sheet's options, or undefined after reporting its problems. */
 export function readSheet(reader: PostReader, entry: { key: Node; value: Node | null }, field: string): SheetSpec | undefined {
   const node = reader.resolve(entry.value);
-  if (!isMap(node)) return void reader.issue(node ?? entry.key, field, 'must be a mapping (from, padding, extrude, maxSize, trim)');
+  if (!isMap(node)) return void reader.issue(node ?? entry.key, field, `must be a mapping (${SHEET_FIELDS.join(', ')})`);
   let ok = true;
   const fail = (at: Node | null, name: string, message: string): void => {
     ok = false;
@@ -23,6 +26,7 @@ export function readSheet(reader: PostReader, entry: { key: Node; value: Node | 
   };
   const sheet: SheetSpec = { from: [] };
   const nodes: { node: Node; field: string }[] = [];
+  const animationNodes: { node: Node; field: string; selector: string }[] = [];
   for (const pair of node.items) {
     const key = reader.resolve(pair.key as Node);
     const name = isScalar(key) ? String(key.value) : '';
@@ -39,6 +43,12 @@ export function readSheet(reader: PostReader, entry: { key: Node; value: Node | 
         nodes.push({ node: item!, field: `${at}[${index}]` });
       });
       if (!items.length) fail(value ?? key, at, 'is empty: name the assets to pack');
+    } else if (name === 'animations') {
+      const read = readAnimations(reader, value ?? key, at, fail);
+      if (read) {
+        sheet.animations = read.animations;
+        animationNodes.push(...read.nodes);
+      }
     } else if (name === 'trim') {
       if (typeof number !== 'boolean') fail(value ?? key, at, 'must be true or false');
       else sheet.trim = number;
@@ -53,7 +63,48 @@ export function readSheet(reader: PostReader, entry: { key: Node; value: Node | 
     fail(node, `${field}.from`, 'missing: list the assets to pack (ids or globs)');
   if (!ok) return undefined;
   FROM_NODES.set(sheet, nodes);
+  ANIMATION_NODES.set(sheet, animationNodes);
   return sheet;
+}
+
+/** `animations: {walk: "hero-walk-*", attack: [hero-attack-1, hero-attack-2]}`: names to frame names or globs. */
+function readAnimations(
+  reader: PostReader,
+  node: Node | null,
+  field: string,
+  fail: (at: Node | null, name: string, message: string) => void,
+): { animations: Record<string, string | string[]>; nodes: { node: Node; field: string; selector: string }[] } | undefined {
+  const expected = 'a mapping of animation names to frame names or globs (e.g. walk: "hero-walk-*")';
+  if (!isMap(node) || !node.items.length) return void fail(node, field, `must be ${expected}`);
+  const animations: Record<string, string | string[]> = {};
+  const nodes: { node: Node; field: string; selector: string }[] = [];
+  for (const pair of node.items) {
+    const key = reader.resolve(pair.key as Node);
+    const name = isScalar(key) ? String(key.value) : '';
+    const at = `${field}.${name}`;
+    if (!name || name.length > ATLAS_LIMITS.maxNameLength) {
+      fail(key ?? node, at, `an animation's name must be 1 to ${ATLAS_LIMITS.maxNameLength} characters`);
+      continue;
+    }
+    const value = reader.resolve(pair.value as Node);
+    const items = isSeq(value) ? value.items.map((item) => reader.resolve(item as Node)) : [value];
+    const selectors: string[] = [];
+    items.forEach((item, index) => {
+      const text = isScalar(item) && typeof item.value === 'string' ? item.value.trim() : '';
+      const where = isSeq(value) ? `${at}[${index}]` : at;
+      if (!text) return fail(item ?? key, where, 'must be a frame name or a glob over frame names');
+      selectors.push(text);
+      nodes.push({ node: item!, field: where, selector: text });
+    });
+    if (!items.length) fail(value ?? key, at, 'is empty: name its frames');
+    Object.defineProperty(animations, name, {
+      value: isSeq(value) ? selectors : selectors[0],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return { animations, nodes };
 }
 
 /** A sheet's `out` must be a .png file of its own (its data file goes beside it): defaults.out does not do. */
@@ -91,5 +142,29 @@ export function checkSheets(reader: PostReader, assets: readonly ManifestAsset[]
           !/[*?]/.test(selector) ? `unknown asset id "${selector}"` : `"${selector}" matches no image or workflow asset`,
         );
     }
+    checkAnimations(reader, asset.sheet, sheetInputs(asset.sheet.from, assets), byId);
   }
+}
+
+/**
+ * Each animation selector must be able to name a frame of the sheet: an input's id (one file), or
+ * `<id>-<n>` of an input with several (a slice's frames, up to its count when known; a workflow's).
+ * Which frames a `gaps` slice finds is known only once it runs: the pack checks those again.
+ */
+function checkAnimations(reader: PostReader, sheet: SheetSpec, inputs: readonly string[], byId: ReadonlyMap<string, ManifestAsset>): void {
+  const names = inputs.flatMap((id) => possibleFrameNames(byId.get(id)!));
+  for (const { node, field, selector } of ANIMATION_NODES.get(sheet) ?? []) {
+    const pattern = /[*?]/.test(selector) ? globToRegExp(selector) : undefined;
+    if (pattern ? names.some((name) => pattern.test(name)) : names.includes(selector)) continue;
+    reader.issue(node, field, `"${selector}" names no frame of this sheet (its frames are named after ${inputs.join(', ')})`);
+  }
+}
+
+/** The frame names an input can give a sheet, as far as the manifest says. */
+function possibleFrameNames(asset: ManifestAsset): string[] {
+  const slice = asset.post?.find((step) => step.kind === 'slice');
+  const numbered = (count: number) => Array.from({ length: count }, (_, index) => `${asset.id}-${index + 1}`);
+  if (slice?.kind === 'slice') return numbered(slice.count ?? (slice.by === 'grid' ? slice.columns * slice.rows : SLICE_LIMITS.maxFrames));
+  if (asset.kind === 'workflow') return [asset.id, ...numbered(SLICE_LIMITS.maxFrames)];
+  return [asset.id];
 }

@@ -1,6 +1,7 @@
 // Outputs are owned: every file an asset can write is known before paying, and two assets that can
 // write the same file make a manifest that is refused (exit 2, both named). An image or a video
-// writes `<stem>.<ext>` (validate.ts already refuses two of one stem); a workflow writes
+// writes `<stem>.<ext>` (validate.ts already refuses two of one stem), or with a `slice` step
+// `<stem>-<n>.<ext>` for each frame; a workflow writes
 // `<dir>/<id>-<node>.<ext>` for each of its nodes, whose ids come from the lock (files it made
 // before) or the service's `workflows list`. Saving checks again: never over a file the lock gives
 // to another asset.
@@ -8,7 +9,8 @@ import { PipelineError } from './errors.js';
 import path from 'node:path';
 import { safeFileName } from '../files/media.js';
 import type { FileHashes, Lock, Manifest, ManifestAsset } from './records.js';
-import { outputStem, stemOf } from './paths.js';
+import { isFrameStem, outputStem, stemOf } from './paths.js';
+import { slices } from '../imaging/post-steps.js';
 
 /** Node ids of each workflow, by workflow id, as far as they are known. */
 export type WorkflowNodes = ReadonlyMap<string, readonly string[]>;
@@ -80,6 +82,14 @@ export function checkOwnership(
     // One stem but for a workflow, without a list for it: this runs for every asset of every plan.
     if (asset.kind !== 'workflow') claim(asset, outputStem(asset.out, asset.id));
     else for (const stem of stemsOf(asset, lock, nodes)) claim(asset, stem);
+  }
+  // A `slice` writes `<stem>-<n>` for every frame it finds: no other output may be named so.
+  for (const asset of manifest.assets) {
+    if (!slices(asset.post)) continue;
+    const own = outputStem(asset.out, asset.id);
+    for (const [stem, other] of owners)
+      if (other !== asset.id && isFrameStem(stem, own))
+        problems.push(`"${asset.id}" (its frames ${own}-<n>.*) and "${other}" can both write ${stem}.*`);
   }
   // The lock's owners matter only to what is about to be saved (nothing, in an up-to-date plan).
   const locked = new Map<string, { id: string; path: string }>();

@@ -63,15 +63,44 @@ export function outputStem(target: OutputTarget, id: string): string {
   return target.type === 'file' ? stemOf(target.path) : inFolder(target.dir, id).toLowerCase();
 }
 
-/** Whether a recorded file is where `out` now puts it: the same stem (any extension) or inside the folder. */
+/** Whether `stem` is that of a frame of an output of stem `output` (a `slice` step's `<stem>-<n>`). */
+export function isFrameStem(stem: string, output: string): boolean {
+  return stem.length > output.length + 1 && stem.startsWith(`${output}-`) && /^[1-9]\d*$/.test(stem.slice(output.length + 1));
+}
+
+/**
+ * Whether a recorded file is where `out` now puts it: the same stem (any extension), a frame of it
+ * (`<stem>-<n>`, made by a `slice` step), or inside the folder.
+ */
 export function inTarget(file: string, id: string, target: OutputTarget): boolean {
-  if (target.type === 'file') return stemOf(file) === stemOf(target.path);
+  if (target.type === 'file') return stemOf(file) === stemOf(target.path) || isFrameStem(stemOf(file), stemOf(target.path));
   // dirname and basename by the last slash, which is what they do for a path that neither starts
   // nor ends with one (planning asks this of every recorded file).
   if (file.startsWith('/') || file.endsWith('/'))
     return path.posix.dirname(file) === target.dir && path.posix.basename(file).startsWith(id);
   const slash = file.lastIndexOf('/');
   return (slash === -1 ? '.' : file.slice(0, slash)) === target.dir && file.startsWith(id, slash + 1);
+}
+
+/** A frame's path: `<stem>-<n><ext>`. */
+const FRAME_PATH = /^(.*-)([1-9]\d{0,5})(\.[^./]*)?$/;
+
+/**
+ * Project paths in the lock's order: by path, except that the frames of one output (`<stem>-<n>`)
+ * go by frame number, so frame n is the n-th (`hero-2.png` before `hero-10.png`). A total order:
+ * each path compares as (its text up to the frame number, the number, the extension).
+ */
+export function compareProjectPaths(a: string, b: string): number {
+  const [headA, numberA, tailA] = pathKey(a);
+  const [headB, numberB, tailB] = pathKey(b);
+  if (headA !== headB) return headA < headB ? -1 : 1;
+  if (numberA !== numberB) return numberA - numberB;
+  return tailA < tailB ? -1 : tailA > tailB ? 1 : 0;
+}
+
+function pathKey(file: string): [string, number, string] {
+  const frame = FRAME_PATH.exec(file);
+  return frame ? [frame[1], Number(frame[2]), frame[3] ?? ''] : [file, 0, ''];
 }
 
 /** `path.posix.join(dir, name)` for one name in a folder, without normalising the same folder for every asset. */

@@ -4,10 +4,10 @@
 // plan's decision. Pure: sharp is loaded by the build that applies the steps, never by planning.
 import path from 'node:path';
 import { sameFormat } from '../files/media.js';
-import type { PostStep } from '../imaging/post-steps.js';
+import { slices, type PostStep } from '../imaging/post-steps.js';
 import { sha256, stableStringify } from './hash.js';
 import type { FileHash, LockedFile, LockEntry, ManifestAsset, OutputTarget } from './records.js';
-import { inTarget, stemOf } from './paths.js';
+import { inTarget, isFrameStem, stemOf } from './paths.js';
 
 /** Where generated originals are kept, under the project root: one folder per asset id. */
 export const ORIGINALS_DIR = '.assetgen/originals';
@@ -43,6 +43,21 @@ export function outputPathFor(asset: Pick<ManifestAsset, 'id' | 'out' | 'post'>,
   const name = `${asset.id}${extension}`;
   return asset.out.dir === '.' ? name : `${asset.out.dir}/${name}`;
 }
+
+/**
+ * Frame n (from 1) of an asset whose steps `slice` its image: `<stem>-<n><ext>` of the output it
+ * would have had (`assets/hero-walk.png` → `assets/hero-walk-1.png`; in a folder `<id>-<n>.png`).
+ */
+export function framePath(output: string, n: number): string {
+  const extension = path.posix.extname(output);
+  return `${output.slice(0, output.length - extension.length)}-${n}${extension}`;
+}
+
+/** The files an asset of `count` outputs writes: its output, or with a `slice` step its frames. */
+export const outputPathsFor = (asset: Pick<ManifestAsset, 'id' | 'out' | 'post'>, original: string, count: number): string[] =>
+  slices(asset.post)
+    ? Array.from({ length: count }, (_, index) => framePath(outputPathFor(asset, original), index + 1))
+    : [outputPathFor(asset, original)];
 
 /** A file `out` must have the extension the steps write; the message when it does not. */
 export function postOutProblem(out: OutputTarget, steps: readonly PostStep[]): string | undefined {
@@ -80,13 +95,17 @@ export function planPost(
     return fromSource(entry, 'missing', ['its post steps failed after it was paid for'], stateOf(entry.original!, hashes));
   if (!wanted && !entry.post) return undefined;
   const original = entry.original;
-  const target = outputPathFor(asset, original?.path ?? files[0]?.path ?? '');
-  const moved = !files.every((file) => inTarget(file.path, asset.id, asset.out) && stemOf(file.path) === stemOf(target));
-  const renamed = files.length !== 1 || files[0].path !== target;
+  const source = original?.path ?? files[0]?.path ?? '';
+  const target = outputPathFor(asset, source);
+  // Frames (a `slice`): as many as the steps made last time, since they are the same steps.
+  const paths = outputPathsFor(asset, source, Math.max(1, files.length));
+  const ownStem = (file: string): boolean => stemOf(file) === stemOf(target) || isFrameStem(stemOf(file), stemOf(target));
+  const moved = !files.every((file) => inTarget(file.path, asset.id, asset.out) && ownStem(file.path));
+  const renamed = files.length !== paths.length || files.some((file, index) => file.path !== paths[index]);
   const missing = files.filter((file) => file.state === 'missing').map((file) => file.path);
   const what = [
     ...(wanted !== entry.post ? [!entry.post ? 'post added' : !wanted ? 'post removed' : 'post changed'] : []),
-    ...(moved ? ['out changed'] : renamed && !missing.length ? [`now written as ${target}`] : []),
+    ...(moved ? ['out changed'] : renamed && !missing.length ? [`now written as ${paths.join(', ')}`] : []),
     ...(missing.length ? [`${missing.join(', ')} missing`] : []),
   ];
   if (!what.length) return undefined;

@@ -90,6 +90,11 @@ export interface SheetSpec {
   extrude?: number;
   maxSize?: number;
   trim?: boolean;
+  /**
+   * Named animations: frame names (ids or globs over the sheet's frame names; a list in order), each
+   * glob's frames by frame number. Written into the data file as `animations` (pipeline/sheet.ts).
+   */
+  animations?: Record<string, string | string[]>;
 }
 
 // ── The lock ──────────────────────────────────────────────────────────────────────────────────────
@@ -196,6 +201,11 @@ export interface LockEntry {
    * its cost, `files` those of the finish before; the next plan re-processes it, with no paid call.
    */
   postFailed?: true;
+  /**
+   * An image whose steps `slice` and then `trim` it: for each of `files` (its frames, in order), where
+   * the trimmed frame sat in its cell, so a sheet packs the frames aligned (spriteSourceSize).
+   */
+  trims?: TrimPlacement[];
   /** A sheet (pipeline/sheet.ts): the input files it was packed from; `spec` is then its options' hash. */
   inputs?: LockedFile[];
   /**
@@ -276,6 +286,8 @@ export interface PlanItem {
   source?: string;
   /** A sheet: the ids of the assets it packs (./sheet.ts). */
   inputs?: string[];
+  /** A sheet: those of its inputs whose files are the frames of a `slice` (named `<id>-<n>`, even one). */
+  frameInputs?: string[];
   /** The paid call in flight, to resume by its id (or its idempotency key when there is no id yet). */
   job?: LockJob;
   /**

@@ -7,6 +7,8 @@ import { isMediaExtension } from '../files/media.js';
 import { sha256, stableStringify } from './hash.js';
 import type { FileCheck, FileHash, Lock, LockedFile, LockEntry, ManifestAsset, PlanItem, SheetSpec } from './records.js';
 import { globToRegExp } from './shard.js';
+import { compareProjectPaths } from './paths.js';
+import { slices } from '../imaging/post-steps.js';
 
 /** The kinds of asset a sheet may take frames from. */
 export const SHEET_INPUT_KINDS = ['image', 'workflow'] as const;
@@ -42,15 +44,67 @@ export interface SheetFrame {
 
 /**
  * The frames of the inputs' image files: an asset with one file gives a frame named by its id; one
- * with several (a workflow's) gives `<id>-1`, `<id>-2`, … in the order of their paths.
+ * with several (a workflow's) gives `<id>-1`, `<id>-2`, … in the order of their paths (a slice's
+ * frames by number: frame n is `<id>-n`, even when there is one; `frameInputs` names them).
  */
-export function sheetFrames(inputs: readonly string[], filesOf: (id: string) => readonly string[]): SheetFrame[] {
+export function sheetFrames(
+  inputs: readonly string[],
+  filesOf: (id: string) => readonly string[],
+  frameInputs: readonly string[] = [],
+): SheetFrame[] {
   return inputs.flatMap((id) => {
     const images = filesOf(id)
       .filter((file) => isMediaExtension(path.posix.extname(file)) && !/\.(mp4|webm|mov)$/i.test(file))
-      .sort();
-    return images.map((file, index) => ({ name: images.length === 1 ? id : `${id}-${index + 1}`, path: file }));
+      .sort(compareProjectPaths);
+    const numbered = images.length > 1 || frameInputs.includes(id);
+    return images.map((file, index) => ({ name: numbered ? `${id}-${index + 1}` : id, path: file }));
   });
+}
+
+/** The ids of the inputs whose files are a `slice`'s frames. */
+export const slicedInputs = (inputs: readonly string[], assets: readonly Pick<ManifestAsset, 'id' | 'post'>[]): string[] =>
+  inputs.filter((id) => slices(assets.find((asset) => asset.id === id)?.post));
+
+/**
+ * Names in natural order: runs of digits compare as numbers (`walk-2` before `walk-10`), the rest by
+ * code unit (the same in every locale); equal so far, by code unit.
+ */
+export function compareFrameNames(a: string, b: string): number {
+  const runsA = a.match(/\d+|\D+/g) ?? [];
+  const runsB = b.match(/\d+|\D+/g) ?? [];
+  for (let index = 0; index < Math.min(runsA.length, runsB.length); index++) {
+    const [x, y] = [runsA[index], runsB[index]];
+    if (x === y) continue;
+    const numbers = /^\d/.test(x) && /^\d/.test(y);
+    if (numbers && BigInt(x) !== BigInt(y)) return BigInt(x) < BigInt(y) ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return runsA.length - runsB.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * A sheet's `animations` as frame names: each selector an exact frame name, or a glob whose frames
+ * come in natural order (by frame number); a list plays its selectors in turn. `unknown`: the
+ * selectors that name no frame.
+ */
+export function resolveAnimations(
+  animations: Readonly<Record<string, string | readonly string[]>>,
+  frameNames: readonly string[],
+): { animations: Record<string, string[]>; unknown: string[] } {
+  const names = new Set(frameNames);
+  const resolved: Record<string, string[]> = {};
+  const unknown: string[] = [];
+  for (const [animation, value] of Object.entries(animations)) {
+    const frames = (typeof value === 'string' ? [value] : value).flatMap((selector) => {
+      if (names.has(selector)) return [selector];
+      const pattern = /[*?]/.test(selector) ? globToRegExp(selector) : undefined;
+      const matched = pattern ? frameNames.filter((name) => pattern.test(name)).sort(compareFrameNames) : [];
+      if (!matched.length) unknown.push(`${animation}: ${selector}`);
+      return matched;
+    });
+    Object.defineProperty(resolved, animation, { value: frames, enumerable: true, writable: true, configurable: true });
+  }
+  return { animations: resolved, unknown };
 }
 
 export interface SheetDecision {
@@ -152,7 +206,21 @@ export function planSheetItem(
   const reasons = feeders.length && decision.action !== 'none' ? [`fed by ${feeders.join(', ')}`, ...decision.reasons] : decision.reasons;
   const spec = sheetSpecHash(asset.sheet!, inputs);
   const { status, action } = decision;
-  return { id: asset.id, status, action, kind: 'sheet', spec, asset, inputs, reasons, files, estimate: 0, prunable: [] };
+  const frameInputs = slicedInputs(inputs, assets);
+  return {
+    id: asset.id,
+    status,
+    action,
+    kind: 'sheet',
+    spec,
+    asset,
+    inputs,
+    ...(frameInputs.length ? { frameInputs } : {}),
+    reasons,
+    files,
+    estimate: 0,
+    prunable: [],
+  };
 }
 
 /** The input files on disk now are the ones the sheet was packed from (same paths, same hashes). */

@@ -19,8 +19,8 @@ const takesGeneration = (entry: LockEntry): number => entry.job?.generation ?? e
 /** What the build loop knows when it submits an asset: the lock's job record, less the time it stamps. */
 export type Submission = Omit<LockJob, 'submittedAt'>;
 
-/** Post-processing's part of a finish (lock.ts LockEntry): absent for an asset without steps (`trim`: with a trim step). */
-export type Processed = Pick<LockEntry, 'original' | 'post' | 'trim'>;
+/** Post-processing's part of a finish (lock.ts LockEntry): absent for an asset without steps (`trim`: with a trim step; `trims`: a trim after a slice, per frame). */
+export type Processed = Pick<LockEntry, 'original' | 'post' | 'trim' | 'trims'>;
 
 /** What a finish records: the files, the whole cost, what post-processing made, and (an image) the service's generation id. */
 type Finish = { files: LockedFile[]; credits: number | null; finishedAt?: Date; generationId?: string } & Processed;
@@ -144,10 +144,10 @@ export class LockWriter {
     return this.#update([id], (lock) => {
       const entry = lock.assets[id];
       if (!entry?.candidates?.some((take) => take.k === k)) throw new Error(`LockWriter.picked(${id}, ${k}): no such take`);
-      const { postFailed: _failed, original: _original, post: _post, trim: _trim, generationId: _made, ...rest } = entry;
-      const { files, original, post, trim } = processed;
+      const { postFailed: _failed, original: _original, post: _post, trim: _trim, trims: _trims, generationId: _made, ...rest } = entry;
+      const { files, original, post, trim, trims } = processed;
       const generationId = takeOf(entry, k)?.generationId;
-      lock.assets[id] = { ...rest, files, original, post, trim, generationId, picked: k };
+      lock.assets[id] = { ...rest, files, original, post, trim, trims, generationId, picked: k };
     });
   }
 
@@ -186,8 +186,8 @@ export class LockWriter {
    */
   postFailed(id: string, result: { credits: number | null; original: LockedFile; generationId?: string }): Promise<void> {
     return this.#update([id], (lock) => {
-      const { files = [], trim } = lock.assets[id] ?? {};
-      lock.assets[id] = { ...this.#finish(lock, id, 'postFailed', { ...result, files, trim }), postFailed: true };
+      const { files = [], trim, trims } = lock.assets[id] ?? {};
+      lock.assets[id] = { ...this.#finish(lock, id, 'postFailed', { ...result, files, trim, trims }), postFailed: true };
     });
   }
 
@@ -198,8 +198,24 @@ export class LockWriter {
     const { spec, specParts, kind, agent, workflow, generation, jobId, take } = job;
     const finishedAt = (result.finishedAt ?? new Date()).toISOString();
     const service = this.#service;
-    const { files, credits, original, post, trim, generationId } = result;
-    const made = { kind, agent, workflow, spec, specParts, files, credits, finishedAt, generation, jobId, service, original, post, trim };
+    const { files, credits, original, post, trim, trims, generationId } = result;
+    const made = {
+      kind,
+      agent,
+      workflow,
+      spec,
+      specParts,
+      files,
+      credits,
+      finishedAt,
+      generation,
+      jobId,
+      service,
+      original,
+      post,
+      trim,
+      trims,
+    };
     const entry = lock.assets[id];
     if (take === undefined || !entry?.candidates?.length) return { ...made, generationId };
     // An asset with takes: its cost is what its takes cost (null when one's is unknown), the pick kept.
@@ -224,8 +240,15 @@ export class LockWriter {
     return this.#update([id], (lock) => {
       const entry = lock.assets[id];
       if (!entry?.spec) throw new Error(`LockWriter.reprocessed(${id}): it was never built`);
-      const { postFailed: _failed, trim: _trim, ...rest } = entry;
-      lock.assets[id] = { ...rest, files: result.files, original: result.original, post: result.post, trim: result.trim };
+      const { postFailed: _failed, trim: _trim, trims: _trims, ...rest } = entry;
+      lock.assets[id] = {
+        ...rest,
+        files: result.files,
+        original: result.original,
+        post: result.post,
+        trim: result.trim,
+        trims: result.trims,
+      };
     });
   }
 

@@ -47,6 +47,21 @@ function examplesOf(help: string): string[] {
   return [...section.matchAll(/^ {2}\$ (.+)$/gm)].map((match) => match[1]!);
 }
 
+/** Every example line of every help screen, once (each screen read in this process, no service needed). */
+async function helpExampleLines(): Promise<string[]> {
+  const home = tempHome();
+  try {
+    const lines = new Set<string>();
+    for (const words of commandPaths())
+      for (const line of examplesOf((await runInProcess([...words, '--help'], { env: home.env, cwd: home.cwd })).stdout)) lines.add(line);
+    return [...lines];
+  } finally {
+    home.remove();
+  }
+}
+
+const EXAMPLE_LINES = await helpExampleLines();
+
 interface Example {
   /** The line as the help prints it. */
   line: string;
@@ -158,50 +173,36 @@ describe('help examples', () => {
     }
   });
 
-  it('each ends as it says from a fresh project: exit 0, or the exit noted beside it', async () => {
-    const lines = new Set<string>();
-    const scout = freshProject();
+  it('are more than 40, each run below', () => {
+    expect(EXAMPLE_LINES.length).toBeGreaterThan(40);
+  });
+
+  // One test per example, each with its own time bound (a single test for all ~50 outran its 30 s
+  // on a loaded machine); independent of each other (each its own project), so a few at a time.
+  it.concurrent.each(EXAMPLE_LINES)('ends as it says from a fresh project: $ %s', async (line) => {
+    const example = parseExample(line);
+    const project = freshProject();
     try {
-      for (const words of commandPaths()) for (const line of examplesOf((await scout.run([...words, '--help'])).stdout)) lines.add(line);
-    } finally {
-      scout.home.remove();
-    }
-    expect(lines.size).toBeGreaterThan(40);
-    const examples = [...lines].map(parseExample);
-    // Independent of each other (each its own project), so a few at a time.
-    let next = 0;
-    const failures: string[] = [];
-    const worker = async (): Promise<void> => {
-      for (let index = next++; index < examples.length; index = next++) {
-        const example = examples[index]!;
-        const project = freshProject();
-        try {
-          const args = await prepare(example, project);
-          // `assetgen mock` serves until Ctrl-C: stop it once it has printed its address.
-          const controller = new AbortController();
-          const serving = args[0] === 'mock';
-          const result = await runInProcess(args, {
-            env: project.env,
-            cwd: project.home.cwd,
-            input: example.piped === undefined ? undefined : project.env[example.piped],
-            interrupt: serving ? controller.signal : undefined,
-            onStdout: serving ? () => controller.abort() : undefined,
-          });
-          if (serving) {
-            if (!/127\.0\.0\.1/.test(result.stdout)) failures.push(`${example.line}: no address printed\n${result.stdout}`);
-            continue;
-          }
-          if (result.code !== example.exit)
-            failures.push(`${example.line}: exit ${result.code}, expected ${example.exit}\n${result.stderr}`);
-          else if (example.redirect?.endsWith('.png') && result.stdoutBytes.subarray(1, 4).toString('latin1') !== 'PNG')
-            failures.push(`${example.line}: stdout is not a PNG`);
-          else if (example.redirect && result.stdout.length === 0) failures.push(`${example.line}: nothing on stdout`);
-        } finally {
-          project.home.remove();
-        }
+      const args = await prepare(example, project);
+      // `assetgen mock` serves until Ctrl-C: stop it once it has printed its address.
+      const controller = new AbortController();
+      const serving = args[0] === 'mock';
+      const result = await runInProcess(args, {
+        env: project.env,
+        cwd: project.home.cwd,
+        input: example.piped === undefined ? undefined : project.env[example.piped],
+        interrupt: serving ? controller.signal : undefined,
+        onStdout: serving ? () => controller.abort() : undefined,
+      });
+      if (serving) {
+        expect(result.stdout, 'no address printed').toMatch(/127\.0\.0\.1/);
+        return;
       }
-    };
-    await Promise.all(Array.from({ length: 3 }, worker));
-    expect(failures.join('\n\n')).toBe('');
+      expect(result.code, `exit ${result.code}, expected ${example.exit}\n${result.stderr}`).toBe(example.exit);
+      if (example.redirect?.endsWith('.png')) expect(result.stdoutBytes.subarray(1, 4).toString('latin1'), 'stdout is a PNG').toBe('PNG');
+      else if (example.redirect) expect(result.stdout.length, 'something on stdout').toBeGreaterThan(0);
+    } finally {
+      project.home.remove();
+    }
   });
 });

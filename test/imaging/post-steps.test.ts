@@ -45,7 +45,7 @@ describe('parsePostSteps', () => {
 
   it.each([
     ['trim', [], /^post must be a list of steps/],
-    [['blur'], [0], /^post\[0\]: unknown step "blur"; the steps are trim, resize, pot, palette, format, key, bleed, extrude$/],
+    [['blur'], [0], /^post\[0\]: unknown step "blur"; the steps are trim, resize, pot, palette, format, key, bleed, extrude, slice$/],
     [[{ trim: true, pot: true }], [0], /^post\[0\]: a step is one key .*, got trim, pot$/],
     [[{}], [0], /got none$/],
     [[42], [0], /unknown step 42/],

@@ -11,7 +11,7 @@ import { parsePostSteps } from '../../src/imaging/post-steps.js';
 import { sha256 } from '../../src/pipeline/hash.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson, type CliResult } from '../support/cli.js';
-import { netSpend, spendByKey } from '../support/ledger.js';
+import { ledgerOf as ledgerOfService, spendByKey } from '../support/ledger.js';
 import { useMockProject } from '../support/project.js';
 import { whilePaying, writeFiles } from './helpers.js';
 
@@ -39,13 +39,7 @@ const lock = () => readLock(file('assetgen.lock'));
 type Item = { id: string; outcome: string; status: string; action?: string; estimate?: number; media?: unknown[]; reasons: string[] };
 const items = (result: CliResult) => Object.fromEntries((parseJson(result).items as Item[]).map((item) => [item.id, item]));
 
-/** Runs `work`; returns its result and what the ledger gained meanwhile (charges, net spend). */
-async function ledgerOf(work: () => Promise<CliResult>): Promise<{ result: CliResult; charges: number; spent: number }> {
-  const before = (await project.ledger()).length;
-  const result = await work();
-  const added = (await project.ledger()).slice(before);
-  return { result, charges: added.filter((entry) => entry.amount < 0).length, spent: netSpend(added) };
-}
+const ledgerOf = (work: () => Promise<CliResult>) => ledgerOfService(project, work);
 
 describe('post steps in a build', () => {
   it('one paid call per asset, the output processed, the original kept; --json reports the processed media', async () => {

@@ -33,7 +33,7 @@ assets:
       'assetgen.yaml:7:26: assets[0].post: post[1].resize.width must be a whole number from 1 to 16384, got "64px"',
     );
     expect(error('defaults: { agent: x, post: [blur] }\nassets: []\n')).toBe(
-      'assetgen.yaml:1:30: defaults.post: post[0]: unknown step "blur"; the steps are trim, resize, pot, palette, format, key, bleed, extrude',
+      'assetgen.yaml:1:30: defaults.post: post[0]: unknown step "blur"; the steps are trim, resize, pot, palette, format, key, bleed, extrude, slice',
     );
     expect(error('assets:\n  - { id: a, prompt: p, agent: x, post: [{ format: png }, trim] }\n')).toMatch(
       /^assetgen\.yaml:2:42: assets\[0\]\.post: post\[0\]: format must be the last step/,

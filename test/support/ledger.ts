@@ -55,3 +55,14 @@ export function lockVersusLedger(projectDir: string, ledger: LedgerEntry[], lock
 /** The rows whose two figures differ (empty when the lock agrees with the ledger). */
 export const disagreements = (rows: Record<string, [unknown, number]>): Record<string, [unknown, number]> =>
   Object.fromEntries(Object.entries(rows).filter(([, [lock, ledger]]) => lock !== ledger));
+
+/** Runs `work`; returns its result and what the ledger gained meanwhile (charges, net spend). */
+export async function ledgerOf<T>(
+  service: { ledger(): Promise<LedgerEntry[]> },
+  work: () => Promise<T>,
+): Promise<{ result: T; charges: number; spent: number }> {
+  const before = (await service.ledger()).length;
+  const result = await work();
+  const added = (await service.ledger()).slice(before);
+  return { result, charges: added.filter((entry) => entry.amount < 0).length, spent: netSpend(added) };
+}

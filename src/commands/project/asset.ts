@@ -345,7 +345,7 @@ async function postProcess(job: Production, original: string): Promise<string[]>
   const result = await processOriginal(root, job.asset, source, { claims, previous, expected }).catch((error: unknown) => {
     throw expected ? new PostStepsFailed({ path: source, ...expected }, error, job.generationId) : error;
   });
-  Object.assign(job.processed, { original: result.original, post: result.post, trim: result.trim });
+  Object.assign(job.processed, { original: result.original, post: result.post, trim: result.trim, trims: result.trims });
   return result.files.map((entry) => {
     job.hashes.set(path.resolve(root, entry.path), { sha256: entry.sha256, size: entry.size });
     return entry.path;

@@ -5,9 +5,11 @@
 import { PathRefusedError, placeIn, readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
 import { LocalFileError } from '../../config/errors.js';
 import { sha256 } from '../../pipeline/hash.js';
-import type { FileHash, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
+import type { FileHash, TrimPlacement, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
+import type { TrimRecord } from '../../imaging/post.js';
+import { slices } from '../../imaging/post-steps.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
-import { originalPath, outputPathFor, postHash } from '../../pipeline/post.js';
+import { originalPath, outputPathsFor, postHash } from '../../pipeline/post.js';
 import { isTakeFile } from '../../pipeline/takes.js';
 import type { Processed } from '../../pipeline/writer.js';
 import type { AssetRun, ItemResult } from './records.js';
@@ -18,8 +20,8 @@ export interface ProcessedFiles extends Processed {
 
 /**
  * Keeps `source` (a project path: the download, or an output made before `post` was added) as the
- * asset's original, runs the steps on it and writes the output; files of the asset's last finish
- * that this one does not write again (`previous`, unchanged since) are removed. With no steps (they
+ * asset's original, runs the steps on it and writes the output (or a `slice`'s frames); files of
+ * the asset's last finish that this one does not write again (`previous`, unchanged since) are removed. With no steps (they
  * were removed from the manifest), the output is the original itself and no original is kept.
  * `expected`: the source's hash as recorded (the lock's, or the download's); other bytes are never used.
  */
@@ -46,34 +48,50 @@ export async function processOriginal(
   const take = isTakeFile(asset.id, source);
   const kept = take ? source : originalPath(asset.id, source);
   if (kept !== source) await writeFileInside(root, kept, bytes);
-  const output = outputPathFor(asset, kept);
-  const refusal = options.claims.claim(output, asset.id);
-  if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
-  const result = asset.post ? await (await import('../../imaging/post.js')).applyPostSteps(bytes, asset.post, source) : undefined;
-  const written = result?.bytes ?? bytes;
-  await writeFileInside(root, output, written);
-  for (const stale of options.previous) if (stale !== output && stale !== kept) removeInside(root, stale);
-  const file = { path: output, sha256: sha256(written), size: written.length };
+  const results = asset.post
+    ? await (await import('../../imaging/post.js')).applyPostStepsToFrames(bytes, asset.post, source)
+    : [{ bytes, trim: undefined }];
+  // One output, or with a `slice` step one per frame (`<stem>-<n>`), each claimed before any is written.
+  const outputs = outputPathsFor(asset, kept, results.length);
+  for (const output of outputs) {
+    const refusal = options.claims.claim(output, asset.id);
+    if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
+  }
+  const files: LockedFile[] = [];
+  for (const [index, output] of outputs.entries()) {
+    const written = results[index].bytes;
+    await writeFileInside(root, output, written);
+    files.push({ path: output, sha256: sha256(written), size: written.length });
+  }
+  // Files of the last finish not written again: an output in another format, frames past the new count.
+  for (const stale of options.previous) if (!outputs.includes(stale) && stale !== kept) removeInside(root, stale);
   if (!asset.post) {
     if (!take) removeInside(root, kept);
-    return { files: [file] };
+    return { files };
   }
-  // Where a trimmed picture was, named as TexturePacker's spriteSourceSize is (x, y): the lock's, the sidecar's and --json's.
-  const trim = result?.trim && {
-    x: result.trim.left,
-    y: result.trim.top,
-    width: result.trim.width,
-    height: result.trim.height,
-    sourceWidth: result.trim.sourceWidth,
-    sourceHeight: result.trim.sourceHeight,
-  };
+  // Where a trimmed picture was, named as TexturePacker's spriteSourceSize is (x, y): the lock's, the
+  // sidecar's and --json's; per frame (`trims`) after a slice, so a sheet packs the frames aligned.
+  const sliced = slices(asset.post);
+  const trims = sliced && results.every((result) => result.trim) ? results.map((result) => frameTrim(result.trim!)) : undefined;
+  const trim = !sliced && results[0]?.trim ? frameTrim(results[0].trim) : undefined;
   return {
-    files: [file],
+    files,
     original: { path: kept, sha256: hash, size: bytes.length },
     post: postHash(asset.post),
     ...(trim ? { trim } : {}),
+    ...(trims ? { trims } : {}),
   };
 }
+
+/** A trim record as the lock keeps a frame's (pipeline/records.ts TrimPlacement). */
+const frameTrim = (trim: TrimRecord): TrimPlacement => ({
+  x: trim.left,
+  y: trim.top,
+  width: trim.width,
+  height: trim.height,
+  sourceWidth: trim.sourceWidth,
+  sourceHeight: trim.sourceHeight,
+});
 
 /** The plan's `reprocess`: the steps run again from the kept original; no paid call, nothing charged. */
 export async function reprocessAsset(run: AssetRun, item: PlanItem): Promise<ItemResult> {

@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { PathRefusedError, placeIn, placeToWrite, readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
 import { sha256 } from '../../pipeline/hash.js';
-import type { LockedFile, PlanItem } from '../../pipeline/records.js';
-import { sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
+import type { TrimPlacement, LockedFile, LockEntry, PlanItem } from '../../pipeline/records.js';
+import { resolveAnimations, sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
 import type { AssetRun, ItemResult } from './records.js';
 
 /**
@@ -28,16 +28,25 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     const waiting = inputs.filter((id) => unfinished.has(id));
     if (waiting.length) return fail(`not packed: ${waiting.join(', ')} not built in this build`, 'skipped');
     const lock = run.writer.lock;
-    const frames = sheetFrames(inputs, (id) => (lock.assets[id]?.files ?? []).map((file) => file.path));
+    const frames = sheetFrames(inputs, (id) => (lock.assets[id]?.files ?? []).map((file) => file.path), item.frameInputs);
     const unbuilt = inputs.filter((id) => !lock.assets[id]?.files.length);
     if (unbuilt.length) return fail(`not packed: ${unbuilt.join(', ')} not built yet`, 'skipped');
     if (!frames.length) return fail('its inputs have no image files to pack');
-    const read: { name: string; bytes: Buffer; file: LockedFile }[] = [];
+    const animations =
+      sheet.animations &&
+      resolveAnimations(
+        sheet.animations,
+        frames.map((frame) => frame.name),
+      );
+    if (animations?.unknown.length) return fail(`not packed: animations name no frame of the sheet (${animations.unknown.join('; ')})`);
+    const placed = frameTrims(inputs, lock.assets);
+    const read: { name: string; bytes: Buffer; file: LockedFile; placed?: TrimPlacement }[] = [];
     for (const frame of frames) {
       const place = placeIn(run.root, frame.path);
       if (place.entry !== 'file') throw new PathRefusedError(`${frame.path} is not a regular file; a sheet reads no link or folder.`);
       const bytes = await readRegularFile(place.file, frame.path);
-      read.push({ name: frame.name, bytes, file: { path: frame.path, sha256: sha256(bytes), size: bytes.length } });
+      const file = { path: frame.path, sha256: sha256(bytes), size: bytes.length };
+      read.push({ name: frame.name, bytes, file, ...(placed.has(frame.path) ? { placed: placed.get(frame.path) } : {}) });
     }
     const [png, json] = sheetFiles(asset.out.type === 'file' ? asset.out.path : `${asset.id}.png`);
     // Both files claimed and checked before either is written: a sheet is never half written.
@@ -48,9 +57,9 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     }
     const { packAtlas, atlasJson } = await import('../../imaging/atlas.js');
     // Options the manifest leaves out take the packer's defaults (an undefined would replace them).
-    const { from: _from, ...given } = sheet;
+    const { from: _from, animations: _animations, ...given } = sheet;
     const options = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
-    const atlas = await packAtlas(read, { ...options, image: path.posix.basename(png) });
+    const atlas = await packAtlas(read, { ...options, image: path.posix.basename(png), animations: animations?.animations });
     const data = Buffer.from(atlasJson(atlas.data));
     await writeFileInside(run.root, png, atlas.png);
     await writeFileInside(run.root, json, data);
@@ -73,4 +82,14 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** Where each trimmed frame of a sliced input sat in its cell (the lock's `trims`), by file path. */
+function frameTrims(inputs: readonly string[], entries: Readonly<Record<string, LockEntry>>): Map<string, TrimPlacement> {
+  const placed = new Map<string, TrimPlacement>();
+  for (const id of inputs) {
+    const entry = entries[id];
+    entry?.trims?.forEach((trim, index) => placed.set(entry.files[index].path, trim));
+  }
+  return placed;
 }
