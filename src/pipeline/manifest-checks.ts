@@ -28,12 +28,11 @@ const RANGES = {
 /** Where each rule of a `checks:` was written, for the checks made once the asset is read. */
 const RULE_KEYS = new WeakMap<WrittenChecks, Map<string, Node_>>();
 
-/** `checks:` as written, or undefined when absent or after reporting its problems. */
+/** `checks:` as written (each rule that reads well; the others reported), or undefined when absent or not a mapping. */
 export function readChecks(walker: Walker, entry: Entry | undefined, field: string): WrittenChecks | undefined {
   if (!entry) return undefined;
   if (!isMap(entry.value))
     return void walker.issue(entry.value ?? entry.key, field, `must be a mapping of rules (${CHECK_RULES.join(', ')})`);
-  const before = walker.issues.length;
   const fields = walker.fields(entry.value, field, [...CHECK_RULES]);
   const rules: WrittenChecks = {};
   RULE_KEYS.set(rules, new Map([...fields].map(([name, field]) => [name, field.key])));
@@ -49,7 +48,8 @@ export function readChecks(walker: Walker, entry: Entry | undefined, field: stri
       if (limits) (rules as Record<string, unknown>)[name] = limits;
     }
   }
-  return walker.issues.length > before ? undefined : rules;
+  // The rules read, even beside a problem: the asset is refused anyway, and its other rules are still checked against it.
+  return rules;
 }
 
 /** `{min, max}` (fill) or `{max}` (the others), each within the figure's range. */
