@@ -3,6 +3,10 @@
 // perceptual hash to tell which member of a group looks unlike the others (docs/check.md). Pure
 // arithmetic on decoded pixels: no sharp, no files.
 import type { RawImage } from './raw.js';
+import { HASH_BITS } from './limits.js';
+
+/** Bits in a perceptual hash: a 9×8 thumbnail gives 8 comparisons on each of its 8 rows. */
+export { HASH_BITS };
 
 /**
  * How visible the seam is where a tile meets its own copy, in 0–255 units: for each pair of pixels
@@ -27,8 +31,6 @@ export function seamScore(image: RawImage): number {
   return Math.round(Math.max(across / height, down / width) * 100) / 100;
 }
 
-/** Bits in a perceptual hash: a 9×8 thumbnail gives 8 comparisons on each of its 8 rows. */
-export const HASH_BITS = 64;
 const THUMB_WIDTH = 9;
 const THUMB_HEIGHT = 8;
 /** Transparent pixels are seen over this grey, so a sprite's outline counts whatever its colours. */

@@ -13,6 +13,12 @@ export const INLINE_IMAGE_LIMITS = { maxBytes: 1024 * 1024, maxSide: 768 } as co
 
 export const ATLAS_LIMITS = { maxPadding: 64, maxExtrude: 32, maxFrames: 10_000, maxNameLength: 256 } as const;
 
+/** Colours are counted up to this many (take-metrics.ts); past it the count says "at least". A `colors` check's max is at most this. */
+export const COLOUR_COUNT_CAP = 4096;
+
+/** Bits in `assetgen check`'s perceptual hash (check-metrics.ts): an `outlier` check's max is at most this. */
+export const HASH_BITS = 64;
+
 /** `palette: N`: N from MIN_COLOURS to MAX_COLOURS. */
 export const MIN_COLOURS = 2;
 export const MAX_COLOURS = 256;

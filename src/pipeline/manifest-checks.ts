@@ -2,8 +2,7 @@
 // the YAML tree, each problem at the line and column of the value it names. An asset's rules
 // replace the defaults' rule by rule; `false` turns one of them off for that asset.
 import { isMap, isScalar } from 'yaml';
-import { COLOUR_COUNT_CAP } from '../imaging/take-metrics.js';
-import { HASH_BITS } from '../imaging/check-metrics.js';
+import { COLOUR_COUNT_CAP, HASH_BITS } from '../imaging/limits.js';
 import type { AssetKind, CheckRules } from './records.js';
 import type { Entry, Node_, Walker } from './manifest-walker.js';
 

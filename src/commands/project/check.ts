@@ -8,7 +8,7 @@ import { ChecksFailedError, UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
 import { selectIds } from '../../pipeline/shard.js';
 import { printTable } from '../../cli/table.js';
-import { HASH_BITS } from '../../imaging/check-metrics.js';
+import { HASH_BITS } from '../../imaging/limits.js';
 import { lockFileFor, readLock } from '../../pipeline/lock.js';
 import { loadManifest, locateManifest } from '../../pipeline/manifest.js';
 import type { CheckedFile, CheckReport, UnmeasuredFile } from '../../pipeline/checks.js';
