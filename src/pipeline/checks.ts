@@ -5,7 +5,7 @@
 // `checks:` rules judged against its figures. No service call; prints nothing.
 import path from 'node:path';
 import fs from 'node:fs';
-import { readRegularFile } from '../files/confine.js';
+import { PathRefusedError, readRegularFile } from '../files/confine.js';
 import { hammingDistance, HASH_BITS, perceptualHash, seamScore } from '../imaging/check-metrics.js';
 import type { Rect } from '../imaging/raw.js';
 import { IMAGE_LIMITS } from '../imaging/limits.js';
@@ -129,12 +129,17 @@ async function measureFile(root: string, file: string, wanted: { tile: boolean; 
   const absolute = path.resolve(root, ...file.split('/'));
   let bytes: Buffer;
   try {
-    const size = (await fs.promises.stat(absolute)).size;
+    const entry = await fs.promises.lstat(absolute);
+    // What is measured is what the project holds: a link (in or out of it) is not followed.
+    if (entry.isSymbolicLink()) return { problem: 'a symbolic link (not followed)' };
+    const size = entry.size;
     if (size > MAX_FILE_BYTES) return { problem: `larger (${size} bytes) than an image within the limits could be` };
     bytes = await readRegularFile(absolute, file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { problem: code === 'ENOENT' ? 'missing' : `cannot be read (${code ?? (error as Error).message})` };
+    // A FIFO or a device is refused without being waited on (files/confine.ts).
+    if (error instanceof PathRefusedError) return { problem: error.message };
+    return { problem: code === 'ENOENT' ? 'missing' : code ? `cannot be read (${code})` : (error as Error).message };
   }
   try {
     const { metrics, image } = await measureTake(bytes, file);

@@ -4,7 +4,9 @@
 // broken rule; the same outputs under rules they meet exit 0. No service is configured at all.
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HAS_FIFOS } from '../support/platform.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { sha256 } from '../../src/pipeline/hash.js';
 import { serializeLock } from '../../src/pipeline/lock.js';
@@ -220,5 +222,20 @@ describe('assetgen check', () => {
       { id: 'sprite', path: 'assets/sprite.png', problem: expect.stringMatching(/not an image/) },
     ]);
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+  });
+
+  it.runIf(HAS_FIFOS)('a link is not followed and a FIFO is not waited on: each reported as not measured', async () => {
+    await writeProject(PASSING);
+    const outside = path.join(home.home, 'elsewhere.png');
+    fs.renameSync(path.join(home.cwd, 'assets/sprite.png'), outside);
+    fs.symlinkSync(outside, path.join(home.cwd, 'assets/sprite.png'));
+    fs.rmSync(path.join(home.cwd, 'assets/floor.png'));
+    execFileSync('mkfifo', [path.join(home.cwd, 'assets/floor.png')]);
+    const result = await check(['--json']);
+    expect(result.code).toBe(EXIT.checksFailed);
+    expect(parseJson(result).unmeasured).toEqual([
+      { id: 'sprite', path: 'assets/sprite.png', problem: 'a symbolic link (not followed)' },
+      { id: 'floor', path: 'assets/floor.png', problem: expect.stringContaining('not a regular file') },
+    ]);
   });
 });
