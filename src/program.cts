@@ -263,7 +263,17 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       'a shared Turborepo remote-cache server: restore files it holds (0 credits), upload what the build makes (default: ASSETGEN_REMOTE_CACHE_URL)',
     )
     .option('--remote-cache-read-only', 'restore from the remote cache, never upload to it (or ASSETGEN_REMOTE_CACHE_READ_ONLY=1)')
+    .option('--check', 'then run `assetgen check` on the outputs (exit 9 when a checks: rule is broken)')
     .action(run(async () => (await import('./commands/project/build.js')).build));
+
+  program
+    .command('check')
+    .argument('[ids...]', 'asset ids or globs such as "icon-*" (default: all; each compared with its whole matrix or sheet)')
+    .description(
+      "measure the output images (alpha, fill, colours, tile seams, outliers) and hold them to the manifest's checks: rules (no service call; exit 9)",
+    )
+    .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
+    .action(run(async () => (await import('./commands/project/check.js')).check));
 
   program
     .command('pick')

@@ -24,3 +24,13 @@ export class CreditCapError extends AssetgenError {
     super(message, { code: 'credit_cap', hint });
   }
 }
+
+/**
+ * `assetgen check` (or `build --check`): an output breaks a rule of the manifest's `checks:`; each
+ * is named with its figure. Exit 9: the assets fail the gate, the tool did not (docs/check.md).
+ */
+export class ChecksFailedError extends AssetgenError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'checks_failed', hint });
+  }
+}

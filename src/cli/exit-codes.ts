@@ -12,7 +12,7 @@ import {
 } from '../client/errors.js';
 import { PathRefusedError } from '../files/confine.js';
 import { PipelineError } from '../pipeline/errors.js';
-import { CancelledError, CreditCapError, UsageError } from './errors.js';
+import { CancelledError, ChecksFailedError, CreditCapError, UsageError } from './errors.js';
 
 export const EXIT = {
   ok: 0,
@@ -24,6 +24,11 @@ export const EXIT = {
   timeout: 7,
   /** `assetgen build --max-credits`: stopped submitting at the cap (what ran finished). */
   creditCap: 8,
+  /**
+   * `assetgen check`, `build --check`: an output breaks a `checks:` rule. Its own code, not 1: a CI
+   * job tells assets that fail the gate from a tool that could not run.
+   */
+  checksFailed: 9,
   interrupted: 130,
   /** stdout or stderr was closed by its reader (`| head`); set by the entry, as SIGPIPE would. */
   brokenPipe: 141,
@@ -43,6 +48,7 @@ export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof JobFailedError || error instanceof GenerationFailedError) return EXIT.jobFailed;
   if (error instanceof TimeoutError) return EXIT.timeout;
   if (error instanceof CreditCapError) return EXIT.creditCap;
+  if (error instanceof ChecksFailedError) return EXIT.checksFailed;
   if (error instanceof AbortedError) return EXIT.interrupted;
   return EXIT.error;
 }

@@ -14,6 +14,7 @@ const GROUPS: Record<string, string> = {
   build: 'Build',
   pick: 'Build',
   report: 'Build',
+  check: 'Build',
   takes: 'Build',
   lock: 'Build',
   auth: 'Setup',
@@ -81,7 +82,10 @@ export const EXAMPLES: Record<string, string[]> = {
     'assetgen build --remote-cache https://cache.example.com --dry-run',
     'assetgen build sword --more 2',
     'assetgen build sword --prune-takes',
+    'assetgen build --check',
   ],
+  // The starter's sword, built first (test/commands/help-examples.test.ts).
+  check: ['assetgen check', 'assetgen check --json'],
   // sword with takes, as `build sword --more 2` makes them.
   pick: ['assetgen pick sword 2', 'assetgen pick sword 1 --json'],
   report: ['assetgen report', 'assetgen report --output site/assets.html --json', 'assetgen report --disclosure > DISCLOSURE.md'],

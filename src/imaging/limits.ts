@@ -28,6 +28,11 @@ export const EDGE_LIMITS = {
  * make), and the widest gap or tolerance it takes. Each frame is its own output file.
  */
 export const SLICE_LIMITS = { maxFrames: 1_024, maxGrid: 256, maxTolerance: 255 } as const;
+/** Colours are counted up to this many (take-metrics.ts); past it the count says "at least". A `colors` check's max is at most this. */
+export const COLOUR_COUNT_CAP = 4096;
+
+/** Bits in `assetgen check`'s perceptual hash (check-metrics.ts): an `outlier` check's max is at most this. */
+export const HASH_BITS = 64;
 
 /** `palette: N`: N from MIN_COLOURS to MAX_COLOURS. */
 export const MIN_COLOURS = 2;

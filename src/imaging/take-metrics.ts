@@ -2,9 +2,10 @@
 // what of it is drawn, how many colours, whether any pixel lets the background through. Cheap and
 // local, from the decoded pixels, no service call: aids for a person or an agent, never a verdict.
 import { countColours, decodeImage, opaqueBounds, type RawImage, type Rect } from './raw.js';
+import { COLOUR_COUNT_CAP } from './limits.js';
 
-/** Colours are counted up to this many; past it the count says "at least". */
-export const COLOUR_COUNT_CAP = 4096;
+/** Colours are counted up to this many (the figure lives with the other limits, for the manifest's `colors` check). */
+export { COLOUR_COUNT_CAP };
 
 export interface TakeMetrics {
   width: number;

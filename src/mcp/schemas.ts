@@ -31,6 +31,30 @@ const stillRunning = {
   hint: z.string().optional(),
 };
 
+/** `assetgen check --json` (src/commands/project/check.ts CheckDocument): the figures of each output image and the rules broken. */
+const checkResult = z.looseObject({
+  manifest: z.string(),
+  lock: z.string(),
+  ok: z.boolean(),
+  rules: z.record(z.string(), z.looseObject({})),
+  files: z.array(
+    z.looseObject({
+      id: z.string(),
+      path: z.string(),
+      width: z.number().int(),
+      height: z.number().int(),
+      alpha: z.boolean(),
+      fill: z.number(),
+      colors: z.looseObject({ count: z.number().int(), atLeast: z.boolean() }),
+      seam: z.number().optional(),
+      outlier: z.looseObject({ group: z.string(), distance: z.number(), members: z.number().int(), flagged: z.boolean() }).optional(),
+    }),
+  ),
+  unmeasured: z.array(z.looseObject({ id: z.string(), path: z.string().nullable(), problem: z.string() })),
+  failures: z.array(z.looseObject({ id: z.string(), path: z.string().nullable(), rule: z.string(), message: z.string() })),
+  totals: z.looseObject({ assets: z.number().int(), files: z.number().int(), unmeasured: z.number().int(), failures: z.number().int() }),
+});
+
 export const OUTPUT = {
   generate_image: z.looseObject({ ...charged, ...saved, path: z.string().optional(), generationId: z.unknown().optional() }),
   list_agents: z.looseObject({
@@ -114,7 +138,9 @@ export const OUTPUT = {
     counts: z.record(z.string(), z.number().int()).optional(),
     estimate: z.looseObject({ credits: z.number(), unknown: z.array(z.string()) }).optional(),
     staleSheets: z.array(z.looseObject({ id: z.string(), reason: z.string() })).optional(),
+    checks: checkResult.optional(),
     credits: credits.optional(),
     mock: z.literal(true).optional(),
   }),
+  check_assets: checkResult,
 };

@@ -100,4 +100,9 @@ h2 { font-size: 15px; margin: 0; overflow-wrap: anywhere; }
 .metrics dd { margin: 0; }
 .pick-line { margin: 4px 6px 6px; font-size: 11px; color: var(--muted); }
 .pick { user-select: all; }
+/* build --check --report: each image's figures, and the rules broken in the failed colour. */
+.checks h3 { font-size: 13px; margin: 0; }
+.checks h3 small { font-weight: 400; color: var(--muted); }
+.checks ul { margin: 2px 0 0; padding-left: 16px; font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
+.checks .check-fail { color: var(--failed); font-weight: 700; }
 `;

@@ -5,6 +5,7 @@
 // type from a short allow-list decided by the bytes themselves. No scripts, and a CSP that allows none.
 import { sniffExtension } from '../files/media.js';
 import type { TakeMetrics } from '../imaging/take-metrics.js';
+import type { CheckedFile, UnmeasuredFile } from './checks.js';
 import { GALLERY_STYLE } from './gallery-style.js';
 import type { AssetKind } from './records.js';
 import { escapeHtml } from './markup.js';
@@ -82,6 +83,15 @@ export interface GalleryAsset {
   files: GalleryFile[];
   /** An asset with takes: every take, in order of k (the files above are made from the picked one). */
   takes?: GalleryTake[];
+  /** `build --check --report`: the figures of its output images (./checks.ts) and the rules they break. */
+  checks?: GalleryChecks;
+}
+
+/** An asset's part of a check: its files' figures, those not measured, and each broken rule in words. */
+export interface GalleryChecks {
+  files: Omit<CheckedFile, 'id'>[];
+  unmeasured: Omit<UnmeasuredFile, 'id'>[];
+  failures: string[];
 }
 
 export interface Gallery {
@@ -218,6 +228,7 @@ function renderCard(asset: GalleryAsset): string {
     set.length ? `<ul class="set">${set.join('')}</ul>` : '',
     `<dl class="meta">${meta.join('')}</dl>`,
     ...(asset.atlas?.notes ?? []).map((note) => `<p class="atlas-note">${h(note)}</p>`),
+    asset.checks ? renderChecks(asset.checks) : '',
     asset.reason ? `<p class="reason">${h(asset.reason)}</p>` : '',
     asset.resume ? `<p class="resume">resume: <code>${h(asset.resume)}</code></p>` : '',
     '</div>',
@@ -269,6 +280,27 @@ function renderMetrics(metrics: TakeMetrics): string {
     `<dt>colours</dt><dd>${colours}</dd>`,
     `<dt>transparent</dt><dd>${metrics.transparency ? 'yes' : 'no'}</dd>`,
   ].join('');
+}
+
+/** An asset's check figures, a line per image, and its broken rules marked as failures (docs/check.md). */
+function renderChecks(checks: GalleryChecks): string {
+  const lines = checks.files.map((file) => {
+    const figures = [
+      `${file.width}×${file.height}`,
+      `alpha ${file.alpha ? 'yes' : 'no'}`,
+      `fill ${file.fill}`,
+      `${file.colors.atLeast ? '>' : ''}${file.colors.count} colours`,
+      ...(file.seam !== undefined ? [`seam ${file.seam}`] : []),
+      ...(file.outlier
+        ? [`outlier distance ${file.outlier.distance}/64 in ${file.outlier.group}${file.outlier.flagged ? ' (outlier)' : ''}`]
+        : []),
+    ];
+    return `<li><code>${h(file.path)}</code> ${h(figures.join(' · '))}</li>`;
+  });
+  const unmeasured = checks.unmeasured.map((file) => `<li>${file.path ? `<code>${h(file.path)}</code> ` : ''}${h(file.problem)}</li>`);
+  const failures = checks.failures.map((failure) => `<li class="check-fail">✗ ${h(failure)}</li>`);
+  const verdict = checks.failures.length ? `${checks.failures.length} broken` : 'passed';
+  return `<section class="checks" data-checks="${checks.failures.length ? 'failed' : 'passed'}"><h3>Checks <small>${verdict}</small></h3><ul>${[...lines, ...unmeasured, ...failures].join('')}</ul></section>`;
 }
 
 function renderMedia(file: GalleryFile, atlas?: GalleryAtlas): string {

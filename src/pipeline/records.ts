@@ -37,6 +37,12 @@ export interface ManifestAsset {
   variants?: number;
   /** Sheet assets: what to pack (pipeline/sheet.ts); `out` is then a .png file. */
   sheet?: SheetSpec;
+  /** `tile: true`: the image repeats edge to edge, so `assetgen check` measures its seam (./checks.ts). */
+  tile?: true;
+  /** `checks:` (its own rules over defaults.checks, rule by rule): what `assetgen check` holds its outputs to. */
+  checks?: CheckRules;
+  /** An asset expanded from a `matrix` entry: that entry's id pattern (`potion-${color}`), which names its group. */
+  matrix?: string;
   out: OutputTarget;
   /** Where the asset's entry starts in the manifest, for errors found later. */
   position: Position;
@@ -95,6 +101,23 @@ export interface SheetSpec {
    * glob's frames by frame number. Written into the data file as `animations` (pipeline/sheet.ts).
    */
   animations?: Record<string, string | string[]>;
+}
+
+/**
+ * The rules of `checks:` (docs/check.md): each turns one figure `assetgen check` measures on every
+ * output image into a pass or a failure. Fractions are 0–1, seams 0–255, outlier distances bits of 64.
+ */
+export interface CheckRules {
+  /** Some pixel less than fully opaque (required), or none (forbidden). */
+  alpha?: 'required' | 'forbidden';
+  /** The opaque bounding box's share of the canvas. */
+  fill?: { min?: number; max?: number };
+  /** Distinct RGBA values. */
+  colors?: { max: number };
+  /** A `tile: true` image's seam score. */
+  seam?: { max: number };
+  /** The perceptual-hash distance to the other members of its matrix or sheet. */
+  outlier?: { max: number };
 }
 
 // ── The lock ──────────────────────────────────────────────────────────────────────────────────────

@@ -34,6 +34,8 @@ export interface ExpandedAssets {
   items: unknown[];
   /** The field path of item `index` in messages: `assets[2]`, `assets[2][color=red,size=small]`. */
   fieldOf(index: number): string;
+  /** Item `index` made by a `matrix` entry: that entry's id pattern (`potion-${color}`), which names the group; else undefined. */
+  matrixOf(index: number): string | undefined;
 }
 
 /**
@@ -49,16 +51,28 @@ export function expandTemplates(walker: TemplateWalker, top: ReadonlyMap<string,
   const expander = new Expander(walker, vars, style);
   const items: unknown[] = [];
   const labels: string[] = [];
+  const matrices: (string | undefined)[] = [];
   source.forEach((item, index) => {
     const expanded = expander.entry(item as Node_, index) ?? [[item, `assets[${index}]`]];
+    const matrix = matrixIdPattern(walker, item as Node_);
     for (const [node, label] of expanded) {
       items.push(node);
       labels.push(label);
+      matrices.push(matrix);
     }
   });
+  const matrixOf = (index: number): string | undefined => matrices[index];
   // The common manifest has no matrix: its fields keep their index without a label each.
-  if (items.length === source.length && expander.changedCount === 0) return { items, fieldOf: (index) => `assets[${index}]` };
-  return { items, fieldOf: (index) => labels[index] ?? `assets[${index}]` };
+  if (items.length === source.length && expander.changedCount === 0) return { items, fieldOf: (index) => `assets[${index}]`, matrixOf };
+  return { items, fieldOf: (index) => labels[index] ?? `assets[${index}]`, matrixOf };
+}
+
+/** The id pattern of a `matrix` entry as written (`potion-${color}`); undefined for any other entry. */
+function matrixIdPattern(walker: TemplateWalker, item: Node_): string | undefined {
+  const node = walker.resolve(item);
+  if (!isMap(node)) return undefined;
+  const named = (name: string) => node.items.find((pair) => stringOf(walker.resolve(pair.key as Node_)) === name);
+  return named('matrix') ? stringOf(walker.resolve(named('id')?.value as Node_)) : undefined;
 }
 
 /** Keeps one issue of those an expansion repeats (same place, same message), saying how many more. */

@@ -11,6 +11,7 @@ import { readPlainManifest } from './manifest-reader.js';
 import { Walker, type Entry, type Node_ } from './manifest-walker.js';
 import { assetPost, readPost, type PostStep } from './manifest-post.js';
 import { checkSheetOut, checkSheets, readSheet } from './manifest-sheet.js';
+import { assetChecks, readChecks, type WrittenChecks } from './manifest-checks.js';
 import { outputStem, parseOut } from './paths.js';
 import { expandTemplates, type ExpandedAssets } from './templates.js';
 
@@ -21,8 +22,8 @@ const ASPECT_RATIO = /^[1-9][0-9]*:[1-9][0-9]*$/;
 const TOP_FIELDS = ['$schema', 'budget', 'prices', 'provenance', 'vars', 'defaults', 'assets'];
 /** The sections of `prices`: what each names, by kind of paid call. */
 const PRICE_SECTIONS = ['agents', 'workflows'] as const;
-const DEFAULT_FIELDS = ['agent', 'out', 'style', 'post', 'variants'];
-const ASSET_FIELDS = 'id prompt workflow video agent set out duration aspectRatio style matrix post variants sheet'.split(' ');
+const DEFAULT_FIELDS = ['agent', 'out', 'style', 'post', 'variants', 'checks'];
+const ASSET_FIELDS = 'id prompt workflow video agent set out duration aspectRatio style matrix post variants sheet tile checks'.split(' ');
 /** The field that makes an asset of each kind. */
 const KIND_FIELDS = { prompt: 'image', workflow: 'workflow', video: 'video', sheet: 'sheet' } as const;
 const KIND_NAMES = Object.keys(KIND_FIELDS) as (keyof typeof KIND_FIELDS)[];
@@ -176,6 +177,8 @@ interface AssetDefaults {
   defaultPost?: PostStep[];
   /** defaults.variants: the takes of image assets that give no `variants` of their own. */
   defaultVariants?: number;
+  /** defaults.checks: the rules of image and workflow assets, under their own rule by rule. */
+  defaultChecks?: WrittenChecks;
 }
 
 function readDefaults(walker: Walker, defaults: Entry | undefined): AssetDefaults {
@@ -188,6 +191,7 @@ function readDefaults(walker: Walker, defaults: Entry | undefined): AssetDefault
   read.defaultAgent = walker.string(entries.get('agent'), 'defaults.agent');
   read.defaultPost = readPost(walker, entries.get('post'), 'defaults.post');
   read.defaultVariants = readVariants(walker, entries.get('variants'), 'defaults.variants');
+  read.defaultChecks = readChecks(walker, entries.get('checks'), 'defaults.checks');
   const out = walker.string(entries.get('out'), 'defaults.out');
   if (out !== undefined) {
     // defaults.out is always a folder: the trailing slash is optional there.
@@ -216,6 +220,8 @@ function readAssets(walker: Walker, templates: ExpandedAssets, defaults: AssetDe
     else if (rawId !== undefined) ids.set(rawId.toLowerCase(), index);
     const asset = readAsset(walker, node, field, defaults);
     if (!asset) return;
+    const matrix = templates.matrixOf(index);
+    if (matrix !== undefined) asset.matrix = matrix;
     // A workflow's files carry node suffixes; an image or a video is one file with this stem.
     if (asset.kind !== 'workflow' && first === undefined) {
       const stem = outputStem(asset.out, asset.id);
@@ -289,6 +295,7 @@ function readAsset(walker: Walker, node: Node, field: string, options: AssetDefa
       ? options.defaultVariants
       : undefined;
   if (kind === 'sheet') checkSheetOut(walker, { entries, node, field, out });
+  const checked = assetChecks(walker, { entries, node, field, kind }, options.defaultChecks);
 
   if (walker.issues.length > before || !id || !kind || !text || !out) return undefined;
   const { line, col } = walker.positionOf(node);
@@ -303,7 +310,7 @@ function readAsset(walker: Walker, node: Node, field: string, options: AssetDefa
   if (post?.length) asset.post = post;
   // One take is an asset without takes: `variants: 1` and none are the same asset.
   if (kind === 'image' && variants !== undefined && variants > 1) asset.variants = variants;
-  return asset;
+  return Object.assign(asset, checked);
 }
 
 /** Why `variants` is refused on each kind that is not an image (said after "does not apply to a … asset"). */

@@ -126,7 +126,9 @@ async function prepare(example: Example, project: ReturnType<typeof freshProject
   };
   const [command] = example.args;
   // Commands that read the project's manifest start from the starter one.
-  if (['build', 'report', 'lock', 'takes', 'pick'].includes(command!)) await ok(['init']);
+  if (['build', 'report', 'lock', 'takes', 'pick', 'check'].includes(command!)) await ok(['init']);
+  // `check` measures what a build made: the starter's sword, built.
+  if (command === 'check') await ok(['build', '--yes']);
   // `takes` looks at an asset built with takes: the starter's sword, given `variants: 3`, built.
   if (command === 'takes') {
     const manifest = path.join(project.home.cwd, 'assetgen.yaml');

@@ -73,6 +73,7 @@ describe('assetgen mcp', () => {
         'wait_run',
         'wait_video',
         'build',
+        'check_assets',
         'list_takes',
         'pick_variant',
       ].sort(),
@@ -100,6 +101,8 @@ describe('assetgen mcp', () => {
       });
     }
     expect(byName.list_jobs!.annotations?.openWorldHint).toBe(false);
+    // check_assets reads the project's files only: no service, nothing written.
+    expect(byName.check_assets!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     // Takes: looked at and picked in the project only (the output remade from a kept take), never paid.
     for (const name of ['list_takes', 'pick_variant'])
       expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, idempotentHint: true, openWorldHint: false });

@@ -20,7 +20,8 @@ beforeAll(async () => {
   home = tempHome();
   fs.writeFileSync(
     path.join(home.cwd, 'assetgen.yaml'),
-    'defaults: { agent: sprite-artist, out: assets/ }\nassets:\n  - id: sword\n    prompt: rusty sword\n',
+    // The mock's images are opaque: `alpha: forbidden` holds (check_assets and build with check answer without error).
+    'defaults: { agent: sprite-artist, out: assets/ }\nassets:\n  - id: sword\n    prompt: rusty sword\n    checks: { alpha: forbidden }\n',
   );
   mcp = await startMcp({
     env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey, ASSETGEN_SESSION: mock.sessionCookie },
@@ -45,7 +46,7 @@ async function structured(name: string, args: Record<string, unknown> = {}): Pro
 describe('structured tool results', () => {
   it('every tool declares an outputSchema, and every answer validates against it', async () => {
     const { tools } = await mcp.client.listTools(); // the client caches each tool's validator from here
-    expect(tools).toHaveLength(13); // list_takes and pick_variant answer in takes-build.test.ts, through a client that validates the same way
+    expect(tools).toHaveLength(14); // list_takes and pick_variant answer in takes-build.test.ts, through a client that validates the same way
     for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe('object');
 
     expect((await structured('list_agents')).source).toBe('service');
@@ -74,6 +75,21 @@ describe('structured tool results', () => {
     expect(plan).toMatchObject({ dryRun: true, items: [{ id: 'sword', status: 'new' }] });
     const built = await structured('build');
     expect(built).toMatchObject({ items: [{ id: 'sword', outcome: 'built' }], totals: { built: 1 } });
+    const checkedBuild = await structured('build', { check: true });
+    expect(checkedBuild).toMatchObject({ totals: { unchanged: 1 }, checks: { ok: true, rules: { sword: { alpha: 'forbidden' } } } });
+    const checked = await structured('check_assets');
+    expect(checked).toMatchObject({ ok: true, failures: [], files: [{ id: 'sword', path: 'assets/sword.png', alpha: false, fill: 1 }] });
+
+    // A broken rule: an error naming it with its figure, the whole result carried (and valid) beside it.
+    const manifest = path.join(home.cwd, 'assetgen.yaml');
+    fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace('alpha: forbidden', 'alpha: required'));
+    const { result } = await mcp.call('check_assets', { ids: ['sword'] });
+    expect(result.isError).toBe(true);
+    expect(JSON.parse((result.content[0] as { text: string }).text).error).toMatchObject({
+      code: 'checks_failed',
+      message: expect.stringContaining('assets/sword.png (sword): alpha required, but every pixel is opaque'),
+    });
+    expect(result.structuredContent).toMatchObject({ ok: false, failures: [{ id: 'sword', rule: 'alpha', figure: false }] });
   });
 
   it('a wait that outlasts max_wait_seconds answers with the job and how to resume, in the same schema', async () => {

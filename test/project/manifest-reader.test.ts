@@ -210,7 +210,7 @@ describe('the plain manifest reader', () => {
       'defaults: { agent: sprite-artist }\nassets:\n  - id: coin\n    prompt: gold coin\n    colour: gold\n  - id: coin\n    prompt: 7\n';
     expect(readPlainManifest(text)).toBeDefined();
     expect(thrown(() => manifestOf(text)).message.split('\n')).toEqual([
-      'assetgen.yaml:5:5: assets[0].colour: unknown field (expected one of: id, prompt, workflow, video, agent, set, out, duration, aspectRatio, style, matrix, post, variants, sheet)',
+      'assetgen.yaml:5:5: assets[0].colour: unknown field (expected one of: id, prompt, workflow, video, agent, set, out, duration, aspectRatio, style, matrix, post, variants, sheet, tile, checks)',
       'assetgen.yaml:6:9: assets[1].id: duplicate id "coin" (also assets[0]; case does not count)',
       'assetgen.yaml:7:13: assets[1].prompt: must be a string (quote it: "7")',
     ]);

@@ -69,9 +69,9 @@ describe('parseManifest', () => {
       '    out: assets/', // 8
     ].join('\n');
     expect(issues(text)).toEqual([
-      'assetgen.yaml:1:35: defaults.colour: unknown field (expected one of: agent, out, style, post, variants)',
+      'assetgen.yaml:1:35: defaults.colour: unknown field (expected one of: agent, out, style, post, variants, checks)',
       'assetgen.yaml:3:5: assets[0].prompt: missing prompt: give one of prompt (image), workflow, video or sheet',
-      'assetgen.yaml:4:5: assets[0].promt: unknown field (expected one of: id, prompt, workflow, video, agent, set, out, duration, aspectRatio, style, matrix, post, variants, sheet)',
+      'assetgen.yaml:4:5: assets[0].promt: unknown field (expected one of: id, prompt, workflow, video, agent, set, out, duration, aspectRatio, style, matrix, post, variants, sheet, tile, checks)',
       'assetgen.yaml:5:9: assets[1].id: duplicate id "sword" (also assets[0]; case does not count)',
       'assetgen.yaml:7:5: assets[2].prompt: missing prompt: give one of prompt (image), workflow, video or sheet',
     ]);

@@ -59,6 +59,8 @@ describe('expansion', () => {
       agent: 'icon-forge',
       prompt: 'a large blue potion from a flooded dungeon, 32x32 pixel art',
       out: { type: 'folder', dir: 'assets/large' },
+      // Its group for `assetgen check`'s outliers: the entry's id pattern.
+      matrix: 'potion-${color}-${size}',
     });
     // Every expansion points at its template.
     expect(new Set(manifestOf(POTIONS).assets.map((asset) => JSON.stringify(asset.position)))).toEqual(new Set(['{"line":6,"col":5}']));
@@ -117,7 +119,14 @@ describe('expansion', () => {
         out: { type: 'folder', dir: 'art/sprites' },
       },
       { id: 'shared', kind: 'image', agent: 'icon-forge', prompt: 'a dwarf shield', out: { type: 'folder', dir: 'art' } },
-      { id: 'shield-elf', kind: 'image', agent: 'icon-forge', prompt: 'a elf shield', out: { type: 'folder', dir: 'art' } },
+      {
+        id: 'shield-elf',
+        kind: 'image',
+        agent: 'icon-forge',
+        prompt: 'a elf shield',
+        out: { type: 'folder', dir: 'art' },
+        matrix: 'shield-${who}',
+      },
     ]);
   });
 

@@ -67,8 +67,17 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   }
 }
 
-/** --more pays for each asset it names: never for every asset by omission; and it keeps what --prune-takes would delete. */
+/**
+ * --more pays for each asset it names: never for every asset by omission; and it keeps what
+ * --prune-takes would delete. --check goes with a build, not a dry run.
+ */
 function checkTakeFlags(selectors: string[], options: BuildOptions): void {
+  // A dry run changes no file: the outputs it would check are those `assetgen check` measures now.
+  if (options.check && options.dryRun)
+    throw new UsageError(
+      '--check measures the outputs a build leaves, and --dry-run builds nothing: use one at a time.',
+      'Run `assetgen check` to hold the outputs as they are to their rules.',
+    );
   if (options.more === undefined) return;
   if (!selectors.length)
     throw new UsageError(
@@ -215,7 +224,7 @@ async function runOrShow(
         ...(capWords ? { capName: capWords.name } : {}),
         ...(priceRemedy ? { priceRemedy } : {}),
       },
-      { file, lockFile: writer.file, service },
+      { file, lockFile: writer.file, service, manifest },
       restored,
     );
     // What this build made, and what it found up to date: an asset built before the cache was set,

@@ -20,6 +20,7 @@ import { cardsFromBuild, cardsFromPlan, loadCards, type Card } from '../../pipel
 import { placeToWrite, writeFileInside } from '../../files/confine.js';
 import { outputRoot } from '../../cli/save.js';
 import type { AssetResult } from '../../pipeline/outcome.js';
+import type { CheckReport } from '../../pipeline/checks.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { openPlannedProject } from './open.js';
 import { discloseProject, renderDisclosure } from './disclosure.js';
@@ -111,11 +112,13 @@ export interface BuildGallery {
 export async function writeBuildReport(
   ctx: CommandContext,
   target: string,
-  build: { plan: Plan; items: readonly AssetResult[]; lock: Lock; file: string; service: string },
+  build: { plan: Plan; items: readonly AssetResult[]; lock: Lock; file: string; service: string; checks?: CheckReport },
 ): Promise<BuildGallery> {
   const absolute = path.resolve(ctx.cwd, target);
   try {
-    const { cards, gone } = cardsFromBuild(build.plan, build.items, build.lock);
+    const built = cardsFromBuild(build.plan, build.items, build.lock);
+    const cards = build.checks ? withChecks(built.cards, build.checks) : built.cards;
+    const gone = built.gone;
     const { totals } = await writeGallery(ctx, absolute, 'build', { file: build.file, service: build.service, cards, gone });
     ctx.out.info(summary(ctx, absolute, totals, FROM.build.credits));
     return { document: { report: absolute } };
@@ -124,6 +127,20 @@ export async function writeBuildReport(
     const hint = 'The build is recorded in assetgen.lock: `assetgen report -o <file.html>` writes the report again.';
     return { document: { reportError: failure.message }, error: new AssetgenError(failure.message, { code: failure.code, hint }) };
   }
+}
+
+/** Each card with its asset's figures from `build --check` (an asset without images has none). */
+function withChecks(cards: Card[], report: CheckReport): Card[] {
+  return cards.map((card) => {
+    const mine = <T extends { id: string }>(list: T[]): Omit<T, 'id'>[] =>
+      list.filter((entry) => entry.id === card.id).map(({ id: _id, ...rest }) => rest);
+    const checks = {
+      files: mine(report.files),
+      unmeasured: mine(report.unmeasured),
+      failures: mine(report.failures).map((f) => f.message),
+    };
+    return checks.files.length || checks.unmeasured.length ? { ...card, checks } : card;
+  });
 }
 
 async function writeGallery(

@@ -14,6 +14,7 @@ import type { Shard } from '../../pipeline/shard.js';
 import type { SidecarsWritten } from '../../pipeline/sidecars.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import type { BuildPrices } from './build-prices.js';
+import type { CheckDocument } from './check.js';
 
 /** The flags of `assetgen build` (program.cts). */
 export interface BuildOptions {
@@ -40,6 +41,8 @@ export interface BuildOptions {
   /** The shared remote cache's URL (else ASSETGEN_REMOTE_CACHE_URL), and restore-only (./remote.ts). */
   remoteCache?: string;
   remoteCacheReadOnly?: boolean;
+  /** Then measure the outputs and hold them to the manifest's `checks:` (./check.ts); exit 9 when one is broken. */
+  check?: boolean;
 }
 
 /** What a build computed: its dry run's plan, or every asset's outcome of a build that ran. */
@@ -92,7 +95,7 @@ export interface BudgetCheck {
 }
 
 /** The flags of `assetgen build` a run reads; `maxCredits` is the cap in force (flag or manifest budget). */
-export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | 'file' | 'lockOut' | 'report'> & {
+export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | 'file' | 'lockOut' | 'report' | 'check'> & {
   maxCredits?: number;
   /** The cap as the reader set it (cap.ts capName), for refusals; with `maxCredits`. */
   capName?: string;
@@ -128,6 +131,8 @@ export interface BuildRunResult {
   sidecars?: SidecarsWritten;
   /** Sheets this build left stale (not packed), each with why; absent when none. */
   staleSheets?: StaleSheet[];
+  /** With --check: the figures of every output image and the rules they break (`assetgen check --json`). */
+  checks?: CheckDocument;
   credits: CreditsReport;
   mock?: true;
 }

@@ -10,6 +10,7 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 import { listIds, staleSheetLine } from './plan-summary.js';
 import { exceededNote } from './cap.js';
 import type { BuildRun, BuildRunResult } from './records.js';
+import { renderChecks, throwIfBroken } from './check.js';
 
 /** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
 export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
@@ -33,12 +34,14 @@ export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
   if (result.sidecars)
     ctx.out.info(`Provenance: ${plural(result.sidecars.written.length, 'sidecar')} written, ${result.sidecars.current} already current.`);
   renderCredits(ctx, result);
+  if (result.checks) renderChecks(ctx, result.checks);
 }
 
 /**
  * The exit of a build that ran, from its outcomes: interrupted 130, failed 1, capped 8; then what it
- * wrote after them and could not (the gallery, provenance sidecars), exit 1. Those are reported in
- * every case: with the build's own failure, each is printed before it (--json: in the document).
+ * wrote after them and could not (the gallery, provenance sidecars), exit 1; then --check's broken
+ * rules, exit 9. Those are reported in every case: with the build's own failure, each is printed
+ * before it (--json: in the document).
  */
 export function settleRun(ctx: CommandContext, result: BuildRun): void {
   const failed = result.sidecars?.failed ?? [];
@@ -50,6 +53,7 @@ export function settleRun(ctx: CommandContext, result: BuildRun): void {
           hint: 'The build is recorded in assetgen.lock: fix what is in the way and run `assetgen build` again (writing a sidecar costs nothing).',
         })
       : undefined,
+    checksError(result),
   ].filter((error): error is AssetgenError => error !== undefined);
   try {
     throwForOutcome(ctx, result);
@@ -60,6 +64,16 @@ export function settleRun(ctx: CommandContext, result: BuildRun): void {
   if (!afterwards.length) return;
   if (!ctx.out.json) for (const after of afterwards.slice(1)) ctx.out.error(`Error: ${sanitizeLine(after.message)}`);
   throw afterwards[0];
+}
+
+/** --check's broken rules as the error they stand for (exit 9), or undefined. */
+function checksError(result: BuildRun): AssetgenError | undefined {
+  try {
+    if (result.checks) throwIfBroken(result.checks);
+    return undefined;
+  } catch (error) {
+    return error as AssetgenError;
+  }
 }
 
 function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, priceRemedy }: BuildRun): void {

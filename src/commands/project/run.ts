@@ -7,7 +7,7 @@ import { UsageError } from '../../cli/errors.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
 import { withCredits } from '../../cli/charged.js';
 import { totalsOf, type AssetOutcome, type AssetResult } from '../../pipeline/outcome.js';
-import type { Lock, Plan } from '../../pipeline/records.js';
+import type { Lock, Manifest, Plan } from '../../pipeline/records.js';
 import { pickedTake, unpickedNote } from '../../pipeline/takes.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
@@ -26,7 +26,7 @@ export async function runBuild(
   root: string,
   writer: LockWriter,
   flags: RunFlags,
-  where: { file: string; lockFile: string; service: string },
+  where: { file: string; lockFile: string; service: string; manifest: Manifest },
   /** Assets restored from the remote cache before the plan ran (./remote.ts): their outcome unless the pool worked on them too. */
   restored: readonly ItemResult[] = [],
 ): Promise<BuildRun> {
@@ -67,8 +67,19 @@ export async function runBuild(
   const sidecars = flags.provenance === 'sidecar' ? await writeBuildSidecars(root, plan, items, writer.lock) : undefined;
   for (const failure of sidecars?.failed ?? [])
     ctx.out.warn(`Could not write ${sanitizeLine(failure.path)}: ${sanitizeLine(failure.reason)}`);
+  // --check: the outputs of the assets this build covered (its selection, its shard) as it left
+  // them, measured (no service call); not after Ctrl-C.
+  const covered = new Set(plan.items.filter((item) => item.asset).map((item) => item.id));
+  const checks =
+    flags.check && !ctx.signal.aborted
+      ? await (
+          await import('./check.js')
+        ).measureProject(where.manifest, writer.lock, { manifest: where.file, lock: where.lockFile }, covered)
+      : undefined;
   // The gallery is written whatever the outcome; its own failure never hides the build's (gallery.ts).
-  const gallery = flags.report ? await writeBuildReport(ctx, flags.report, { plan, items, lock: writer.lock, ...where }) : undefined;
+  const gallery = flags.report
+    ? await writeBuildReport(ctx, flags.report, { plan, items, lock: writer.lock, file: where.file, service: where.service, checks })
+    : undefined;
   const result = withCredits(ctx, {
     manifest: where.file,
     lock: where.lockFile,
@@ -78,6 +89,7 @@ export async function runBuild(
     maxCredits: flags.maxCredits ?? null,
     ...(sidecars ? { sidecars } : {}),
     ...(stale.length ? { staleSheets: stale } : {}),
+    ...(checks ? { checks } : {}),
     ...gallery?.document,
   });
   const words = { ...(flags.capName ? { capName: flags.capName } : {}), ...(flags.priceRemedy ? { priceRemedy: flags.priceRemedy } : {}) };

@@ -7,7 +7,7 @@ import { callCommand, type ServerScope } from '../call.js';
 import { projectManifest } from '../project.js';
 import { OUTPUT } from '../schemas.js';
 import { defineTool } from '../tool.js';
-import { PAID, takeCount } from './common.js';
+import { LOCAL, PAID, takeCount } from './common.js';
 import { builtContactSheets } from './takes.js';
 
 export function registerBuildTools(server: McpServer, scope: ServerScope): void {
@@ -29,6 +29,12 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
       more: takeCount(
         'K more takes of each image asset in ids, earlier takes kept (a paid call each; dry_run shows the cost). Only when the user wants other options and no existing take will do (see list_takes).',
       ),
+      check: z
+        .boolean()
+        .optional()
+        .describe(
+          "Then measure the outputs and hold them to the manifest's checks: rules, as check_assets does (`checks` in the result; an error when a rule is broken). Not with dry_run.",
+        ),
     },
     output: OUTPUT.build,
     kind: PAID,
@@ -41,11 +47,26 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
         maxCredits: args.max_credits,
         yes: args.confirm_videos,
         more: args.more,
+        check: args.check,
         concurrency: 4,
       });
       // Takes made by this build, shown numbered: the agent can ask the user to choose, then pick_variant.
       const content = 'dryRun' in result ? [] : await builtContactSheets(ctx, scope, result.items);
       return { result, content };
+    },
+  });
+
+  defineTool(server, scope, 'check_assets', {
+    title: "Check the project's output images",
+    description:
+      "Measures the output images of the project's assets as they are on disk (alpha, the drawn area and its share of the canvas, colour count, a tile's seam, how unlike its matrix or sheet siblings each looks) and holds them to the checks: rules of assetgen.yaml. No service call, no credits. A broken rule is an error naming it with its figure; the result lists every figure. Run it after building, before telling the user the assets are done.",
+    input: { ids: z.array(z.string().min(1)).optional().describe('Asset ids or globs (default: every asset).') },
+    output: OUTPUT.check_assets,
+    kind: LOCAL,
+    async call(ctx, args) {
+      const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd);
+      const { check } = await import('../../commands/project/check.js');
+      return { result: await callCommand(ctx, check, args.ids ?? [], { file }) };
     },
   });
 }
