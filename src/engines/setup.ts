@@ -107,7 +107,7 @@ export function engineSetup(engine: Engine, root: string, manifest: Pick<Manifes
 
 function godotChange(root: string): PlannedChange {
   const before = required(root, GODOT_FILE, 'Godot');
-  return spliceChange(GODOT_FILE, before, godotSplices(before), 'the default canvas texture filter (Nearest) and texture import defaults');
+  return spliceChange(GODOT_FILE, before, godotSplices(before), 'canvas texture filter Nearest; texture imports lossless, without mipmaps');
 }
 
 function unitySetup(root: string, manifest: Pick<Manifest, 'assets'>): EngineSetup {
