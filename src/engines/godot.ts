@@ -37,11 +37,25 @@ export function godotSplices(text: string): Splice[] {
       'Open and convert the project in Godot 4 first, or set the import defaults in Godot 3 by hand (docs/engines/godot.md).',
     );
   const texture = findEntry(sections, 'importer_defaults', 'texture');
+  const rendering = setIniValues(text, 'rendering', GODOT_RENDERING, GODOT_STYLE);
+  if (texture) return [...rendering, ...dictionarySplices(text, texture.valueStart, texture.valueEnd, GODOT_TEXTURE_IMPORT)];
+  // The importer's section is placed in the file as the rendering key leaves it: both may go at its
+  // end, and the second must follow the first (one blank line between sections, not two).
+  const atEnd = rendering.filter((splice) => splice.start === text.length);
+  const extended = text + atEnd.map((splice) => splice.text).join('');
+  const importer = setIniValues(
+    extended,
+    'importer_defaults',
+    [['texture', dictionary(GODOT_TEXTURE_IMPORT, lineEnding(text))]],
+    GODOT_STYLE,
+  );
+  const appended = importer.filter((splice) => splice.start >= text.length).map((splice) => splice.text);
   return [
-    ...setIniValues(text, 'rendering', GODOT_RENDERING, GODOT_STYLE),
-    ...(texture
-      ? dictionarySplices(text, texture.valueStart, texture.valueEnd, GODOT_TEXTURE_IMPORT)
-      : setIniValues(text, 'importer_defaults', [['texture', dictionary(GODOT_TEXTURE_IMPORT, lineEnding(text))]], GODOT_STYLE)),
+    ...rendering.filter((splice) => splice.start < text.length),
+    ...importer.filter((splice) => splice.start < text.length),
+    ...(atEnd.length || appended.length
+      ? [{ start: text.length, end: text.length, text: [...atEnd.map((splice) => splice.text), ...appended].join('') }]
+      : []),
   ];
 }
 
