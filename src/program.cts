@@ -18,6 +18,7 @@ import {
   MAX_TAKES,
 } from './cli/values.cjs';
 import { PREVIEW_MODES } from './ui/preview/modes.cjs';
+import { ENGINES } from './engines/names.cjs';
 
 export { commandPath, EXAMPLES } from './cli/help.cjs';
 import type { Command as AssetgenCommand, CommandResult } from './cli/command.js';
@@ -227,8 +228,15 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
   // ── build pipelines (assetgen.yaml → assetgen.lock) ─────────────────────────────────────────────────
   program
     .command('init')
-    .description('write a commented starter assetgen.yaml (never over an existing one)')
-    .option('-f, --file <path>', 'where to write it (default: ./assetgen.yaml)')
+    .description(
+      "set up a project: a commented starter assetgen.yaml (never over an existing one), the .gitignore lines, and with --engine the engine's pixel-art defaults (shown as a diff, asked first)",
+    )
+    .option('-f, --file <path>', 'the manifest to write, or with --engine to read (default: ./assetgen.yaml)')
+    .addOption(
+      new Option('--engine <engine>', "also set the engine's project defaults: nearest filtering, no mipmaps, lossless").choices(ENGINES),
+    )
+    .option('-y, --yes', 'write without asking (required without a terminal to change a file that is already there)')
+    .option('--dry-run', 'show the changes; write nothing')
     .action(run(async () => (await import('./commands/project/init.js')).init));
 
   program

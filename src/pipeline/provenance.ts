@@ -1,6 +1,6 @@
 // Provenance: what the lock knows of each generated file (prompt, agent or workflow, service, job,
-// date, credits, hashes, post steps), as one record per file — written beside the file as
-// `<file>.assetgen.json` (`provenance: sidecar`, ./sidecars.ts) and listed by
+// date, credits, hashes, post steps), as one record per file — written as `<file>.assetgen.json`
+// where the manifest's `provenance:` says (./sidecars.ts) and listed by
 // `assetgen report --disclosure` for store and legal disclosures. Pure: prints nothing, reads nothing.
 import { idempotencyKeyFor, specHash, stableStringify } from './hash.js';
 import { describePostSteps, type PostStep } from '../imaging/post-steps.js';
@@ -10,10 +10,6 @@ import { markdownCell } from './markup.js';
 
 /** IPTC's term for media made by a trained model from a prompt (the NewsCodes digital source type). */
 export const DIGITAL_SOURCE_TYPE = 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia';
-
-/** The sidecar of `<file>`: `<file>.assetgen.json`, beside it. */
-export const SIDECAR_SUFFIX = '.assetgen.json';
-export const sidecarOf = (file: string): string => `${file}${SIDECAR_SUFFIX}`;
 
 export interface ProvenanceRecord {
   /** The file, relative to the project root (forward slashes), and its bytes as assetgen wrote them. */

@@ -58,9 +58,15 @@ export interface Manifest {
   budget?: number;
   /** `prices`: the credits one paid call of each agent or workflow costs, as the manifest declares them. */
   prices?: DeclaredPrices;
-  /** `sidecar`: a build writes `<file>.assetgen.json` beside each output (provenance.ts). */
-  provenance?: 'sidecar';
+  /** Where a build writes each output's provenance sidecar (sidecars.ts); absent: none is written. */
+  provenance?: SidecarPlace;
 }
+
+/**
+ * Where provenance sidecars go: mirrored under a folder of their own (`dir/<output path>.assetgen.json`,
+ * outside the game's asset folders, so they never ship by accident; the default), or beside each output.
+ */
+export type SidecarPlace = { sidecars: 'folder'; dir: string } | { sidecars: 'beside' };
 
 /** Credits per paid call, by agent (an image or a take) and by workflow (a run's submission). */
 export interface DeclaredPrices {

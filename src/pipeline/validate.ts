@@ -1,10 +1,12 @@
 // Checks manifest text against the manifest's rules, walking the YAML syntax tree so that each
 // problem carries the line and column of the field it concerns. Rules are kept in step with
 // schema/assetgen.schema.json (test/project/schema.test.ts runs both over the same files).
+import path from 'node:path';
 import { MAX_TAKES } from '../api/takes.cjs';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { ManifestIssue } from './errors.js';
-import type { AssetKind, DeclaredPrices, ManifestAsset, OutputTarget } from './records.js';
+import type { AssetKind, DeclaredPrices, ManifestAsset, OutputTarget, SidecarPlace } from './records.js';
+import { PROVENANCE_DIR } from './sidecar-place.js';
 import { SAFE_ID } from '../api/endpoints.js';
 import { AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit, positionIn, tooManyNodes } from './manifest-limits.js';
 import { readPlainManifest } from './manifest-reader.js';
@@ -12,7 +14,7 @@ import { Walker, type Entry, type Node_ } from './manifest-walker.js';
 import { assetPost, readPost, type PostStep } from './manifest-post.js';
 import { checkSheetOut, checkSheets, readSheet } from './manifest-sheet.js';
 import { assetChecks, readChecks, type WrittenChecks } from './manifest-checks.js';
-import { outputStem, parseOut } from './paths.js';
+import { isProjectPath, outputStem, parseOut } from './paths.js';
 import { expandTemplates, type ExpandedAssets } from './templates.js';
 
 export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -42,7 +44,7 @@ export interface ValidatedManifest {
   assets: ManifestAsset[];
   budget?: number;
   prices?: DeclaredPrices;
-  provenance?: 'sidecar';
+  provenance?: SidecarPlace;
   issues: ManifestIssue[];
 }
 
@@ -158,16 +160,47 @@ function readSettings(walker: Walker, fields: Map<string, Entry>): Pick<Validate
   const budget = typeof budgetValue === 'number' && Number.isSafeInteger(budgetValue) && budgetValue >= 0 ? budgetValue : undefined;
   if (budgetEntry && budget === undefined)
     walker.issue(budgetEntry.value ?? budgetEntry.key, 'budget', 'must be a whole number of credits ≥ 0 (the default --max-credits)');
-  // provenance: sidecar writes <file>.assetgen.json beside each output (the only way so far).
-  const provenanceEntry = fields.get('provenance');
-  const provenanceValue = isScalar(provenanceEntry?.value) ? provenanceEntry.value.value : undefined;
-  if (provenanceEntry && provenanceValue !== 'sidecar')
-    walker.issue(
-      provenanceEntry.value ?? provenanceEntry.key,
-      'provenance',
-      'must be `sidecar` (a <file>.assetgen.json beside each output)',
+  return { budget, provenance: readProvenance(walker, fields.get('provenance')) };
+}
+
+const PROVENANCE_SHAPE = 'must be `sidecar` (in .assetgen/provenance/), or `{ sidecars: folder, dir: <folder> }` or `{ sidecars: beside }`';
+
+/**
+ * `provenance`: where each output's `<file>.assetgen.json` goes. `sidecar` (the first form, kept)
+ * and `sidecars: folder` mirror the outputs under a folder of their own, .assetgen/provenance/ unless
+ * `dir` names another, which never ships with the game; `sidecars: beside` puts each beside its output.
+ */
+function readProvenance(walker: Walker, entry: Entry | undefined): SidecarPlace | undefined {
+  if (!entry) return undefined;
+  const value = walker.resolve(entry.value);
+  if (isScalar(value) && value.value === 'sidecar') return { sidecars: 'folder', dir: PROVENANCE_DIR };
+  if (!isMap(value)) return void walker.issue(value ?? entry.key, 'provenance', PROVENANCE_SHAPE);
+  const fields = walker.fields(value, 'provenance', ['sidecars', 'dir']);
+  const sidecarsEntry = fields.get('sidecars');
+  const sidecars = walker.string(sidecarsEntry, 'provenance.sidecars');
+  const dirEntry = fields.get('dir');
+  const dir = walker.string(dirEntry, 'provenance.dir');
+  // A field that is not a string was reported by walker.string already.
+  if ((sidecarsEntry && sidecars === undefined) || (dirEntry && dir === undefined)) return undefined;
+  if (sidecars === 'beside') {
+    if (dirEntry) return void walker.issue(dirEntry.key, 'provenance.dir', 'goes with `sidecars: folder` only');
+    return { sidecars: 'beside' };
+  }
+  if (sidecars !== 'folder')
+    return void walker.issue(
+      sidecarsEntry?.value ?? value,
+      'provenance.sidecars',
+      sidecarsEntry ? 'must be `folder` or `beside`' : 'missing: `folder` (a folder of their own) or `beside` (beside each output)',
     );
-  return { budget, provenance: provenanceValue === 'sidecar' ? 'sidecar' : undefined };
+  if (dir === undefined) return { sidecars: 'folder', dir: PROVENANCE_DIR };
+  const folder = path.posix.normalize(dir.replaceAll('\\', '/')).replace(/\/+$/, '');
+  if (folder === '.' || !isProjectPath(folder))
+    return void walker.issue(
+      dirEntry!.value,
+      'provenance.dir',
+      `${JSON.stringify(dir)} must be a folder inside the project other than its root (relative to the manifest)`,
+    );
+  return { sidecars: 'folder', dir: folder };
 }
 
 /** What `defaults` gives every asset that does not say otherwise. */

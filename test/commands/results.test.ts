@@ -125,8 +125,8 @@ describe('one result, two presentations', () => {
     expect(listed.human).toContain(listed.result.jobs[0].id);
     const { init } = await load<{ init: Cmd }>('commands/project/init.js');
     const made = await once(init, {});
-    expect(made.human.trim()).toBe('assetgen.yaml');
-    expect(made.result).toEqual({ manifest: path.join(home.cwd, 'assetgen.yaml'), created: true });
+    expect(made.human.trim()).toBe('assetgen.yaml\n.gitignore');
+    expect(made.result).toMatchObject({ manifest: path.join(home.cwd, 'assetgen.yaml'), created: true });
     const { version } = await load<{ version: Cmd }>('commands/version.js');
     const shown = await once(version);
     expect(shown.human.trim()).toBe(shown.result.version);

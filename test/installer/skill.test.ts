@@ -162,6 +162,7 @@ describe('every command the skill teaches', () => {
       [/<id>/g, ids.videoId],
       [/<assetId>/g, 'crate'],
       [/<k>/g, '2'],
+      [/<engine>/g, 'phaser'],
     ];
     for (const example of examples) {
       let line = example;
@@ -196,7 +197,8 @@ describe('every command the skill teaches', () => {
           .replace(/"<prompt>"/g, '"a wooden crate"')
           .replace(/<agentId>/g, 'icon-forge')
           .replace(/<workflowId>/g, 'wf_tileset')
-          .replace(/<folder>\//g, 'assets/');
+          .replace(/<folder>\//g, 'assets/')
+          .replace(/<engine>/g, 'phaser');
         const args = ['--mock', ...argv(line).slice(1)];
         if (args.includes('-o')) args.push('--force');
         const cwd = path.join(bare.cwd, `example-${index}`);

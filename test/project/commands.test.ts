@@ -27,7 +27,7 @@ describe('assetgen init', () => {
   it('writes the commented starter and prints its path', async () => {
     const result = await run(['init']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toBe('assetgen.yaml\n');
+    expect(result.stdout).toBe('assetgen.yaml\n.gitignore\n');
     expect(fs.readFileSync(path.join(home.cwd, 'assetgen.yaml'), 'utf8')).toBe(STARTER);
     expect(result.stderr).toContain('assetgen build --dry-run');
   });
@@ -46,7 +46,16 @@ describe('assetgen init', () => {
     writeFiles(home.cwd, { 'assetgen.yaml': STARTER });
     const result = await run(['init', '-f', 'game/assetgen.yaml', '--json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(parseJson(result)).toEqual({ manifest: path.join(home.cwd, 'game', 'assetgen.yaml'), created: true });
+    expect(parseJson(result)).toMatchObject({
+      manifest: path.join(home.cwd, 'game', 'assetgen.yaml'),
+      created: true,
+      changed: true,
+      files: [
+        { path: 'assetgen.yaml', action: 'create' },
+        { path: '.gitignore', action: 'create' },
+      ],
+    });
+    expect(fs.existsSync(path.join(home.cwd, 'game', '.gitignore'))).toBe(true);
     expect(fs.existsSync(path.join(home.cwd, 'game', 'assetgen.yaml'))).toBe(true);
     expect((await run(['init', '-f', 'sub/assetgen.yaml'])).stderr).toContain('assetgen.yaml is further up');
   });

@@ -24,7 +24,9 @@ assets:
   - { id: sword, prompt: a rusty sword, post: ${post} }
 `;
 const build = () => project.run(['build', '--json']);
-const sidecar = (name: string) => JSON.parse(fs.readFileSync(file(`${name}.assetgen.json`), 'utf8')) as ProvenanceRecord;
+// `provenance: sidecar` puts each sidecar under .assetgen/provenance/, mirroring the outputs.
+const sidecar = (name: string) =>
+  JSON.parse(fs.readFileSync(file(`.assetgen/provenance/${name}.assetgen.json`), 'utf8')) as ProvenanceRecord;
 type Item = { id: string; outcome: string; trim?: unknown; why?: string[] };
 const itemOf = (result: CliResult, id: string) => (parseJson(result).items as Item[]).find((item) => item.id === id)!;
 
@@ -170,7 +172,7 @@ describe('a generation id from a hostile server', () => {
       expect(result.code, result.stderr).toBe(0);
       const lock = readLock(path.join(home.cwd, 'assetgen.lock'));
       const read = (id: string) =>
-        JSON.parse(fs.readFileSync(path.join(home.cwd, `assets/${id}.png.assetgen.json`), 'utf8')) as ProvenanceRecord;
+        JSON.parse(fs.readFileSync(path.join(home.cwd, `.assetgen/provenance/assets/${id}.png.assetgen.json`), 'utf8')) as ProvenanceRecord;
       expect(lock.assets.good!.generationId).toBe(IDS.good);
       expect(read('good').generationId).toBe(IDS.good);
       for (const id of ['traversal', 'control', 'long', 'spaced']) {

@@ -1,6 +1,8 @@
 // Provenance against the real mock (in-process CLI over loopback): `provenance: sidecar` writes one
-// `<file>.assetgen.json` per output whose job id and credits are the lock's and the mock ledger's,
-// the images' bytes untouched; none without the setting; a missing sidecar comes back for free; and
+// `<file>.assetgen.json` per output under .assetgen/provenance/ (never in the game's asset folders),
+// whose job id and credits are the lock's and the mock ledger's, the images' bytes untouched;
+// `{sidecars: beside}` beside each output, `{sidecars: folder, dir}` elsewhere, and a change of place
+// moves assetgen's own sidecars; none without the setting; a missing sidecar comes back for free; and
 // `assetgen report --disclosure` lists every output (Markdown, and --json).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,21 +41,25 @@ const project = useMockProject({
 const build = (args: string[] = []) => project.run(['build', '--yes', '--json', ...args]);
 const lockOf = () => readLock(path.join(project.cwd, 'assetgen.lock'));
 const outputs = () => Object.values(lockOf().assets).flatMap((entry) => entry.files);
-const sidecar = (file: string): ProvenanceRecord =>
-  JSON.parse(fs.readFileSync(path.join(project.cwd, `${file}.assetgen.json`), 'utf8')) as ProvenanceRecord;
+/** Where `provenance: sidecar` puts the sidecar of an output. */
+const inFolder = (file: string): string => `.assetgen/provenance/${file}.assetgen.json`;
+const sidecar = (file: string, where = inFolder(file)): ProvenanceRecord =>
+  JSON.parse(fs.readFileSync(path.join(project.cwd, where), 'utf8')) as ProvenanceRecord;
 /** Every file under the project's assets/ folder. */
 const tree = (): string[] => (fs.readdirSync(path.join(project.cwd, 'assets'), { recursive: true }) as string[]).sort();
 
 describe('provenance: sidecar', () => {
-  it("writes one sidecar per output with the lock's record, job ids and credits as the ledger says, the images untouched", async () => {
+  it("writes one sidecar per output under .assetgen/provenance/ with the lock's record, job ids and credits as the ledger says, the images untouched", async () => {
     const first = await build();
     expect(first.code, first.stderr).toBe(0);
     const lock = lockOf();
     const files = outputs();
     expect(files.length).toBeGreaterThanOrEqual(5); // the workflow makes several
     const document = parseJson(first);
-    expect(document.sidecars).toMatchObject({ current: 0, failed: [] });
-    expect(document.sidecars.written).toEqual(files.map((file) => `${file.path}.assetgen.json`).sort());
+    expect(document.sidecars).toMatchObject({ place: 'folder', dir: '.assetgen/provenance', current: 0, removed: [], failed: [] });
+    expect(document.sidecars.written).toEqual(files.map((file) => inFolder(file.path)).sort());
+    // Nothing in the game's asset folders but the outputs themselves: no sidecar ships with them.
+    expect(tree().filter((file) => file.endsWith('.assetgen.json'))).toEqual([]);
     const byKey = spendByKey(await project.ledger());
     const ledger = await project.ledger();
     for (const [id, entry] of Object.entries(lock.assets)) {
@@ -95,20 +101,20 @@ describe('provenance: sidecar', () => {
   it('a second build writes nothing; a missing sidecar comes back, free; an edited one is put right', async () => {
     expect((await build()).code).toBe(0);
     const charges = (await project.ledger()).length;
-    const before = fs.readFileSync(path.join(project.cwd, 'assets/icons/sword.png.assetgen.json'));
+    const before = fs.readFileSync(path.join(project.cwd, inFolder('assets/icons/sword.png')));
     const again = await build();
     expect(again.code, again.stderr).toBe(0);
     expect(parseJson(again).sidecars).toMatchObject({ written: [], current: outputs().length });
 
-    fs.rmSync(path.join(project.cwd, 'assets/icons/sword.png.assetgen.json'));
+    fs.rmSync(path.join(project.cwd, inFolder('assets/icons/sword.png')));
     // An edited sidecar of assetgen's (its own generator and file) is put right; a stranger's file is not (below).
-    const potionSidecar = path.join(project.cwd, 'assets/potion.png.assetgen.json');
+    const potionSidecar = path.join(project.cwd, inFolder('assets/potion.png'));
     fs.writeFileSync(potionSidecar, JSON.stringify({ ...JSON.parse(fs.readFileSync(potionSidecar, 'utf8')), credits: 0 }));
     const third = await build();
     expect(third.code, third.stderr).toBe(0);
     expect(parseJson(third).totals).toMatchObject({ built: 0, unchanged: 4 });
-    expect(parseJson(third).sidecars.written).toEqual(['assets/icons/sword.png.assetgen.json', 'assets/potion.png.assetgen.json']);
-    expect(fs.readFileSync(path.join(project.cwd, 'assets/icons/sword.png.assetgen.json'))).toEqual(before);
+    expect(parseJson(third).sidecars.written).toEqual([inFolder('assets/icons/sword.png'), inFolder('assets/potion.png')]);
+    expect(fs.readFileSync(path.join(project.cwd, inFolder('assets/icons/sword.png')))).toEqual(before);
     expect(sidecar('assets/potion.png').asset).toBe('potion');
     expect(await project.ledger()).toHaveLength(charges);
   });
@@ -123,7 +129,7 @@ describe('provenance: sidecar', () => {
     fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), withPost);
     const again = await build();
     expect(again.code, again.stderr).toBe(0);
-    expect(parseJson(again).sidecars.written).toEqual(['assets/icons/sword.png.assetgen.json']);
+    expect(parseJson(again).sidecars.written).toEqual([inFolder('assets/icons/sword.png')]);
     expect(sidecar('assets/icons/sword.png').post).toMatchObject([
       { kind: 'trim' },
       { kind: 'resize', width: 32, height: 32, kernel: 'nearest' },
@@ -136,11 +142,11 @@ describe('provenance: sidecar', () => {
   it('people are told how many sidecars were written', async () => {
     const result = await project.run(['build', '--yes', 'sword']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('Provenance: 1 sidecar written, 0 already current.');
+    expect(result.stderr).toContain('Provenance: 1 sidecar written in .assetgen/provenance/, 0 already current.');
   });
 
   it("never replaces a file of the sidecar's name that assetgen did not write", async () => {
-    const mine = path.join(project.cwd, 'assets/icons/sword.png.assetgen.json');
+    const mine = path.join(project.cwd, inFolder('assets/icons/sword.png'));
     fs.mkdirSync(path.dirname(mine), { recursive: true });
     fs.writeFileSync(mine, '{"my": "notes"}');
     const result = await build(['sword']);
@@ -150,37 +156,37 @@ describe('provenance: sidecar', () => {
   });
 
   it('a sidecar that cannot be written fails the build (exit 1) after the build, which is recorded', async () => {
-    fs.mkdirSync(path.join(project.cwd, 'assets/icons/sword.png.assetgen.json'), { recursive: true });
+    fs.mkdirSync(path.join(project.cwd, inFolder('assets/icons/sword.png')), { recursive: true });
     const result = await build(['sword']);
     expect(result.code).toBe(1);
     expect(jsonError(result)).toMatchObject({ code: 'provenance_failed' });
-    expect(result.stderr).toContain('assets/icons/sword.png.assetgen.json');
+    expect(result.stderr).toContain(inFolder('assets/icons/sword.png'));
     expect(lockOf().assets.sword?.files).toHaveLength(1);
   });
 
   it('a sidecar that cannot be written is reported when an asset failed too (even with --quiet): exit 1 for the failure', async () => {
-    fs.mkdirSync(path.join(project.cwd, 'assets/icons/sword.png.assetgen.json'), { recursive: true });
+    fs.mkdirSync(path.join(project.cwd, inFolder('assets/icons/sword.png')), { recursive: true });
     writeFiles(project.cwd, { 'assetgen.yaml': `${WITH_SIDECARS}  - { id: broken, prompt: a thing, agent: no-such-agent }\n` });
     const result = await project.run(['build', 'sword', 'broken', '--quiet']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'Error: 1 provenance sidecar could not be written: assets/icons/sword.png.assetgen.json.\nError: 1 asset failed: broken.',
+      `Error: 1 provenance sidecar could not be written: ${inFolder('assets/icons/sword.png')}.\nError: 1 asset failed: broken.`,
     );
     const json = await project.run(['build', 'sword', 'broken', '--json']);
     expect(jsonError(json)).toMatchObject({ code: 'build_failed' });
-    expect(parseJson(json).sidecars.failed).toEqual([{ path: 'assets/icons/sword.png.assetgen.json', reason: expect.any(String) }]);
+    expect(parseJson(json).sidecars.failed).toEqual([{ path: inFolder('assets/icons/sword.png'), reason: expect.any(String) }]);
   });
 
   it("never writes through a link where a sidecar goes (the confinement rule): exit 1, the link's target untouched", async () => {
     const outside = path.join(project.home.home, 'outside.json');
     fs.writeFileSync(outside, 'not yours\n');
-    fs.mkdirSync(path.join(project.cwd, 'assets/icons'), { recursive: true });
-    fs.symlinkSync(outside, path.join(project.cwd, 'assets/icons/sword.png.assetgen.json'));
+    fs.mkdirSync(path.join(project.cwd, '.assetgen/provenance/assets/icons'), { recursive: true });
+    fs.symlinkSync(outside, path.join(project.cwd, inFolder('assets/icons/sword.png')));
     const result = await build(['sword']);
     expect(result.code).toBe(1);
     expect(jsonError(result)).toMatchObject({ code: 'provenance_failed' });
     expect(parseJson(result).sidecars.failed).toEqual([
-      { path: 'assets/icons/sword.png.assetgen.json', reason: expect.stringContaining('symbolic link') },
+      { path: inFolder('assets/icons/sword.png'), reason: expect.stringContaining('symbolic link') },
     ]);
     expect(fs.readFileSync(outside, 'utf8')).toBe('not yours\n');
   });
@@ -191,7 +197,8 @@ describe('provenance: sidecar', () => {
     const pruned = await build(['--prune']);
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(tree()).not.toContain('potion.png');
-    expect(tree()).not.toContain('potion.png.assetgen.json');
+    expect(fs.existsSync(path.join(project.cwd, inFolder('assets/potion.png')))).toBe(false);
+    expect(fs.existsSync(path.join(project.cwd, inFolder('assets/icons/sword.png')))).toBe(true);
   });
 
   it('without the setting, no sidecar is written', async () => {
@@ -200,13 +207,101 @@ describe('provenance: sidecar', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson(result).sidecars).toBeUndefined();
     expect(tree().filter((file) => file.endsWith('.assetgen.json'))).toEqual([]);
+    expect(fs.existsSync(path.join(project.cwd, '.assetgen/provenance'))).toBe(false);
   });
 
-  it('a value other than sidecar is a manifest error (exit 2, file:line:col)', async () => {
-    writeFiles(project.cwd, { 'assetgen.yaml': `provenance: embed\n${ASSETS}` });
-    const result = await build();
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('assetgen.yaml:1:13: provenance: must be `sidecar`');
+  it('a value other than a place is a manifest error (exit 2, file:line:col)', async () => {
+    const cases: [string, string][] = [
+      ['provenance: embed', 'assetgen.yaml:1:13: provenance: must be `sidecar` (in .assetgen/provenance/), or'],
+      ['provenance: { sidecars: nearby }', 'assetgen.yaml:1:25: provenance.sidecars: must be `folder` or `beside`'],
+      ['provenance: { dir: meta }', 'assetgen.yaml:1:13: provenance.sidecars: missing'],
+      ['provenance: { sidecars: beside, dir: meta }', 'assetgen.yaml:1:33: provenance.dir: goes with `sidecars: folder` only'],
+      ['provenance: { sidecars: folder, dir: ../up }', 'provenance.dir: "../up" must be a folder inside the project'],
+      ['provenance: { sidecars: folder, dir: . }', 'provenance.dir: "." must be a folder inside the project other than its root'],
+      ['provenance: { sidecars: folder, dir: /abs }', 'provenance.dir: "/abs" must be a folder inside the project'],
+    ];
+    for (const [line, message] of cases) {
+      writeFiles(project.cwd, { 'assetgen.yaml': `${line}\n${ASSETS}` });
+      const result = await project.run(['build', '--yes']);
+      expect(result.code, line).toBe(2);
+      expect(result.stderr, line).toContain(message);
+    }
+    expect(await project.ledger()).toEqual([]);
+  });
+});
+
+describe('provenance: where the sidecars go', () => {
+  const besideOf = (file: string): string => `${file}.assetgen.json`;
+  const withPlace = (place: string) => `provenance: ${place}\n${ASSETS}`;
+
+  it('{sidecars: beside} writes each beside its output, and the summary says so', async () => {
+    writeFiles(project.cwd, { 'assetgen.yaml': withPlace('{ sidecars: beside }') });
+    const result = await build(['sword', 'potion']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson(result).sidecars).toEqual({
+      place: 'beside',
+      written: [besideOf('assets/icons/sword.png'), besideOf('assets/potion.png')],
+      current: 0,
+      removed: [],
+      failed: [],
+    });
+    expect(sidecar('assets/icons/sword.png', besideOf('assets/icons/sword.png'))).toMatchObject({
+      asset: 'sword',
+      file: 'assets/icons/sword.png',
+    });
+    expect(fs.existsSync(path.join(project.cwd, '.assetgen/provenance'))).toBe(false);
+    const people = await project.run(['build', '--yes', 'sword']);
+    expect(people.stderr).toContain('Provenance: 0 sidecars written beside the outputs, 1 already current.');
+  });
+
+  it('{sidecars: folder, dir} mirrors the outputs under that folder', async () => {
+    writeFiles(project.cwd, { 'assetgen.yaml': withPlace('{ sidecars: folder, dir: meta/provenance/ }') });
+    const result = await build(['sword']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson(result).sidecars).toMatchObject({
+      place: 'folder',
+      dir: 'meta/provenance',
+      written: ['meta/provenance/assets/icons/sword.png.assetgen.json'],
+    });
+    expect(sidecar('assets/icons/sword.png', 'meta/provenance/assets/icons/sword.png.assetgen.json').asset).toBe('sword');
+    expect(tree().filter((file) => file.endsWith('.assetgen.json'))).toEqual([]);
+  });
+
+  it("a manifest that moves them from beside to the folder (provenance: sidecar, once beside) moves assetgen's own, free; a user's file stays", async () => {
+    writeFiles(project.cwd, { 'assetgen.yaml': withPlace('{ sidecars: beside }') });
+    expect((await build()).code).toBe(0);
+    const files = outputs().map((file) => file.path);
+    const charges = (await project.ledger()).length;
+    // A file of the user's where a sidecar would be beside an output: not assetgen's, never removed.
+    fs.writeFileSync(path.join(project.cwd, besideOf('assets/potion.png')), '{"my": "notes"}');
+
+    writeFiles(project.cwd, { 'assetgen.yaml': WITH_SIDECARS });
+    const moved = await build();
+    expect(moved.code, moved.stderr).toBe(0);
+    const document = parseJson(moved);
+    expect(document.sidecars.written).toEqual(files.map(inFolder).sort());
+    expect(document.sidecars.removed).toEqual(
+      files
+        .filter((file) => file !== 'assets/potion.png')
+        .map(besideOf)
+        .sort(),
+    );
+    expect(tree().filter((file) => file.endsWith('.assetgen.json'))).toEqual(['potion.png.assetgen.json']);
+    expect(fs.readFileSync(path.join(project.cwd, besideOf('assets/potion.png')), 'utf8')).toBe('{"my": "notes"}');
+    for (const file of files) expect(sidecar(file).file).toBe(file);
+    expect(await project.ledger()).toHaveLength(charges);
+
+    // And back: beside again, those in the folder go.
+    fs.rmSync(path.join(project.cwd, besideOf('assets/potion.png')));
+    writeFiles(project.cwd, { 'assetgen.yaml': withPlace('{ sidecars: beside }') });
+    const back = await project.run(['build', '--yes']);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stderr).toContain(
+      `Provenance: ${files.length} sidecars written beside the outputs, 0 already current (${files.length} moved from .assetgen/provenance/).`,
+    );
+    expect(
+      fs.readdirSync(path.join(project.cwd, '.assetgen/provenance'), { recursive: true }).filter((file) => String(file).endsWith('.json')),
+    ).toEqual([]);
   });
 });
 

@@ -87,7 +87,11 @@ describe('the JSON Schema', () => {
       'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: { c: [1, null] } }\n', // an empty value
       'assets:\n  - { id: a, prompt: p, agent: x, matrix: { c: [1, 2] } }\n', // the id uses no variable
       'assets:\n  - { id: "a-${c}", prompt: p, agent: x, matrix: { 1c: [1] } }\n', // not a variable name
-      'provenance: embed\nassets: []\n', // provenance is sidecar or absent
+      'provenance: embed\nassets: []\n', // provenance is sidecar, a place, or absent
+      'provenance: { sidecars: nearby }\nassets: []\n', // not a place
+      'provenance: { sidecars: beside, dir: meta }\nassets: []\n', // a dir goes with folder only
+      'provenance: { dir: meta }\nassets: []\n', // no place
+      'provenance: { sidecars: folder, into: meta }\nassets: []\n', // unknown field
       'assets:\n  - { id: a, prompt: p, agent: x, post: [blur] }\n', // unknown post step
       'assets:\n  - { id: a, prompt: p, agent: x, post: [{ resize: { width: 0 } }] }\n', // bad resize
       'assets:\n  - { id: a, prompt: p, agent: x, post: [{ palette: 1 }] }\n', // too few colours

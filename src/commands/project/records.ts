@@ -9,7 +9,7 @@ import type { AssetgenClient } from '../../client/types.js';
 import type { CapRefusal, CreditBudget } from '../../pipeline/budget.js';
 import type { AssetResult, BuildTotals, WorkedOutcome } from '../../pipeline/outcome.js';
 import type { OutputClaims } from '../../pipeline/owners.js';
-import type { Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
+import type { Plan, PlanItem, PlanStatus, SidecarPlace } from '../../pipeline/records.js';
 import type { Shard } from '../../pipeline/shard.js';
 import type { SidecarsWritten } from '../../pipeline/sidecars.js';
 import type { LockWriter } from '../../pipeline/writer.js';
@@ -101,8 +101,8 @@ export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | '
   capName?: string;
   /** Under a cap, what to do about the plan's unknown prices (cap.ts unknownPriceRemedy). */
   priceRemedy?: string;
-  /** The manifest's `provenance`: `sidecar` writes `<file>.assetgen.json` beside each output. */
-  provenance?: 'sidecar';
+  /** The manifest's `provenance`: where each output's `<file>.assetgen.json` goes (none when absent). */
+  provenance?: SidecarPlace;
 };
 
 /**
@@ -127,7 +127,7 @@ export interface BuildRunResult {
   maxCredits: number | null;
   report?: string;
   reportError?: string;
-  /** With `provenance: sidecar`: the sidecars this build wrote, how many were current already, and any it could not write. */
+  /** With `provenance:`: where the sidecars go, those this build wrote, how many were current already, any it could not write. */
   sidecars?: SidecarsWritten;
   /** Sheets this build left stale (not packed), each with why; absent when none. */
   staleSheets?: StaleSheet[];

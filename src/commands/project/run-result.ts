@@ -11,6 +11,9 @@ import { listIds, staleSheetLine } from './plan-summary.js';
 import { exceededNote } from './cap.js';
 import type { BuildRun, BuildRunResult } from './records.js';
 import { renderChecks, throwIfBroken } from './check.js';
+import { describePlace, otherPlace } from '../../pipeline/sidecar-place.js';
+import type { SidecarPlace } from '../../pipeline/records.js';
+import type { SidecarsWritten } from '../../pipeline/sidecars.js';
 
 /** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
 export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
@@ -31,10 +34,16 @@ export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
       `${totals.capped ? `, held back by the cap ${totals.capped}` : ''}` +
       `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${plural(totals.credits, 'credit')}.`,
   );
-  if (result.sidecars)
-    ctx.out.info(`Provenance: ${plural(result.sidecars.written.length, 'sidecar')} written, ${result.sidecars.current} already current.`);
+  if (result.sidecars) ctx.out.info(sidecarsLine(result.sidecars));
   renderCredits(ctx, result);
   if (result.checks) renderChecks(ctx, result.checks);
+}
+
+/** `Provenance: 3 sidecars written in .assetgen/provenance/, 2 already current (4 moved from beside the outputs).` */
+function sidecarsLine(sidecars: SidecarsWritten): string {
+  const place: SidecarPlace = sidecars.place === 'beside' ? { sidecars: 'beside' } : { sidecars: 'folder', dir: sidecars.dir! };
+  const moved = sidecars.removed.length ? ` (${sidecars.removed.length} moved ${describePlace(otherPlace(place), 'from')})` : '';
+  return `Provenance: ${plural(sidecars.written.length, 'sidecar')} written ${describePlace(place)}, ${sidecars.current} already current${moved}.`;
 }
 
 /**

@@ -64,7 +64,7 @@ export async function runBuild(
   });
   const stale = staleSheets(plan.items, new Map(items.map((item) => [item.id, item])));
   // Sidecars from the lock as the pool left it: never the images' bytes (sidecars.ts).
-  const sidecars = flags.provenance === 'sidecar' ? await writeBuildSidecars(root, plan, items, writer.lock) : undefined;
+  const sidecars = flags.provenance ? await writeBuildSidecars(root, plan, items, writer.lock, flags.provenance) : undefined;
   for (const failure of sidecars?.failed ?? [])
     ctx.out.warn(`Could not write ${sanitizeLine(failure.path)}: ${sanitizeLine(failure.reason)}`);
   // --check: the outputs of the assets this build covered (its selection, its shard) as it left
