@@ -1,20 +1,9 @@
 // Post-processing one image: decode, run the steps in order on RGBA pixels, encode. Same bytes and
 // steps in, same bytes out (fixed encoder settings, no metadata written).
 import { ImagingError } from './errors.js';
-import { quantise } from './palette.js';
+import { quantise, quantiseToPng } from './palette.js';
 import type { PostStep } from './post-steps.js';
-import {
-  blank,
-  blit,
-  checkSize,
-  crop,
-  decodeImage,
-  encodeImage,
-  encodeIndexedPng,
-  opaqueBounds,
-  type OutputFormat,
-  type RawImage,
-} from './raw.js';
+import { blank, blit, checkSize, crop, decodeImage, encodeImage, opaqueBounds, type OutputFormat, type RawImage } from './raw.js';
 import { resizeImage } from './resize.js';
 
 export type { PostStep } from './post-steps.js';
@@ -45,8 +34,9 @@ export interface PostResult {
 export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], label = 'the image'): Promise<PostResult> {
   let image = await decodeImage(input, label);
   let trim: TrimRecord | undefined;
-  let format: OutputFormat = 'png';
-  let paletteColours: number | undefined;
+  // `format` is the last step (parsePostSteps sees to it), so the palette step knows what it writes.
+  const format: OutputFormat = steps.findLast((step) => step.kind === 'format')?.format ?? 'png';
+  let indexedPng: Buffer | undefined;
   for (const step of steps) {
     switch (step.kind) {
       case 'trim': {
@@ -62,19 +52,18 @@ export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], 
         image = padToPowerOfTwo(image);
         break;
       case 'palette':
-        image = await quantise(image, step.colors, step.dither);
-        paletteColours = step.colors;
+        // The last step to change pixels (parsePostSteps sees to it): a PNG result is the indexed PNG
+        // the quantiser writes, so the pixels are quantised and encoded once.
+        if (format === 'png') indexedPng = await quantiseToPng(image, step.colors, step.dither);
+        else image = await quantise(image, step.colors, step.dither);
         break;
       case 'format':
-        format = step.format;
         break;
       default:
         throw new ImagingError('damaged', `unknown post step ${JSON.stringify(step satisfies never)}`);
     }
   }
-  // A palette step is the last to change pixels (parsePostSteps sees to it): keep the PNG indexed.
-  const indexed = format === 'png' && paletteColours !== undefined ? await encodeIndexedPng(image, paletteColours) : undefined;
-  const bytes = indexed ?? (await encodeImage(image, format));
+  const bytes = indexedPng ?? (await encodeImage(image, format));
   return { bytes, width: image.width, height: image.height, format, ...(trim ? { trim } : {}) };
 }
 
