@@ -1,6 +1,7 @@
 // Post-processing one image: decode, run the steps in order on RGBA pixels, encode. Same bytes and
 // steps in, same bytes out (fixed encoder settings, no metadata written).
 import { ImagingError } from './errors.js';
+import { POST_LIMITS } from './limits.js';
 import { quantise, quantiseToPng } from './palette.js';
 import type { PostStep } from './post-steps.js';
 import { blank, blit, checkSize, crop, decodeImage, encodeImage, opaqueBounds, type OutputFormat, type RawImage } from './raw.js';
@@ -32,7 +33,7 @@ export interface PostResult {
  * unless a `format: webp` step says otherwise. Bad input is an ImagingError, never a crash.
  */
 export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], label = 'the image'): Promise<PostResult> {
-  let image = await decodeImage(input, label);
+  let image = await decodeImage(input, label, POST_LIMITS);
   let trim: TrimRecord | undefined;
   // `format` is the last step (parsePostSteps sees to it), so the palette step knows what it writes.
   const format: OutputFormat = steps.findLast((step) => step.kind === 'format')?.format ?? 'png';
@@ -46,7 +47,7 @@ export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], 
         break;
       }
       case 'resize':
-        image = await resizeImage(image, step);
+        image = await resizeImage(image, step, POST_LIMITS);
         break;
       case 'pot':
         image = padToPowerOfTwo(image);
@@ -86,7 +87,7 @@ export function padToPowerOfTwo(image: RawImage): RawImage {
   const width = nextPowerOfTwo(image.width);
   const height = nextPowerOfTwo(image.height);
   if (width === image.width && height === image.height) return image;
-  checkSize(width, height, 'the power-of-two image');
+  checkSize(width, height, 'the power-of-two image', POST_LIMITS);
   const out = blank(width, height);
   blit(image, out, 0, 0);
   return out;

@@ -5,7 +5,7 @@ import { deflateSync } from 'node:zlib';
 import { PNG_SIGNATURE } from '../files/media.js';
 import { pngChunk, pngHeader } from '../files/png.js';
 import { ImagingError } from './errors.js';
-import { IMAGE_LIMITS, type OutputFormat } from './limits.js';
+import { IMAGE_LIMITS, type ImageLimits, type OutputFormat } from './limits.js';
 import { loadSharp } from './sharp.js';
 
 export { IMAGE_LIMITS, type OutputFormat };
@@ -37,11 +37,11 @@ const WEBP_OPTIONS = { lossless: true, effort: 4, exact: false } as const;
 /** WebP's own bound on a side. */
 const WEBP_MAX_SIDE = 16_383;
 
-export function checkSize(width: number, height: number, what: string): void {
-  if (width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide || width * height > IMAGE_LIMITS.maxPixels) {
+export function checkSize(width: number, height: number, what: string, limits: ImageLimits = IMAGE_LIMITS): void {
+  if (width > limits.maxSide || height > limits.maxSide || width * height > limits.maxPixels) {
     throw new ImagingError(
       'too_large',
-      `${what} would be ${width}×${height} pixels: the limit is ${IMAGE_LIMITS.maxSide} a side and ${IMAGE_LIMITS.maxPixels.toLocaleString('en-US')} pixels`,
+      `${what} would be ${width}×${height} pixels: the limit is ${limits.maxSide} a side and ${limits.maxPixels.toLocaleString('en-US')} pixels`,
     );
   }
 }
@@ -54,11 +54,11 @@ export function blank(width: number, height: number): RawImage {
 /** The formats post steps and atlases read: the still images the service sends. */
 export const INPUT_FORMATS: readonly string[] = ['png', 'jpeg', 'webp', 'gif'];
 
-/** Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels; anything else is an ImagingError. */
-export async function decodeImage(bytes: Buffer, label = 'the image'): Promise<RawImage> {
+/** Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels within `limits`; anything else is an ImagingError. */
+export async function decodeImage(bytes: Buffer, label = 'the image', limits: ImageLimits = IMAGE_LIMITS): Promise<RawImage> {
   if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw new ImagingError('not_an_image', `${label} is empty`);
   const sharp = await loadSharp();
-  const options = { limitInputPixels: IMAGE_LIMITS.maxPixels, failOn: 'error', animated: false } as const;
+  const options = { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false } as const;
   let format: string | undefined;
   try {
     // The header first (cheap): the format and the size are checked before any pixel is decoded.
@@ -67,7 +67,7 @@ export async function decodeImage(bytes: Buffer, label = 'the image'): Promise<R
     if (!INPUT_FORMATS.includes(format)) {
       throw new ImagingError('unsupported_format', `${label} is ${format}: post steps and atlases take ${INPUT_FORMATS.join(', ')}`);
     }
-    checkSize(metadata.width, metadata.height, label);
+    checkSize(metadata.width, metadata.height, label, limits);
     // sRGB first, so grey and 16-bit inputs come out as 8-bit RGBA too.
     const { data, info } = await sharp(bytes, options)
       .toColourspace('srgb')
@@ -77,17 +77,17 @@ export async function decodeImage(bytes: Buffer, label = 'the image'): Promise<R
     if (info.channels !== 4) throw new ImagingError('damaged', `${label} decoded to ${info.channels} channels, not RGBA`);
     return { data, width: info.width, height: info.height };
   } catch (error) {
-    throw asImagingError(error, label, format);
+    throw asImagingError(error, label, format, limits);
   }
 }
 
 /** sharp's errors, said for people: its messages name no file. */
-function asImagingError(error: unknown, label: string, format: string | undefined): ImagingError {
+function asImagingError(error: unknown, label: string, format: string | undefined, limits: ImageLimits): ImagingError {
   if (error instanceof ImagingError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (/unsupported image format/i.test(message)) return new ImagingError('not_an_image', `${label} is not an image sharp can read`);
   if (/pixel limit/i.test(message)) {
-    return new ImagingError('too_large', `${label} has more than ${IMAGE_LIMITS.maxPixels.toLocaleString('en-US')} pixels`);
+    return new ImagingError('too_large', `${label} has more than ${limits.maxPixels.toLocaleString('en-US')} pixels`);
   }
   const reason = message.split('\n')[0].slice(0, 200);
   return new ImagingError('damaged', `${label}${format ? ` (${format})` : ''} cannot be decoded: ${reason}`);

@@ -2,7 +2,7 @@
 // output), then the pixels scaled by sharp, or, for `nearest`, here: sharp premultiplies alpha, which
 // shifts the colour of a half-transparent pixel, and pixel art must keep every colour it had.
 import { blank, blit, checkSize, type RawImage } from './raw.js';
-import type { Fit, Kernel } from './limits.js';
+import { IMAGE_LIMITS, type Fit, type ImageLimits, type Kernel } from './limits.js';
 import { loadSharp } from './sharp.js';
 
 export interface ResizeSpec {
@@ -47,10 +47,10 @@ export function resizeGeometry(sourceWidth: number, sourceHeight: number, spec: 
   return { ...size, width, height, left: Math.floor((width - size.scaledWidth) / 2), top: Math.floor((height - size.scaledHeight) / 2) };
 }
 
-export async function resizeImage(image: RawImage, spec: ResizeSpec): Promise<RawImage> {
+export async function resizeImage(image: RawImage, spec: ResizeSpec, limits: ImageLimits = IMAGE_LIMITS): Promise<RawImage> {
   const geometry = resizeGeometry(image.width, image.height, spec);
-  checkSize(geometry.width, geometry.height, 'the resized image');
-  checkSize(geometry.scaledWidth, geometry.scaledHeight, 'the resized image');
+  checkSize(geometry.width, geometry.height, 'the resized image', limits);
+  checkSize(geometry.scaledWidth, geometry.scaledHeight, 'the resized image', limits);
   const scaled =
     spec.kernel === 'nearest'
       ? scaleNearest(image, geometry.scaledWidth, geometry.scaledHeight)
