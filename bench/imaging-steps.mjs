@@ -37,7 +37,7 @@ const CLEAR = '{ r: 0, g: 0, b: 0, alpha: 0 }';
 
 /**
  * The steps: assetgen's `post:` list, and the plain sharp pipeline (`s` is sharp(input)) doing the
- * same. `pot` starts from a side 16 short of the size, so it has padding to add.
+ * same. `pot` starts from a side 16 short of the size, so it has padding to add; `nearest` from half.
  */
 const STEPS = [
   { name: 'trim', post: ['trim'], plain: (s) => `${s}.trim({ threshold: 0, lineArt: true }).png(${PNG})` },
@@ -47,11 +47,18 @@ const STEPS = [
     plain: (s, size) => `${s}.resize(${size / 2}, ${size / 2}, { fit: 'contain', kernel: 'lanczos3', background: ${CLEAR} }).png(${PNG})`,
   },
   {
+    // From half the size: the output is the row's size (post steps make at most 1,024², POST_LIMITS).
     name: 'resize ×2, nearest',
-    post: (size) => [{ resize: { width: size * 2, height: size * 2, kernel: 'nearest' } }],
-    plain: (s, size) => `${s}.resize(${size * 2}, ${size * 2}, { kernel: 'nearest' }).png(${PNG})`,
+    from: (size) => size / 2,
+    post: (size) => [{ resize: { width: size, height: size, kernel: 'nearest' } }],
+    plain: (s, size) => `${s}.resize(${size}, ${size}, { kernel: 'nearest' }).png(${PNG})`,
   },
-  { name: 'pot', post: ['pot'], short: 16, plain: (s) => `${s}.extend({ right: 16, bottom: 16, background: ${CLEAR} }).png(${PNG})` },
+  {
+    name: 'pot',
+    post: ['pot'],
+    from: (size) => size - 16,
+    plain: (s) => `${s}.extend({ right: 16, bottom: 16, background: ${CLEAR} }).png(${PNG})`,
+  },
   {
     name: 'palette: 16',
     post: [{ palette: 16 }],
@@ -85,7 +92,7 @@ export async function stepRows() {
     const rows = [];
     for (const size of SIZES) {
       for (const step of STEPS) {
-        const side = size - (step.short ?? 0);
+        const side = step.from ? step.from(size) : size;
         const input = path.join(dir, `in-${side}.png`);
         if (!fs.existsSync(input)) makeInput(input, side);
         const post = typeof step.post === 'function' ? step.post(size) : step.post;
