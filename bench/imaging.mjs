@@ -2,13 +2,15 @@
 // plain sharp script doing the same steps (trim, then a nearest-neighbour resize to 32×32 inside a
 // transparent square), each contender a fresh process reading and writing the same files, in
 // alternating rounds, medians of BENCH_IMAGING_ROUNDS (default 3); and packing 500 frames into one
-// atlas (goal ≤ 1 s), a fresh process each round.
+// atlas (goal ≤ 1 s), a fresh process each round; then each step alone at 256² and 1,024²
+// (bench/imaging-steps.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAlone } from './table.mjs';
+import { stepRows } from './imaging-steps.mjs';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_IMAGING_ROUNDS ?? 3);
@@ -94,6 +96,7 @@ export async function run() {
         goal: '≤ 1× (1 s)',
         met: packMs <= 1000,
       },
+      ...(await stepRows()),
     ];
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -2,8 +2,22 @@
 // them. The pipeline reads a manifest on every plan and dry run; importing these from atlas.ts or
 // resize.ts would load the whole of src/imaging there (sharp itself is loaded on first use anyway).
 
+export interface ImageLimits {
+  maxSide: number;
+  maxPixels: number;
+}
+
 /** The largest image read or made: a side, and pixels in all. */
-export const IMAGE_LIMITS = { maxSide: 16_384, maxPixels: 8_192 * 8_192 } as const;
+export const IMAGE_LIMITS: ImageLimits = { maxSide: 16_384, maxPixels: 8_192 * 8_192 };
+
+/**
+ * The largest image post steps read, and the largest a step makes (a resize, a pot): 1,024² pixels,
+ * any shape, each side within maxSide. The steps hold whole RGBA images, and libimagequant (palette)
+ * and libwebp's lossless encoder need several times that again: at this size every step keeps a
+ * build within 150 MiB of peak memory (issue 30; test/slow/post-memory.test.ts: palette, the
+ * largest, ~145 MiB). At the old bound, 8,192², one image took 350–1,200 MiB.
+ */
+export const POST_LIMITS: ImageLimits = { maxSide: 16_384, maxPixels: 1_024 * 1_024 };
 
 /**
  * An image an agent is shown inline (an MCP image content, a contact sheet): at most this many bytes

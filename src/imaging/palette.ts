@@ -1,22 +1,56 @@
-// Quantising to at most N colours. sharp's quantiser (libimagequant) makes a palette of a power of two
-// entries (colours: 5 gives up to 8), so when it returns more than N the rarest colours are merged
-// into their nearest neighbours until N are left — deterministic, and checked.
+// Quantising to at most N colours. sharp's quantiser (libimagequant, at its best effort) makes a
+// palette of a power of two entries (colours: 5 gives up to 8), so when it returns more than N the
+// rarest colours are merged into their nearest neighbours until N are left — deterministic, and
+// checked. It runs once per image: a PNG result is the quantiser's own indexed PNG whenever its
+// palette fits, and an image that already fits is written indexed here, with no quantiser at all.
 import { ImagingError } from './errors.js';
-import { countColours, decodeImage, type RawImage } from './raw.js';
+import { countColours, decodeImage, encodeIndexedPng, PNG_OPTIONS, type RawImage } from './raw.js';
 import { loadSharp } from './sharp.js';
 
+/** The image's pixels at most `colours` colours (for a result that is not a PNG). */
 export async function quantise(image: RawImage, colours: number, dither: number): Promise<RawImage> {
   if (countColours(image, colours) <= colours) return image;
+  // Decoded again at once: no point compressing.
+  const indexed = await runQuantiser(image, colours, dither, 0);
+  return fitPalette(await decodeImage(indexed, 'the quantised image'), colours);
+}
+
+/** The image quantised to at most `colours` colours, as an indexed PNG (a PLTE chunk). */
+export async function quantiseToPng(image: RawImage, colours: number, dither: number): Promise<Buffer> {
+  if (countColours(image, colours) <= colours) return encodeIndexedPng(image);
+  const indexed = await runQuantiser(image, colours, dither, PNG_OPTIONS.compressionLevel);
+  // Every pixel is one of the palette's entries: at most N entries, and these bytes are the result.
+  if (paletteEntries(indexed) <= colours) return indexed;
+  return encodeIndexedPng(fitPalette(await decodeImage(indexed, 'the quantised image'), colours));
+}
+
+async function runQuantiser(image: RawImage, colours: number, dither: number, compressionLevel: number): Promise<Buffer> {
   const sharp = await loadSharp();
-  const indexed = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: 4 } })
-    .png({ palette: true, colours, dither, effort: 10, compressionLevel: 0 })
+  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 4 } })
+    .png({ ...PNG_OPTIONS, palette: true, colours, dither, effort: 10, compressionLevel })
     .toBuffer();
-  const reduced = mergeRarest(await decodeImage(indexed, 'the quantised image'), colours);
+}
+
+/** The quantiser's result brought down to `colours` (when its palette rounded N up), and checked. */
+function fitPalette(quantised: RawImage, colours: number): RawImage {
+  const reduced = mergeRarest(quantised, colours);
   const left = countColours(reduced, colours);
   if (left > colours) throw new ImagingError('damaged', `quantising left ${left} colours, more than ${colours}`);
   return reduced;
 }
 
+/** The number of entries in a PNG's PLTE chunk (Infinity when it has none: not an indexed PNG). */
+export function paletteEntries(png: Buffer): number {
+  // After the 8-byte signature, chunks: length, type, body, CRC.
+  for (let offset = 8; offset + 8 <= png.length;) {
+    const length = png.readUInt32BE(offset);
+    const type = png.toString('latin1', offset + 4, offset + 8);
+    if (type === 'PLTE') return length / 3;
+    if (type === 'IDAT' || type === 'IEND') break;
+    offset += 12 + length;
+  }
+  return Infinity;
+}
 /** Merges the rarest colour (the lowest value on a tie) into its nearest other colour until at most `colours` are left. */
 export function mergeRarest(image: RawImage, colours: number): RawImage {
   const counts = new Map<number, number>();

@@ -2,7 +2,8 @@
 // steps in, same bytes out (fixed encoder settings, no metadata written).
 import { bleedEdges, extrudeImage, keyToAlpha } from './edges.js';
 import { ImagingError } from './errors.js';
-import { quantise } from './palette.js';
+import { POST_LIMITS } from './limits.js';
+import { quantise, quantiseToPng } from './palette.js';
 import type { PostStep } from './post-steps.js';
 import {
   blank,
@@ -45,7 +46,10 @@ interface StepState {
   image: RawImage;
   trim?: TrimRecord;
   format: OutputFormat;
+  /** A palette step's colours when `image` holds its quantised pixels (a step after it needed them). */
   paletteColours?: number;
+  /** A palette step's result as the quantiser wrote it: the output's bytes (no step after it changes pixels). */
+  indexedPng?: Buffer;
 }
 
 /**
@@ -54,8 +58,11 @@ interface StepState {
  * with a `slice` make several images: applyPostStepsToFrames.
  */
 export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], label = 'the image'): Promise<PostResult> {
-  return encodeResult(await runSteps({ image: await decodeImage(input, label), format: 'png' }, steps));
+  return encodeResult(await runSteps({ image: await decodeImage(input, label, POST_LIMITS), format: formatOf(steps) }, steps));
 }
+
+/** `format` is the last step (parsePostSteps sees to it): known before the steps run, so the palette step knows what it writes. */
+const formatOf = (steps: readonly PostStep[]): OutputFormat => steps.findLast((step) => step.kind === 'format')?.format ?? 'png';
 
 /**
  * Runs `steps` and gives every image they make, in order: one, or with a `slice` step the frames it
@@ -65,16 +72,18 @@ export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], 
 export async function applyPostStepsToFrames(input: Buffer, steps: readonly PostStep[], label = 'the image'): Promise<PostResult[]> {
   const at = steps.findIndex((step) => step.kind === 'slice');
   if (at < 0) return [await applyPostSteps(input, steps, label)];
-  const whole = await runSteps({ image: await decodeImage(input, label), format: 'png' }, steps.slice(0, at));
+  const format = formatOf(steps);
+  const whole = await runSteps({ image: await decodeImage(input, label, POST_LIMITS), format }, steps.slice(0, at));
   const results: PostResult[] = [];
   for (const cell of sliceCells(whole.image, steps[at] as SliceSpec))
-    results.push(await encodeResult(await runSteps({ image: crop(whole.image, cell), format: whole.format }, steps.slice(at + 1))));
+    results.push(await encodeResult(await runSteps({ image: crop(whole.image, cell), format }, steps.slice(at + 1))));
   return results;
 }
 
 async function runSteps(state: StepState, steps: readonly PostStep[]): Promise<StepState> {
-  let { image, trim, format, paletteColours } = state;
-  for (const step of steps) {
+  let { image, trim, paletteColours, indexedPng } = state;
+  const { format } = state;
+  for (const [index, step] of steps.entries()) {
     switch (step.kind) {
       case 'trim': {
         const result = trimImage(image, step.threshold);
@@ -83,17 +92,23 @@ async function runSteps(state: StepState, steps: readonly PostStep[]): Promise<S
         break;
       }
       case 'resize':
-        image = await resizeImage(image, step);
+        image = await resizeImage(image, step, POST_LIMITS);
         break;
       case 'pot':
         image = padToPowerOfTwo(image);
         break;
       case 'palette':
-        image = await quantise(image, step.colors, step.dither);
-        paletteColours = step.colors;
+        // Usually the last step to change pixels: a PNG result is then the indexed PNG the quantiser
+        // writes, so the pixels are quantised and encoded once. `extrude` or `bleed` may follow it
+        // (parsePostSteps): the quantised pixels are then kept for them.
+        if (format === 'png' && !steps.slice(index + 1).some((later) => later.kind === 'extrude' || later.kind === 'bleed'))
+          indexedPng = await quantiseToPng(image, step.colors, step.dither);
+        else {
+          image = await quantise(image, step.colors, step.dither);
+          paletteColours = step.colors;
+        }
         break;
       case 'format':
-        format = step.format;
         break;
       case 'key':
         keyToAlpha(image, step);
@@ -113,12 +128,13 @@ async function runSteps(state: StepState, steps: readonly PostStep[]): Promise<S
         throw new ImagingError('damaged', `unknown post step ${JSON.stringify(step satisfies never)}`);
     }
   }
-  return { image, trim, format, paletteColours };
+  return { image, trim, format, paletteColours, indexedPng };
 }
 
-async function encodeResult({ image, trim, format, paletteColours }: StepState): Promise<PostResult> {
-  // After a palette step only extrude may change pixels, copying them (parsePostSteps sees to it): keep the PNG indexed.
-  const indexed = format === 'png' && paletteColours !== undefined ? await encodeIndexedPng(image, paletteColours) : undefined;
+async function encodeResult({ image, trim, format, paletteColours, indexedPng }: StepState): Promise<PostResult> {
+  // A palette step's image is written indexed: the quantiser's own PNG when no step changed it
+  // after, else (extrude copied its pixels) encoded here from its palette.
+  const indexed = indexedPng ?? (format === 'png' && paletteColours !== undefined ? encodeIndexedPng(image) : undefined);
   const bytes = indexed ?? (await encodeImage(image, format));
   return { bytes, width: image.width, height: image.height, format, ...(trim ? { trim } : {}) };
 }
@@ -142,7 +158,7 @@ export function padToPowerOfTwo(image: RawImage): RawImage {
   const width = nextPowerOfTwo(image.width);
   const height = nextPowerOfTwo(image.height);
   if (width === image.width && height === image.height) return image;
-  checkSize(width, height, 'the power-of-two image');
+  checkSize(width, height, 'the power-of-two image', POST_LIMITS);
   const out = blank(width, height);
   blit(image, out, 0, 0);
   return out;

@@ -1,8 +1,11 @@
 // Images as plain RGBA pixels (8 bits a channel, not premultiplied) between steps: decoding from and
 // encoding to files goes through sharp, with limits; cropping, padding and copying are exact byte
 // copies here, so no step adds a colour it was not asked to.
+import { deflateSync } from 'node:zlib';
+import { PNG_SIGNATURE } from '../files/media.js';
+import { pngChunk, pngHeader } from '../files/png.js';
 import { ImagingError } from './errors.js';
-import { IMAGE_LIMITS, type OutputFormat } from './limits.js';
+import { IMAGE_LIMITS, type ImageLimits, type OutputFormat } from './limits.js';
 import { loadSharp } from './sharp.js';
 
 export { IMAGE_LIMITS, type OutputFormat };
@@ -29,16 +32,16 @@ export interface Rect {
 /** The formats post steps and atlases read: the still images the service sends. */
 
 /** Fixed encoder settings: the same pixels give the same bytes (sharp writes no metadata unless asked). */
-const PNG_OPTIONS = { compressionLevel: 9, adaptiveFiltering: false, progressive: false } as const;
+export const PNG_OPTIONS = { compressionLevel: 9, adaptiveFiltering: false, progressive: false } as const;
 const WEBP_OPTIONS = { lossless: true, effort: 4, exact: false } as const;
 /** WebP's own bound on a side. */
 const WEBP_MAX_SIDE = 16_383;
 
-export function checkSize(width: number, height: number, what: string): void {
-  if (width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide || width * height > IMAGE_LIMITS.maxPixels) {
+export function checkSize(width: number, height: number, what: string, limits: ImageLimits = IMAGE_LIMITS): void {
+  if (width > limits.maxSide || height > limits.maxSide || width * height > limits.maxPixels) {
     throw new ImagingError(
       'too_large',
-      `${what} would be ${width}×${height} pixels: the limit is ${IMAGE_LIMITS.maxSide} a side and ${IMAGE_LIMITS.maxPixels.toLocaleString('en-US')} pixels`,
+      `${what} would be ${width}×${height} pixels: the limit is ${limits.maxSide} a side and ${limits.maxPixels.toLocaleString('en-US')} pixels`,
     );
   }
 }
@@ -51,11 +54,11 @@ export function blank(width: number, height: number): RawImage {
 /** The formats post steps and atlases read: the still images the service sends. */
 export const INPUT_FORMATS: readonly string[] = ['png', 'jpeg', 'webp', 'gif'];
 
-/** Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels; anything else is an ImagingError. */
-export async function decodeImage(bytes: Buffer, label = 'the image'): Promise<RawImage> {
+/** Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels within `limits`; anything else is an ImagingError. */
+export async function decodeImage(bytes: Buffer, label = 'the image', limits: ImageLimits = IMAGE_LIMITS): Promise<RawImage> {
   if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw new ImagingError('not_an_image', `${label} is empty`);
   const sharp = await loadSharp();
-  const options = { limitInputPixels: IMAGE_LIMITS.maxPixels, failOn: 'error', animated: false } as const;
+  const options = { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false } as const;
   let format: string | undefined;
   try {
     // The header first (cheap): the format and the size are checked before any pixel is decoded.
@@ -64,7 +67,7 @@ export async function decodeImage(bytes: Buffer, label = 'the image'): Promise<R
     if (!INPUT_FORMATS.includes(format)) {
       throw new ImagingError('unsupported_format', `${label} is ${format}: post steps and atlases take ${INPUT_FORMATS.join(', ')}`);
     }
-    checkSize(metadata.width, metadata.height, label);
+    checkSize(metadata.width, metadata.height, label, limits);
     // sRGB first, so grey and 16-bit inputs come out as 8-bit RGBA too.
     const { data, info } = await sharp(bytes, options)
       .toColourspace('srgb')
@@ -74,17 +77,17 @@ export async function decodeImage(bytes: Buffer, label = 'the image'): Promise<R
     if (info.channels !== 4) throw new ImagingError('damaged', `${label} decoded to ${info.channels} channels, not RGBA`);
     return { data, width: info.width, height: info.height };
   } catch (error) {
-    throw asImagingError(error, label, format);
+    throw asImagingError(error, label, format, limits);
   }
 }
 
 /** sharp's errors, said for people: its messages name no file. */
-function asImagingError(error: unknown, label: string, format: string | undefined): ImagingError {
+function asImagingError(error: unknown, label: string, format: string | undefined, limits: ImageLimits): ImagingError {
   if (error instanceof ImagingError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (/unsupported image format/i.test(message)) return new ImagingError('not_an_image', `${label} is not an image sharp can read`);
   if (/pixel limit/i.test(message)) {
-    return new ImagingError('too_large', `${label} has more than ${IMAGE_LIMITS.maxPixels.toLocaleString('en-US')} pixels`);
+    return new ImagingError('too_large', `${label} has more than ${limits.maxPixels.toLocaleString('en-US')} pixels`);
   }
   const reason = message.split('\n')[0].slice(0, 200);
   return new ImagingError('damaged', `${label}${format ? ` (${format})` : ''} cannot be decoded: ${reason}`);
@@ -100,16 +103,53 @@ export async function encodeImage(image: RawImage, format: OutputFormat): Promis
 }
 
 /**
- * An indexed PNG of an image of at most 256 colours, when sharp's quantiser gives back exactly these
- * pixels (it keeps a palette that already fits; checked, not assumed); otherwise undefined.
+ * An indexed PNG (a PLTE chunk, and tRNS for the entries not opaque) of an image of at most 256
+ * colours, written here: exactly these pixels, no quantiser. The palette is in order of first
+ * appearance, translucent entries first (so tRNS stays short); the smallest bit depth that holds
+ * it; rows unfiltered and zlib level 9, as PNG_OPTIONS writes: the same pixels give the same bytes.
  */
-export async function encodeIndexedPng(image: RawImage, colours: number): Promise<Buffer | undefined> {
-  const sharp = await loadSharp();
-  const bytes = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: 4 } })
-    .png({ ...PNG_OPTIONS, palette: true, colours, dither: 0, effort: 10 })
-    .toBuffer();
-  const back = await decodeImage(bytes, 'an indexed PNG');
-  return back.data.equals(image.data) ? bytes : undefined;
+export function encodeIndexedPng(image: RawImage): Buffer {
+  const { data, width, height } = image;
+  const seen = new Map<number, number>();
+  for (let offset = 0; offset < data.length; offset += 4) {
+    const value = data.readUInt32BE(offset);
+    if (!seen.has(value)) {
+      if (seen.size === 256) throw new ImagingError('damaged', 'an indexed PNG holds at most 256 colours');
+      seen.set(value, seen.size);
+    }
+  }
+  const colours = [...seen.keys()];
+  const ordered = [...colours.filter((value) => (value & 0xff) !== 0xff), ...colours.filter((value) => (value & 0xff) === 0xff)];
+  const index = new Map(ordered.map((value, at) => [value, at]));
+  const depth = ordered.length <= 2 ? 1 : ordered.length <= 4 ? 2 : ordered.length <= 16 ? 4 : 8;
+  const perByte = 8 / depth;
+  const rowBytes = 1 + Math.ceil(width / perByte);
+  // Filter byte 0 (none) starts each row; indices packed most significant bits first.
+  const rows = Buffer.alloc(rowBytes * height);
+  let last = -1;
+  let lastIndex = 0;
+  for (let y = 0; y < height; y++) {
+    const row = y * rowBytes + 1;
+    for (let x = 0; x < width; x++) {
+      const value = data.readUInt32BE((y * width + x) * 4);
+      if (value !== last) [last, lastIndex] = [value, index.get(value)!];
+      rows[row + Math.floor(x / perByte)] |= lastIndex << (8 - depth - (x % perByte) * depth);
+    }
+  }
+  const palette = Buffer.alloc(ordered.length * 3);
+  const alphas = Buffer.alloc(ordered.filter((value) => (value & 0xff) !== 0xff).length);
+  ordered.forEach((value, at) => {
+    palette.writeUIntBE(value >>> 8, at * 3, 3);
+    if (at < alphas.length) alphas[at] = value & 0xff;
+  });
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', pngHeader(width, height, depth, 3)),
+    pngChunk('PLTE', palette),
+    ...(alphas.length ? [pngChunk('tRNS', alphas)] : []),
+    pngChunk('IDAT', deflateSync(rows, { level: PNG_OPTIONS.compressionLevel })),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** The smallest rectangle holding every pixel whose alpha is above `threshold`; undefined when there is none. */

@@ -2,7 +2,7 @@
 // output), then the pixels scaled by sharp, or, for `nearest`, here: sharp premultiplies alpha, which
 // shifts the colour of a half-transparent pixel, and pixel art must keep every colour it had.
 import { blank, blit, checkSize, type RawImage } from './raw.js';
-import type { Fit, Kernel } from './limits.js';
+import { IMAGE_LIMITS, type Fit, type ImageLimits, type Kernel } from './limits.js';
 import { loadSharp } from './sharp.js';
 
 export interface ResizeSpec {
@@ -47,10 +47,10 @@ export function resizeGeometry(sourceWidth: number, sourceHeight: number, spec: 
   return { ...size, width, height, left: Math.floor((width - size.scaledWidth) / 2), top: Math.floor((height - size.scaledHeight) / 2) };
 }
 
-export async function resizeImage(image: RawImage, spec: ResizeSpec): Promise<RawImage> {
+export async function resizeImage(image: RawImage, spec: ResizeSpec, limits: ImageLimits = IMAGE_LIMITS): Promise<RawImage> {
   const geometry = resizeGeometry(image.width, image.height, spec);
-  checkSize(geometry.width, geometry.height, 'the resized image');
-  checkSize(geometry.scaledWidth, geometry.scaledHeight, 'the resized image');
+  checkSize(geometry.width, geometry.height, 'the resized image', limits);
+  checkSize(geometry.scaledWidth, geometry.scaledHeight, 'the resized image', limits);
   const scaled =
     spec.kernel === 'nearest'
       ? scaleNearest(image, geometry.scaledWidth, geometry.scaledHeight)
@@ -64,13 +64,27 @@ export async function resizeImage(image: RawImage, spec: ResizeSpec): Promise<Ra
 /** Each output pixel takes the source pixel under its centre: only the source's colours appear. */
 export function scaleNearest(image: RawImage, width: number, height: number): RawImage {
   const out = blank(width, height);
-  const columns = Array.from({ length: width }, (_, x) => Math.min(image.width - 1, Math.floor(((x + 0.5) * image.width) / width)));
+  // Whole pixels moved as 32-bit words; an output row that samples the same source row as the one
+  // above it is a copy of that row (every row of an enlargement's block after the first).
+  const source = pixelWords(image.data);
+  // blank() allocates the output's own memory: aligned, written in place.
+  const target = new Uint32Array(out.data.buffer, out.data.byteOffset, width * height);
+  const columns = Int32Array.from({ length: width }, (_, x) => Math.min(image.width - 1, Math.floor(((x + 0.5) * image.width) / width)));
+  let previous = -1;
   for (let y = 0; y < height; y++) {
     const sourceRow = Math.min(image.height - 1, Math.floor(((y + 0.5) * image.height) / height)) * image.width;
     const row = y * width;
-    for (let x = 0; x < width; x++) out.data.writeUInt32BE(image.data.readUInt32BE((sourceRow + columns[x]) * 4), (row + x) * 4);
+    if (sourceRow === previous) target.copyWithin(row, row - width, row);
+    else for (let x = 0; x < width; x++) target[row + x] = source[sourceRow + columns[x]];
+    previous = sourceRow;
   }
   return out;
+}
+
+/** An RGBA buffer's pixels as 32-bit words, to read (copied when the buffer does not start on a 4-byte boundary). */
+function pixelWords(data: Buffer): Uint32Array {
+  const aligned = data.byteOffset % 4 === 0 ? data : Buffer.from(data);
+  return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.length / 4);
 }
 
 async function scaleSmooth(image: RawImage, width: number, height: number, kernel: Kernel): Promise<RawImage> {

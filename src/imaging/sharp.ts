@@ -9,7 +9,12 @@ let loading: Promise<Sharp> | undefined;
 
 export function loadSharp(): Promise<Sharp> {
   loading ??= import('sharp').then(
-    (module) => module.default,
+    (module) => {
+      const sharp = module.default;
+      // No operation is run twice on the same image: a cache would only hold decoded pixels longer.
+      sharp.cache(false);
+      return sharp;
+    },
     (error: unknown) => {
       loading = undefined;
       const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);

@@ -90,6 +90,15 @@ export class LockWriter {
   }
 
   /**
+   * A copy of one asset's entry as the updates so far leave it: what a build reads per asset (a copy
+   * of the whole lock per asset made re-processing 1,000 assets quadratic: seconds of cloning).
+   */
+  entry(id: string): LockEntry | undefined {
+    const entry = this.#lock.assets[id];
+    return entry && structuredClone(entry);
+  }
+
+  /**
    * Before waiting on a paid call: its idempotency key (call it before the call, too), then its job
    * id once the service answers. The files of an earlier finish stay recorded until this one ends.
    */

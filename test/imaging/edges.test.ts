@@ -2,6 +2,7 @@
 // `key` on an anti-aliased edge gives the documented alpha and colour to the byte; `bleed` gives each
 // transparent pixel the colour of its nearest visible one and never touches an alpha byte; `extrude`
 // grows the canvas with the edges repeated. And the parser's spellings and order rules.
+import { paletteEntries } from '../../src/imaging/palette.js';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { PostSpecError } from '../../src/imaging/errors.js';
@@ -167,6 +168,15 @@ describe('bleed', () => {
     expect(alphaBytes(pixels)).toEqual(alphaBytes(quantised.pixels));
     const empty = makePixels(4, 4, () => [7, 7, 7, 0]);
     expect(coloursOf((await run(empty, ['bleed'])).pixels)).toEqual(new Set(['07070700']));
+  });
+
+  it('extrude after palette: the border copies palette colours, and the PNG is still written indexed', async () => {
+    const picture = makePixels(10, 10, (x, y) => (x > 1 && x < 8 && y > 1 && y < 8 ? noisy(5)(x, y) : [0, 0, 0, 0]));
+    const quantised = await run(picture, [{ palette: 4 }]);
+    const result = await run(picture, [{ palette: 4 }, { extrude: 2 }]);
+    expect([result.pixels.width, result.pixels.height]).toEqual([14, 14]);
+    expect(coloursOf(result.pixels)).toEqual(coloursOf(quantised.pixels));
+    expect(paletteEntries(result.result.bytes)).toBeLessThanOrEqual(4);
   });
 
   it('after key on an anti-aliased sprite: no transparent pixel beside the sprite keeps the key or black', async () => {

@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { ImagingError } from '../../src/imaging/errors.js';
+import { POST_LIMITS } from '../../src/imaging/limits.js';
 import { applyPostSteps } from '../../src/imaging/post.js';
 import { parsePostSteps } from '../../src/imaging/post-steps.js';
 import { makePixels, noisy, readPixels, toPng } from './pixels.js';
@@ -38,7 +39,22 @@ describe('hostile input', () => {
     const error = await failure(await pngClaiming(100_000, 100_000));
     expect(error.code).toBe('too_large');
     // Refused by sharp's pixel limit on the header, which metadata() reads before any pixel is decoded.
-    expect(error.message).toBe('sprite.png has more than 67,108,864 pixels');
+    expect(error.message).toBe('sprite.png has more than 1,048,576 pixels');
+  });
+
+  it('post steps read at most 1,024² pixels (POST_LIMITS: within 150 MiB), refused from the header', async () => {
+    expect(POST_LIMITS.maxPixels).toBe(1024 * 1024);
+    const error = await failure(await pngClaiming(1025, 1024));
+    expect(error.code).toBe('too_large');
+    expect(error.message).toBe('sprite.png has more than 1,048,576 pixels');
+    // A step may not make one larger either.
+    const small = await toPng(makePixels(2, 1, noisy(3)));
+    expect((await failure(small, [{ resize: { width: 2048, kernel: 'nearest' } }])).message).toBe(
+      'the resized image would be 2048×1024 pixels: the limit is 16384 a side and 1,048,576 pixels',
+    );
+    // Sides are bounded as before: a long strip within the pixel count is fine.
+    const strip = await applyPostSteps(await toPng(makePixels(5000, 1, noisy(4))), parsePostSteps(['pot']));
+    expect([strip.width, strip.height]).toEqual([8192, 1]);
   });
 
   it('refuses a side over 16,384 even when the pixel count is small', async () => {

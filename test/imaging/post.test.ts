@@ -1,5 +1,7 @@
 // Post steps on real pixels: PNG fixtures made here from RGBA buffers, run through applyPostSteps,
 // and the result decoded and compared pixel by pixel.
+import crypto from 'node:crypto';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { applyPostSteps, nextPowerOfTwo } from '../../src/imaging/post.js';
 import { parsePostSteps } from '../../src/imaging/post-steps.js';
@@ -155,6 +157,45 @@ describe('palette', () => {
     const few = makePixels(9, 9, (x) => (x % 2 ? [1, 2, 3, 255] : [200, 100, 50, 128]));
     const kept = await run(await toPng(few), [{ palette: 4 }]);
     expect(kept.pixels.data.equals(few.data)).toBe(true);
+  });
+});
+
+describe('palette: the quantiser once', () => {
+  const gradient = makePixels(64, 64, (x, y) => [x * 4, y * 4, (x * y) % 256, x % 7 === 0 ? 0 : 255]);
+  const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
+  // The pixels each list gave when libimagequant ran twice (before issue 30), pinned: quantising once
+  // must give the same result (the same error). Bytes and pixels can differ between sharp versions.
+  const before: [unknown, string][] = [
+    [16, '77061a203f8a99ac1991cf4731650c4512593cc0a47aea88299f5696a0ca7cc7'],
+    [5, '2394c4ee5b36d442077c90bb678689b24e9e9df289270820a3e5a52b2edb9fc5'],
+    [{ colors: 12, dither: 0.5 }, '6d1ca79e3c926d0b941fd876dd9e472f8485d3ee430041722113e8f7bc4b4b57'],
+  ];
+
+  it.each(before)('palette %j keeps the pixels it had, at most N colours, the same bytes every run', async (palette, pixelsSha) => {
+    const input = await toPng(gradient);
+    const { result, pixels } = await run(input, [{ palette }]);
+    expect(sha256(pixels.data)).toBe(pixelsSha);
+    const colours = typeof palette === 'number' ? palette : (palette as { colors: number }).colors;
+    expect(coloursOf(pixels).size).toBeLessThanOrEqual(colours);
+    expect((await run(input, [{ palette }])).result.bytes.equals(result.bytes)).toBe(true);
+  });
+
+  it("a power-of-two palette is the quantiser's own indexed PNG: the bytes of one sharp call at the same settings", async () => {
+    const { result } = await run(await toPng(gradient), [{ palette: 16 }]);
+    const once = await sharp(gradient.data, { raw: { width: 64, height: 64, channels: 4 } })
+      .png({ compressionLevel: 9, adaptiveFiltering: false, palette: true, colours: 16, dither: 0, effort: 10 })
+      .toBuffer();
+    expect(result.bytes.equals(once)).toBe(true);
+  });
+
+  it('an image that already fits is written indexed exactly, translucent entries first, at the smallest bit depth', async () => {
+    const few = makePixels(9, 3, (x) => (x % 3 === 0 ? [1, 2, 3, 255] : x % 3 === 1 ? [200, 100, 50, 128] : CLEAR));
+    const { result, pixels } = await run(await toPng(few), [{ palette: 4 }]);
+    expect(pixels.data.equals(few.data)).toBe(true);
+    // IHDR: bit depth 2 (three colours), colour type 3 (indexed); tRNS holds the two translucent entries.
+    expect([result.bytes[24], result.bytes[25]]).toEqual([2, 3]);
+    const trns = result.bytes.indexOf('tRNS');
+    expect(result.bytes.readUInt32BE(trns - 4)).toBe(2);
   });
 });
 

@@ -53,6 +53,17 @@ describe('LockWriter', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(writer.lock));
   });
 
+  it("entry(id) is a copy of that asset's entry as the updates leave it; changing the copy changes nothing", async () => {
+    const root = tempDir();
+    const writer = writerFor(path.join(root, 'assetgen.lock'));
+    expect(writer.entry('torch')).toBeUndefined();
+    await writer.submitted('torch', { spec: 'S', kind: 'video', idempotencyKey: 'key-1' });
+    const entry = writer.entry('torch')!;
+    expect(entry).toEqual(writer.lock.assets.torch);
+    entry.job!.idempotencyKey = 'changed';
+    expect(writer.entry('torch')!.job!.idempotencyKey).toBe('key-1');
+  });
+
   it('a build that died leaves its journal: readers replay it, the next writer folds it into the lock, a torn last line is dropped', async () => {
     const root = tempDir();
     const file = path.join(root, 'assetgen.lock');

@@ -221,7 +221,7 @@ function paidSteps(job: Production, take?: number): PaidSteps {
   const inFlight = item.job && (take === undefined || item.job.take === take);
   const key = inFlight ? item.job!.idempotencyKey : idempotencyKeyFor(item.id, item.spec, generation ?? 1, take);
   // Sent for the first time by this build: a replay after a lost attempt is then this build's own charge.
-  const keyIsNew = take === undefined ? !item.job && !item.reusesKey : !inFlight && !takeOf(run.writer.lock.assets[item.id], take);
+  const keyIsNew = take === undefined ? !item.job && !item.reusesKey : !inFlight && !takeOf(run.writer.entry(item.id), take);
   const submission = {
     spec: item.spec,
     specParts: specParts(job.asset),
@@ -300,7 +300,7 @@ async function produceTakes(job: Production): Promise<string[]> {
     const made = generated.id === undefined ? {} : { generationId: generated.id };
     await writer.tookTake(item.id, { k, file: lockPath(root, saved), ...job.hashes.get(path.resolve(saved))!, credits, ...made });
   }
-  const entry = writer.lock.assets[item.id];
+  const entry = writer.entry(item.id)!;
   const picked = takeOf(entry, pickedTake(entry)) ?? entry.candidates![0];
   job.hashes.set(path.resolve(root, picked.file), { sha256: picked.sha256, size: picked.size });
   return postProcess(job, path.join(root, picked.file));
@@ -313,7 +313,7 @@ async function produceTakes(job: Production): Promise<string[]> {
 async function startTakes(job: Production): Promise<void> {
   const { run, item } = job;
   const { root, writer } = run;
-  const entry = writer.lock.assets[item.id];
+  const entry = writer.entry(item.id);
   const generation = item.job?.generation ?? item.generation ?? 1;
   if (entry?.candidates && (entry.job?.generation ?? entry.generation ?? 1) !== generation)
     for (const take of entry.candidates) removeInside(root, take.file);

@@ -98,7 +98,7 @@ export async function reprocessAsset(run: AssetRun, item: PlanItem): Promise<Ite
   try {
     const previous = item.files.filter((file) => file.state === 'ok').map((file) => file.path);
     // The bytes the plan judged intact: the kept original, or the output it becomes.
-    const entry = run.writer.lock.assets[item.id];
+    const entry = run.writer.entry(item.id);
     const take = entry?.candidates?.find((one) => one.file === item.source);
     const expected = take
       ? { sha256: take.sha256, size: take.size }

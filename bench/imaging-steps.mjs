@@ -1,0 +1,156 @@
+// Each post step alone (issue 30), at 256² and 1,024², against a plain sharp script doing the same
+// operation with the same output (the same PNG encoder settings; for `palette: 16` libimagequant at
+// the same effort, 10): each contender a fresh process that runs its step on the same file
+// a few times after one untimed run, timed inside, in alternating rounds, medians of BENCH_IMAGING_ROUNDS.
+// Each row says whether the two outputs have the same pixels (the quality is the same).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runAlone } from './table.mjs';
+
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const ROUNDS = Number(process.env.BENCH_IMAGING_ROUNDS ?? 3);
+const SIZES = [256, 1024];
+/** Per size: how many times a contender runs its step (a second or so of work each). */
+const REPEATS = { 256: 12, 1024: 2 };
+
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Runs a module body in a fresh node process; returns what it prints as JSON. */
+export function inFreshProcess(source) {
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+  });
+  if (result.status !== 0) throw new Error(`bench: a contender failed: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim());
+}
+
+/** Runs a module body in a fresh node process; returns the milliseconds it prints. */
+export const timed = (source) => Number(inFreshProcess(source));
+
+const PNG = '{ compressionLevel: 9, adaptiveFiltering: false, progressive: false }';
+const CLEAR = '{ r: 0, g: 0, b: 0, alpha: 0 }';
+
+/**
+ * The steps: assetgen's `post:` list, and the plain sharp pipeline (`s` is sharp(input)) doing the
+ * same. `pot` starts from a side 16 short of the size, so it has padding to add; `nearest` from half.
+ */
+const STEPS = [
+  { name: 'trim', post: ['trim'], plain: (s) => `${s}.trim({ threshold: 0, lineArt: true }).png(${PNG})` },
+  {
+    name: 'resize to half, lanczos3, contain',
+    post: (size) => [{ resize: { width: size / 2, height: size / 2 } }],
+    plain: (s, size) => `${s}.resize(${size / 2}, ${size / 2}, { fit: 'contain', kernel: 'lanczos3', background: ${CLEAR} }).png(${PNG})`,
+  },
+  {
+    // From half the size: the output is the row's size (post steps make at most 1,024², POST_LIMITS).
+    name: 'resize ×2, nearest',
+    from: (size) => size / 2,
+    post: (size) => [{ resize: { width: size, height: size, kernel: 'nearest' } }],
+    plain: (s, size) => `${s}.resize(${size}, ${size}, { kernel: 'nearest' }).png(${PNG})`,
+  },
+  {
+    name: 'pot',
+    post: ['pot'],
+    from: (size) => size - 16,
+    plain: (s) => `${s}.extend({ right: 16, bottom: 16, background: ${CLEAR} }).png(${PNG})`,
+  },
+  {
+    name: 'palette: 16',
+    post: [{ palette: 16 }],
+    plain: (s) => `${s}.png({ ...${PNG}, palette: true, colours: 16, dither: 0, effort: 10 })`,
+  },
+  {
+    name: 'format: webp',
+    post: [{ format: 'webp' }],
+    plain: (s) => `${s}.webp({ lossless: true, effort: 4, exact: false })`,
+  },
+];
+
+/** A photo-like RGBA picture (smooth colour, noise, a soft round edge, a transparent border), made once with sharp. */
+function makeInput(file, side) {
+  inFreshProcess(`
+    import sharp from 'sharp'; import fs from 'node:fs';
+    const side = ${side}, raw = Buffer.alloc(side * side * 4), c = side / 2;
+    let seed = 7; const noise = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24) & 7;
+    for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) {
+      const o = (y * side + x) * 4, r = Math.hypot(x - c, y - c) / c;
+      raw[o] = 128 + 120 * Math.sin(x / side * 7) + noise(); raw[o + 1] = 128 + 120 * Math.cos(y / side * 5) + noise();
+      raw[o + 2] = 250 * (1 - Math.min(1, r)); raw[o + 3] = r < 0.8 ? 255 : r < 0.9 ? Math.round(2550 * (0.9 - r)) : 0;
+    }
+    fs.writeFileSync(${JSON.stringify(file)}, await sharp(raw, { raw: { width: side, height: side, channels: 4 } }).png().toBuffer());
+    console.log(0);`);
+}
+
+export async function stepRows() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-bench-steps-'));
+  try {
+    const rows = [];
+    for (const size of SIZES) {
+      for (const step of STEPS) {
+        const side = step.from ? step.from(size) : size;
+        const input = path.join(dir, `in-${side}.png`);
+        if (!fs.existsSync(input)) makeInput(input, side);
+        const post = typeof step.post === 'function' ? step.post(size) : step.post;
+        const out = (who) => JSON.stringify(path.join(dir, `${who}-${size}-${STEPS.indexOf(step)}`));
+        const loop = (body, who) => `
+          const input = fs.readFileSync(${JSON.stringify(input)});
+          // One run untimed: sharp loaded (assetgen loads it on first use) and warm on both sides.
+          let bytes = ${body};
+          const start = performance.now();
+          for (let i = 0; i < ${REPEATS[size]}; i++) bytes = ${body};
+          const ms = performance.now() - start;
+          fs.writeFileSync(${out(who)}, bytes);
+          console.log(ms);`;
+        const ours = `
+          import fs from 'node:fs';
+          const { applyPostSteps } = await import(${JSON.stringify(path.join(DIST, 'imaging/post.js'))});
+          const { parsePostSteps } = await import(${JSON.stringify(path.join(DIST, 'imaging/post-steps.js'))});
+          const steps = parsePostSteps(${JSON.stringify(post)});
+          ${loop('(await applyPostSteps(input, steps)).bytes', 'ours')}`;
+        const plain = `
+          import sharp from 'sharp'; import fs from 'node:fs';
+          ${loop(`await ${step.plain('sharp(input)', size)}.toBuffer()`, 'plain')}`;
+        const times = { ours: [], plain: [] };
+        for (let round = 0; round < ROUNDS; round++) {
+          times.ours.push(timed(ours));
+          times.plain.push(timed(plain));
+        }
+        const same = samePixels(out('ours'), out('plain'));
+        const oursMs = median(times.ours) / REPEATS[size];
+        const plainMs = median(times.plain) / REPEATS[size];
+        rows.push({
+          figure: `post step \`${step.name}\` on a ${side}² RGBA PNG (median of ${ROUNDS}, fresh processes, ${REPEATS[size]} runs each; ${same})`,
+          measured: `${oursMs.toFixed(1)} ms`,
+          baseline: `a plain sharp script, same operation and encoder settings: ${plainMs.toFixed(1)} ms`,
+          ratio: plainMs / oursMs,
+          goal: '≥ 1×',
+          met: plainMs / oursMs >= 1,
+        });
+      }
+    }
+    return rows;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether two outputs decode to the same pixels: the words a row carries. */
+function samePixels(a, b) {
+  return inFreshProcess(`
+    import sharp from 'sharp';
+    const read = (file) => sharp(file).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const [x, y] = await Promise.all([read(${a}), read(${b})]);
+    if (x.info.width !== y.info.width || x.info.height !== y.info.height) console.log(JSON.stringify('outputs of different sizes'));
+    else {
+      let worst = 0;
+      for (let i = 0; i < x.data.length; i++) worst = Math.max(worst, Math.abs(x.data[i] - y.data[i]));
+      console.log(JSON.stringify(worst === 0 ? 'same pixels' : 'pixels differ by at most ' + worst + '/255'));
+    }`);
+}
+
+await runAlone(import.meta, stepRows);
