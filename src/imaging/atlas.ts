@@ -1,18 +1,32 @@
 // Sprite-sheet atlases: frames packed into one PNG plus its data in TexturePacker's JSON-hash format,
-// which Phaser 3 (`this.load.atlas`) and PixiJS (`Assets.load` of the JSON) read natively. The same
-// frames and options give the same bytes: frames are sorted by name, the packer breaks every tie by
-// position, and the PNG encoder's settings are fixed.
+// which Phaser 3 (`this.load.atlas`) and PixiJS (`Assets.load` of the JSON) read natively; a set
+// larger than one page packs several pages, with the data both engines load as one atlas (Phaser's
+// multiatlas, PixiJS's related multi-packs). The same frames and options give the same bytes: frames
+// are sorted by name, the packer breaks every tie by size and name, and the PNG encoder's settings
+// are fixed.
+//
+// Memory stays bounded whatever the set's size: frames are read a group at a time to measure them
+// (their pixels kept only within a budget), and a page's PNG is written band of rows by band, each
+// frame decoded again when a band needs it and the budget did not keep it.
 import { ImagingError } from './errors.js';
-import { packMaxRects, type Size } from './maxrects.js';
+import { compareNames, layoutAtlas, occupancy, type LayoutFrame, type PageLayout } from './pages.js';
+import { pngStream } from './png-stream.js';
 import { trimImage } from './post.js';
 import { ATLAS_LIMITS, atlasOptionProblem, IMAGE_LIMITS } from './limits.js';
-import { blank, decodeImage, encodeImage, type RawImage } from './raw.js';
+import { decodeImage, INPUT_FORMATS, type RawImage } from './raw.js';
+import { loadSharp } from './sharp.js';
 
 export interface AtlasFrameInput {
   /** The frame's key in the data file (what a game asks the engine for). */
   name: string;
   /** PNG, JPEG, WebP or GIF bytes. */
   bytes: Buffer;
+}
+
+/** A frame read when it is needed: to measure it, and again to draw it unless its pixels were kept. */
+export interface AtlasFrameSource {
+  name: string;
+  read(): Promise<Buffer>;
 }
 
 export interface AtlasOptions {
@@ -60,121 +74,289 @@ export interface Atlas {
   data: TexturePackerJsonHash;
 }
 
-interface Prepared {
-  name: string;
-  image: RawImage;
+/** Phaser 3's multiatlas: every page's image and frames in one file (`this.load.multiatlas`). */
+export interface PhaserMultiAtlas {
+  textures: {
+    image: string;
+    format: 'RGBA8888';
+    size: WH;
+    scale: 1;
+    frames: ({ filename: string } & TexturePackerFrame)[];
+  }[];
+  meta: { app: string; version: string };
+}
+
+/** Frames measured and laid out on pages; each page's PNG is made when asked for. */
+export interface AtlasPlan {
+  pages: readonly { width: number; height: number }[];
+  /** Frame pixels ÷ page pixels. */
+  occupancy: number;
+  /**
+   * Page `index`'s JSON-hash with its image named `image`; `related`: the other pages' data files,
+   * as `meta.related_multi_packs` (PixiJS loads them with this one).
+   */
+  pageData(index: number, image: string, related?: readonly string[]): TexturePackerJsonHash;
+  /** Every page for Phaser's multiatlas, page k's image named images[k]. */
+  multiAtlas(images: readonly string[]): PhaserMultiAtlas;
+  /** Page `index`'s PNG bytes in pieces, made band by band. */
+  png(index: number): AsyncGenerator<Buffer>;
+}
+
+interface Measured extends LayoutFrame {
+  source: AtlasFrameSource;
   entry: Omit<TexturePackerFrame, 'frame'>;
 }
 
-/** Decoding this many frames at once bounds the pixels in flight. */
+/** Decoded frames kept from measuring to drawing (and from band to band), at most this many bytes: the rest are read again. */
+const KEPT_BYTES = 16 * 1024 * 1024;
+/** Frames decoded at once: at most this many, and this many bytes of pixels and file (a larger frame goes alone). */
 const DECODE_BATCH = 16;
+const DECODE_BYTES = 8 * 1024 * 1024;
+/** Bytes of PNG rows made at a time. */
+const BAND_BYTES = 4 * 1024 * 1024;
 
+const META = { app: 'assetgen', version: '1.0' } as const;
+
+/** One atlas page, as always: frames that do not fit one maxSize page are an `atlas_too_small` error. */
 export async function packAtlas(frames: readonly AtlasFrameInput[], options: AtlasOptions = {}): Promise<Atlas> {
-  const { padding, extrude, maxSize, trim, image } = checkOptions(options);
-  const sorted = checkFrames(frames);
-  const prepared: Prepared[] = [];
-  for (let start = 0; start < sorted.length; start += DECODE_BATCH) {
-    const batch = sorted.slice(start, start + DECODE_BATCH);
-    prepared.push(...(await Promise.all(batch.map((frame) => prepare(frame, trim)))));
-  }
-  // Largest first packs tighter; the name decides between equal sizes, so the order is total.
-  const order = [...prepared].sort(
-    (a, b) =>
-      Math.max(b.image.width, b.image.height) - Math.max(a.image.width, a.image.height) ||
-      b.image.width * b.image.height - a.image.width * a.image.height ||
-      compareNames(a.name, b.name),
+  const image = checkOptions(options).image;
+  const plan = await planAtlas(
+    frames.map((frame) => ({ name: frame.name, read: async () => frame.bytes })),
+    { ...options, pages: false },
   );
-  const cells = order.map((frame) => ({
-    width: frame.image.width + 2 * extrude + padding,
-    height: frame.image.height + 2 * extrude + padding,
-  }));
-  const packed = packInSmallestBin(cells, order, padding, extrude, maxSize);
-  const atlas = blank(packed.width, packed.height);
-  const placed = new Map<string, XY & WH>();
-  order.forEach((frame, index) => {
-    const x = packed.places[index].x + extrude;
-    const y = packed.places[index].y + extrude;
-    blitExtruded(frame.image, atlas, x, y, extrude);
-    placed.set(frame.name, { x, y, w: frame.image.width, h: frame.image.height });
-  });
-  const data: TexturePackerJsonHash = {
-    frames: Object.fromEntries(prepared.map((frame) => [frame.name, { frame: placed.get(frame.name)!, ...frame.entry }])),
-    meta: { app: 'assetgen', version: '1.0', image, format: 'RGBA8888', size: { w: atlas.width, h: atlas.height }, scale: '1' },
+  const chunks: Buffer[] = [];
+  for await (const chunk of plan.png(0)) chunks.push(chunk);
+  return { png: Buffer.concat(chunks), data: plan.pageData(0, image) };
+}
+
+/**
+ * Measures the frames and lays them out: on one page when they fit one (exactly as packAtlas), else,
+ * with `pages`, on several pages of at most maxSize a side; else an `atlas_too_small` error.
+ */
+export async function planAtlas(
+  frames: readonly AtlasFrameSource[],
+  options: Omit<AtlasOptions, 'image'> & { pages?: boolean } = {},
+): Promise<AtlasPlan> {
+  const { padding, extrude, maxSize, trim } = checkOptions(options);
+  const kept = new Kept();
+  const measured = await measure(checkFrames(frames), trim, kept);
+  const layout = layoutAtlas(measured, { padding, extrude, maxSize, pages: options.pages === true });
+  const placeOf = new Map<string, { page: number; x: number; y: number }>();
+  layout.forEach((page, index) => page.places.forEach(({ frame, x, y }) => placeOf.set(measured[frame].name, { page: index, x, y })));
+  /** Page `index`'s frames in name order, each with its rectangle. */
+  const framesOn = (index: number): [string, TexturePackerFrame][] =>
+    measured
+      .filter((frame) => placeOf.get(frame.name)!.page === index)
+      .map((frame) => {
+        const { x, y } = placeOf.get(frame.name)!;
+        return [frame.name, { frame: { x, y, w: frame.width, h: frame.height }, ...frame.entry }];
+      });
+  const size = (index: number): WH => ({ w: layout[index].width, h: layout[index].height });
+  return {
+    pages: layout.map(({ width, height }) => ({ width, height })),
+    occupancy: occupancy(measured, layout),
+    pageData(index, image, related) {
+      const meta = { ...META, image, format: 'RGBA8888' as const, size: size(index), scale: '1' as const };
+      return { frames: Object.fromEntries(framesOn(index)), meta: related ? { ...meta, related_multi_packs: [...related] } : meta };
+    },
+    multiAtlas(images) {
+      return {
+        textures: layout.map((_, index) => ({
+          image: images[index],
+          format: 'RGBA8888' as const,
+          size: size(index),
+          scale: 1 as const,
+          frames: framesOn(index).map(([filename, entry]) => ({ filename, ...entry })),
+        })),
+        meta: { ...META },
+      };
+    },
+    png: (index) => pngStream(layout[index].width, layout[index].height, bands(layout[index], measured, extrude, trim, kept)),
   };
-  return { png: await encodeImage(atlas, 'png'), data };
 }
 
 /** The data file's text: two-space JSON and a final newline, keys in a fixed order. */
-export const atlasJson = (data: TexturePackerJsonHash): string => `${JSON.stringify(data, null, 2)}\n`;
+export const atlasJson = (data: TexturePackerJsonHash | PhaserMultiAtlas): string => `${JSON.stringify(data, null, 2)}\n`;
 
-async function prepare(frame: AtlasFrameInput, trim: boolean): Promise<Prepared> {
-  const decoded = await decodeImage(frame.bytes, `frame ${JSON.stringify(frame.name)}`);
-  const sourceSize = { w: decoded.width, h: decoded.height };
-  if (!trim) {
-    return {
-      name: frame.name,
-      image: decoded,
-      entry: { rotated: false, trimmed: false, spriteSourceSize: { x: 0, y: 0, ...sourceSize }, sourceSize },
-    };
+/** Decoded frames kept by name while they fit KEPT_BYTES. */
+class Kept {
+  private images = new Map<string, RawImage>();
+  private bytes = 0;
+
+  get(name: string): RawImage | undefined {
+    return this.images.get(name);
   }
+
+  hasRoom(bytes: number): boolean {
+    return this.bytes + bytes <= KEPT_BYTES;
+  }
+
+  /** Keeps the image when there is room for it. */
+  offer(name: string, image: RawImage): void {
+    if (this.images.has(name) || !this.hasRoom(image.data.length)) return;
+    this.images.set(name, image);
+    this.bytes += image.data.length;
+  }
+
+  drop(name: string): void {
+    const image = this.images.get(name);
+    if (!image) return;
+    this.images.delete(name);
+    this.bytes -= image.data.length;
+  }
+}
+
+const untrimmed = (width: number, height: number): Measured['entry'] => ({
+  rotated: false,
+  trimmed: false,
+  spriteSourceSize: { x: 0, y: 0, w: width, h: height },
+  sourceSize: { w: width, h: height },
+});
+
+/** A frame's pixels as the atlas holds them: decoded, and trimmed when trimming. */
+async function decodeFrame(name: string, bytes: Buffer, trim: boolean): Promise<{ image: RawImage; entry: Measured['entry'] }> {
+  const decoded = await decodeImage(bytes, `frame ${JSON.stringify(name)}`);
+  if (!trim) return { image: decoded, entry: untrimmed(decoded.width, decoded.height) };
   const { image, trim: record } = trimImage(decoded);
   const trimmed = image.width !== decoded.width || image.height !== decoded.height;
   const spriteSourceSize = { x: record.left, y: record.top, w: record.width, h: record.height };
-  return { name: frame.name, image, entry: { rotated: false, trimmed, spriteSourceSize, sourceSize } };
+  return { image, entry: { rotated: false, trimmed, spriteSourceSize, sourceSize: { w: decoded.width, h: decoded.height } } };
 }
 
-/** The smallest power-of-two bin (by area; then the squarer, then the wider) that holds every cell. */
-function packInSmallestBin(cells: Size[], order: readonly Prepared[], padding: number, extrude: number, maxSize: number) {
-  // Each cell carries its padding on its right and bottom; the bin gets the same, cut off at the end.
-  const widest = Math.max(...cells.map((cell) => cell.width)) - padding;
-  const tallest = Math.max(...cells.map((cell) => cell.height)) - padding;
-  const area = cells.reduce((sum, cell) => sum + cell.width * cell.height, 0);
-  const sides: number[] = [];
-  for (let side = 1; side <= maxSize; side *= 2) sides.push(side);
-  const candidates = sides
-    .flatMap((width) => sides.map((height) => ({ width, height })))
-    .filter(
-      ({ width, height }) =>
-        width >= widest && height >= tallest && (width + padding) * (height + padding) >= area && width * height <= IMAGE_LIMITS.maxPixels,
-    )
-    .sort(
-      (a, b) =>
-        a.width * a.height - b.width * b.height ||
-        Math.abs(Math.log2(a.width / a.height)) - Math.abs(Math.log2(b.width / b.height)) ||
-        b.width - a.width,
+/**
+ * A frame's size from its header, no pixel decoded; past a sheet frame's limit, an error. A file
+ * that is not a readable image of an allowed format gets decodeImage's own error (which reads the
+ * header first too).
+ */
+async function frameSize(name: string, bytes: Buffer): Promise<{ width: number; height: number }> {
+  const sharp = await loadSharp();
+  const header = await sharp(bytes, { animated: false })
+    .metadata()
+    .catch(() => undefined);
+  let { width = 0, height = 0 } = header ?? {};
+  const readable =
+    header?.format !== undefined &&
+    INPUT_FORMATS.includes(header.format) &&
+    width > 0 &&
+    height > 0 &&
+    width * height <= IMAGE_LIMITS.maxPixels;
+  if (!readable) ({ width, height } = await decodeImage(bytes, `frame ${JSON.stringify(name)}`));
+  if (width * height > ATLAS_LIMITS.maxFramePixels) {
+    throw new ImagingError(
+      'too_large',
+      `frame ${JSON.stringify(name)} is ${width}×${height}: an atlas frame has at most ${ATLAS_LIMITS.maxFramePixels.toLocaleString('en-US')} pixels (2048×2048); scale it down with a resize post step`,
     );
-  for (const { width, height } of candidates) {
-    const places = packMaxRects(cells, width + padding, height + padding);
-    if (places) return { width, height, places };
   }
-  const tooLarge = order.find((frame) => Math.max(frame.image.width, frame.image.height) + 2 * extrude > maxSize);
-  const why = tooLarge
-    ? `frame ${JSON.stringify(tooLarge.name)} is ${tooLarge.image.width}×${tooLarge.image.height}, with extrude ${extrude}`
-    : `${cells.length} frames take ${area.toLocaleString('en-US')} pixels with padding and extrude`;
-  throw new ImagingError(
-    'atlas_too_small',
-    `the frames do not fit in a ${maxSize}×${maxSize} atlas (${why}): raise maxSize, lower padding or extrude, or split the sheet`,
-  );
+  return { width, height };
 }
 
-/** Copies the frame with its top-left at (x, y) and repeats its edge pixels `extrude` times around it. */
-function blitExtruded(source: RawImage, target: RawImage, x: number, y: number, extrude: number): void {
-  const rowBytes = source.width * 4;
-  for (let row = -extrude; row < source.height + extrude; row++) {
-    const sourceRow = Math.min(source.height - 1, Math.max(0, row)) * rowBytes;
-    const targetRow = ((y + row) * target.width + x) * 4;
-    source.data.copy(target.data, targetRow, sourceRow, sourceRow + rowBytes);
+/** Runs `work` on the items in groups of at most DECODE_BATCH whose bytes add up to DECODE_BYTES (one larger item alone). */
+async function inGroups<Item>(
+  items: AsyncIterable<Item> | Iterable<Item>,
+  bytesOf: (item: Item) => number,
+  work: (group: Item[]) => Promise<void>,
+) {
+  let group: Item[] = [];
+  let bytes = 0;
+  for await (const item of items) {
+    if (group.length && (group.length === DECODE_BATCH || bytes + bytesOf(item) > DECODE_BYTES)) {
+      await work(group);
+      [group, bytes] = [[], 0];
+    }
+    group.push(item);
+    bytes += bytesOf(item);
+  }
+  if (group.length) await work(group);
+}
+
+/**
+ * Every frame's size (and trim) in name order, a group of frames read at a time: a frame is decoded
+ * when trimming needs its pixels or there is room to keep them; else its header is enough.
+ */
+async function measure(frames: readonly AtlasFrameSource[], trim: boolean, kept: Kept): Promise<Measured[]> {
+  const measured: Measured[] = [];
+  async function* read() {
+    for (const source of frames) {
+      const bytes = await source.read();
+      const { width, height } = await frameSize(source.name, bytes);
+      yield { source, bytes, width, height, decode: trim || kept.hasRoom(width * height * 4) };
+    }
+  }
+  const bytesOf = (item: { bytes: Buffer; width: number; height: number; decode: boolean }) =>
+    item.bytes.length + (item.decode ? item.width * item.height * 4 : 0);
+  await inGroups(read(), bytesOf, async (group) => {
+    const done = await Promise.all(
+      group.map(async ({ source, bytes, width, height, decode }): Promise<Measured> => {
+        if (!decode) return { name: source.name, width, height, source, entry: untrimmed(width, height) };
+        const { image, entry } = await decodeFrame(source.name, bytes, trim);
+        kept.offer(source.name, image);
+        return { name: source.name, width: image.width, height: image.height, source, entry };
+      }),
+    );
+    measured.push(...done);
+  });
+  return measured;
+}
+
+/**
+ * A page's PNG rows, a band at a time: each row its filter byte (0) and its pixels. The frames a band
+ * crosses are drawn into it (their rows in the band, and the extrusion's), decoded a group at a time
+ * unless kept; a frame that goes on into the next band is kept if there is room, else read again.
+ */
+async function* bands(page: PageLayout, measured: readonly Measured[], extrude: number, trim: boolean, kept: Kept): AsyncGenerator<Buffer> {
+  const rowBytes = 1 + page.width * 4;
+  const bandRows = Math.max(1, Math.floor(BAND_BYTES / rowBytes));
+  const placed = page.places.map(({ frame, x, y }) => ({ frame: measured[frame], x, y })).sort((a, b) => a.y - b.y || a.x - b.x);
+  let next = 0;
+  let crossing: typeof placed = [];
+  for (let top = 0; top < page.height; top += bandRows) {
+    const bottom = Math.min(page.height, top + bandRows);
+    const band = Buffer.alloc(rowBytes * (bottom - top));
+    while (next < placed.length && placed[next].y - extrude < bottom) crossing.push(placed[next++]);
+    const goesOn = (item: (typeof placed)[number]) => item.y + item.frame.height + extrude > bottom;
+    const bytesOf = (item: (typeof placed)[number]) => (kept.get(item.frame.name) ? 0 : item.frame.width * item.frame.height * 4);
+    await inGroups(crossing, bytesOf, async (group) => {
+      const images = await Promise.all(
+        group.map(async ({ frame }) => kept.get(frame.name) ?? (await decodeFrame(frame.name, await frame.source.read(), trim)).image),
+      );
+      group.forEach((item, index) => {
+        const image = images[index];
+        if (image.width !== item.frame.width || image.height !== item.frame.height)
+          throw new ImagingError('damaged', `frame ${JSON.stringify(item.frame.name)} changed while the atlas was being made`);
+        drawRows(image, band, rowBytes, item.x, item.y, top, bottom, extrude);
+        if (goesOn(item)) kept.offer(item.frame.name, image);
+        else kept.drop(item.frame.name);
+      });
+    });
+    crossing = crossing.filter(goesOn);
+    yield band;
+  }
+}
+
+/** Draws the rows of a frame (top-left at x, y, extruded) that fall in the band of page rows [top, bottom). */
+function drawRows(
+  image: RawImage,
+  band: Buffer,
+  rowBytes: number,
+  x: number,
+  y: number,
+  top: number,
+  bottom: number,
+  extrude: number,
+): void {
+  const width = image.width * 4;
+  for (let row = Math.max(top, y - extrude); row < Math.min(bottom, y + image.height + extrude); row++) {
+    const from = Math.min(image.height - 1, Math.max(0, row - y)) * width;
+    const to = (row - top) * rowBytes + 1 + x * 4;
+    image.data.copy(band, to, from, from + width);
     for (let step = 1; step <= extrude; step++) {
-      source.data.copy(target.data, targetRow - step * 4, sourceRow, sourceRow + 4);
-      source.data.copy(target.data, targetRow + rowBytes + (step - 1) * 4, sourceRow + rowBytes - 4, sourceRow + rowBytes);
+      image.data.copy(band, to - step * 4, from, from + 4);
+      image.data.copy(band, to + width + (step - 1) * 4, from + width - 4, from + width);
     }
   }
 }
 
-/** Code-unit order: the same in every locale. */
-const compareNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-function checkFrames(frames: readonly AtlasFrameInput[]): AtlasFrameInput[] {
+function checkFrames<Frame extends { name: string }>(frames: readonly Frame[]): Frame[] {
   if (frames.length === 0) throw new ImagingError('bad_atlas_input', 'an atlas needs at least one frame');
   if (frames.length > ATLAS_LIMITS.maxFrames) {
     throw new ImagingError('bad_atlas_input', `an atlas holds at most ${ATLAS_LIMITS.maxFrames} frames, not ${frames.length}`);

@@ -254,6 +254,8 @@ export interface PlanItem {
   source?: string;
   /** A sheet: the ids of the assets it packs (./sheet.ts). */
   inputs?: string[];
+  /** A sheet under --force: a page file in the way that assetgen did not make is replaced, not refused. */
+  replaces?: boolean;
   /** The paid call in flight, to resume by its id (or its idempotency key when there is no id yet). */
   job?: LockJob;
   /**
