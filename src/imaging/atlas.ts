@@ -8,6 +8,7 @@
 // Memory stays bounded whatever the set's size: frames are read a group at a time to measure them
 // (their pixels kept only within a budget), and a page's PNG is written band of rows by band, each
 // frame decoded again when a band needs it and the budget did not keep it.
+import { decodedPixels } from './collect.js';
 import { ImagingError } from './errors.js';
 import { compareNames, layoutAtlas, occupancy, type LayoutFrame, type PageLayout } from './pages.js';
 import { pngStream } from './png-stream.js';
@@ -109,6 +110,12 @@ interface Measured extends LayoutFrame {
 
 /** Decoded frames kept from measuring to drawing (and from band to band), at most this many bytes: the rest are read again. */
 const KEPT_BYTES = 16 * 1024 * 1024;
+/**
+ * More kept for frames that go on into the next band: decoding a large frame again for every band
+ * it crosses costs more memory (freed late, see ./collect.ts) than keeping it. At the frame limit
+ * (2048²), two side by side on a 4096-wide page.
+ */
+const CROSSING_BYTES = 32 * 1024 * 1024;
 /** Frames decoded at once: at most this many, and this many bytes of pixels and file (a larger frame goes alone). */
 const DECODE_BATCH = 16;
 const DECODE_BYTES = 8 * 1024 * 1024;
@@ -191,9 +198,9 @@ class Kept {
     return this.bytes + bytes <= KEPT_BYTES;
   }
 
-  /** Keeps the image when there is room for it. */
-  offer(name: string, image: RawImage): void {
-    if (this.images.has(name) || !this.hasRoom(image.data.length)) return;
+  /** Keeps the image when there is room for it (`room` more bytes than the budget: a frame going on into the next band). */
+  offer(name: string, image: RawImage, room = 0): void {
+    if (this.images.has(name) || this.bytes + image.data.length > KEPT_BYTES + room) return;
     this.images.set(name, image);
     this.bytes += image.data.length;
   }
@@ -216,6 +223,7 @@ const untrimmed = (width: number, height: number): Measured['entry'] => ({
 /** A frame's pixels as the atlas holds them: decoded, and trimmed when trimming. */
 async function decodeFrame(name: string, bytes: Buffer, trim: boolean): Promise<{ image: RawImage; entry: Measured['entry'] }> {
   const decoded = await decodeImage(bytes, `frame ${JSON.stringify(name)}`);
+  decodedPixels(decoded.data.length);
   if (!trim) return { image: decoded, entry: untrimmed(decoded.width, decoded.height) };
   const { image, trim: record } = trimImage(decoded);
   const trimmed = image.width !== decoded.width || image.height !== decoded.height;
@@ -271,7 +279,8 @@ async function inGroups<Item>(
 
 /**
  * Every frame's size (and trim) in name order, a group of frames read at a time: a frame is decoded
- * when trimming needs its pixels or there is room to keep them; else its header is enough.
+ * only when trimming needs its pixels (and kept while there is room); else its header is enough,
+ * and it is decoded once, when its page is drawn.
  */
 async function measure(frames: readonly AtlasFrameSource[], trim: boolean, kept: Kept): Promise<Measured[]> {
   const measured: Measured[] = [];
@@ -279,7 +288,7 @@ async function measure(frames: readonly AtlasFrameSource[], trim: boolean, kept:
     for (const source of frames) {
       const bytes = await source.read();
       const { width, height } = await frameSize(source.name, bytes);
-      yield { source, bytes, width, height, decode: trim || kept.hasRoom(width * height * 4) };
+      yield { source, bytes, width, height, decode: trim };
     }
   }
   const bytesOf = (item: { bytes: Buffer; width: number; height: number; decode: boolean }) =>
@@ -312,6 +321,7 @@ async function* bands(page: PageLayout, measured: readonly Measured[], extrude: 
   for (let top = 0; top < page.height; top += bandRows) {
     const bottom = Math.min(page.height, top + bandRows);
     const band = Buffer.alloc(rowBytes * (bottom - top));
+    decodedPixels(band.length);
     while (next < placed.length && placed[next].y - extrude < bottom) crossing.push(placed[next++]);
     const goesOn = (item: (typeof placed)[number]) => item.y + item.frame.height + extrude > bottom;
     const bytesOf = (item: (typeof placed)[number]) => (kept.get(item.frame.name) ? 0 : item.frame.width * item.frame.height * 4);
@@ -324,7 +334,7 @@ async function* bands(page: PageLayout, measured: readonly Measured[], extrude: 
         if (image.width !== item.frame.width || image.height !== item.frame.height)
           throw new ImagingError('damaged', `frame ${JSON.stringify(item.frame.name)} changed while the atlas was being made`);
         drawRows(image, band, rowBytes, item.x, item.y, top, bottom, extrude);
-        if (goesOn(item)) kept.offer(item.frame.name, image);
+        if (goesOn(item)) kept.offer(item.frame.name, image, CROSSING_BYTES);
         else kept.drop(item.frame.name);
       });
     });

@@ -177,13 +177,18 @@ async function loadTakes(
   });
 }
 
-/** A sheet's card shows its atlas with the frames its data file names; the data file is not a picture. */
+/**
+ * A sheet's card shows its atlas (the first page, of several) with the frames its data file names;
+ * no data file is a picture (a sheet of several pages has one per page and a multiatlas).
+ */
 function withAtlas(asset: GalleryAsset): GalleryAsset {
-  const data = asset.files.find((file) => file.path.toLowerCase().endsWith('.json'));
-  const image = asset.files.find((file) => file !== data);
+  const isData = (file: GalleryFile) => file.path.toLowerCase().endsWith('.json');
+  const image = asset.files.find((file) => !isData(file));
+  const dataPath = image && `${image.path.slice(0, image.path.length - path.posix.extname(image.path).length)}.json`;
+  const data = asset.files.find((file) => file.path === dataPath) ?? asset.files.find(isData);
   if (!data || !image) return asset;
   const atlas: GalleryAtlas = { image: image.path, data: data.path, ...readAtlasData(data, image) };
-  return { ...asset, files: asset.files.filter((file) => file !== data), atlas };
+  return { ...asset, files: asset.files.filter((file) => !isData(file)), atlas };
 }
 
 /**

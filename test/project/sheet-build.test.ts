@@ -163,6 +163,13 @@ describe('sheets in a build', () => {
     }
     expect(seen.sort()).toEqual(['gem', 'shield', 'sword']);
     expect(items(await build()).icons).toMatchObject({ outcome: 'unchanged' });
+    // The gallery shows the first page with its frame outlined, each page a picture, no JSON as one.
+    expect((await project.run(['report', '-o', 'out/pages.html'])).code).toBe(0);
+    const card = /<article class="card[^"]*" data-id="icons"[^]*?<\/article>/.exec(fs.readFileSync(file('out/pages.html'), 'utf8'))![0];
+    expect(card).toContain('alt="assets/icons-0.png">');
+    expect(card).toContain('<dt>frames</dt><dd>1</dd><dt>data</dt><dd><code>assets/icons-0.json</code></dd>');
+    expect(card.match(/<figure/g)).toHaveLength(3);
+    expect(card).not.toContain('placeholder');
 
     write(manifest());
     const back = await paidCalls(() => build());
