@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { formatTable } from './table.mjs';
 
 // npm-test last: it rebuilds dist/.
-const SUITES = ['startup', 'sdk', 'download', 'mock', 'build', 'imaging', 'reprocess', 'npm-test'];
+const SUITES = ['startup', 'sdk', 'download', 'mock', 'build', 'imaging', 'reprocess', 'atlas-pages', 'npm-test'];
 const only = process.env.BENCH_ONLY?.split(',');
 
 const rows = [];

@@ -9,6 +9,7 @@
 //
 // Every file assetgen opens for itself is a regular file or refused: opened with O_NONBLOCK (a FIFO
 // never blocks the open) and checked with fstat before a byte is read or written.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AssetgenError } from '../client/errors.js';
@@ -420,6 +421,43 @@ export async function moveIntoPlace(temp: string, file: string, replace: boolean
   }
   await renameRetrying(temp, file);
   return true;
+}
+
+/** A file made in full as a temp file beside its place (makeTempInside), not yet moved there (moveIntoPlace). */
+export interface MadeTemp {
+  /** The project path it is for. */
+  path: string;
+  temp: string;
+  target: string;
+  sha256: string;
+  size: number;
+}
+
+/**
+ * Writes `content` (text, or bytes in pieces) to a new temp file beside `file` (placed by the
+ * confinement rule, its folder made), hashing it on the way: several files made in full before any
+ * is moved into place (a sheet's pages), each then moved with moveIntoPlace or dropped with discardTemp.
+ */
+export async function makeTempInside(root: string, file: string, content: string | AsyncIterable<Buffer>): Promise<MadeTemp> {
+  const place = placeToWrite(root, file);
+  const target = path.join(makeFolder(root, place, file), path.basename(place.file));
+  const temp = tempFor(target);
+  const hash = createHash('sha256');
+  let size = 0;
+  const handle = await fs.promises.open(temp, 'wx', 0o644);
+  try {
+    for await (const chunk of typeof content === 'string' ? [Buffer.from(content)] : content) {
+      hash.update(chunk);
+      size += chunk.length;
+      await handle.writeFile(chunk);
+    }
+  } catch (error) {
+    await handle.close();
+    await discardTemp(temp);
+    throw error;
+  }
+  await handle.close();
+  return { path: file, temp, target, sha256: hash.digest('hex'), size };
 }
 
 /** A temp file of assetgen's (tempFor) that is not needed any more; gone already is fine. */

@@ -25,7 +25,11 @@ export const POST_LIMITS: ImageLimits = { maxSide: 16_384, maxPixels: 1_024 * 1_
  */
 export const INLINE_IMAGE_LIMITS = { maxBytes: 1024 * 1024, maxSide: 768 } as const;
 
-export const ATLAS_LIMITS = { maxPadding: 64, maxExtrude: 32, maxFrames: 10_000, maxNameLength: 256 } as const;
+/**
+ * An atlas: its frames, their names and options; a frame's pixels (2048², 16 MiB as RGBA: a sheet
+ * decodes one frame at a time, and stays within its memory bound only if a frame does).
+ */
+export const ATLAS_LIMITS = { maxPadding: 64, maxExtrude: 32, maxFrames: 10_000, maxNameLength: 256, maxFramePixels: 2048 * 2048 } as const;
 
 /**
  * Clean edges (edges.ts): `extrude` up to the atlas's own bound; `bleed` colours transparent pixels

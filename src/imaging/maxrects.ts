@@ -17,13 +17,35 @@ interface Box {
 
 /** The top-left corner of each size in a width × height bin, in the order given; undefined when one does not fit. */
 export function packMaxRects(sizes: readonly Size[], width: number, height: number): { x: number; y: number }[] | undefined {
-  let free: Box[] = [{ x: 0, y: 0, width, height }];
+  const bin = new MaxRectsBin(width, height);
   const places: { x: number; y: number }[] = [];
   for (const size of sizes) {
+    const place = bin.insert(size);
+    if (!place) return undefined;
+    places.push(place);
+  }
+  return places;
+}
+
+/** One bin being filled: each insert takes the free box of best short side fit, or says it does not fit. */
+export class MaxRectsBin {
+  private free: Box[];
+  /** The widest and the tallest free box: a size past either fits nowhere (a full page answers at once). */
+  private widest: number;
+  private tallest: number;
+
+  constructor(width: number, height: number) {
+    this.free = [{ x: 0, y: 0, width, height }];
+    [this.widest, this.tallest] = [width, height];
+  }
+
+  /** Places `size` and returns its top-left corner; undefined (the bin unchanged) when it does not fit. */
+  insert(size: Size): { x: number; y: number } | undefined {
+    if (size.width > this.widest || size.height > this.tallest) return undefined;
     let best: Box | undefined;
     let bestShort = Infinity;
     let bestLong = Infinity;
-    for (const box of free) {
+    for (const box of this.free) {
       if (size.width > box.width || size.height > box.height) continue;
       const short = Math.min(box.width - size.width, box.height - size.height);
       const long = Math.max(box.width - size.width, box.height - size.height);
@@ -35,17 +57,18 @@ export function packMaxRects(sizes: readonly Size[], width: number, height: numb
     }
     if (!best) return undefined;
     const placed: Box = { x: best.x, y: best.y, width: size.width, height: size.height };
-    places.push({ x: placed.x, y: placed.y });
-    const kept = free.filter((box) => !overlaps(box, placed));
-    free = [
+    const kept = this.free.filter((box) => !overlaps(box, placed));
+    this.free = [
       ...kept,
       ...prune(
-        free.filter((box) => overlaps(box, placed)).flatMap((box) => split(box, placed)),
+        this.free.filter((box) => overlaps(box, placed)).flatMap((box) => split(box, placed)),
         kept,
       ),
     ];
+    this.widest = Math.max(0, ...this.free.map((box) => box.width));
+    this.tallest = Math.max(0, ...this.free.map((box) => box.height));
+    return { x: placed.x, y: placed.y };
   }
-  return places;
 }
 
 /** The free boxes left of `box` once `used` is taken from it: up to four overlapping maximal boxes. */

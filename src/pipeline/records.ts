@@ -317,6 +317,8 @@ export interface PlanItem {
   inputs?: string[];
   /** A sheet: those of its inputs whose files are the frames of a `slice` (named `<id>-<n>`, even one). */
   frameInputs?: string[];
+  /** A sheet under --force: a page file in the way that assetgen did not make is replaced, not refused. */
+  replaces?: boolean;
   /** The paid call in flight, to resume by its id (or its idempotency key when there is no id yet). */
   job?: LockJob;
   /**

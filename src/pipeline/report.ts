@@ -177,13 +177,21 @@ async function loadTakes(
   });
 }
 
-/** A sheet's card shows its atlas with the frames its data file names; the data file is not a picture. */
+/**
+ * A sheet's card shows its atlas (the first page, of several) with the frames its data file names;
+ * no data file is a picture (a sheet of several pages has one per page and a multiatlas).
+ */
 function withAtlas(asset: GalleryAsset): GalleryAsset {
-  const data = asset.files.find((file) => file.path.toLowerCase().endsWith('.json'));
-  const image = asset.files.find((file) => file !== data);
+  const isData = (file: GalleryFile) => file.path.toLowerCase().endsWith('.json');
+  // Pages in order, from page 0 (`<stem>-<k>.png`): the lock lists files in its own order.
+  const pageOf = (file: GalleryFile) => Number(/-(\d{1,6})\.[^./]*$/.exec(file.path)?.[1] ?? -1);
+  const pages = asset.files.filter((file) => !isData(file)).sort((a, b) => pageOf(a) - pageOf(b) || (a.path < b.path ? -1 : 1));
+  const image = pages[0];
+  const dataPath = image && `${image.path.slice(0, image.path.length - path.posix.extname(image.path).length)}.json`;
+  const data = asset.files.find((file) => file.path === dataPath) ?? asset.files.find(isData);
   if (!data || !image) return asset;
   const atlas: GalleryAtlas = { image: image.path, data: data.path, ...readAtlasData(data, image) };
-  return { ...asset, files: asset.files.filter((file) => file !== data), atlas };
+  return { ...asset, files: pages, atlas };
 }
 
 /**

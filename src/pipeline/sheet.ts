@@ -13,11 +13,29 @@ import { slices } from '../imaging/post-steps.js';
 /** The kinds of asset a sheet may take frames from. */
 export const SHEET_INPUT_KINDS = ['image', 'workflow'] as const;
 
-/** The data file beside the atlas: `<name>.json`. */
-export const sheetDataPath = (png: string): string => `${png.slice(0, png.length - path.posix.extname(png).length)}.json`;
+const stemOf = (png: string): string => png.slice(0, png.length - path.posix.extname(png).length);
 
-/** The two files a sheet writes: its atlas and its data. */
-export const sheetFiles = (png: string): [string, string] => [png, sheetDataPath(png)];
+/** The data file beside the atlas: `<name>.json`. */
+export const sheetDataPath = (png: string): string => `${stemOf(png)}.json`;
+
+/**
+ * The files a sheet of `pages` pages writes (docs/imaging.md "Pages"). One page: its atlas and its
+ * data, `<name>.png` and `<name>.json`. Several: each page's atlas and JSON-hash, `<name>-<k>.png`
+ * and `<name>-<k>.json` for k from 0, then `<name>.json`, Phaser's multiatlas of them all.
+ */
+export function sheetFiles(png: string, pages = 1): string[] {
+  if (pages === 1) return [png, sheetDataPath(png)];
+  const stem = stemOf(png);
+  return [...Array.from({ length: pages }, (_, k) => [`${stem}-${k}.png`, `${stem}-${k}.json`]).flat(), `${stem}.json`];
+}
+
+/** Whether `file` is one a sheet at `png` writes, with any number of pages. */
+export function isSheetFile(png: string, file: string): boolean {
+  const stem = stemOf(png);
+  return (
+    file === png || file === sheetDataPath(png) || (file.startsWith(`${stem}-`) && /^[0-9]+\.(png|json)$/.test(file.slice(stem.length + 1)))
+  );
+}
 
 /** The ids a sheet's `from` names, in the manifest's order: exact ids, and globs over image and workflow assets. */
 export function sheetInputs(from: readonly string[], assets: readonly Pick<ManifestAsset, 'id' | 'kind'>[]): string[] {
@@ -134,7 +152,9 @@ export function planSheet(
   },
 ): SheetDecision {
   const { entry, files, inputs, building, hashes } = context;
-  const wanted = sheetFiles(asset.out.type === 'file' ? asset.out.path : '');
+  const out = asset.out.type === 'file' ? asset.out.path : '';
+  // The files of one page, known before packing (a page's files are checked when it is packed).
+  const wanted = sheetFiles(out);
   const foreign = wanted.filter((file) => hashes.get(file) && !entry?.files.some((recorded) => recorded.path === file));
   const pack = (status: SheetDecision['status'], reasons: string[]): SheetDecision =>
     foreign.length && !context.force
@@ -161,7 +181,7 @@ export function planSheet(
   const rebuilt = inputs.filter((id) => building.has(id));
   if (rebuilt.length) why.push(`${rebuilt.join(', ')} built in this build`);
   else if (!sameInputs(entry.inputs ?? [], inputs, context.lockedFiles, hashes)) why.push('an input file changed');
-  if (files.some((file) => !wanted.includes(file.path))) why.push('out changed');
+  if (files.some((file) => !isSheetFile(out, file.path))) why.push('out changed');
   const missing = files.filter((file) => file.state === 'missing');
   if (missing.length) why.push(`${missing.map((file) => file.path).join(', ')} missing`);
   if (!why.length) return { status: 'up-to-date', action: 'none', reasons: [] };
@@ -207,6 +227,7 @@ export function planSheetItem(
   const spec = sheetSpecHash(asset.sheet!, inputs);
   const { status, action } = decision;
   const frameInputs = slicedInputs(inputs, assets);
+  const replaces = chosen && context.force ? { replaces: true } : {};
   return {
     id: asset.id,
     status,
@@ -220,6 +241,7 @@ export function planSheetItem(
     files,
     estimate: 0,
     prunable: [],
+    ...replaces,
   };
 }
 

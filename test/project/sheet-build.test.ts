@@ -3,17 +3,18 @@
 // build does nothing (the atlas not even rewritten); a change of padding re-packs for free; a changed
 // prompt pays once and re-packs; two builds from scratch give the same atlas bytes; the gallery shows
 // the atlas with each frame outlined where its JSON says.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import type { TexturePackerJsonHash } from '../../src/imaging/atlas.js';
+import type { PhaserMultiAtlas, TexturePackerJsonHash } from '../../src/imaging/atlas.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson, type CliResult } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
 import { whilePaying, writeFiles } from './helpers.js';
 
-const manifest = (options: { padding?: number; swordPrompt?: string } = {}) => `defaults:
+const manifest = (options: { padding?: number; swordPrompt?: string; maxSize?: number } = {}) => `defaults:
   agent: icon-forge
   out: assets/icons/
 assets:
@@ -21,7 +22,7 @@ assets:
   - { id: shield, prompt: a wooden shield }
   - { id: gem, prompt: a blue gem }
   - id: icons
-    sheet: { from: [sword, shield, gem], padding: ${options.padding ?? 2}, extrude: 1, maxSize: 1024 }
+    sheet: { from: [sword, shield, gem], padding: ${options.padding ?? 2}, extrude: 1, maxSize: ${options.maxSize ?? 1024} }
     out: assets/icons.png
 `;
 
@@ -118,6 +119,82 @@ describe('sheets in a build', () => {
     expect(items(result).icons).toMatchObject({ outcome: 'built' });
     expect(atlasData()).not.toEqual(before);
     await expectFramesMatch(['sword', 'shield', 'gem']);
+  });
+
+  it('a set larger than maxSize packs pages (icons-0.png…, each its JSON-hash, icons.json the multiatlas), for free; back to one page removes them', async () => {
+    write(manifest());
+    expect((await build()).code).toBe(0);
+    // A 128×128 icon with its extrusion takes a 256² page alone: three pages.
+    write(manifest({ maxSize: 256 }));
+    const { result, charges } = await paidCalls(() => build());
+    expect(result.code, result.stderr).toBe(0);
+    expect(charges).toBe(0);
+    const pageFiles = [
+      'assets/icons-0.png',
+      'assets/icons-0.json',
+      'assets/icons-1.png',
+      'assets/icons-1.json',
+      'assets/icons-2.png',
+      'assets/icons-2.json',
+    ];
+    expect(items(result).icons).toMatchObject({ outcome: 'built' });
+    expect(fs.existsSync(file('assets/icons.png'))).toBe(false);
+    const entry = readLock(file('assetgen.lock')).assets.icons!;
+    expect(entry.files.map((recorded) => recorded.path).sort()).toEqual([...pageFiles, 'assets/icons.json'].sort());
+    for (const recorded of entry.files) {
+      const bytes = fs.readFileSync(file(recorded.path));
+      expect([recorded.size, recorded.sha256]).toEqual([bytes.length, createHash('sha256').update(bytes).digest('hex')]);
+    }
+    const multi = JSON.parse(fs.readFileSync(file('assets/icons.json'), 'utf8')) as PhaserMultiAtlas;
+    expect(multi.textures.map((texture) => texture.image)).toEqual(['icons-0.png', 'icons-1.png', 'icons-2.png']);
+    const seen: string[] = [];
+    for (const k of [0, 1, 2]) {
+      const data = JSON.parse(fs.readFileSync(file(`assets/icons-${k}.json`), 'utf8')) as TexturePackerJsonHash & {
+        meta: { related_multi_packs: string[] };
+      };
+      expect(data.meta.image).toBe(`icons-${k}.png`);
+      expect(data.meta.related_multi_packs).toEqual([0, 1, 2].filter((other) => other !== k).map((other) => `icons-${other}.json`));
+      expect(multi.textures[k]!.frames.map((frame) => frame.filename)).toEqual(Object.keys(data.frames));
+      for (const [name, { frame }] of Object.entries(data.frames)) {
+        const region = { left: frame.x, top: frame.y, width: frame.w, height: frame.h };
+        expect((await rgba(file(`assets/icons-${k}.png`), region)).equals(await rgba(file(`assets/icons/${name}.png`))), name).toBe(true);
+        seen.push(name);
+      }
+    }
+    expect(seen.sort()).toEqual(['gem', 'shield', 'sword']);
+    expect(items(await build()).icons).toMatchObject({ outcome: 'unchanged' });
+    // The gallery shows the first page with its frame outlined, each page a picture, no JSON as one.
+    expect((await project.run(['report', '-o', 'out/pages.html'])).code).toBe(0);
+    const card = /<article class="card[^"]*" data-id="icons"[^]*?<\/article>/.exec(fs.readFileSync(file('out/pages.html'), 'utf8'))![0];
+    expect(card).toContain('alt="assets/icons-0.png">');
+    expect(card).toContain('<dt>frames</dt><dd>1</dd><dt>data</dt><dd><code>assets/icons-0.json</code></dd>');
+    expect(card.match(/<figure/g)).toHaveLength(3);
+    expect(card).not.toContain('placeholder');
+
+    write(manifest());
+    const back = await paidCalls(() => build());
+    expect(back.charges).toBe(0);
+    expect(readLock(file('assetgen.lock')).assets.icons!.files.map((recorded) => recorded.path)).toEqual([
+      'assets/icons.json',
+      'assets/icons.png',
+    ]);
+    for (const page of pageFiles) expect(fs.existsSync(file(page)), page).toBe(false);
+    await expectFramesMatch(['sword', 'shield', 'gem']);
+  });
+
+  it('a page file in the way that assetgen did not make: the sheet fails naming it, nothing written; --force replaces it', async () => {
+    write(manifest({ maxSize: 256 }));
+    writeFiles(project.cwd, { 'assets/icons-1.png': 'mine' });
+    const refused = await build();
+    expect(refused.code).toBe(1);
+    expect(items(refused).icons).toMatchObject({ outcome: 'failed' });
+    expect(JSON.stringify(parseJson(refused))).toContain('assets/icons-1.png exists and assetgen did not make it');
+    expect(fs.readFileSync(file('assets/icons-1.png'), 'utf8')).toBe('mine');
+    expect(fs.readdirSync(file('assets')).sort()).toEqual(['icons', 'icons-1.png']);
+    const forced = await paidCalls(() => build(['--force', 'icons']));
+    expect(forced.result.code, forced.result.stderr).toBe(0);
+    expect(forced.charges).toBe(0);
+    expect((await sharp(file('assets/icons-1.png')).metadata()).width).toBe(256);
   });
 
   it('changing one icon’s prompt: exactly one paid call, and the sheet re-packed from the new icon', async () => {

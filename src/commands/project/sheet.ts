@@ -1,9 +1,20 @@
 // Sheets in a build (docs/build.md "Sheets"): once the paid work is done, each sheet the plan packs
-// reads its inputs' files as the lock now records them, packs them into one atlas (src/imaging:
-// sharp loaded here, on first use), and writes the PNG and its TexturePacker JSON beside it. No
-// paid call. Every path read or written goes through the confinement rule (src/files/confine.ts).
+// reads its inputs' files as the lock now records them, packs them into one atlas page or several
+// (src/imaging: sharp loaded here, on first use), and writes each page's PNG and JSON beside the
+// sheet's `out` (docs/imaging.md "Pages"). No paid call. Every path read or written goes through the
+// confinement rule (src/files/confine.ts); every file is made in full before any is moved into place.
 import path from 'node:path';
-import { PathRefusedError, placeIn, placeToWrite, readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
+import {
+  discardTemp,
+  makeTempInside,
+  type MadeTemp,
+  moveIntoPlace,
+  PathRefusedError,
+  placeIn,
+  placeToWrite,
+  readRegularFile,
+  removeInside,
+} from '../../files/confine.js';
 import { sha256 } from '../../pipeline/hash.js';
 import type { TrimPlacement, LockedFile, LockEntry, PlanItem } from '../../pipeline/records.js';
 import { resolveAnimations, sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
@@ -23,6 +34,7 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     credits: 0,
     reason,
   });
+  const made: MadeTemp[] = [];
   try {
     const inputs = item.inputs ?? [];
     const waiting = inputs.filter((id) => unfinished.has(id));
@@ -39,47 +51,68 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
         frames.map((frame) => frame.name),
       );
     if (animations?.unknown.length) return fail(`not packed: animations name no frame of the sheet (${animations.unknown.join('; ')})`);
-    const placed = frameTrims(inputs, lock.assets);
-    const read: { name: string; bytes: Buffer; file: LockedFile; placed?: TrimPlacement }[] = [];
-    for (const frame of frames) {
-      const place = placeIn(run.root, frame.path);
-      if (place.entry !== 'file') throw new PathRefusedError(`${frame.path} is not a regular file; a sheet reads no link or folder.`);
-      const bytes = await readRegularFile(place.file, frame.path);
-      const file = { path: frame.path, sha256: sha256(bytes), size: bytes.length };
-      read.push({ name: frame.name, bytes, file, ...(placed.has(frame.path) ? { placed: placed.get(frame.path) } : {}) });
-    }
-    const [png, json] = sheetFiles(asset.out.type === 'file' ? asset.out.path : `${asset.id}.png`);
-    // Both files claimed and checked before either is written: a sheet is never half written.
-    for (const file of [png, json]) {
-      const refusal = run.claims.claim(file, asset.id);
-      if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
-      placeToWrite(run.root, file);
-    }
-    const { packAtlas, atlasJson } = await import('../../imaging/atlas.js');
+    // Where each trimmed frame of a sliced input sat in its cell: the packer keeps it there.
+    const placedAt = frameTrims(inputs, lock.assets);
+    // Each frame is read when the packer needs it (to measure it, and maybe again to draw it): the
+    // lock records what the first read saw, and a file that changes in between fails the sheet.
+    const packed = new Map<string, LockedFile>();
+    const sources = frames.map((frame) => ({
+      name: frame.name,
+      ...(placedAt.has(frame.path) ? { placed: placedAt.get(frame.path) } : {}),
+      read: async () => {
+        const place = placeIn(run.root, frame.path);
+        if (place.entry !== 'file') throw new PathRefusedError(`${frame.path} is not a regular file; a sheet reads no link or folder.`);
+        const bytes = await readRegularFile(place.file, frame.path);
+        const file = { path: frame.path, sha256: sha256(bytes), size: bytes.length };
+        const first = packed.get(frame.path);
+        if (!first) packed.set(frame.path, file);
+        else if (first.sha256 !== file.sha256) throw new PathRefusedError(`${frame.path} changed while the sheet was being packed.`);
+        return bytes;
+      },
+    }));
+    const out = asset.out.type === 'file' ? asset.out.path : `${asset.id}.png`;
+    const { planAtlas, atlasJson } = await import('../../imaging/atlas.js');
     // Options the manifest leaves out take the packer's defaults (an undefined would replace them).
     const { from: _from, animations: _animations, ...given } = sheet;
     const options = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
-    const atlas = await packAtlas(read, { ...options, image: path.posix.basename(png), animations: animations?.animations });
-    const data = Buffer.from(atlasJson(atlas.data));
-    await writeFileInside(run.root, png, atlas.png);
-    await writeFileInside(run.root, json, data);
-    // Files of an earlier pack that this one does not write again (the sheet's `out` moved).
-    for (const stale of item.files)
-      if (stale.state === 'ok' && stale.path !== png && stale.path !== json) removeInside(run.root, stale.path);
-    const files = [
-      { path: png, sha256: sha256(atlas.png), size: atlas.png.length },
-      { path: json, sha256: sha256(data), size: data.length },
-    ];
-    const spec = sheetSpecHash(sheet, inputs);
+    const plan = await planAtlas(sources, { ...options, pages: true, animations: animations?.animations });
+    const files = sheetFiles(out, plan.pages.length);
+    // Every file claimed and checked before any is made: a sheet is never half written.
+    const recorded = new Set((lock.assets[asset.id]?.files ?? []).map((file) => file.path));
+    for (const file of files) {
+      const refusal = run.claims.claim(file, asset.id);
+      if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
+      const place = placeToWrite(run.root, file);
+      if (place.entry === 'file' && !recorded.has(file) && !item.replaces)
+        throw new PathRefusedError(`${file} exists and assetgen did not make it: the sheet is left as it was (--force replaces it).`);
+    }
+    const name = (file: string) => path.posix.basename(file);
+    if (plan.pages.length === 1) {
+      made.push(await makeTempInside(run.root, files[0], plan.png(0)));
+      made.push(await makeTempInside(run.root, files[1], atlasJson(plan.pageData(0, name(files[0])))));
+    } else {
+      const images = files.filter((file) => file.endsWith('.png'));
+      const pageData = images.map((image) => image.replace(/\.png$/, '.json'));
+      for (const [index, image] of images.entries()) {
+        made.push(await makeTempInside(run.root, image, plan.png(index)));
+        const related = pageData.filter((_, other) => other !== index).map(name);
+        made.push(await makeTempInside(run.root, pageData[index], atlasJson(plan.pageData(index, name(image), related))));
+      }
+      made.push(await makeTempInside(run.root, files.at(-1)!, atlasJson(plan.multiAtlas(images.map(name)))));
+    }
+    for (const file of made) await moveIntoPlace(file.temp, file.target, true);
+    // Files of an earlier pack that this one does not write again (the sheet's `out` moved, or its page count changed).
+    for (const stale of item.files) if (stale.state === 'ok' && !files.includes(stale.path)) removeInside(run.root, stale.path);
     await run.writer.packed(item.id, {
       kind: 'sheet',
-      spec,
-      files,
-      inputs: read.map((frame) => frame.file),
+      spec: sheetSpecHash(sheet, inputs),
+      files: made.map(({ path: file, sha256: hash, size }) => ({ path: file, sha256: hash, size })),
+      inputs: frames.map((frame) => packed.get(frame.path)!),
       finishedAt: new Date().toISOString(),
     });
-    return { id: item.id, outcome: 'built', files: [png, json], credits: 0 };
+    return { id: item.id, outcome: 'built', files, credits: 0 };
   } catch (error) {
+    for (const file of made) await discardTemp(file.temp);
     return fail(error instanceof Error ? error.message : String(error));
   }
 }

@@ -1,0 +1,92 @@
+// A sheet's memory (docs/imaging.md "Memory"): the real CLI re-packs, for free, a 5,000-frame sheet
+// (six 4096² pages) and a sheet of eight frames at the frame limit (2048², two 4096² pages), its
+// peak RSS measured exactly (test/support/peak-rss.ts), beside the peak of a dry run of the same
+// 5,008-asset project (the CLI's own floor, before any sheet). The frames are the mock's 128²
+// icons, built once (and the large ones made by a free resize post step).
+//
+// The goal is 150 MiB for the whole process; it is not met yet: the dry run alone peaks near
+// 140 MiB, and the re-pack near 290 (holding every frame and a whole page, the same sheets took 470
+// and 390 MiB in a script of their own). REGRESSION_BOUND_MIB holds today's figure so that it does
+// not grow back; lower it as the pack and the planning shrink.
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import type { PhaserMultiAtlas } from '../../src/imaging/atlas.js';
+import { readLock } from '../../src/pipeline/lock.js';
+import { parseJson, runCli } from '../support/cli.js';
+import { runMeasured } from '../support/peak-rss.js';
+import { useMockProject } from '../support/project.js';
+
+const GOAL_MIB = 150;
+const REGRESSION_BOUND_MIB = 320;
+const FRAMES = 5000;
+const POSTERS = 8;
+
+function manifest(padding: number): string {
+  const lines = ['defaults: { agent: icon-forge, out: assets/f/ }', 'assets:'];
+  for (let i = 0; i < FRAMES; i++) lines.push(`  - { id: i${String(i).padStart(4, '0')}, prompt: frame ${i} }`);
+  for (let i = 1; i <= POSTERS; i++)
+    lines.push(
+      `  - { id: p${i}, prompt: poster ${i}, out: assets/p/, post: [{ resize: { width: 2048, height: 2048, kernel: nearest } }] }`,
+    );
+  lines.push(`  - { id: frames, sheet: { from: ["i*"], padding: ${padding} }, out: assets/frames.png }`);
+  lines.push(`  - { id: posters, sheet: { from: ["p*"], padding: 0, extrude: 0 }, out: assets/posters.png }`);
+  return `${lines.join('\n')}\n`;
+}
+
+const project = useMockProject({ mock: { credits: 1_000_000 }, config: { credits: 1_000_000, faults: { rate: 0 } } });
+
+describe('sheets within the memory bound', () => {
+  it(`re-packing a ${FRAMES.toLocaleString('en')}-frame sheet and a sheet of 2048² frames stays within ${REGRESSION_BOUND_MIB} MiB (goal ${GOAL_MIB})`, async () => {
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), manifest(2));
+    const built = await runCli(['build', '--yes', '-j', '16'], { env: project.env(), cwd: project.cwd, timeoutMs: 400_000 });
+    expect(built.code, built.stderr).toBe(0);
+    const paid = (await project.ledger()).filter((entry) => entry.amount < 0).length;
+    expect(paid).toBe(FRAMES + POSTERS);
+
+    // The frames sheet's padding changes and a page of the posters is gone: both re-packed, nothing paid.
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), manifest(3));
+    fs.rmSync(path.join(project.cwd, 'assets/posters-1.png'));
+    const dry = await runMeasured(['build', '--dry-run', '--json'], { env: project.env(), cwd: project.cwd, timeoutMs: 400_000 });
+    const repacked = await runMeasured(['build', '--json'], { env: project.env(), cwd: project.cwd, timeoutMs: 400_000 });
+    console.log(
+      `peak RSS: dry run ${dry.peakRssMiB.toFixed(1)} MiB, sheets re-packed ${repacked.peakRssMiB.toFixed(1)} MiB (goal ${GOAL_MIB})`,
+    );
+    expect(repacked.code, repacked.stderr).toBe(0);
+    const items = parseJson(repacked).items as { id: string; outcome: string }[];
+    expect(items.filter((item) => item.outcome === 'built').map((item) => item.id)).toEqual(['frames', 'posters']);
+    expect((await project.ledger()).filter((entry) => entry.amount < 0)).toHaveLength(paid);
+
+    const lock = readLock(path.join(project.cwd, 'assetgen.lock'));
+    for (const [id, pages, frames] of [
+      ['frames', 6, FRAMES],
+      ['posters', 2, POSTERS],
+    ] as const) {
+      const multi = JSON.parse(fs.readFileSync(path.join(project.cwd, `assets/${id}.json`), 'utf8')) as PhaserMultiAtlas;
+      expect(multi.textures.map((texture) => texture.image)).toEqual(Array.from({ length: pages }, (_, k) => `${id}-${k}.png`));
+      expect(multi.textures.flatMap((texture) => texture.frames)).toHaveLength(frames);
+      expect(lock.assets[id]!.files).toHaveLength(2 * pages + 1);
+      for (const texture of multi.textures) {
+        const { width, height } = await sharp(path.join(project.cwd, 'assets', texture.image)).metadata();
+        expect({ w: width, h: height }).toEqual(texture.size);
+      }
+    }
+    // A poster's pixels are its file's, where the data says.
+    const poster = JSON.parse(fs.readFileSync(path.join(project.cwd, 'assets/posters.json'), 'utf8')) as PhaserMultiAtlas;
+    const first = poster.textures[0]!.frames[0]!;
+    const region = { left: first.frame.x, top: first.frame.y, width: first.frame.w, height: first.frame.h };
+    const packed = await sharp(path.join(project.cwd, 'assets', poster.textures[0]!.image))
+      .extract(region)
+      .raw()
+      .toBuffer();
+    const source = await sharp(path.join(project.cwd, `assets/p/${first.filename}.png`))
+      .ensureAlpha()
+      .raw()
+      .toBuffer();
+    expect(packed.equals(source)).toBe(true);
+
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(repacked.peakRssMiB).toBeLessThanOrEqual(REGRESSION_BOUND_MIB);
+  }, 900_000);
+});
