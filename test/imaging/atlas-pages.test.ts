@@ -187,6 +187,22 @@ describe('planAtlas on several pages, on real pixels', () => {
     expect(counts.filter((count) => count >= 2).length).toBeGreaterThan(200);
   }, 120_000);
 
+  it('animations on a set of several pages: refused (atlas_too_small), saying why and what to do; on one page, written', async () => {
+    const frames = frameSizes(60, 5, 30, 11);
+    const { sources } = await sourcesOf(frames);
+    const animations = { walk: [sources[0]!.name, sources[1]!.name] };
+    const refused = await planAtlas(sources, { padding: 2, extrude: 1, maxSize: 64, pages: true, animations }).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({
+      code: 'atlas_too_small',
+      message: expect.stringMatching(/pages of 64² and the sheet has animations.*raise maxSize/),
+    });
+    const onePage = await planAtlas(sources, { padding: 2, extrude: 1, maxSize: 2048, pages: true, animations });
+    expect(onePage.pages).toHaveLength(1);
+    expect(onePage.pageData(0, 'fx.png').animations).toEqual(animations);
+  });
+
   it('gives identical bytes for every page for the same frames, in any order', async () => {
     const frames = frameSizes(40, 5, 30, 13);
     const { sources } = await sourcesOf(frames);
