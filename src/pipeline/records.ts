@@ -2,6 +2,7 @@
 // holds (lock.ts reads and writes it) and what a plan decides (plan.ts). Declarations only (and the
 // lock's format version), in a file of their own: the files that read, plan and write import these,
 // not each other (test/unit/import-cycles.test.ts keeps src/ free of import circles).
+import type { Placement } from '../imaging/atlas.js';
 import type { PostStep } from '../imaging/post-steps.js';
 import type { Position } from './errors.js';
 
@@ -157,16 +158,10 @@ export interface LockedTake {
 
 /**
  * Where a trimmed output's picture was in the image `trim` saw (its pixels, before any later
- * resize or extrude): place the output at (x, y) of a sourceWidth × sourceHeight canvas.
+ * resize or extrude): place the output at (x, y) of a sourceWidth × sourceHeight canvas. The
+ * atlas's own record of a frame's placement (src/imaging knows none of the pipeline).
  */
-export interface TrimPlacement {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  sourceWidth: number;
-  sourceHeight: number;
-}
+export type TrimPlacement = Placement;
 
 /** A paid call in flight: recorded before waiting, so a crash leaves what is needed to resume. */
 export interface LockJob {

@@ -5,15 +5,13 @@
 // of docs/imaging.md. The frames each engine shows, read back from its canvas, are the strip's
 // cells, in order and in place (a trimmed frame drawn where it sat in its cell).
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TexturePackerJsonHash } from '../../src/imaging/atlas.js';
 import { readLock } from '../../src/pipeline/lock.js';
 import { readPixels, toPng } from '../imaging/pixels.js';
-import { CHROMIUM, launchChromium, warnWithoutChromium } from '../support/chromium.js';
+import { CHROMIUM, warnWithoutChromium } from '../support/chromium.js';
+import { startEngineStage, type EngineStage } from '../support/engine-page.js';
 import { runCli, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 import { startPictureProxy, type PictureProxy } from '../support/picture-proxy.js';
@@ -49,9 +47,7 @@ describe.skipIf(!CHROMIUM)('a sliced strip plays in real engines', () => {
   let mock: MockHandle;
   let proxy: PictureProxy;
   let home: ReturnType<typeof tempHome>;
-  let browser: Browser;
-  let server: http.Server;
-  let origin: string;
+  let stage: EngineStage;
   let data: TexturePackerJsonHash;
   let files: Record<string, [string, Buffer]> = {};
 
@@ -76,37 +72,16 @@ describe.skipIf(!CHROMIUM)('a sliced strip plays in real engines', () => {
       '/phaser.html': ['text/html', Buffer.from('<!doctype html><meta charset="utf-8"><body><script src="/phaser.min.js"></script>')],
       '/pixi.html': ['text/html', Buffer.from('<!doctype html><meta charset="utf-8"><body><script src="/pixi.min.js"></script>')],
     };
-    server = http.createServer((req, res) => {
-      if (req.url === '/favicon.ico') return void res.writeHead(204).end();
-      const file = files[req.url ?? ''];
-      res.writeHead(file ? 200 : 404, { 'content-type': file?.[0] ?? 'text/plain' }).end(file?.[1] ?? 'not found');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    stage = await startEngineStage(files);
   }, 90_000);
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await stage?.close();
     home?.remove();
     await proxy?.close();
     await mock?.close();
   });
 
-  async function open(file: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      // Chromium's note about software WebGL is the machine's, not the atlas's.
-      if ((message.type() === 'error' || message.type() === 'warning') && !/GPU stall|software WebGL|SwiftShader/i.test(message.text()))
-        problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
-    await page.goto(`${origin}/${file}`, { waitUntil: 'load', timeout: 10_000 });
-    return { page, problems };
-  }
+  const open = (file: string) => stage.open(file);
 
   it('the build made 8 trimmed frames, in order, and the atlas lists them as animations.walk', () => {
     const lock = readLock(path.join(home.cwd, 'assetgen.lock'));

@@ -3,14 +3,12 @@
 // 127.0.0.1. Every frame is listed with its size, a trimmed frame keeps its source size, and the
 // pixels the engine reads from a frame are the source's.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { atlasJson, packAtlas, type TexturePackerJsonHash } from '../../src/imaging/atlas.js';
 import { makePixels, toPng, type RGBA } from '../imaging/pixels.js';
-import { CHROMIUM, launchChromium, warnWithoutChromium } from '../support/chromium.js';
+import { CHROMIUM, warnWithoutChromium } from '../support/chromium.js';
+import { startEngineStage, type EngineStage } from '../support/engine-page.js';
 import { runCli, tempHome } from '../support/cli.js';
 
 warnWithoutChromium('atlas engine test');
@@ -28,9 +26,7 @@ const FRAMES: { name: string; width: number; height: number; colour: (x: number,
 ];
 
 describe.skipIf(!CHROMIUM)('an atlas in real engines', () => {
-  let browser: Browser;
-  let server: http.Server;
-  let origin: string;
+  let stage: EngineStage;
   let data: TexturePackerJsonHash;
   const requests: string[] = [];
   /** What the server serves: path → [content type, bytes]. */
@@ -50,35 +46,13 @@ describe.skipIf(!CHROMIUM)('an atlas in real engines', () => {
       '/phaser.html': ['text/html', Buffer.from('<!doctype html><meta charset="utf-8"><body><script src="/phaser.min.js"></script>')],
       '/pixi.html': ['text/html', Buffer.from('<!doctype html><meta charset="utf-8"><body><script src="/pixi.min.js"></script>')],
     };
-    server = http.createServer((req, res) => {
-      requests.push(req.url ?? '');
-      // The browser asks for a favicon on its own: no content, no console error.
-      if (req.url === '/favicon.ico') return void res.writeHead(204).end();
-      const file = files[req.url ?? ''];
-      res.writeHead(file ? 200 : 404, { 'content-type': file?.[0] ?? 'text/plain' }).end(file?.[1] ?? 'not found');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    stage = await startEngineStage(files, { onRequest: (url) => requests.push(url) });
   });
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await stage?.close();
   });
 
-  /** A page that records every console error or warning, page error and failed request. */
-  async function open(file: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
-    await page.goto(`${origin}/${file}`, { waitUntil: 'load', timeout: 10_000 });
-    return { page, problems };
-  }
+  const open = (file: string) => stage.open(file);
 
   it('Phaser 3 lists every frame, with its size, source size and pixels', async () => {
     const { page, problems } = await open('phaser.html');

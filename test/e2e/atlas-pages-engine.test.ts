@@ -4,15 +4,13 @@
 // each frame's corners and centre gives the frame's own colours); PixiJS 8's `Assets.load` of
 // `<name>-0.json` follows `related_multi_packs` to every page and gives every frame's texture.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atlasJson, planAtlas, type TexturePackerJsonHash } from '../../src/imaging/atlas.js';
 import { sheetFiles } from '../../src/pipeline/sheet.js';
 import { makePixels, toPng, type RGBA } from '../imaging/pixels.js';
-import { CHROMIUM, launchChromium, warnWithoutChromium } from '../support/chromium.js';
+import { CHROMIUM, warnWithoutChromium } from '../support/chromium.js';
+import { startEngineStage, type EngineStage } from '../support/engine-page.js';
 
 warnWithoutChromium('atlas pages engine test');
 
@@ -42,9 +40,7 @@ const samples = (frame: (typeof FRAMES)[number]): [number, number][] => [
 ];
 
 describe.skipIf(!CHROMIUM)('an atlas of several pages in real engines', () => {
-  let browser: Browser;
-  let server: http.Server;
-  let origin: string;
+  let stage: EngineStage;
   let pages: TexturePackerJsonHash[];
   const requests: string[] = [];
   let files: Record<string, [string, Buffer]> = {};
@@ -80,33 +76,13 @@ describe.skipIf(!CHROMIUM)('an atlas of several pages in real engines', () => {
       'application/json',
       Buffer.from(atlasJson(plan.multiAtlas(images.map((image) => path.posix.basename(image))))),
     ];
-    server = http.createServer((req, res) => {
-      requests.push(req.url ?? '');
-      if (req.url === '/favicon.ico') return void res.writeHead(204).end();
-      const file = files[req.url ?? ''];
-      res.writeHead(file ? 200 : 404, { 'content-type': file?.[0] ?? 'text/plain' }).end(file?.[1] ?? 'not found');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    stage = await startEngineStage(files, { onRequest: (url) => requests.push(url), pageTimeoutMs: 30_000 });
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await stage?.close();
   });
 
-  async function open(file: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(30_000);
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
-    await page.goto(`${origin}/${file}`, { waitUntil: 'load', timeout: 10_000 });
-    return { page, problems };
-  }
+  const open = (file: string) => stage.open(file);
 
   it('the set takes several pages, named as a sheet names them', () => {
     expect(pages.length).toBeGreaterThan(2);

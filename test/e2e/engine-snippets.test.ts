@@ -3,12 +3,10 @@
 // taken from the real CLI's --json, run as printed. A 2×1 image (red | blue) drawn four times its
 // size shows pure red where it meets blue with the line (nearest), a blend without it (linear).
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePixels, toPng } from '../imaging/pixels.js';
-import { CHROMIUM, launchChromium, warnWithoutChromium } from '../support/chromium.js';
+import { CHROMIUM, warnWithoutChromium } from '../support/chromium.js';
+import { startEngineStage, type EngineStage } from '../support/engine-page.js';
 import { parseJson, runCli, tempHome } from '../support/cli.js';
 
 warnWithoutChromium('engine snippet test');
@@ -28,9 +26,7 @@ async function snippetOf(engine: 'phaser' | 'pixi'): Promise<string> {
 }
 
 describe.skipIf(!CHROMIUM)('the engine lines init prints, in real engines', () => {
-  let browser: Browser;
-  let server: http.Server;
-  let origin: string;
+  let stage: EngineStage;
   let files: Record<string, [string, Buffer]> = {};
 
   beforeAll(async () => {
@@ -43,31 +39,13 @@ describe.skipIf(!CHROMIUM)('the engine lines init prints, in real engines', () =
       '/phaser.html': ['text/html', page('phaser.min.js')],
       '/pixi.html': ['text/html', page('pixi.min.js')],
     };
-    server = http.createServer((req, res) => {
-      if (req.url === '/favicon.ico') return void res.writeHead(204).end();
-      const file = files[req.url ?? ''];
-      res.writeHead(file ? 200 : 404, { 'content-type': file?.[0] ?? 'text/plain' }).end(file?.[1] ?? 'not found');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    stage = await startEngineStage(files);
   });
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await stage?.close();
   });
 
-  async function open(file: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    await page.goto(`${origin}/${file}`, { waitUntil: 'load', timeout: 10_000 });
-    return { page, problems };
-  }
+  const open = (file: string) => stage.open(file);
 
   it('PixiJS 8: the printed line makes every texture loaded after it nearest (linear without it)', async () => {
     const code = await snippetOf('pixi');
