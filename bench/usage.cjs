@@ -3,6 +3,8 @@
 // baseline script are measured the same way, each as its own fresh process.
 'use strict';
 const fs = require('node:fs');
+// The process's own peak, not the image it was forked from (see there).
+const { peakRssKiB } = require('../test/support/peak-rss.cjs');
 
 const file = process.env.BENCH_USAGE_FILE;
 // Worker threads inherit --require: only the process's own thread writes (at the end, the whole process's figures).
@@ -13,7 +15,7 @@ if (file && require('node:worker_threads').isMainThread) {
       file,
       JSON.stringify({
         cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
-        maxRssKiB: usage.maxRSS,
+        maxRssKiB: peakRssKiB(),
         mainThreadCpuMs: mainThreadCpuMs(),
       }),
     );

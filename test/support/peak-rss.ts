@@ -1,5 +1,5 @@
 // The real CLI (node bin/assetgen.js …) spawned with its peak memory measured: a preload reports
-// ru_maxrss at exit (peak-rss.cjs), exact and without sampling.
+// its own image's high-water mark at exit (peak-rss.cjs: VmHWM on Linux), exact and without sampling.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
