@@ -5,9 +5,9 @@
 import { paletteEntries } from '../../src/imaging/palette.js';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { PostSpecError } from '../../src/imaging/errors.js';
 import { applyPostSteps } from '../../src/imaging/post.js';
 import { describePostSteps, parsePostSteps } from '../../src/imaging/post-steps.js';
+import { rejection } from './post-rejection.js';
 import { coloursOf, makePixels, noisy, pixelAt, readPixels, toPng, type Pixels, type RGBA } from './pixels.js';
 
 const run = async (pixels: Pixels, post: unknown) => {
@@ -17,16 +17,6 @@ const run = async (pixels: Pixels, post: unknown) => {
 const alphaOf = (pixels: Pixels, x: number, y: number): number => pixels.data[(y * pixels.width + x) * 4 + 3]!;
 const rgbOf = (pixels: Pixels, x: number, y: number): string => pixelAt(pixels, x, y).slice(0, 6);
 const alphaBytes = (pixels: Pixels): number[] => [...pixels.data].filter((_, index) => index % 4 === 3);
-
-function rejection(post: unknown): PostSpecError {
-  try {
-    parsePostSteps(post);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PostSpecError);
-    return error as PostSpecError;
-  }
-  throw new Error(`accepted ${JSON.stringify(post)}`);
-}
 
 describe('key', () => {
   const MAGENTA: RGBA = [255, 0, 255, 255];

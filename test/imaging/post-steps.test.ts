@@ -1,18 +1,8 @@
 // The `post:` validator: every accepted spelling gives one canonical step (defaults filled in), and
 // every bad list a PostSpecError whose message names the step and whose path leads to the value.
 import { describe, expect, it } from 'vitest';
-import { PostSpecError } from '../../src/imaging/errors.js';
 import { describePostSteps, parsePostSteps } from '../../src/imaging/post-steps.js';
-
-function rejection(post: unknown): PostSpecError {
-  try {
-    parsePostSteps(post);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PostSpecError);
-    return error as PostSpecError;
-  }
-  throw new Error(`accepted ${JSON.stringify(post)}`);
-}
+import { rejection } from './post-rejection.js';
 
 describe('parsePostSteps', () => {
   it('fills in every default, whichever spelling is used', () => {

@@ -2,22 +2,13 @@
 // at its path), the cells of a grid and of a strip cut at its gaps (transparent or a key colour),
 // and the frames applyPostStepsToFrames makes, each trimmed with its offset in its own cell.
 import { describe, expect, it } from 'vitest';
-import { ImagingError, PostSpecError } from '../../src/imaging/errors.js';
+import { ImagingError } from '../../src/imaging/errors.js';
 import { applyPostStepsToFrames } from '../../src/imaging/post.js';
 import { describePostSteps, parsePostSteps } from '../../src/imaging/post-steps.js';
+import { rejection } from './post-rejection.js';
 import { sliceCells, type SliceSpec } from '../../src/imaging/slice.js';
 import { makePixels, readPixels, toPng, type RGBA } from './pixels.js';
 import { MAGENTA, pose, poseColour, STRIP, TRANSPARENT, walkStrip } from '../support/walk-strip.js';
-
-function rejection(post: unknown): PostSpecError {
-  try {
-    parsePostSteps(post);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PostSpecError);
-    return error as PostSpecError;
-  }
-  throw new Error(`accepted ${JSON.stringify(post)}`);
-}
 
 async function imagingError(work: () => Promise<unknown>): Promise<ImagingError> {
   try {
