@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // `npm test`: every phase of the test command, at once where it can be. Only vitest needs the build
 // (its end-to-end tests run dist/): `build:js`, the JavaScript only (scripts/build.mjs, ~1 s; it
-// replaces dist/ with one without the .d.ts files `npm run build` adds). The type check starts
-// beside it. Lint and the format check start with vitest, whose time is
-// largely spent waiting on spawned CLIs and sockets, and fill that time rather than adding theirs
-// (docs/benchmarks.md, "npm test wall time": starting them with the build slowed the build; a lower
-// CPU priority for them made them starve, and end last, under other load). vitest prints live;
+// replaces dist/ with one without the .d.ts files `npm run build` adds). The type check and lint,
+// one phase over one TypeScript program (scripts/typecheck-lint.mjs), start beside it: the longest
+// phase after vitest. The format check starts with vitest, whose time is largely spent waiting on
+// spawned CLIs and sockets (docs/benchmarks.md, "npm test wall time": a lower CPU priority for
+// the other phases made them starve, and end last, under other load). vitest prints live;
 // every other phase prints one block once vitest is done. Fails when any phase fails. Arguments go
 // to vitest (`npm test -- test/unit`).
 import { Buffer } from 'node:buffer';
@@ -15,8 +15,9 @@ import process from 'node:process';
 
 /** The phases, each an npm script of package.json (defined there, once). */
 const BUILD = 'build:js';
-const BESIDE_BUILD = ['typecheck'];
-const BESIDE_TESTS = ['lint', 'format:check'];
+// The type check and lint share one TypeScript program (scripts/typecheck-lint.mjs).
+const BESIDE_BUILD = ['typecheck-lint'];
+const BESIDE_TESTS = ['format:check'];
 const TESTS = 'test:vitest';
 
 const early = BESIDE_BUILD.map((script) => npmRun(script, { capture: true }));
