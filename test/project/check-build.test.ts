@@ -1,4 +1,4 @@
-// `assetgen build --check` through the real CLI (dist/) against the mock: the build, then its
+// `assetgen build --check` through the real command table (dist/, in-process) against the mock: the build, then its
 // outputs measured and held to `checks:` (exit 9, in the --json document and the gallery); once
 // everything is up to date, a CI job that runs it again fails the same way without a single
 // request to the service, and passes once the rules do — changing `checks:` builds nothing.
@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { parseJson, runCli, type CliResult } from '../support/cli.js';
+import { parseJson, runInProcess, type CliResult } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
 import { writeFiles } from './helpers.js';
 
@@ -21,7 +21,7 @@ assets:
 `;
 
 const project = useMockProject({ mock: { credits: 100_000 }, config: { credits: 100_000, faults: { rate: 0 } } });
-const cli = (args: string[]) => runCli(args, { env: project.env(), cwd: project.cwd });
+const cli = (args: string[]) => runInProcess(args, { env: project.env(), cwd: project.cwd });
 
 /** Runs `work`; returns its result and how many requests and charges the service saw meanwhile. */
 async function served(work: () => Promise<CliResult>): Promise<{ result: CliResult; requests: number; charges: number }> {

@@ -1,4 +1,5 @@
-// `assetgen check` on real files through the real CLI (dist/): fixtures drawn with known figures —
+// `assetgen check` on real files through the real command table (dist/, in-process; spawned where
+// a defect would hang: the FIFO): fixtures drawn with known figures —
 // a sprite filling a quarter of its canvas in 17 colours, a tile whose edges differ by 40, a matrix
 // of six where one is drawn the other way round — give those exact figures and exit 9 naming each
 // broken rule; the same outputs under rules they meet exit 0. No service is configured at all.
@@ -11,7 +12,7 @@ import { EXIT } from '../../src/cli/exit-codes.js';
 import { sha256 } from '../../src/pipeline/hash.js';
 import { serializeLock } from '../../src/pipeline/lock.js';
 import type { Lock } from '../../src/pipeline/records.js';
-import { jsonError, parseJson, runCli, tempHome } from '../support/cli.js';
+import { jsonError, parseJson, runCli, runInProcess, tempHome } from '../support/cli.js';
 import { makePixels, toPng, type RGBA } from '../imaging/pixels.js';
 import { writeFiles } from './helpers.js';
 
@@ -83,7 +84,7 @@ async function writeProject(rules: typeof FAILING): Promise<void> {
   writeFiles(home.cwd, { ...outputs, 'assetgen.yaml': MANIFEST(rules), 'assetgen.lock': serializeLock(lock) });
 }
 
-const check = (args: string[] = []) => runCli(['check', ...args], { env: home.env, cwd: home.cwd });
+const check = (args: string[] = []) => runInProcess(['check', ...args], { env: home.env, cwd: home.cwd });
 
 describe('assetgen check', () => {
   it('measures the fixtures exactly, and exits 9 naming each broken rule with its figure', async () => {
@@ -231,7 +232,8 @@ describe('assetgen check', () => {
     fs.symlinkSync(outside, path.join(home.cwd, 'assets/sprite.png'));
     fs.rmSync(path.join(home.cwd, 'assets/floor.png'));
     execFileSync('mkfifo', [path.join(home.cwd, 'assets/floor.png')]);
-    const result = await check(['--json']);
+    // A process of its own: waiting on the FIFO (the defect) is then a killed CLI, not a stuck worker.
+    const result = await runCli(['check', '--json'], { env: home.env, cwd: home.cwd });
     expect(result.code).toBe(EXIT.checksFailed);
     expect(parseJson(result).unmeasured).toEqual([
       { id: 'sprite', path: 'assets/sprite.png', problem: 'a symbolic link (not followed)' },

@@ -1,5 +1,6 @@
-// `assetgen init --engine …` and the .gitignore lines, through the real CLI (bin/assetgen.js, a
-// process of its own) in temp dirs: Godot's project.godot and Defold's game.project change by
+// `assetgen init --engine …` and the .gitignore lines, through the real command table (dist/,
+// in-process: no test here is about the process; a spawn cost ~0.4 s of CPU each) in temp dirs,
+// and on a real pseudo-terminal where it asks: Godot's project.godot and Defold's game.project change by
 // exactly the named keys (byte for byte against golden files: comments, other sections and a
 // value that spans lines untouched), Unity gets one editor script (golden text, checked for its
 // structure: no C# parser is installed) for the manifest's output folders under Assets/ only,
@@ -8,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonError, parseJson, runCli, tempHome, type CliResult } from '../support/cli.js';
+import { jsonError, parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
 import { spawnPty } from '../support/pty.js';
 import { STARTER, writeFiles } from './helpers.js';
 
@@ -32,7 +33,7 @@ beforeEach(() => {
 });
 afterEach(() => home.remove());
 
-const init = (args: string[]): Promise<CliResult> => runCli(['init', ...args], { env: home.env, cwd: home.cwd });
+const init = (args: string[]): Promise<CliResult> => runInProcess(['init', ...args], { env: home.env, cwd: home.cwd });
 const read = (file: string): string => fs.readFileSync(path.join(home.cwd, file), 'utf8');
 /** Every file under the project, relative, sorted. */
 const tree = (): string[] =>
