@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type * as PreloadModule from '../../src/pipeline/hash-preload.js';
 import { hashFiles, specHash, specParts } from '../../src/pipeline/hash.js';
 import { serializeLock } from '../../src/pipeline/lock.js';
+import { recordedFiles } from '../../src/pipeline/plan.js';
 import { LOCK_VERSION, type Lock, type ManifestAsset } from '../../src/pipeline/records.js';
 import { runInProcess, tempHome } from '../support/cli.js';
 import { tempDir, writeFiles } from './helpers.js';
@@ -63,9 +64,9 @@ describe('hashes taken on another thread while the manifest is read', () => {
     fs.writeFileSync(path.join(root, 'assets/icon-7.png'), 'edited by hand');
     fs.rmSync(path.join(root, 'assets/icon-8.png'));
     fs.writeFileSync(path.join(root, 'assets/icon-9.png'), Buffer.alloc((1 << 20) + 5, 9));
-    const preload = preloadHashes(root, lock);
+    const preload = preloadHashes(root, recordedFiles(lock));
     expect(preload).toBeDefined();
-    const taken = await preload!.hashes();
+    const { hashes: taken } = await preload!.hashes();
     // Every file answered by the thread (a thread that failed answers an empty map).
     expect(taken.size).toBe(COUNT);
     expect(taken).toEqual(await hashFiles(root, taken.keys()));
@@ -77,7 +78,7 @@ describe('hashes taken on another thread while the manifest is read', () => {
     const root = tempDir();
     const lock = await builtProject(root, 'mock');
     lock.assets = Object.fromEntries(Object.entries(lock.assets).slice(0, 20));
-    expect(preloadHashes(root, lock)).toBeUndefined();
+    expect(preloadHashes(root, recordedFiles(lock))).toBeUndefined();
   });
 
   it('a dry run of 1,200 built assets finds the one edited and the one missing, and the lock broken after the manifest', async () => {
