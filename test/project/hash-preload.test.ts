@@ -11,7 +11,7 @@ import { serializeLock } from '../../src/pipeline/lock.js';
 import { recordedFiles } from '../../src/pipeline/plan.js';
 import { LOCK_VERSION, type Lock, type ManifestAsset } from '../../src/pipeline/records.js';
 import { runInProcess, tempHome } from '../support/cli.js';
-import { tempDir, writeFiles } from './helpers.js';
+import { afterFileSystemTick, tempDir, writeFiles } from './helpers.js';
 
 const { preloadHashes } = (await import(
   pathToFileURL(path.resolve(import.meta.dirname, '../../dist/pipeline/hash-preload.js')).href
@@ -104,6 +104,37 @@ describe('hashes taken on another thread while the manifest is read', () => {
       expect(both.code).toBe(2);
       expect(both.stderr).toContain('icon-0');
       expect(both.stderr).not.toContain('not valid JSON');
+    } finally {
+      home.remove();
+    }
+  });
+
+  it("with a warm plan cache, the files are stat'ed on a thread: the same plan as without it, an edit in place with its mtime restored found", async () => {
+    const home = tempHome();
+    try {
+      await builtProject(home.cwd, 'mock');
+      const run = async (): Promise<string> => {
+        const result = await runInProcess(['build', '--dry-run', '--mock', '--json', '-q'], { env: home.env, cwd: home.cwd });
+        expect(result.code, result.stderr).toBe(0);
+        return result.stdout;
+      };
+      const edited = path.join(home.cwd, 'assets/icon-100.png');
+      const second = Math.floor(Date.now() / 1000) - 100;
+      fs.utimesSync(edited, second, second);
+      // So that the first plan records every file (bounded).
+      await afterFileSystemTick([edited]);
+      const cold = await run();
+      expect(fs.existsSync(path.join(home.cwd, '.assetgen/cache/files.bin'))).toBe(true);
+      expect(await run()).toBe(cold);
+      // The same size and mtime, other bytes: only its ctime moved.
+      fs.writeFileSync(edited, 'bytes of icon-1x0');
+      fs.utimesSync(edited, second, second);
+      fs.rmSync(path.join(home.cwd, 'assets/icon-1000.png'));
+      const plan = JSON.parse(await run()) as { counts: Record<string, number> };
+      expect(plan.counts).toEqual({ 'up-to-date': COUNT - 2, edited: 1, missing: 1 });
+      const warm = JSON.stringify(plan);
+      fs.rmSync(path.join(home.cwd, '.assetgen/cache'), { recursive: true });
+      expect(JSON.stringify(JSON.parse(await run()))).toBe(warm);
     } finally {
       home.remove();
     }
