@@ -24,6 +24,7 @@ const GITIGNORE_BLOCK = [
   '.assetgen.lock.journal',
   'assetgen-report.html',
   '.*.assetgen',
+  '.assetgen/cache/',
 ];
 
 let home: ReturnType<typeof tempHome>;
