@@ -113,6 +113,8 @@ export class PlanCache {
   #lockChecked?: string;
   #clock?: bigint;
   #dirty = false;
+  /** A manifest validated in this run, written by save(): a command that stops before planning writes nothing. */
+  #pendingManifest?: { name: string; key: string; content: CachedManifest };
 
   private constructor(
     private readonly root: string,
@@ -148,7 +150,7 @@ export class PlanCache {
     const result = validate();
     if (!result.issues.length) {
       const { issues: _issues, ...content } = result;
-      this.#write(name, textHash, content);
+      this.#pendingManifest = { name, key: textHash, content };
     }
     return result;
   }
@@ -248,9 +250,17 @@ export class PlanCache {
     this.#dirty = true;
   }
 
-  /** Writes the files' record when it changed: every entry of this run (those not looked up are dropped). */
+  /**
+   * Writes what this run learned: a manifest validated, and the files' record when it changed
+   * (every entry of this run; those not looked up are dropped). Called once the plan has its hashes.
+   */
   save(): void {
     if (!this.key) return;
+    if (this.#pendingManifest) {
+      const { name, key, content } = this.#pendingManifest;
+      this.#write(name, key, content);
+      this.#pendingManifest = undefined;
+    }
     if (this.#recorded.size) this.#dirty = true;
     if (!this.#dirty) return;
     const count = this.#kept.size;
