@@ -8,6 +8,7 @@
 // takes to start.
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FileHash } from './records.js';
 import type { FileStamp } from './hash.js';
@@ -24,7 +25,11 @@ export interface HashJob {
   stamped: boolean;
 }
 
-/** …or files whose recorded stamps to compare with what they are now (plan-cache.ts's parallel lists). */
+/**
+ * …or files whose recorded stamps to compare with what they are now (plan-cache.ts's parallel
+ * lists), shared with the main thread: each takes the next CHECK_CHUNK files from `next` until none
+ * are left, so the main thread, once its own reading is done, checks what the thread has not.
+ */
 export interface StampCheckJob {
   kind: 'check';
   root: string;
@@ -33,6 +38,28 @@ export interface StampCheckJob {
   times: BigInt64Array;
   /** inode, device per file. */
   ids: BigUint64Array;
+  /** One counter (shared): the index of the next file no thread has taken. */
+  next: Int32Array;
+  /** One byte per file (shared): 0 not checked yet, 1 unchanged, 2 changed or gone. */
+  results: Uint8Array;
+}
+
+/** Files taken at a time from a check job's shared counter. */
+export const CHECK_CHUNK = 256;
+
+/** Checks files of `job` by taking chunks from its counter until none are left (on either thread). */
+export function checkStamps(
+  job: StampCheckJob,
+  sameStamp: (file: string, times: BigInt64Array, ids: BigUint64Array, index: number) => boolean,
+): void {
+  const base = job.root + path.sep;
+  for (;;) {
+    const start = Atomics.add(job.next, 0, CHECK_CHUNK);
+    if (start >= job.paths.length) return;
+    const end = Math.min(start + CHECK_CHUNK, job.paths.length);
+    for (let index = start; index < end; index++)
+      job.results[index] = sameStamp(base + job.paths[index], job.times, job.ids, index) ? 1 : 2;
+  }
 }
 
 /** The hash job's one answer: two lists in the order of `paths` (cheaper to pass than a Map of objects); size -1 for a file it could not read. */
@@ -43,8 +70,8 @@ export interface HashAnswer {
   stamps?: (FileStamp | undefined)[];
 }
 
-/** The check job's answer: 1 where the file is a regular file with exactly its recorded stamp, in the order of `paths`. */
-export type StampCheckAnswer = Uint8Array;
+/** The check job's answer: that the thread has taken its last chunk (its results are in the shared bytes). */
+export type StampCheckAnswer = true;
 
 /** What the thread hashed: each file's hash (null: not a readable file), and the stamps taken. */
 export interface Preloaded {
@@ -115,7 +142,30 @@ export function preloadHashes(root: string, files: readonly string[], stamped = 
   };
 }
 
-/** Starts comparing recorded stamps with the files on another thread; undefined when not worth it. */
-export function checkStampsAhead(job: Omit<StampCheckJob, 'kind'>): Ahead<StampCheckAnswer> | undefined {
-  return runAhead<StampCheckAnswer>({ kind: 'check', ...job });
+/**
+ * Starts comparing recorded stamps with the files on another thread; undefined when not worth it.
+ * `results` gives the shared bytes once every file is checked: what the thread has not taken by
+ * then is checked on the calling thread (`sameStamp`), and the thread's last chunk awaited.
+ */
+export function checkStampsAhead(
+  job: Pick<StampCheckJob, 'root' | 'paths' | 'times' | 'ids'>,
+  sameStamp: (file: string, times: BigInt64Array, ids: BigUint64Array, index: number) => boolean,
+): { results: () => Promise<Uint8Array | undefined>; stop: () => void } | undefined {
+  const shared: StampCheckJob = {
+    kind: 'check',
+    ...job,
+    next: new Int32Array(new SharedArrayBuffer(4)),
+    results: new Uint8Array(new SharedArrayBuffer(job.paths.length)),
+  };
+  const ahead = runAhead<StampCheckAnswer>(shared);
+  if (!ahead) return undefined;
+  return {
+    async results() {
+      checkStamps(shared, sameStamp);
+      // The thread may still be on its last chunk; an answer missing (it failed) leaves those unchecked.
+      const finished = await ahead.answer();
+      return finished || shared.results.every((result) => result !== 0) ? shared.results : undefined;
+    },
+    stop: ahead.stop,
+  };
 }

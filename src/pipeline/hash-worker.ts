@@ -1,20 +1,19 @@
 // The other thread of hash-preload.ts. A hash job: hashes the files it is given (lock paths under
 // `root`), in order, and answers once with parallel lists (cheaper to pass between threads than a
-// Map of 10,000 objects); a file that cannot be read is a size of -1. A check job: compares each
-// file's stat with its recorded stamp, and answers with one byte per file (1: unchanged).
+// Map of 10,000 objects); a file that cannot be read is a size of -1. A check job: compares files'
+// stats with their recorded stamps, chunk by chunk with the main thread (hash-preload.ts checkStamps).
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { hashFileStamped, sameStamp } from './hash.js';
-import type { HashAnswer, HashJob, StampCheckAnswer, StampCheckJob } from './hash-preload.js';
+import { checkStamps, type HashAnswer, type HashJob, type StampCheckAnswer, type StampCheckJob } from './hash-preload.js';
 
 const job = workerData as HashJob | StampCheckJob;
+// Each job loads only what it needs: a thread comparing stamps starts sooner without the hashing modules.
 if (job.kind === 'check') {
-  const { root, paths, times, ids } = job;
-  const answer: StampCheckAnswer = new Uint8Array(paths.length);
-  const base = root + path.sep;
-  for (let index = 0; index < paths.length; index++) if (sameStamp(base + paths[index], times, ids, index)) answer[index] = 1;
-  parentPort!.postMessage(answer);
+  const { sameStamp } = await import('./stamp.js');
+  checkStamps(job, sameStamp);
+  parentPort!.postMessage(true satisfies StampCheckAnswer);
 } else {
+  const { hashFileStamped } = await import('./hash.js');
   const { root, paths, stamped } = job;
   const answer: HashAnswer = { sha256: new Array<string>(paths.length).fill(''), size: new Float64Array(paths.length).fill(-1) };
   if (stamped) answer.stamps = new Array(paths.length);

@@ -126,25 +126,6 @@ export interface FileStamp {
 
 export const fileStamp = ({ size, mtimeNs, ctimeNs, ino, dev }: fs.BigIntStats): FileStamp => ({ size, mtimeNs, ctimeNs, ino, dev });
 
-/**
- * Whether `file` is a regular file whose stat is exactly the stamp recorded at `index` of two
- * parallel lists (size, mtime, ctime; inode, device): stat'ed, links followed as hashing reads them, never read.
- */
-export function sameStamp(file: string, times: BigInt64Array, ids: BigUint64Array, index: number): boolean {
-  const stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
-  const t = index * 3;
-  const i = index * 2;
-  return (
-    stat !== undefined &&
-    stat.isFile() &&
-    stat.size === times[t] &&
-    stat.mtimeNs === times[t + 1] &&
-    stat.ctimeNs === times[t + 2] &&
-    stat.ino === ids[i] &&
-    stat.dev === ids[i + 1]
-  );
-}
-
 /** A file's hash with the stamp of the very descriptor it was read from (stamp absent unless asked for). */
 export interface StampedHash {
   hash: FileHash;

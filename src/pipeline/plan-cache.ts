@@ -23,7 +23,8 @@ import v8 from 'node:v8';
 import { packageVersion } from '../package-info.cjs';
 import { platform } from '../platform.js';
 import { fileSystemTimeSync, readInsideSync, writeFileInsideSync } from '../files/confine.js';
-import { sameStamp, sha256, type FileStamp } from './hash.js';
+import { sha256, type FileStamp } from './hash.js';
+import { sameStamp } from './stamp.js';
 import { checkStampsAhead } from './hash-preload.js';
 import type { FileHash } from './records.js';
 
@@ -187,14 +188,15 @@ export class PlanCache {
    */
   checkAhead(): void {
     const body = this.#body;
-    if (body && !this.#ahead) this.#ahead = checkStampsAhead({ root: this.root, paths: body.paths, times: body.times, ids: body.ids });
+    if (body && !this.#ahead)
+      this.#ahead = checkStampsAhead({ root: this.root, paths: body.paths, times: body.times, ids: body.ids }, sameStamp);
   }
 
   /** lookUp, from the thread's answer when checkAhead started one (else, or if it failed, here). */
   async lookUpAhead(files: Iterable<string>): Promise<Map<string, FileHash>> {
     const ahead = this.#ahead;
     this.#ahead = undefined;
-    const same = await ahead?.answer();
+    const same = await ahead?.results();
     return same ? this.#adopt(files, (index) => same[index] === 1) : this.lookUp(files);
   }
 
