@@ -28,7 +28,10 @@ const FACTORS = [
   ['manifestCached', 'warm cache: the manifest read, its text hashed, its validated assets read from the cache'],
   ['lockCached', 'warm cache: the lock read, its bytes hashed, JSON.parse without the checks its hash vouches for'],
   ['stamps', "warm cache: the lock's files stat'ed and compared with their recorded signatures, on the main thread"],
-  ['stampsWorker', 'warm cache: the same on a worker thread, from its start to its answer (alone: nothing overlapping)'],
+  [
+    'stampsWorker',
+    'warm cache: the same shared with a worker thread (each takes chunks), from its start to its answer (alone: nothing overlapping)',
+  ],
   ['plan', 'planning (specs hashed, files checked, ownership)'],
   ['json', 'the --json document (items without `asset`, serialised, written to /dev/null)'],
 ];
