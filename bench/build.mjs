@@ -6,9 +6,11 @@
 //   Every contender is its own fresh process (the CLI as users run it; the scripts too), in
 //   interleaved rounds; medians of BENCH_BUILD_ROUNDS (default 5); CPU and peak RSS from each
 //   process itself (bench/usage.cjs), since wall ratios on a loaded machine mislead.
-// - planning 10,000 up-to-date assets (`assetgen build --dry-run`: manifest, lock, hashing every
-//   recorded file) — goal ≤ 0.4 s (issue 26); beside it the same plan from a manifest that yaml
-//   reads itself, and the plan split by factor (bench/plan-split.mjs).
+// - planning 10,000 up-to-date assets (`assetgen build --dry-run`: manifest, lock, every recorded
+//   file; with the plan cache a first plan made) — goal ≤ 0.4 s (issue 26), and with
+//   BENCH_PLAN_BASELINE (another commit's checkout, built) ≤ 0.71× its plan in the same rounds;
+//   beside it the plan without a cache, from a manifest that yaml reads itself, and split by
+//   factor (bench/plan-split.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +27,10 @@ const ASSETS = Number(process.env.BENCH_BUILD_ASSETS ?? 1000);
 const PLANNED = Number(process.env.BENCH_PLAN_ASSETS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_BUILD_ROUNDS ?? 5);
 const PLAN_ROUNDS = Number(process.env.BENCH_PLAN_ROUNDS ?? 5);
+/** A checkout of another commit, built (`bin/`, `dist/`, its node_modules): its plan of the same project, in the same rounds. */
+const PLAN_BASELINE = process.env.BENCH_PLAN_BASELINE;
+/** The goal against a baseline measured in the same run: issue 26's 0.4 s on a machine where the baseline (1c8ca74) took 0.56 s. */
+const PLAN_BASELINE_GOAL = 0.71;
 
 /** Runs `node <args>` as a fresh process with the usage preload: wall ms, CPU ms, peak RSS MiB. */
 function measured(args, env, cwd, what) {
@@ -99,10 +105,20 @@ export async function run() {
     // what planning costs when yaml's document model reads the manifest. Interleaved, fresh processes.
     const viaYaml = path.join(planned, 'anchored.yaml');
     fs.writeFileSync(viaYaml, manifest(PLANNED, 'plan').replace('defaults: {', 'defaults: &defaults {'));
-    const plans = { plain: [], yaml: [] };
+    // The plan cache (.assetgen/cache/) made by a first plan, untimed: the timed plans are warm, as
+    // every plan after the first is. Each round also plans without it (the folder deleted first),
+    // and, with BENCH_PLAN_BASELINE (a checkout of another commit, built), that build's plan.
+    const dryRun = ['build', '--dry-run', '--json'];
+    measured([BIN, ...dryRun], env, planned, 'assetgen build --dry-run');
+    measured([BIN, ...dryRun, '-f', viaYaml], env, planned, 'assetgen build --dry-run -f');
+    const baselineBin = PLAN_BASELINE && path.join(path.resolve(PLAN_BASELINE), 'bin', 'assetgen.js');
+    const plans = { plain: [], yaml: [], cold: [], baseline: [] };
     for (let round = 0; round < PLAN_ROUNDS; round++) {
-      plans.plain.push(measured([BIN, 'build', '--dry-run', '--json'], env, planned, 'assetgen build --dry-run'));
-      plans.yaml.push(measured([BIN, 'build', '--dry-run', '--json', '-f', viaYaml], env, planned, 'assetgen build --dry-run -f'));
+      plans.plain.push(measured([BIN, ...dryRun], env, planned, 'assetgen build --dry-run'));
+      plans.yaml.push(measured([BIN, ...dryRun, '-f', viaYaml], env, planned, 'assetgen build --dry-run -f'));
+      if (baselineBin) plans.baseline.push(measured([baselineBin, ...dryRun], env, planned, 'the baseline build --dry-run'));
+      fs.rmSync(path.join(planned, '.assetgen', 'cache'), { recursive: true, force: true });
+      plans.cold.push(measured([BIN, ...dryRun], env, planned, 'assetgen build --dry-run (no cache)'));
     }
     const planMed = (name, key) => median(plans[name].map((run) => run[key]));
     const planRange = (name) =>
@@ -155,12 +171,32 @@ export async function run() {
         met: undefined,
       },
       {
-        figure: `planning ${PLANNED.toLocaleString('en')} up-to-date assets (\`build --dry-run --json\`, median of ${PLAN_ROUNDS} fresh processes; range ${planRange('plain')})`,
+        figure: `planning ${PLANNED.toLocaleString('en')} up-to-date assets (\`build --dry-run --json\`, a warm plan cache, median of ${PLAN_ROUNDS} fresh processes; range ${planRange('plain')})`,
         measured: `${(planMs / 1000).toFixed(2)} s (CPU ${(planMed('plain', 'cpuMs') / 1000).toFixed(2)} s${mainCpu})`,
         baseline: 'the goal, 0.4 s',
         ratio: planMs / 400,
         goal: '≤ 1× (0.4 s)',
         met: planMs <= 400,
+      },
+      ...(plans.baseline.length
+        ? [
+            {
+              figure: `the same plan (warm cache), against the baseline's plan of the same project in the same rounds (BENCH_PLAN_BASELINE=${PLAN_BASELINE}; its range ${planRange('baseline')})`,
+              measured: `${(planMs / 1000).toFixed(2)} s (main thread ${(planMed('plain', 'mainCpuMs') / 1000).toFixed(2)} s)`,
+              baseline: `${(planMed('baseline', 'wallMs') / 1000).toFixed(2)} s (CPU ${(planMed('baseline', 'cpuMs') / 1000).toFixed(2)} s, main thread ${(planMed('baseline', 'mainCpuMs') / 1000).toFixed(2)} s)`,
+              ratio: planMs / planMed('baseline', 'wallMs'),
+              goal: `≤ ${PLAN_BASELINE_GOAL}×`,
+              met: planMs / planMed('baseline', 'wallMs') <= PLAN_BASELINE_GOAL,
+            },
+          ]
+        : []),
+      {
+        figure: `the same plan without a cache (.assetgen/cache/ deleted before each; the first plan after a clone; range ${planRange('cold')})`,
+        measured: `${(planMed('cold', 'wallMs') / 1000).toFixed(2)} s (CPU ${(planMed('cold', 'cpuMs') / 1000).toFixed(2)} s)`,
+        baseline: `the warm plan above: ${(planMs / 1000).toFixed(2)} s`,
+        ratio: planMed('cold', 'wallMs') / planMs,
+        goal: 'reference',
+        met: undefined,
       },
       {
         figure: `the same plan from a manifest with an anchor, which yaml's document model reads (interleaved; range ${planRange('yaml')})`,

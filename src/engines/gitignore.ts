@@ -1,11 +1,12 @@
 // The lines of a project's .gitignore that docs/build.md asks for: the lock's claim and journal
 // (a running or killed build's, never to be committed), the gallery `assetgen report` writes by
-// default, and the temp files a save cut by kill -9 leaves. Added once, at the end, only those
+// default, the temp files a save cut by kill -9 leaves, and the plan cache (this machine's own). Added once, at the end, only those
 // missing; the user's own lines stay as they are.
 import path from 'node:path';
 import { LOCK_FILE } from '../pipeline/lock.js';
 import { claimFileFor } from '../pipeline/lock-claim.js';
 import { journalFileFor } from '../pipeline/lock-journal.js';
+import { PLAN_CACHE_DIR } from '../pipeline/plan-cache.js';
 import { appendLines, linesOf, type Splice } from './text-edit.js';
 
 export const GITIGNORE = '.gitignore';
@@ -19,6 +20,8 @@ export const ignoredLines = (report: string): string[] => [
   report,
   // assetgen's temp files: `.<name>.<host>-<pid>-<start>.<random>.assetgen` (src/files/temp-files.ts).
   '.*.assetgen',
+  // The plan cache: stat signatures of this checkout's files, under this user's key (src/pipeline/plan-cache.ts).
+  `${PLAN_CACHE_DIR}/`,
 ];
 
 /** The splice that adds the missing lines (with the header, once), or none when all are there. */

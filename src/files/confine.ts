@@ -484,3 +484,43 @@ export function sweepFolder(root: string, folder: string): void {
   const real = folderIn(root, folder);
   if (fs.lstatSync(real, { throwIfNoEntry: false })?.isDirectory()) sweepOnce(real);
 }
+
+/**
+ * A whole file inside `root` read by the rule, never through a link (the file itself, or a folder
+ * on the way leading outside, is refused), a regular file only, at most `maxBytes`: assetgen's own
+ * state kept in a project (the plan cache), which a link could otherwise point elsewhere.
+ * Undefined when nothing is there or the file is larger; refusals are thrown as PathRefusedError.
+ */
+export function readInsideSync(root: string, file: string, maxBytes: number): Buffer | undefined {
+  const place = placeIn(root, file);
+  if (place.entry === 'none') return undefined;
+  if (place.entry === 'link') throw new PathRefusedError(`${file} is a symbolic link; assetgen never reads its own files through a link.`);
+  const fd = fs.openSync(place.file, READ_FLAGS | O_NOFOLLOW);
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw notRegularFile(file, stat);
+    if (stat.size > maxBytes) return undefined;
+    const bytes = Buffer.allocUnsafe(stat.size);
+    let size = 0;
+    for (let read = -1; read !== 0 && size < bytes.length; size += read) read = fs.readSync(fd, bytes, size, bytes.length - size, null);
+    return bytes.subarray(0, size);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The file system's clock now, in nanoseconds: the mtime of a file made (then removed) in `folder`
+ * inside `root` by the rule. A file changed after this moment has an mtime and ctime at or past it,
+ * on the same clock as theirs (Date.now() may differ from the file system's coarser clock).
+ */
+export function fileSystemTimeSync(root: string, folder: string): bigint {
+  const place = placeToWrite(root, path.join(folder, 'clock'));
+  const temp = tempFor(path.join(makeFolder(root, place, folder), path.basename(place.file)));
+  fs.writeFileSync(temp, '', { flag: 'wx' });
+  try {
+    return fs.statSync(temp, { bigint: true }).mtimeNs;
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+}

@@ -1,17 +1,28 @@
-// The other thread of hash-preload.ts: hashes the files it is given (lock paths under `root`), in
-// order, and answers once with two parallel lists (cheaper to pass between threads than a Map of
-// 10,000 objects). A file that cannot be read is a size of -1.
+// The other thread of hash-preload.ts. A hash job: hashes the files it is given (lock paths under
+// `root`), in order, and answers once with parallel lists (cheaper to pass between threads than a
+// Map of 10,000 objects); a file that cannot be read is a size of -1. A check job: compares files'
+// stats with their recorded stamps, chunk by chunk with the main thread (hash-preload.ts checkStamps).
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { hashFile } from './hash.js';
-import type { HashAnswer, HashJob } from './hash-preload.js';
+import { checkStamps, type HashAnswer, type HashJob, type StampCheckAnswer, type StampCheckJob } from './hash-preload.js';
 
-const { root, paths } = workerData as HashJob;
-const answer: HashAnswer = { sha256: new Array<string>(paths.length).fill(''), size: new Float64Array(paths.length).fill(-1) };
-for (let index = 0; index < paths.length; index++) {
-  const hash = await hashFile(path.join(root, paths[index]));
-  if (!hash) continue;
-  answer.sha256[index] = hash.sha256;
-  answer.size[index] = hash.size;
+const job = workerData as HashJob | StampCheckJob;
+// Each job loads only what it needs: a thread comparing stamps starts sooner without the hashing modules.
+if (job.kind === 'check') {
+  const { sameStamp } = await import('./stamp.js');
+  checkStamps(job, sameStamp);
+  parentPort!.postMessage(true satisfies StampCheckAnswer);
+} else {
+  const { hashFileStamped } = await import('./hash.js');
+  const { root, paths, stamped } = job;
+  const answer: HashAnswer = { sha256: new Array<string>(paths.length).fill(''), size: new Float64Array(paths.length).fill(-1) };
+  if (stamped) answer.stamps = new Array(paths.length);
+  for (let index = 0; index < paths.length; index++) {
+    const hashed = await hashFileStamped(path.join(root, paths[index]), stamped);
+    if (!hashed) continue;
+    answer.sha256[index] = hashed.hash.sha256;
+    answer.size[index] = hashed.hash.size;
+    if (answer.stamps) answer.stamps[index] = hashed.stamp;
+  }
+  parentPort!.postMessage(answer);
 }
-parentPort!.postMessage(answer);

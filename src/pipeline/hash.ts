@@ -108,19 +108,49 @@ const WHOLE_FILE_MAX_BYTES = 1 << 20;
 
 /** The sha256 and size of a file (streamed when large); null when it is not a readable file. */
 export async function hashFile(file: string): Promise<FileHash | null> {
-  const small = hashSmallFile(file);
+  return (await hashFileStamped(file, false))?.hash ?? null;
+}
+
+/**
+ * A file's stat signature (./plan-cache.ts): what changes when its content may have — size, mtime
+ * and ctime in nanoseconds (an edit that restores the mtime still moves the ctime), inode and
+ * device (a file replaced by another). Kept as the values themselves: a plan compares 10,000.
+ */
+export interface FileStamp {
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  ino: bigint;
+  dev: bigint;
+}
+
+export const fileStamp = ({ size, mtimeNs, ctimeNs, ino, dev }: fs.BigIntStats): FileStamp => ({ size, mtimeNs, ctimeNs, ino, dev });
+
+/** A file's hash with the stamp of the very descriptor it was read from (stamp absent unless asked for). */
+export interface StampedHash {
+  hash: FileHash;
+  stamp?: FileStamp;
+}
+
+/** hashFile, and with `stamped` the file's stamp taken on the descriptor read (no gap for a swap between the two). */
+export async function hashFileStamped(file: string, stamped = true): Promise<StampedHash | null> {
+  const small = hashSmallFile(file, stamped);
   if (small !== 'large') return small;
   const hash = createHash('sha256');
   let size = 0;
+  let stamp: FileStamp | undefined;
   try {
-    for await (const chunk of streamRegularFile(file)) {
+    const stream = streamRegularFile(file);
+    // The descriptor streamRegularFile opened (and checked) is the stream's own.
+    if (stamped) stamp = fileStamp(fs.fstatSync((stream as unknown as { fd: number }).fd, { bigint: true }));
+    for await (const chunk of stream) {
       hash.update(chunk as Buffer);
       size += (chunk as Buffer).length;
     }
   } catch {
     return null;
   }
-  return { sha256: hash.digest('hex'), size };
+  return { hash: { sha256: hash.digest('hex'), size }, ...(stamp ? { stamp } : {}) };
 }
 
 /**
@@ -129,7 +159,7 @@ export async function hashFile(file: string): Promise<FileHash | null> {
  * hashing 10,000 assets took 0.7 s asynchronously, 0.1 s like this. Into one reused buffer, with
  * one stat (readFileSync(fd) stats again and allocates per file). 'large' when it must stream.
  */
-function hashSmallFile(file: string): FileHash | null | 'large' {
+function hashSmallFile(file: string, stamped: boolean): StampedHash | null | 'large' {
   let fd: number;
   let stat: fs.Stats;
   try {
@@ -140,11 +170,13 @@ function hashSmallFile(file: string): FileHash | null | 'large' {
   }
   try {
     if (stat.size > WHOLE_FILE_MAX_BYTES) return 'large';
+    const stamp = stamped ? fileStamp(fs.fstatSync(fd, { bigint: true })) : undefined;
     smallFileBuffer ??= Buffer.allocUnsafe(WHOLE_FILE_MAX_BYTES);
     // Up to the size it had when stat'ed, as readFileSync reads a regular file.
     let size = 0;
     for (let read = -1; read !== 0 && size < stat.size; size += read) read = fs.readSync(fd, smallFileBuffer, size, stat.size - size, null);
-    return { sha256: crypto.hash('sha256', smallFileBuffer.subarray(0, size), 'hex'), size };
+    const hash = { sha256: crypto.hash('sha256', smallFileBuffer.subarray(0, size), 'hex'), size };
+    return stamp ? { hash, stamp } : { hash };
   } catch {
     return null;
   } finally {
@@ -164,13 +196,23 @@ export function lockPath(root: string, file: string): string {
   return native.relative(root, native.resolve(root, file)).split(native.sep).join('/');
 }
 
-/** Hashes each of `paths` (lock paths, relative to `root`), a few at a time; missing ones map to null. */
-export async function hashFiles(root: string, paths: Iterable<string>, concurrency = 8): Promise<Map<string, FileHash | null>> {
+/**
+ * Hashes each of `paths` (lock paths, relative to `root`), a few at a time; missing ones map to
+ * null. With `stamps`, each file's stamp is put there too (for the plan cache).
+ */
+export async function hashFiles(
+  root: string,
+  paths: Iterable<string>,
+  concurrency = 8,
+  stamps?: Map<string, FileStamp>,
+): Promise<Map<string, FileHash | null>> {
   const queue = [...new Set(paths)];
   const result = new Map<string, FileHash | null>();
   const worker = async (): Promise<void> => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      result.set(next, await hashFile(path.join(root, next)));
+      const hashed = await hashFileStamped(path.join(root, next), stamps !== undefined);
+      result.set(next, hashed?.hash ?? null);
+      if (hashed?.stamp) stamps!.set(next, hashed.stamp);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));

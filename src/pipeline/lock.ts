@@ -11,6 +11,7 @@ import { LOCK_VERSION, type Lock, type LockedFile, type LockEntry } from './reco
 import { compareProjectPaths, isProjectPath } from './paths.js';
 import { SAFE_ID } from '../api/endpoints.js';
 import { applyRecord, journalFileFor, readJournal } from './lock-journal.js';
+import type { PlanCache } from './plan-cache.js';
 
 export const LOCK_FILE = 'assetgen.lock';
 const KINDS = ['image', 'workflow', 'video', 'sheet'];
@@ -26,24 +27,33 @@ export const lockFileFor = (manifestFile: string): string => path.join(path.dirn
  * Reads a lockfile (a missing one is an empty lock), with the journal of a build that is running or
  * died (lock-journal.ts) replayed on top: what every reader sees is where the build got to.
  */
-export function readLock(file: string): Lock {
-  let text: string | undefined;
+export function readLock(file: string, cache?: PlanCache): Lock {
+  // Bytes, not text: the cache's key is their hash, cheaper taken on bytes than on a decoded string.
+  let text: Buffer | undefined;
   try {
-    text = readRegularFileSync(file, file, 'utf8');
+    text = readRegularFileSync(file, file);
   } catch (error) {
     if (error instanceof PathRefusedError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new LockError(`Cannot read ${file}: ${(error as Error).message}`);
   }
-  const lock = text === undefined ? emptyLock() : parseLock(text, file);
+  const lock = text === undefined ? emptyLock() : parseLock(text, file, cache);
   const records = readJournal(journalFileFor(file));
   if (!records.length) return lock;
   for (const record of records) applyRecord(lock, record);
   return checkLock(lock, journalFileFor(file));
 }
 
-/** Parses and checks a lockfile's text; `file` names it in errors. */
-export function parseLock(text: string, file: string): Lock {
-  return checkLock(parseLockJson(text, file), file);
+/**
+ * Parses and checks a lockfile's text; `file` names it in errors. With `cache`, a text that passed
+ * the checks before (the same sha256) is parsed without them (./plan-cache.ts).
+ */
+export function parseLock(text: string | Buffer, file: string, cache?: PlanCache): Lock {
+  const checked = cache?.lockChecked(text);
+  const json = typeof text === 'string' ? text : text.toString('utf8');
+  if (checked) return parseLockJson(json, file) as Lock;
+  const lock = checkLock(parseLockJson(json, file), file);
+  cache?.noteLockChecked(text);
+  return lock;
 }
 
 function parseLockJson(text: string, file: string): unknown {

@@ -9,6 +9,7 @@ import { MANIFEST_LIMITS } from './manifest-limits.js';
 import { collapseCombinations, quotingHint } from './templates.js';
 import { validateManifest } from './validate.js';
 import type { Manifest } from './records.js';
+import type { PlanCache } from './plan-cache.js';
 
 export const MANIFEST_FILE = 'assetgen.yaml';
 
@@ -40,11 +41,14 @@ export function locateManifest(cwd: string, file: string | undefined, otherManif
   return found;
 }
 
-/** Reads and checks a manifest; `cwd` only shortens the file name in error messages. */
-export function loadManifest(file: string, cwd = process.cwd()): Manifest {
+/**
+ * Reads and checks a manifest; `cwd` only shortens the file name in error messages. With `cache`,
+ * a text validated before is not validated again (./plan-cache.ts).
+ */
+export function loadManifest(file: string, cwd = process.cwd(), cache?: PlanCache): Manifest {
   const absolute = path.resolve(cwd, file);
   const display = displayName(cwd, absolute);
-  return parseManifest(readBounded(absolute, display), { file: absolute, display });
+  return parseManifest(readBounded(absolute, display), { file: absolute, display, cache });
 }
 
 /** The file's text, refused above MANIFEST_LIMITS.bytes before any of it is read. */
@@ -93,9 +97,9 @@ function readBounded(file: string, display: string): string {
  * Parses manifest text. `file` (absolute) decides the project root; `display` is the name used in
  * error positions (default: `file`). Throws ManifestError listing every problem.
  */
-export function parseManifest(text: string, options: { file: string; display?: string }): Manifest {
+export function parseManifest(text: string, options: { file: string; display?: string; cache?: PlanCache }): Manifest {
   const root = path.dirname(options.file);
-  const result = validateManifest(text);
+  const result = options.cache ? options.cache.manifest(options.file, text, () => validateManifest(text)) : validateManifest(text);
   if (result.issues.length)
     throw new ManifestError(options.display ?? options.file, collapseCombinations(result.issues), quotingHint(text, result.issues));
   const { budget, prices, provenance } = result;

@@ -1,7 +1,8 @@
 // Planning: what a build would do, as a pure function of the manifest, the lock and the hashes of
 // the files the lock records. The build loop plans, acts on each item (recording progress through
 // LockWriter), and after a crash simply plans again from the lock on disk.
-import { hashFiles, specHash, specParts } from './hash.js';
+import { hashFiles, specHash, specParts, type FileStamp } from './hash.js';
+import type { PlanCache } from './plan-cache.js';
 import type {
   FileCheck,
   FileHash,
@@ -91,21 +92,29 @@ export function recordedFiles(lock: Lock): string[] {
 
 /**
  * Hashes what planning needs, relative to the project root. `preloaded` holds hashes already taken
- * (./hash-preload.ts): only the other files are read, and added to it.
+ * (./hash-preload.ts): only the other files are read, and added to it. With `cache`, a file whose
+ * stat signature is the one recorded is not read (./plan-cache.ts), and what is hashed is recorded.
  */
 export async function hashProjectFiles(
   manifest: Manifest,
   lock: Lock,
   preloaded?: Map<string, FileHash | null>,
+  cache?: PlanCache,
 ): Promise<Map<string, FileHash | null>> {
   const files = filesToHash(manifest, lock);
-  if (!preloaded?.size) return hashFiles(manifest.root, files);
-  for (const [file, hash] of await hashFiles(
-    manifest.root,
-    files.filter((file) => !preloaded.has(file)),
-  ))
-    preloaded.set(file, hash);
-  return preloaded;
+  const hashes = preloaded ?? new Map<string, FileHash | null>();
+  if (cache) for (const [file, hash] of await cache.lookUpAhead(files)) hashes.set(file, hash);
+  const rest = hashes.size ? files.filter((file) => !hashes.has(file)) : files;
+  if (rest.length) {
+    cache?.beginHashing();
+    const stamps = cache && new Map<string, FileStamp>();
+    for (const [file, hash] of await hashFiles(manifest.root, rest, 8, stamps)) {
+      hashes.set(file, hash);
+      cache?.record(file, hash, stamps!.get(file));
+    }
+  }
+  cache?.save();
+  return hashes;
 }
 
 export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, options: PlanOptions): Plan {

@@ -287,8 +287,9 @@ describe("the lock's own files (the lock, its journal, the claim and its draft):
     const result = await run(['build']);
     expect(result.code, result.stderr).toBe(0);
     outside.unchanged();
-    // Nothing of the build's own is left beside the lock: no claim, no draft, no journal.
+    // Nothing of the build's own is left beside the lock: no claim, no draft, no journal (.assetgen holds the plan cache).
     expect(fs.readdirSync(project.cwd).sort()).toEqual([
+      '.assetgen',
       `.assetgen.lock.writer.${process.pid}.tmp`,
       'assetgen.lock',
       'assetgen.yaml',

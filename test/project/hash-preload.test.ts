@@ -8,9 +8,10 @@ import { describe, expect, it } from 'vitest';
 import type * as PreloadModule from '../../src/pipeline/hash-preload.js';
 import { hashFiles, specHash, specParts } from '../../src/pipeline/hash.js';
 import { serializeLock } from '../../src/pipeline/lock.js';
+import { recordedFiles } from '../../src/pipeline/plan.js';
 import { LOCK_VERSION, type Lock, type ManifestAsset } from '../../src/pipeline/records.js';
 import { runInProcess, tempHome } from '../support/cli.js';
-import { tempDir, writeFiles } from './helpers.js';
+import { afterFileSystemTick, tempDir, writeFiles } from './helpers.js';
 
 const { preloadHashes } = (await import(
   pathToFileURL(path.resolve(import.meta.dirname, '../../dist/pipeline/hash-preload.js')).href
@@ -63,9 +64,9 @@ describe('hashes taken on another thread while the manifest is read', () => {
     fs.writeFileSync(path.join(root, 'assets/icon-7.png'), 'edited by hand');
     fs.rmSync(path.join(root, 'assets/icon-8.png'));
     fs.writeFileSync(path.join(root, 'assets/icon-9.png'), Buffer.alloc((1 << 20) + 5, 9));
-    const preload = preloadHashes(root, lock);
+    const preload = preloadHashes(root, recordedFiles(lock));
     expect(preload).toBeDefined();
-    const taken = await preload!.hashes();
+    const { hashes: taken } = await preload!.hashes();
     // Every file answered by the thread (a thread that failed answers an empty map).
     expect(taken.size).toBe(COUNT);
     expect(taken).toEqual(await hashFiles(root, taken.keys()));
@@ -77,7 +78,7 @@ describe('hashes taken on another thread while the manifest is read', () => {
     const root = tempDir();
     const lock = await builtProject(root, 'mock');
     lock.assets = Object.fromEntries(Object.entries(lock.assets).slice(0, 20));
-    expect(preloadHashes(root, lock)).toBeUndefined();
+    expect(preloadHashes(root, recordedFiles(lock))).toBeUndefined();
   });
 
   it('a dry run of 1,200 built assets finds the one edited and the one missing, and the lock broken after the manifest', async () => {
@@ -103,6 +104,37 @@ describe('hashes taken on another thread while the manifest is read', () => {
       expect(both.code).toBe(2);
       expect(both.stderr).toContain('icon-0');
       expect(both.stderr).not.toContain('not valid JSON');
+    } finally {
+      home.remove();
+    }
+  });
+
+  it("with a warm plan cache, the files are stat'ed on a thread: the same plan as without it, an edit in place with its mtime restored found", async () => {
+    const home = tempHome();
+    try {
+      await builtProject(home.cwd, 'mock');
+      const run = async (): Promise<string> => {
+        const result = await runInProcess(['build', '--dry-run', '--mock', '--json', '-q'], { env: home.env, cwd: home.cwd });
+        expect(result.code, result.stderr).toBe(0);
+        return result.stdout;
+      };
+      const edited = path.join(home.cwd, 'assets/icon-100.png');
+      const second = Math.floor(Date.now() / 1000) - 100;
+      fs.utimesSync(edited, second, second);
+      // So that the first plan records every file (bounded).
+      await afterFileSystemTick([edited]);
+      const cold = await run();
+      expect(fs.existsSync(path.join(home.cwd, '.assetgen/cache/files.bin'))).toBe(true);
+      expect(await run()).toBe(cold);
+      // The same size and mtime, other bytes: only its ctime moved.
+      fs.writeFileSync(edited, 'bytes of icon-1x0');
+      fs.utimesSync(edited, second, second);
+      fs.rmSync(path.join(home.cwd, 'assets/icon-1000.png'));
+      const plan = JSON.parse(await run()) as { counts: Record<string, number> };
+      expect(plan.counts).toEqual({ 'up-to-date': COUNT - 2, edited: 1, missing: 1 });
+      const warm = JSON.stringify(plan);
+      fs.rmSync(path.join(home.cwd, '.assetgen/cache'), { recursive: true });
+      expect(JSON.stringify(JSON.parse(await run()))).toBe(warm);
     } finally {
       home.remove();
     }

@@ -22,6 +22,24 @@ export function tempDir(): string {
   return dir;
 }
 
+/**
+ * Bounded (2 s): until a file made now has an mtime past every one of `files`' ctime, i.e. the file
+ * system's clock has moved on since they changed; a plan from then on records them in the plan
+ * cache (src/pipeline/plan-cache.ts leaves out files changed in the tick its hashing starts).
+ */
+export async function afterFileSystemTick(files: string[]): Promise<void> {
+  const newest = files.map((f) => fs.statSync(f, { bigint: true }).ctimeNs).reduce((a, b) => (a > b ? a : b));
+  const probe = path.join(path.dirname(files[0]), '.clock-probe');
+  for (let tries = 0; tries < 400; tries++) {
+    fs.writeFileSync(probe, '');
+    const now = fs.statSync(probe, { bigint: true }).mtimeNs;
+    fs.rmSync(probe);
+    if (now > newest) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error('the file system clock did not move in 2 s');
+}
+
 /** Writes files (path → content) under `root`, creating folders. */
 export function writeFiles(root: string, files: Record<string, string | Buffer>): void {
   for (const [file, content] of Object.entries(files)) {

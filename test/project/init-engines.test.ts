@@ -25,6 +25,7 @@ const GITIGNORE_BLOCK = [
   '.assetgen.lock.journal',
   'assetgen-report.html',
   '.*.assetgen',
+  '.assetgen/cache/',
 ];
 
 let home: ReturnType<typeof tempHome>;

@@ -92,6 +92,10 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
     calls: ['mkdirSync'],
     why: "makes the per-user state folder (ASSETGEN_STATE_DIR or the platform's) of the learned prices, not a project folder; prices.json itself is written through confine.ts writeFileInsideSync",
   },
+  'config/plan-cache-key.ts': {
+    calls: ['mkdirSync'],
+    why: "makes the per-user state folder (ASSETGEN_STATE_DIR or the platform's) of the plan cache's key, not a project folder; the key itself is written through confine.ts writeFileInsideSync",
+  },
   'installer/install.ts': {
     calls: ['mkdirSync', 'writeFileAtomicSync'],
     why: "the skill installer writes into agents' config folders with its own confinement: installer/files.ts assertNoLinks refuses any link below the skills folder, install.ts refuses a project-scope skills folder that leads outside the project; the atomic write creates its temp file exclusively (never through a link) and renames it over",

@@ -54,13 +54,13 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
       project.release();
     }
   }
-  const { file, manifest, lockFile, service } = openProject(ctx, options.file);
+  const { file, manifest, lockFile, service, cache: planCache } = openProject(ctx, options.file);
   // The paid build holds the lock's one writer from planning to the end: no other process can
   // record (or lose) jobs in it meanwhile.
   const writer = await openWriter(ctx, lockFile, options.lockOut, service);
   try {
     const lock = writer.lock;
-    const hashes = (): Promise<FileHashes> => hashProjectFiles(manifest, lock);
+    const hashes = (): Promise<FileHashes> => hashProjectFiles(manifest, lock, undefined, planCache);
     return await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service, hashes });
   } finally {
     await writer.close();
