@@ -2,7 +2,7 @@
 // collects the Buffer object, and it counts such memory late: a sheet that decodes thousands of
 // frames one after another had 100 MiB and more of dead pixels waiting (test/slow/sheet-memory.test.ts),
 // and a post step list at its limit 23 MiB of earlier steps' images while the quantiser ran. So
-// after every COLLECT_AFTER bytes decoded (or a caller's own threshold), full collections are asked for. `gc` is exposed at
+// after every COLLECT_AFTER bytes decoded (a step list: see post.ts), full collections are asked for. `gc` is exposed at
 // run time (the documented V8 flag, set before the first call); where that fails, nothing is done.
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -25,10 +25,15 @@ function collector(): (() => void) | null {
   return collect;
 }
 
-/** Counts `bytes` of pixels decoded (and soon dead); past the threshold (`collectAfter` bytes counted since the last collection), collects. */
-export function decodedPixels(bytes: number, collectAfter = COLLECT_AFTER): void {
+/** Counts `bytes` of pixels decoded (and soon dead); past the threshold, collects. */
+export function decodedPixels(bytes: number): void {
   decoded += bytes;
-  if (decoded < collectAfter) return;
+  if (decoded < COLLECT_AFTER) return;
+  collectDeadPixels();
+}
+
+/** Collects now: the pixels no longer referenced are freed. */
+export function collectDeadPixels(): void {
   decoded = 0;
   const collect = collector();
   if (!collect) return;

@@ -2,7 +2,7 @@
 // steps in, same bytes out (fixed encoder settings, no metadata written).
 import { bleedEdges, extrudeImage, keyToAlpha } from './edges.js';
 import { ImagingError } from './errors.js';
-import { decodedPixels } from './collect.js';
+import { collectDeadPixels } from './collect.js';
 import { ENCODER_LIMITS, POST_LIMITS } from './limits.js';
 import { quantise, quantiseToPng } from './palette.js';
 import type { PostStep } from './post-steps.js';
@@ -134,14 +134,18 @@ async function inOnePipeline(input: Buffer, steps: readonly PostStep[], label: s
 }
 
 async function runSteps(state: StepState, steps: readonly PostStep[]): Promise<StepState> {
+  let dead = 0;
   for (const [index, step] of steps.entries()) {
     let before: RawImage | undefined = state.image;
     await runStep(state, step, steps.slice(index + 1));
     // The image before the step is garbage when the step made a new one: counted, and (once the
     // reference here is dropped) collected before a large image's next step (./collect.ts).
-    const dead = state.image === before ? 0 : before.data.length;
+    if (state.image !== before) dead += before.data.length;
     before = undefined;
-    madePixels(dead);
+    if (dead >= POST_COLLECT_AFTER) {
+      collectDeadPixels();
+      dead = 0;
+    }
   }
   return state;
 }
@@ -204,11 +208,11 @@ async function encodeResult({ image, trim, format, paletteColours, indexedPng }:
 }
 
 /**
- * Dead pixels are collected after every 4 MiB a step list leaves behind (at the largest image, after
- * every step): libimagequant and libwebp then find the memory free (test/slow/post-memory.test.ts).
+ * Dead pixels are collected after every 4 MiB one step list leaves behind (at the largest image,
+ * after every step): libimagequant and libwebp then find the memory free
+ * (test/slow/post-memory.test.ts). Small images never wait for a collection.
  */
 const POST_COLLECT_AFTER = 4 * 1024 * 1024;
-const madePixels = (bytes: number): void => decodedPixels(bytes, POST_COLLECT_AFTER);
 
 /** palette and lossless WebP hold the whole image several times over: refused past ENCODER_LIMITS, with what to do. */
 function checkEncoderSize(image: { width: number; height: number }, what: string): void {
