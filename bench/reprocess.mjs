@@ -102,7 +102,8 @@ export async function run() {
       const { parsePostSteps } = await import(${JSON.stringify(fileURLToPath(new URL('../dist/imaging/post-steps.js', import.meta.url)))});
       const steps = parsePostSteps(${JSON.stringify(AFTER_STEPS)});
       const folder = ${JSON.stringify(originals)};
-      for (const id of fs.readdirSync(folder)) {
+      // Each asset's folder (the results written beside them, from an earlier round, are not).
+      for (const id of fs.readdirSync(folder).filter((name) => !name.endsWith('.out.png'))) {
         const [name] = fs.readdirSync(folder + '/' + id);
         fs.writeFileSync(folder + '/' + id + '.out.png', (await applyPostSteps(fs.readFileSync(folder + '/' + id + '/' + name), steps)).bytes);
       }`;

@@ -11,13 +11,22 @@ export interface ImageLimits {
 export const IMAGE_LIMITS: ImageLimits = { maxSide: 16_384, maxPixels: 8_192 * 8_192 };
 
 /**
- * The largest image post steps read, and the largest a step makes (a resize, a pot): 1,024² pixels,
- * any shape, each side within maxSide. The steps hold whole RGBA images, and libimagequant (palette)
- * and libwebp's lossless encoder need several times that again: at this size every step keeps a
- * build within 150 MiB of peak memory (issue 30; test/slow/post-memory.test.ts: palette, the
- * largest, ~145 MiB). At the old bound, 8,192², one image took 350–1,200 MiB.
+ * The largest image post steps read, and the largest a step makes (a resize, a pot): 2,097,152
+ * pixels (2048×1024, any shape, each side within maxSide), so the sizes image services return
+ * (1536×1024, 1792×1024 and their portraits) and the power-of-two pages `pot` makes of them are
+ * taken. At this size every step but the two below keeps a build within 150 MiB of peak memory
+ * (issue 30; test/slow/post-memory.test.ts).
  */
-export const POST_LIMITS: ImageLimits = { maxSide: 16_384, maxPixels: 1_024 * 1_024 };
+export const POST_LIMITS: ImageLimits = { maxSide: 16_384, maxPixels: 2_048 * 1_024 };
+
+/**
+ * The largest image `palette` quantises and `format: webp` encodes: 1,048,576 pixels (1,024², any
+ * shape). libimagequant (at effort 10) and libwebp's lossless encoder hold the whole image several
+ * times over, about 40 bytes a pixel on a photo-like image: on top of the CLI's own ~87 MiB
+ * (node, the CLI, sharp's libraries), 1.5 megapixels took 155 MiB and 2 megapixels 174. At this
+ * bound the build stays within 150 MiB; resize first (`resize` then `palette`) for a larger picture.
+ */
+export const ENCODER_LIMITS: ImageLimits = { maxSide: 16_384, maxPixels: 1_024 * 1_024 };
 
 /**
  * An image an agent is shown inline (an MCP image content, a contact sheet): at most this many bytes

@@ -2,22 +2,28 @@
 // steps in, same bytes out (fixed encoder settings, no metadata written).
 import { bleedEdges, extrudeImage, keyToAlpha } from './edges.js';
 import { ImagingError } from './errors.js';
-import { POST_LIMITS } from './limits.js';
+import { collectDeadPixels } from './collect.js';
+import { ENCODER_LIMITS, POST_LIMITS } from './limits.js';
 import { quantise, quantiseToPng } from './palette.js';
 import type { PostStep } from './post-steps.js';
 import {
+  asImagingError,
   blank,
   blit,
+  checkHeader,
   checkSize,
   crop,
   decodeImage,
   encodeImage,
   encodeIndexedPng,
+  encodePipeline,
   opaqueBounds,
+  readPipeline,
+  readPngHeader,
   type OutputFormat,
   type RawImage,
 } from './raw.js';
-import { resizeImage } from './resize.js';
+import { checkedResizeGeometry, resizeImage, type ResizeSpec } from './resize.js';
 import { sliceCells, type SliceSpec } from './slice.js';
 
 export type { PostStep } from './post-steps.js';
@@ -58,6 +64,8 @@ interface StepState {
  * with a `slice` make several images: applyPostStepsToFrames.
  */
 export async function applyPostSteps(input: Buffer, steps: readonly PostStep[], label = 'the image'): Promise<PostResult> {
+  const piped = await inOnePipeline(input, steps, label);
+  if (piped) return piped;
   return encodeResult(await runSteps({ image: await decodeImage(input, label, POST_LIMITS), format: formatOf(steps) }, steps));
 }
 
@@ -80,63 +88,140 @@ export async function applyPostStepsToFrames(input: Buffer, steps: readonly Post
   return results;
 }
 
-async function runSteps(state: StepState, steps: readonly PostStep[]): Promise<StepState> {
-  let { image, trim, paletteColours, indexedPng } = state;
-  const { format } = state;
+/**
+ * Steps that need no pixel in JS (a smooth `resize` that crops nothing, then `pot`, then `format`)
+ * run as one sharp pipeline from the file, as a plain sharp script runs them: decoded once, no RGBA
+ * copy held. Only for 8-bit RGBA PNGs without a colour profile, where that pipeline's pixels are
+ * those of the steps one by one (the same resize, transparent padding copied, not blended) and the
+ * bytes too (encodePipeline); for anything else, undefined: the steps run on RGBA pixels.
+ */
+async function inOnePipeline(input: Buffer, steps: readonly PostStep[], label: string): Promise<PostResult | undefined> {
+  const png = readPngHeader(input);
+  if (!png || png.depth !== 8 || png.colourType !== 6 || png.profile) return undefined;
+  let resize: ResizeSpec | undefined;
+  let pot = false;
   for (const [index, step] of steps.entries()) {
-    switch (step.kind) {
-      case 'trim': {
-        const result = trimImage(image, step.threshold);
-        image = result.image;
-        trim = result.trim;
-        break;
-      }
-      case 'resize':
-        image = await resizeImage(image, step, POST_LIMITS);
-        break;
-      case 'pot':
-        image = padToPowerOfTwo(image);
-        break;
-      case 'palette':
-        // Usually the last step to change pixels: a PNG result is then the indexed PNG the quantiser
-        // writes, so the pixels are quantised and encoded once. `extrude` or `bleed` may follow it
-        // (parsePostSteps): the quantised pixels are then kept for them.
-        if (format === 'png' && !steps.slice(index + 1).some((later) => later.kind === 'extrude' || later.kind === 'bleed'))
-          indexedPng = await quantiseToPng(image, step.colors, step.dither);
-        else {
-          image = await quantise(image, step.colors, step.dither);
-          paletteColours = step.colors;
-        }
-        break;
-      case 'format':
-        break;
-      case 'key':
-        keyToAlpha(image, step);
-        break;
-      case 'extrude':
-        image = extrudeImage(image, step.pixels);
-        break;
-      case 'bleed':
-        bleedEdges(image, step.radius);
-        // Transparent pixels now hold colours an indexed PNG's quantiser would drop: written RGBA.
-        paletteColours = undefined;
-        break;
-      case 'slice':
-        // applyPostStepsToFrames cuts; one image cannot hold several.
-        throw new ImagingError('slice_failed', 'slice makes several images: they are made by applyPostStepsToFrames');
-      default:
-        throw new ImagingError('damaged', `unknown post step ${JSON.stringify(step satisfies never)}`);
+    if (step.kind === 'resize' && step.kernel !== 'nearest' && index === 0) resize = step;
+    else if (step.kind === 'pot' && index === (resize ? 1 : 0)) pot = true;
+    else if (step.kind !== 'format') return undefined;
+  }
+  const { width, height } = await checkHeader(input, label, POST_LIMITS);
+  const geometry = resize
+    ? checkedResizeGeometry(width, height, resize, POST_LIMITS)
+    : { width, height, scaledWidth: width, scaledHeight: height, left: 0, top: 0 };
+  // cover crops the scaled picture: not a padding sharp adds (the steps run on pixels instead).
+  if (geometry.left < 0 || geometry.top < 0) return undefined;
+  const size = pot ? { width: nextPowerOfTwo(geometry.width), height: nextPowerOfTwo(geometry.height) } : geometry;
+  if (pot) checkSize(size.width, size.height, 'the power-of-two image', POST_LIMITS);
+  const format = formatOf(steps);
+  if (format === 'webp') checkEncoderSize(size, 'format: webp encodes');
+  try {
+    let pipeline = await readPipeline(input, POST_LIMITS);
+    if (resize)
+      pipeline = pipeline.resize({ width: geometry.scaledWidth, height: geometry.scaledHeight, fit: 'fill', kernel: resize.kernel });
+    const padding = {
+      top: geometry.top,
+      left: geometry.left,
+      bottom: size.height - geometry.top - geometry.scaledHeight,
+      right: size.width - geometry.left - geometry.scaledWidth,
+    };
+    if (padding.top || padding.left || padding.bottom || padding.right)
+      pipeline = pipeline.extend({ ...padding, background: { r: 0, g: 0, b: 0, alpha: 0 } });
+    return { bytes: await encodePipeline(pipeline, size, format), width: size.width, height: size.height, format };
+  } catch (error) {
+    throw asImagingError(error, label, 'png', POST_LIMITS);
+  }
+}
+
+async function runSteps(state: StepState, steps: readonly PostStep[]): Promise<StepState> {
+  let dead = 0;
+  for (const [index, step] of steps.entries()) {
+    let before: RawImage | undefined = state.image;
+    await runStep(state, step, steps.slice(index + 1));
+    // The image before the step is garbage when the step made a new one: counted, and (once the
+    // reference here is dropped) collected before a large image's next step (./collect.ts).
+    if (state.image !== before) dead += before.data.length;
+    before = undefined;
+    if (dead >= POST_COLLECT_AFTER) {
+      collectDeadPixels();
+      dead = 0;
     }
   }
-  return { image, trim, format, paletteColours, indexedPng };
+  return state;
+}
+
+/** Runs one step on `state`, which it updates: its image replaced (or changed in place) and what the step records. */
+async function runStep(state: StepState, step: PostStep, later: readonly PostStep[]): Promise<void> {
+  switch (step.kind) {
+    case 'trim': {
+      const result = trimImage(state.image, step.threshold);
+      state.image = result.image;
+      state.trim = result.trim;
+      return;
+    }
+    case 'resize':
+      state.image = await resizeImage(state.image, step, POST_LIMITS);
+      return;
+    case 'pot':
+      state.image = padToPowerOfTwo(state.image);
+      return;
+    case 'palette':
+      checkEncoderSize(state.image, 'palette quantises');
+      // Usually the last step to change pixels: a PNG result is then the indexed PNG the quantiser
+      // writes, so the pixels are quantised and encoded once. `extrude` or `bleed` may follow it
+      // (parsePostSteps): the quantised pixels are then kept for them.
+      if (state.format === 'png' && !later.some((next) => next.kind === 'extrude' || next.kind === 'bleed'))
+        state.indexedPng = await quantiseToPng(state.image, step.colors, step.dither);
+      else {
+        state.image = await quantise(state.image, step.colors, step.dither);
+        state.paletteColours = step.colors;
+      }
+      return;
+    case 'format':
+      return;
+    case 'key':
+      keyToAlpha(state.image, step);
+      return;
+    case 'extrude':
+      state.image = extrudeImage(state.image, step.pixels);
+      return;
+    case 'bleed':
+      bleedEdges(state.image, step.radius);
+      // Transparent pixels now hold colours an indexed PNG's quantiser would drop: written RGBA.
+      state.paletteColours = undefined;
+      return;
+    case 'slice':
+      // applyPostStepsToFrames cuts; one image cannot hold several.
+      throw new ImagingError('slice_failed', 'slice makes several images: they are made by applyPostStepsToFrames');
+    default:
+      throw new ImagingError('damaged', `unknown post step ${JSON.stringify(step satisfies never)}`);
+  }
 }
 
 async function encodeResult({ image, trim, format, paletteColours, indexedPng }: StepState): Promise<PostResult> {
   // A palette step's image is written indexed: the quantiser's own PNG when no step changed it
   // after, else (extrude copied its pixels) encoded here from its palette.
   const indexed = indexedPng ?? (format === 'png' && paletteColours !== undefined ? encodeIndexedPng(image) : undefined);
+  if (!indexed && format === 'webp') checkEncoderSize(image, 'format: webp encodes');
   const bytes = indexed ?? (await encodeImage(image, format));
   return { bytes, width: image.width, height: image.height, format, ...(trim ? { trim } : {}) };
+}
+
+/**
+ * Dead pixels are collected after every 4 MiB one step list leaves behind (at the largest image,
+ * after every step): libimagequant and libwebp then find the memory free
+ * (test/slow/post-memory.test.ts). Small images never wait for a collection.
+ */
+const POST_COLLECT_AFTER = 4 * 1024 * 1024;
+
+/** palette and lossless WebP hold the whole image several times over: refused past ENCODER_LIMITS, with what to do. */
+function checkEncoderSize(image: { width: number; height: number }, what: string): void {
+  const { width, height } = image;
+  if (width * height <= ENCODER_LIMITS.maxPixels) return;
+  throw new ImagingError(
+    'too_large',
+    `${what} at most ${ENCODER_LIMITS.maxPixels.toLocaleString('en-US')} pixels (its encoder holds the image several times over); this image is ${width}×${height}: resize it first`,
+  );
 }
 
 /**

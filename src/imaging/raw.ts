@@ -54,35 +54,89 @@ export function blank(width: number, height: number): RawImage {
 /** The formats post steps and atlases read: the still images the service sends. */
 export const INPUT_FORMATS: readonly string[] = ['png', 'jpeg', 'webp', 'gif'];
 
-/** Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels within `limits`; anything else is an ImagingError. */
-export async function decodeImage(bytes: Buffer, label = 'the image', limits: ImageLimits = IMAGE_LIMITS): Promise<RawImage> {
+/** What a PNG's chunks before its pixels say: its size and pixel format, and whether it carries a colour profile. */
+export interface PngHeader {
+  width: number;
+  height: number;
+  depth: number;
+  /** 6: RGBA; 2: RGB; 3: indexed; 0 and 4: grey. */
+  colourType: number;
+  /** An iCCP chunk: sharp may convert its colours. */
+  profile: boolean;
+}
+
+/**
+ * A PNG's header read here, no decoder run (undefined when the bytes are not a PNG with a whole
+ * IHDR): the chunks are walked up to the first IDAT, each within the bytes.
+ */
+export function readPngHeader(bytes: Buffer): PngHeader | undefined {
+  if (bytes.length < 33 || !bytes.subarray(0, 8).equals(PNG_SIGNATURE) || bytes.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  const header = { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20), depth: bytes[24], colourType: bytes[25], profile: false };
+  for (let offset = 8; offset + 8 <= bytes.length;) {
+    const type = bytes.toString('latin1', offset + 4, offset + 8);
+    if (type === 'IDAT') break;
+    if (type === 'iCCP') header.profile = true;
+    offset += 12 + bytes.readUInt32BE(offset);
+  }
+  return header;
+}
+
+/** sharp's options for every image read: the pixel bound checked on the header, broken files refused, one frame. */
+const readOptions = (limits: ImageLimits) => ({ limitInputPixels: limits.maxPixels, failOn: 'error', animated: false }) as const;
+
+/**
+ * Checks an image's format and size from its header, before any pixel is decoded: a PNG's header
+ * read here (no second sharp pipeline for it), other formats' from sharp's metadata. Its size.
+ */
+export async function checkHeader(
+  bytes: Buffer,
+  label = 'the image',
+  limits: ImageLimits = IMAGE_LIMITS,
+): Promise<{ width: number; height: number; png?: PngHeader }> {
   if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw new ImagingError('not_an_image', `${label} is empty`);
+  const png = readPngHeader(bytes);
+  if (png) {
+    // The same refusal sharp's pixel limit gives (below), said before it is asked.
+    if (png.width * png.height > limits.maxPixels)
+      throw new ImagingError('too_large', `${label} has more than ${limits.maxPixels.toLocaleString('en-US')} pixels`);
+    checkSize(png.width, png.height, label, limits);
+    return { width: png.width, height: png.height, png };
+  }
   const sharp = await loadSharp();
-  const options = { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false } as const;
   let format: string | undefined;
   try {
-    // The header first (cheap): the format and the size are checked before any pixel is decoded.
-    const metadata = await sharp(bytes, options).metadata();
+    const metadata = await sharp(bytes, readOptions(limits)).metadata();
     format = metadata.format;
     if (!INPUT_FORMATS.includes(format)) {
       throw new ImagingError('unsupported_format', `${label} is ${format}: post steps and atlases take ${INPUT_FORMATS.join(', ')}`);
     }
     checkSize(metadata.width, metadata.height, label, limits);
-    // sRGB first, so grey and 16-bit inputs come out as 8-bit RGBA too.
-    const { data, info } = await sharp(bytes, options)
-      .toColourspace('srgb')
-      .ensureAlpha()
-      .raw({ depth: 'uchar' })
-      .toBuffer({ resolveWithObject: true });
-    if (info.channels !== 4) throw new ImagingError('damaged', `${label} decoded to ${info.channels} channels, not RGBA`);
-    return { data, width: info.width, height: info.height };
+    return { width: metadata.width, height: metadata.height };
   } catch (error) {
     throw asImagingError(error, label, format, limits);
   }
 }
 
+/** Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels within `limits`; anything else is an ImagingError. */
+export async function decodeImage(bytes: Buffer, label = 'the image', limits: ImageLimits = IMAGE_LIMITS): Promise<RawImage> {
+  // The header first (cheap): the format and the size are checked before any pixel is decoded.
+  const { png } = await checkHeader(bytes, label, limits);
+  try {
+    const { data, info } = await (await readPipeline(bytes, limits)).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    if (info.channels !== 4) throw new ImagingError('damaged', `${label} decoded to ${info.channels} channels, not RGBA`);
+    return { data, width: info.width, height: info.height };
+  } catch (error) {
+    throw asImagingError(error, label, png ? 'png' : undefined, limits);
+  }
+}
+
+/** A sharp pipeline reading checked bytes as 8-bit sRGB RGBA (sRGB first, so grey and 16-bit inputs come out as RGBA too). */
+export async function readPipeline(bytes: Buffer, limits: ImageLimits = IMAGE_LIMITS) {
+  return (await loadSharp())(bytes, readOptions(limits)).toColourspace('srgb').ensureAlpha();
+}
+
 /** sharp's errors, said for people: its messages name no file. */
-function asImagingError(error: unknown, label: string, format: string | undefined, limits: ImageLimits): ImagingError {
+export function asImagingError(error: unknown, label: string, format: string | undefined, limits: ImageLimits): ImagingError {
   if (error instanceof ImagingError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (/unsupported image format/i.test(message)) return new ImagingError('not_an_image', `${label} is not an image sharp can read`);
@@ -95,11 +149,43 @@ function asImagingError(error: unknown, label: string, format: string | undefine
 
 /** Encodes RGBA pixels: PNG (RGBA, zlib level 9) or lossless WebP. */
 export async function encodeImage(image: RawImage, format: OutputFormat): Promise<Buffer> {
-  if (format === 'webp' && (image.width > WEBP_MAX_SIDE || image.height > WEBP_MAX_SIDE)) {
-    throw new ImagingError('too_large', `a WebP is at most ${WEBP_MAX_SIDE} pixels a side; this image is ${image.width}×${image.height}`);
-  }
   const pipeline = (await loadSharp())(image.data, { raw: { width: image.width, height: image.height, channels: 4 } });
-  return format === 'png' ? pipeline.png(PNG_OPTIONS).toBuffer() : pipeline.webp(WEBP_OPTIONS).toBuffer();
+  return encodePipeline(pipeline, image, format);
+}
+
+/**
+ * Encodes what a sharp pipeline makes (an image of `size`, 8-bit RGBA) with encodeImage's settings.
+ * A PNG's density is written as for pixels from memory (pHYs: 1 pixel a millimetre) whatever the
+ * file the pipeline read said, so the same pixels give the same bytes by either road.
+ */
+export async function encodePipeline(
+  pipeline: ReturnType<Awaited<ReturnType<typeof loadSharp>>>,
+  size: { width: number; height: number },
+  format: OutputFormat,
+): Promise<Buffer> {
+  if (format === 'webp' && (size.width > WEBP_MAX_SIDE || size.height > WEBP_MAX_SIDE)) {
+    throw new ImagingError('too_large', `a WebP is at most ${WEBP_MAX_SIDE} pixels a side; this image is ${size.width}×${size.height}`);
+  }
+  return format === 'png' ? withRawDensity(await pipeline.png(PNG_OPTIONS).toBuffer()) : pipeline.webp(WEBP_OPTIONS).toBuffer();
+}
+
+/** The pHYs libvips writes for pixels from memory: 1,000 pixels a metre each way. */
+const RAW_DENSITY = pngChunk('pHYs', Buffer.from([0, 0, 0x03, 0xe8, 0, 0, 0x03, 0xe8, 1]));
+
+/** A PNG (as libvips writes it: IHDR first) with its pHYs chunk replaced by RAW_DENSITY (added after IHDR if it has none). */
+function withRawDensity(png: Buffer): Buffer {
+  const afterHeader = 33;
+  for (let offset = afterHeader; offset + 8 <= png.length;) {
+    const length = png.readUInt32BE(offset);
+    const type = png.toString('latin1', offset + 4, offset + 8);
+    if (type === 'pHYs') {
+      const chunk = png.subarray(offset, offset + 12 + length);
+      return chunk.equals(RAW_DENSITY) ? png : Buffer.concat([png.subarray(0, offset), RAW_DENSITY, png.subarray(offset + 12 + length)]);
+    }
+    if (type === 'IDAT') break;
+    offset += 12 + length;
+  }
+  return Buffer.concat([png.subarray(0, afterHeader), RAW_DENSITY, png.subarray(afterHeader)]);
 }
 
 /**

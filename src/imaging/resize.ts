@@ -47,10 +47,16 @@ export function resizeGeometry(sourceWidth: number, sourceHeight: number, spec: 
   return { ...size, width, height, left: Math.floor((width - size.scaledWidth) / 2), top: Math.floor((height - size.scaledHeight) / 2) };
 }
 
-export async function resizeImage(image: RawImage, spec: ResizeSpec, limits: ImageLimits = IMAGE_LIMITS): Promise<RawImage> {
-  const geometry = resizeGeometry(image.width, image.height, spec);
+/** resizeGeometry, refused when the image it makes (or the scaled picture in it) is past `limits`. */
+export function checkedResizeGeometry(sourceWidth: number, sourceHeight: number, spec: ResizeSpec, limits: ImageLimits): ResizeGeometry {
+  const geometry = resizeGeometry(sourceWidth, sourceHeight, spec);
   checkSize(geometry.width, geometry.height, 'the resized image', limits);
   checkSize(geometry.scaledWidth, geometry.scaledHeight, 'the resized image', limits);
+  return geometry;
+}
+
+export async function resizeImage(image: RawImage, spec: ResizeSpec, limits: ImageLimits = IMAGE_LIMITS): Promise<RawImage> {
+  const geometry = checkedResizeGeometry(image.width, image.height, spec, limits);
   const scaled =
     spec.kernel === 'nearest'
       ? scaleNearest(image, geometry.scaledWidth, geometry.scaledHeight)

@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { ImagingError } from '../../src/imaging/errors.js';
-import { POST_LIMITS } from '../../src/imaging/limits.js';
+import { ENCODER_LIMITS, POST_LIMITS } from '../../src/imaging/limits.js';
 import { applyPostSteps } from '../../src/imaging/post.js';
 import { parsePostSteps } from '../../src/imaging/post-steps.js';
 import { makePixels, noisy, readPixels, toPng } from './pixels.js';
@@ -38,23 +38,58 @@ describe('hostile input', () => {
   it('refuses a PNG claiming 100,000 × 100,000 pixels before decoding it', async () => {
     const error = await failure(await pngClaiming(100_000, 100_000));
     expect(error.code).toBe('too_large');
-    // Refused by sharp's pixel limit on the header, which metadata() reads before any pixel is decoded.
-    expect(error.message).toBe('sprite.png has more than 1,048,576 pixels');
+    // Refused on the header (a PNG's read by assetgen, other formats' by sharp) before any pixel is decoded.
+    expect(error.message).toBe('sprite.png has more than 2,097,152 pixels');
+    // Another format's header is read by sharp, whose pixel limit refuses it in the same words.
+    const jpeg = await sharp({ create: { width: 2049, height: 1024, channels: 3, background: '#123456' } })
+      .jpeg()
+      .toBuffer();
+    expect((await failure(jpeg)).message).toBe('sprite.png has more than 2,097,152 pixels');
   });
 
-  it('post steps read at most 1,024² pixels (POST_LIMITS: within 150 MiB), refused from the header', async () => {
-    expect(POST_LIMITS.maxPixels).toBe(1024 * 1024);
-    const error = await failure(await pngClaiming(1025, 1024));
+  it('post steps read at most 2048×1024 pixels (POST_LIMITS: within 150 MiB), refused from the header', async () => {
+    expect(POST_LIMITS.maxPixels).toBe(2048 * 1024);
+    const error = await failure(await pngClaiming(2049, 1024));
     expect(error.code).toBe('too_large');
-    expect(error.message).toBe('sprite.png has more than 1,048,576 pixels');
+    expect(error.message).toBe('sprite.png has more than 2,097,152 pixels');
     // A step may not make one larger either.
     const small = await toPng(makePixels(2, 1, noisy(3)));
-    expect((await failure(small, [{ resize: { width: 2048, kernel: 'nearest' } }])).message).toBe(
-      'the resized image would be 2048×1024 pixels: the limit is 16384 a side and 1,048,576 pixels',
+    expect((await failure(small, [{ resize: { width: 4096, kernel: 'nearest' } }])).message).toBe(
+      'the resized image would be 4096×2048 pixels: the limit is 16384 a side and 2,097,152 pixels',
     );
     // Sides are bounded as before: a long strip within the pixel count is fine.
     const strip = await applyPostSteps(await toPng(makePixels(5000, 1, noisy(4))), parsePostSteps(['pot']));
     expect([strip.width, strip.height]).toEqual([8192, 1]);
+  });
+
+  it('the sizes image services return are read, and pot makes their power-of-two image', async () => {
+    for (const [width, height] of [
+      [1536, 1024],
+      [1024, 1536],
+      [1792, 1024],
+      [1024, 1792],
+    ]) {
+      const result = await applyPostSteps(await toPng(makePixels(width, height, noisy(5))), parsePostSteps(['trim', 'pot']));
+      expect([result.width, result.height]).toEqual(width > height ? [2048, 1024] : [1024, 2048]);
+    }
+  });
+
+  it('palette and format: webp take at most 1,024² pixels (ENCODER_LIMITS), saying to resize first', async () => {
+    expect(ENCODER_LIMITS.maxPixels).toBe(1024 * 1024);
+    const wide = await toPng(makePixels(1025, 1024, noisy(6)));
+    const palette = await failure(wide, [{ palette: 16 }]);
+    expect(palette.code).toBe('too_large');
+    expect(palette.message).toBe(
+      'palette quantises at most 1,048,576 pixels (its encoder holds the image several times over); this image is 1025×1024: resize it first',
+    );
+    // Refused before the one-pipeline road encodes it, too.
+    expect((await failure(wide, [{ format: 'webp' }])).message).toBe(
+      'format: webp encodes at most 1,048,576 pixels (its encoder holds the image several times over); this image is 1025×1024: resize it first',
+    );
+    expect((await failure(wide, ['trim', { format: 'webp' }])).message).toContain('format: webp encodes at most 1,048,576 pixels');
+    // Resized first, both run.
+    const resized = await applyPostSteps(wide, parsePostSteps([{ resize: { width: 512 } }, { palette: 16 }]));
+    expect([resized.width, resized.height]).toEqual([512, 512]);
   });
 
   it('refuses a side over 16,384 even when the pixel count is small', async () => {

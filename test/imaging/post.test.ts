@@ -3,9 +3,11 @@
 import crypto from 'node:crypto';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { applyPostSteps, nextPowerOfTwo } from '../../src/imaging/post.js';
-import { parsePostSteps } from '../../src/imaging/post-steps.js';
-import { resizeGeometry } from '../../src/imaging/resize.js';
+import { pngChunk } from '../../src/files/png.js';
+import { applyPostSteps, nextPowerOfTwo, padToPowerOfTwo } from '../../src/imaging/post.js';
+import { parsePostSteps, type PostStep } from '../../src/imaging/post-steps.js';
+import { decodeImage, encodeImage } from '../../src/imaging/raw.js';
+import { resizeGeometry, resizeImage } from '../../src/imaging/resize.js';
 import { coloursOf, makePixels, noisy, pixelAt, readPixels, region, toPng, type RGBA } from './pixels.js';
 
 const CLEAR: RGBA = [0, 0, 0, 0];
@@ -224,6 +226,48 @@ describe('format and determinism', () => {
       const second = await run(input, post);
       expect(first.result.bytes.equals(second.result.bytes), JSON.stringify(post)).toBe(true);
       for (const chunk of ['tEXt', 'iTXt', 'zTXt', 'tIME', 'eXIf']) expect(first.result.bytes.includes(Buffer.from(chunk))).toBe(false);
+    }
+  });
+});
+
+describe('steps that need no pixel in JS run as one sharp pipeline', () => {
+  /** A chunk list rewritten: `edit` gives each chunk's replacement (none, itself, or more). */
+  function rewriteChunks(png: Buffer, edit: (type: string, chunk: Buffer) => Buffer[]): Buffer {
+    const parts = [png.subarray(0, 8)];
+    for (let offset = 8; offset < png.length;) {
+      const length = png.readUInt32BE(offset);
+      parts.push(...edit(png.toString('latin1', offset + 4, offset + 8), png.subarray(offset, offset + 12 + length)));
+      offset += 12 + length;
+    }
+    return Buffer.concat(parts);
+  }
+  const densityChunk = (perMetre: number): Buffer => {
+    const body = Buffer.alloc(9);
+    body.writeUInt32BE(perMetre, 0);
+    body.writeUInt32BE(perMetre, 4);
+    body[8] = 1;
+    return pngChunk('pHYs', body);
+  };
+
+  it('gives the same bytes as the steps one by one on RGBA pixels, whatever density the file says', async () => {
+    const made = await toPng(makePixels(61, 47, noisy(9)));
+    const inputs = {
+      'written by sharp': made,
+      'no pHYs': rewriteChunks(made, (type, chunk) => (type === 'pHYs' ? [] : [chunk])),
+      '72 dpi': rewriteChunks(made, (type, chunk) => (type === 'pHYs' ? [densityChunk(2835)] : [chunk])),
+    };
+    for (const [name, input] of Object.entries(inputs)) {
+      for (const fit of ['contain', 'fill', 'inside'] as const) {
+        for (const format of ['png', 'webp'] as const) {
+          const post = [{ resize: { width: 40, height: 25, fit, kernel: 'lanczos3' } }, 'pot', ...(format === 'webp' ? [{ format }] : [])];
+          const steps = parsePostSteps(post);
+          // The same steps one by one: decoded to RGBA, resized, padded, encoded from memory.
+          const resized = await resizeImage(await decodeImage(input), steps[0] as Extract<PostStep, { kind: 'resize' }>);
+          const expected = await encodeImage(padToPowerOfTwo(resized), format);
+          const { bytes } = await applyPostSteps(input, steps);
+          expect(bytes.equals(expected), `${name}, ${fit}, ${format}`).toBe(true);
+        }
+      }
     }
   });
 });

@@ -1,20 +1,25 @@
 // Post steps within bounds (issue 30, point 9): every step, run by the real CLI (`assetgen build`
-// re-processing a kept original, no paid call), on a photo-like image at the documented limit
-// (POST_LIMITS: 2,048² pixels), stays within 150 MiB of peak RSS for the whole process, measured
-// exactly by getrusage at exit (test/support/peak-rss.ts). The image is put in place of a built
-// output and the lock told its hash, as if the service had sent it.
+// re-processing a kept original, no paid call), on a photo-like image at its documented limit, stays
+// within 150 MiB of peak RSS for the whole process, measured exactly as the CLI's own high-water
+// mark (test/support/peak-rss.ts). The limits (src/imaging/limits.ts, docs/imaging.md): post steps
+// read and make up to POST_LIMITS (2048×1024); `palette` and `format: webp` take up to ENCODER_LIMITS
+// (1,024²). The image is put in place of a built output and the lock told its hash, as if the
+// service had sent it.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { POST_LIMITS } from '../../src/imaging/limits.js';
+import { ENCODER_LIMITS, POST_LIMITS } from '../../src/imaging/limits.js';
 import { runCli } from '../support/cli.js';
 import { runMeasured } from '../support/peak-rss.js';
 import { useMockProject } from '../support/project.js';
 
 const PEAK_MIB = 150;
-const SIDE = Math.sqrt(POST_LIMITS.maxPixels);
+/** The largest image post steps read: twice as wide as tall, as image services return them. */
+const LARGEST = { width: Math.sqrt(POST_LIMITS.maxPixels * 2), height: Math.sqrt(POST_LIMITS.maxPixels / 2) };
+/** The largest image palette quantises and lossless WebP encodes. */
+const ENCODED = { width: Math.sqrt(ENCODER_LIMITS.maxPixels), height: Math.sqrt(ENCODER_LIMITS.maxPixels) };
 
 const project = useMockProject({
   mock: { credits: 1_000_000 },
@@ -22,54 +27,71 @@ const project = useMockProject({
 });
 
 /** Smooth colour with noise and a soft round edge inside a transparent border: many colours, real work for every step. */
-async function pictureAtTheLimit(): Promise<Buffer> {
-  const raw = Buffer.alloc(SIDE * SIDE * 4);
-  const centre = SIDE / 2;
+async function picture({ width, height }: { width: number; height: number }): Promise<Buffer> {
+  const raw = Buffer.alloc(width * height * 4);
+  const radius = Math.min(width, height) / 2;
   let seed = 11;
   const noise = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24) & 15;
-  for (let y = 0; y < SIDE; y++)
-    for (let x = 0; x < SIDE; x++) {
-      const offset = (y * SIDE + x) * 4;
-      const r = Math.hypot(x - centre, y - centre) / centre;
-      raw[offset] = 120 + 110 * Math.sin((x / SIDE) * 9) + noise();
-      raw[offset + 1] = 120 + 110 * Math.cos((y / SIDE) * 7) + noise();
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const offset = (y * width + x) * 4;
+      const r = Math.hypot(x - width / 2, y - height / 2) / radius;
+      raw[offset] = 120 + 110 * Math.sin((x / width) * 9) + noise();
+      raw[offset + 1] = 120 + 110 * Math.cos((y / height) * 7) + noise();
       raw[offset + 2] = 240 * (1 - Math.min(1, r)) + noise();
       raw[offset + 3] = r < 0.85 ? 255 : r < 0.95 ? Math.round(2550 * (0.95 - r)) : 0;
     }
-  return sharp(raw, { raw: { width: SIDE, height: SIDE, channels: 4 } })
+  return sharp(raw, { raw: { width, height, channels: 4 } })
     .png()
     .toBuffer();
 }
 
-const STEPS: [string, string][] = [
-  ['trim', '[trim]'],
-  ['resize lanczos3', `[{resize: {width: ${SIDE / 2}, height: ${SIDE / 2}}}]`],
-  ['resize nearest to the limit', `[{resize: {width: ${SIDE}, height: ${SIDE}, fit: fill, kernel: nearest}}]`],
-  ['pot', '[pot]'],
-  ['palette', '[{palette: 16}]'],
-  ['format webp', '[{format: webp}]'],
+const { width: W, height: H } = LARGEST;
+/** Each step on the largest image it takes: [name, post, input size]. */
+const STEPS: [string, string, { width: number; height: number }][] = [
+  ['trim', '[trim]', LARGEST],
+  ['resize lanczos3', `[{resize: {width: ${W / 2}, height: ${H / 2}}}]`, LARGEST],
+  ['resize nearest to the limit', `[{resize: {width: ${W}, height: ${H}, fit: fill, kernel: nearest}}]`, LARGEST],
+  ['pot', '[pot]', { width: W * 0.75, height: H }],
+  ['key', "[{key: '#ff00ff'}]", LARGEST],
+  ['bleed', '[{bleed: 64}]', LARGEST],
+  ['extrude', '[{extrude: 32}]', { width: W - 64, height: H - 64 }],
+  ['slice', '[{slice: {columns: 4, rows: 2}}]', LARGEST],
+  ['palette', '[{palette: 16}]', ENCODED],
+  ['format webp', '[{format: webp}]', ENCODED],
   [
     'every step',
-    `[trim, {resize: {width: ${SIDE * 0.75}, height: ${SIDE * 0.75}, kernel: nearest}}, pot, {palette: {colors: 32, dither: 0.5}}, {format: webp}]`,
+    '[{key: "#ff00ff"}, trim, {resize: {width: 1000, height: 1000, kernel: nearest}}, {extrude: 2}, pot, {palette: {colors: 32, dither: 0.5}}, bleed, {format: webp}]',
+    LARGEST,
   ],
 ];
 
-describe(`post steps at the limit (${SIDE}² pixels)`, () => {
-  it(`each step stays within ${PEAK_MIB} MiB of peak RSS in a real build`, { timeout: 600_000 }, async () => {
+describe(`post steps at their limits (${W}×${H}; palette and webp ${ENCODED.width}²)`, () => {
+  it(`each step stays within ${PEAK_MIB} MiB of peak RSS in a real build`, { timeout: 900_000 }, async () => {
     const env = project.env();
     const cwd = project.cwd;
     const manifest = fs.readFileSync(path.join(cwd, 'assetgen.yaml'), 'utf8');
     expect((await runCli(['build', '--yes', '-q'], { env, cwd, timeoutMs: 60_000 })).code).toBe(0);
-    // The service's image replaced by one at the limit; the lock records its hash, as after a build.
-    const big = await pictureAtTheLimit();
-    fs.writeFileSync(path.join(cwd, 'assets/hero.png'), big);
+    // A first step list keeps the service's image as the original (.assetgen/originals/hero/hero.png).
+    fs.writeFileSync(path.join(cwd, 'assetgen.yaml'), `${manifest}    post: [pot]\n`);
+    expect((await runCli(['build', '--yes', '-q'], { env, cwd, timeoutMs: 60_000 })).code).toBe(0);
     const lockFile = path.join(cwd, 'assetgen.lock');
-    const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
-    lock.assets.hero.files = [{ path: 'assets/hero.png', sha256: crypto.createHash('sha256').update(big).digest('hex'), size: big.length }];
-    fs.writeFileSync(lockFile, JSON.stringify(lock, null, 2));
+    const pictures = new Map<string, Buffer>();
 
     const peaks: Record<string, number> = {};
-    for (const [name, post] of STEPS) {
+    for (const [name, post, size] of STEPS) {
+      // The kept original replaced by one at the step's limit; the lock records its hash, as after a build.
+      const key = `${size.width}x${size.height}`;
+      if (!pictures.has(key)) pictures.set(key, await picture(size));
+      const big = pictures.get(key)!;
+      fs.writeFileSync(path.join(cwd, '.assetgen/originals/hero/hero.png'), big);
+      const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
+      lock.assets.hero.original = {
+        path: '.assetgen/originals/hero/hero.png',
+        sha256: crypto.createHash('sha256').update(big).digest('hex'),
+        size: big.length,
+      };
+      fs.writeFileSync(lockFile, JSON.stringify(lock, null, 2));
       const out = post.includes('webp') ? 'assets/hero.webp' : 'assets/hero.png';
       fs.writeFileSync(path.join(cwd, 'assetgen.yaml'), `${manifest.replace('out: assets/hero.png', `out: ${out}`)}    post: ${post}\n`);
       const result = await runMeasured(['build', '--yes', '--json'], { env, cwd, timeoutMs: 300_000 });
@@ -79,7 +101,7 @@ describe(`post steps at the limit (${SIDE}² pixels)`, () => {
       expect(JSON.stringify(built), name).toContain('"built"');
       peaks[name] = Math.round(result.peakRssMiB);
     }
-    console.log(`peak RSS by post step at ${SIDE}²: ${JSON.stringify(peaks)}`);
+    console.log(`peak RSS by post step at its limit: ${JSON.stringify(peaks)}`);
     for (const [name, peak] of Object.entries(peaks)) expect(peak, name).toBeLessThanOrEqual(PEAK_MIB);
     // Nothing charged after the first build: every step ran on the kept original.
     expect((await project.ledger()).filter((entry) => entry.amount < 0)).toHaveLength(1);

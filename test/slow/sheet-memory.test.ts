@@ -1,14 +1,13 @@
 // A sheet's memory (docs/imaging.md "Memory"): the real CLI re-packs, for free, a 5,000-frame sheet
-// (six 4096² pages) and a sheet of eight 1,024² frames (two 2048² pages), its
-// peak RSS measured exactly (test/support/peak-rss.ts), beside the peak of a dry run of the same
-// 5,008-asset project (the CLI's own floor, before any sheet). The frames are the mock's 128²
-// icons, built once (and the large ones made by a free resize post step, at the most pixels a post
-// step makes: POST_LIMITS).
+// (six 4096² pages) and a sheet of eight 2048×1024 frames (four 2048² pages), its peak RSS measured
+// exactly (test/support/peak-rss.ts), beside the peak of a dry run of the same 5,008-asset project
+// (the CLI's own floor, before any sheet). The frames are the mock's 128² icons, built once, and the
+// large ones made by a free resize post step at the most pixels a post step makes (POST_LIMITS).
 //
-// The goal is 150 MiB for the whole process; it is not met yet: the dry run alone peaks near
-// 140 MiB, and the re-pack near 290 (holding every frame and a whole page, the same sheets took 470
-// and 390 MiB in a script of their own). REGRESSION_BOUND_MIB holds today's figure so that it does
-// not grow back; lower it as the pack and the planning shrink.
+// The goal is 150 MiB for the whole process. The dry run meets it; the re-pack does not yet: the
+// planning of 5,008 assets holds a 70-80 MiB JS heap through the build, and the sheets work on top
+// of it. REGRESSION_BOUND_MIB holds today's figure so that it does not grow back; lower it as the
+// planning shrinks.
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -20,7 +19,7 @@ import { runMeasured } from '../support/peak-rss.js';
 import { useMockProject } from '../support/project.js';
 
 const GOAL_MIB = 150;
-const REGRESSION_BOUND_MIB = 320;
+const REGRESSION_BOUND_MIB = 250;
 const FRAMES = 5000;
 const POSTERS = 8;
 
@@ -29,7 +28,7 @@ function manifest(padding: number): string {
   for (let i = 0; i < FRAMES; i++) lines.push(`  - { id: i${String(i).padStart(4, '0')}, prompt: frame ${i} }`);
   for (let i = 1; i <= POSTERS; i++)
     lines.push(
-      `  - { id: p${i}, prompt: poster ${i}, out: assets/p/, post: [{ resize: { width: 1024, height: 1024, kernel: nearest } }] }`,
+      `  - { id: p${i}, prompt: poster ${i}, out: assets/p/, post: [{ resize: { width: 2048, height: 1024, fit: fill, kernel: nearest } }] }`,
     );
   lines.push(`  - { id: frames, sheet: { from: ["i*"], padding: ${padding} }, out: assets/frames.png }`);
   lines.push(`  - { id: posters, sheet: { from: ["p*"], padding: 0, extrude: 0, maxSize: 2048 }, out: assets/posters.png }`);
@@ -39,7 +38,7 @@ function manifest(padding: number): string {
 const project = useMockProject({ mock: { credits: 1_000_000 }, config: { credits: 1_000_000, faults: { rate: 0 } } });
 
 describe('sheets within the memory bound', () => {
-  it(`re-packing a ${FRAMES.toLocaleString('en')}-frame sheet and a sheet of 1,024² frames on two pages stays within ${REGRESSION_BOUND_MIB} MiB (goal ${GOAL_MIB})`, async () => {
+  it(`re-packing a ${FRAMES.toLocaleString('en')}-frame sheet and a sheet of 2048×1024 frames on four pages stays within ${REGRESSION_BOUND_MIB} MiB (goal ${GOAL_MIB}), a dry run within the goal`, async () => {
     fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), manifest(2));
     const built = await runCli(['build', '--yes', '-j', '16'], { env: project.env(), cwd: project.cwd, timeoutMs: 400_000 });
     expect(built.code, built.stderr).toBe(0);
@@ -62,7 +61,7 @@ describe('sheets within the memory bound', () => {
     const lock = readLock(path.join(project.cwd, 'assetgen.lock'));
     for (const [id, pages, frames] of [
       ['frames', 6, FRAMES],
-      ['posters', 2, POSTERS],
+      ['posters', 4, POSTERS],
     ] as const) {
       const multi = JSON.parse(fs.readFileSync(path.join(project.cwd, `assets/${id}.json`), 'utf8')) as PhaserMultiAtlas;
       expect(multi.textures.map((texture) => texture.image)).toEqual(Array.from({ length: pages }, (_, k) => `${id}-${k}.png`));
@@ -88,6 +87,7 @@ describe('sheets within the memory bound', () => {
     expect(packed.equals(source)).toBe(true);
 
     expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.peakRssMiB).toBeLessThanOrEqual(GOAL_MIB);
     expect(repacked.peakRssMiB).toBeLessThanOrEqual(REGRESSION_BOUND_MIB);
   }, 900_000);
 });

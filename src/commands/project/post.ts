@@ -36,9 +36,11 @@ export async function processOriginal(
     throw new PathRefusedError(`${source} is not a regular file; assetgen reads no link or folder as an original.`);
   const bytes = await readRegularFile(from.file, source);
   const hash = sha256(bytes);
+  // Its size kept apart: the bytes are not held past the steps (a large image's steps need the memory).
+  const size = bytes.length;
   const { expected } = options;
   // Changed since the plan judged it intact (by hand, or a damaged disk): building again, the plan leaves it alone.
-  if (!expected || expected.sha256 !== hash || expected.size !== bytes.length)
+  if (!expected || expected.sha256 !== hash || expected.size !== size)
     throw new LocalFileError(
       from.path,
       `${source} is not the file assetgen.lock records (changed since the plan checked it): not used, nothing written.`,
@@ -76,7 +78,7 @@ export async function processOriginal(
   const trim = !sliced && results[0]?.trim ? frameTrim(results[0].trim) : undefined;
   return {
     files,
-    original: { path: kept, sha256: hash, size: bytes.length },
+    original: { path: kept, sha256: hash, size },
     post: postHash(asset.post),
     ...(trim ? { trim } : {}),
     ...(trims ? { trims } : {}),
