@@ -18,7 +18,7 @@ const SELF = fileURLToPath(import.meta.url);
 /** The factors, in the order the child measures them: [key, what the row says]. */
 const FACTORS = [
   ['start', '`node` itself starting (a fresh `node -e 0`; not in the sum: every figure below runs after it)'],
-  ['tableModule', 'loading the table module (string-width, for people’s view; a --json dry run loads it unused)'],
+  ['tableModule', 'loading string-width (display widths, for a table on a terminal only: not in a --json dry run, nor in the sums)'],
   ['modules', "loading the dry run's other modules (the command, pipeline, yaml)"],
   ['manifest', 'no cache: reading and checking the manifest (the plain reader, then validation)'],
   ['lock', 'no cache: reading the lock (JSON.parse and its checks)'],
@@ -37,8 +37,8 @@ const FACTORS = [
 ];
 /** The steps a dry run takes one after the other, without and with a warm cache (the worker rows overlap reading). */
 const SUMMED = {
-  cold: ['tableModule', 'modules', 'manifest', 'lock', 'hash', 'plan', 'json'],
-  warm: ['tableModule', 'modules', 'cacheOpen', 'manifestCached', 'lockCached', 'stamps', 'plan', 'json'],
+  cold: ['modules', 'manifest', 'lock', 'hash', 'plan', 'json'],
+  warm: ['modules', 'cacheOpen', 'manifestCached', 'lockCached', 'stamps', 'plan', 'json'],
 };
 
 async function child(service) {

@@ -67,7 +67,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
         if (typeof action === 'function') return action(ctx, ...commandArgs);
         const { present } = await import('./cli/command.js');
         const args = commandArgs as never[];
-        present(ctx, action, await action.run(ctx, ...args), ...args);
+        await present(ctx, action, await action.run(ctx, ...args), ...args);
       });
     };
 

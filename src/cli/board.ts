@@ -6,7 +6,7 @@
 // Every line is cut to the terminal's width before it is drawn, so no line ever wraps and erasing
 // the board is "cursor up n rows, erase down" — no escape arithmetic for wrapped text is needed.
 import type { CommandContext } from './context.js';
-import { truncateToWidth } from './table.js';
+import { truncateToWidth } from './text-width.js';
 
 export interface Board {
   /** A running item's status (its line replaces the previous one). */

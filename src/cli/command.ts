@@ -12,8 +12,11 @@ export type CommandResult = object;
 
 export interface Command<A extends unknown[], R extends CommandResult, D extends CommandResult = R> {
   run(ctx: CommandContext, ...args: A): Promise<R>;
-  /** People's view: results on stdout (ignored with --json), notes on stderr. Runs before the --json document. */
-  render(ctx: CommandContext, result: R, ...args: A): void;
+  /**
+   * People's view: results on stdout (ignored with --json), notes on stderr. Runs before the --json
+   * document. Async where it loads what only people's view needs (a table's display widths).
+   */
+  render(ctx: CommandContext, result: R, ...args: A): void | Promise<void>;
   /** Throws the error the result's outcome stands for, after the result was shown. */
   settle?(ctx: CommandContext, result: R, ...args: A): void;
   /** The --json document (and MCP structuredContent) of a result. */
@@ -29,7 +32,7 @@ type Later<T> = T extends unknown ? T : never;
  */
 export function command<A extends unknown[], R extends CommandResult, D extends CommandResult = R>(spec: {
   run(ctx: CommandContext, ...args: A): Promise<R>;
-  render(ctx: CommandContext, result: NoInfer<R>, ...args: Later<A>): void;
+  render(ctx: CommandContext, result: NoInfer<R>, ...args: Later<A>): void | Promise<void>;
   settle?(ctx: CommandContext, result: NoInfer<R>, ...args: Later<A>): void;
   document?: (result: NoInfer<R>) => D;
 }): Command<A, R, D> {
@@ -37,13 +40,13 @@ export function command<A extends unknown[], R extends CommandResult, D extends 
 }
 
 /** The CLI's presentation: people's lines, the one --json document, then the outcome's exit. */
-export function present<A extends unknown[], R extends CommandResult, D extends CommandResult>(
+export async function present<A extends unknown[], R extends CommandResult, D extends CommandResult>(
   ctx: CommandContext,
   cmd: Command<A, R, D>,
   result: R,
   ...args: A
-): void {
-  cmd.render(ctx, result, ...args);
+): Promise<void> {
+  await cmd.render(ctx, result, ...args);
   ctx.out.document(cmd.document(result));
   cmd.settle?.(ctx, result, ...args);
 }
@@ -54,5 +57,5 @@ export async function runAndPresent<A extends unknown[], R extends CommandResult
   cmd: Command<A, R, D>,
   ...args: A
 ): Promise<void> {
-  present(ctx, cmd, await cmd.run(ctx, ...args), ...args);
+  await present(ctx, cmd, await cmd.run(ctx, ...args), ...args);
 }

@@ -32,7 +32,7 @@ async function listAgents(ctx: CommandContext) {
 
 type AgentsResult = Awaited<ReturnType<typeof listAgents>>;
 
-function renderAgents(ctx: CommandContext, result: AgentsResult): void {
+async function renderAgents(ctx: CommandContext, result: AgentsResult): Promise<void> {
   renderCredits(ctx, result);
   if (ctx.out.json) return;
   if (result.note) ctx.out.warn(result.note);
@@ -42,7 +42,7 @@ function renderAgents(ctx: CommandContext, result: AgentsResult): void {
     return;
   }
   // The records read the way the client reads them (a bare id, `type` for `kind`, …).
-  printAgents(ctx, normalizeAgents(result.agents));
+  await printAgents(ctx, normalizeAgents(result.agents));
 }
 
 /** Only an API key: the list the service gave last time, with its date, or what to do instead. */
@@ -68,7 +68,10 @@ function fromCache(ctx: CommandContext, baseUrl: string) {
   });
 }
 
-function printAgents(ctx: CommandContext, list: readonly { id: string; kind?: string; name?: string; description?: string }[]): void {
+async function printAgents(
+  ctx: CommandContext,
+  list: readonly { id: string; kind?: string; name?: string; description?: string }[],
+): Promise<void> {
   const rows = list.map((agent) => [agent.id, agent.kind ?? '', agent.name ?? '', agent.description ?? ''].map(sanitizeLine));
-  printTable(ctx, ['ID', 'KIND', 'NAME', 'DESCRIPTION'], rows);
+  await printTable(ctx, ['ID', 'KIND', 'NAME', 'DESCRIPTION'], rows);
 }

@@ -21,10 +21,10 @@ export const jobs = command({
   render: renderJobs,
 });
 
-function renderJobs(
+async function renderJobs(
   ctx: CommandContext,
   result: { jobs: (Omit<JournalEntry, 'resume'> & { resume: string | null })[]; skipped: SkippedEntry[] },
-): void {
+): Promise<void> {
   if (ctx.out.json) return;
   const withResume = result.jobs;
   warnSkipped(ctx, `record of ${ctx.journal.file ?? 'the journal'}`, result.skipped);
@@ -35,7 +35,7 @@ function renderJobs(
   const rows = withResume.map((entry) =>
     [entry.kind, entry.id, entry.state + (entry.refunded ? ' (refunded)' : ''), entry.updatedAt, entry.label ?? ''].map(sanitizeLine),
   );
-  printTable(ctx, ['KIND', 'ID', 'STATE', 'UPDATED', 'LABEL'], rows);
+  await printTable(ctx, ['KIND', 'ID', 'STATE', 'UPDATED', 'LABEL'], rows);
   const pending = withResume.filter((entry) => entry.resume);
   if (pending.length)
     ctx.out.info(`Unfinished: resume with\n${pending.map((entry) => `  ${sanitizeLine(entry.resume ?? '')}`).join('\n')}`);

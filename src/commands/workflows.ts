@@ -18,7 +18,7 @@ export const list = command({
     const workflows = await client.listWorkflows({ signal: ctx.signal });
     return withCredits(ctx, { workflows: workflows.map<unknown>((workflow) => workflow.raw), skipped: workflows.skipped });
   },
-  render(ctx, result) {
+  async render(ctx, result) {
     renderCredits(ctx, result);
     if (ctx.out.json) return;
     warnSkipped(ctx, 'workflow', result.skipped);
@@ -31,7 +31,7 @@ export const list = command({
     const rows = workflows.map((workflow) =>
       [workflow.id, workflow.name ?? '', String(workflow.nodes.length), workflow.overridableNodes.join(',') || '-'].map(sanitizeLine),
     );
-    printTable(ctx, ['ID', 'NAME', 'NODES', 'OVERRIDABLE'], rows);
+    await printTable(ctx, ['ID', 'NAME', 'NODES', 'OVERRIDABLE'], rows);
   },
 });
 

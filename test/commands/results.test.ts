@@ -20,14 +20,14 @@ const freshCopy = async <T>(file: string): Promise<T> => (await import(new URL(`
 type Ctx = { cleanup(): Promise<void> };
 type Cmd = {
   run(ctx: Ctx, ...args: unknown[]): Promise<object>;
-  render(ctx: Ctx, result: object, ...args: unknown[]): void;
+  render(ctx: Ctx, result: object, ...args: unknown[]): void | Promise<void>;
   settle?(ctx: Ctx, result: object, ...args: unknown[]): void;
   document(result: object): object;
 };
 
 let mock: MockHandle;
 let home: ReturnType<typeof tempHome>;
-let present: (ctx: Ctx, cmd: Cmd, result: object, ...args: unknown[]) => void;
+let present: (ctx: Ctx, cmd: Cmd, result: object, ...args: unknown[]) => Promise<void>;
 let create: (init: unknown) => Promise<Ctx>;
 
 beforeAll(async () => {
@@ -67,8 +67,8 @@ async function once(cmd: Cmd, ...args: unknown[]) {
   const requests = (await mock.state()).requests;
   const human = await context(false);
   const json = await context(true);
-  present(human.ctx, cmd, result, ...args);
-  present(json.ctx, cmd, result, ...args);
+  await present(human.ctx, cmd, result, ...args);
+  await present(json.ctx, cmd, result, ...args);
   await new Promise((resolve) => setImmediate(resolve));
   // Presenting calls nothing.
   expect((await mock.state()).requests).toBe(requests);
@@ -82,8 +82,8 @@ async function once(cmd: Cmd, ...args: unknown[]) {
 async function presented(cmd: Cmd, result: object, ...args: unknown[]) {
   const human = await context(false);
   const json = await context(true);
-  present(human.ctx, cmd, result, ...args);
-  present(json.ctx, cmd, result, ...args);
+  await present(human.ctx, cmd, result, ...args);
+  await present(json.ctx, cmd, result, ...args);
   await new Promise((resolve) => setImmediate(resolve));
   for (const c of [human, json]) await c.ctx.cleanup();
   return { stdout: human.stdout(), stderr: human.stderr(), document: json.stdout() };

@@ -1,7 +1,7 @@
 // Tables on a terminal: columns aligned by display width and fitted to the terminal, the id whole.
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { layoutTable, truncateToWidth } from '../../src/cli/table.js';
+import { layoutTable, truncateToWidth } from '../../src/cli/text-width.js';
 
 describe('tables', () => {
   it('align by display width: wide characters take two columns, combining marks none', () => {

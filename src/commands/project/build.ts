@@ -89,9 +89,9 @@ function checkTakeFlags(selectors: string[], options: BuildOptions): void {
 
 const isDryRun = (result: BuildResult): result is DryRunResult => 'dryRun' in result;
 
-function renderBuild(ctx: CommandContext, result: BuildResult, _selectors: string[], options: BuildOptions): void {
-  if (isDryRun(result)) renderDryRun(ctx, result, options);
-  else renderRun(ctx, result);
+async function renderBuild(ctx: CommandContext, result: BuildResult, _selectors: string[], options: BuildOptions): Promise<void> {
+  if (isDryRun(result)) await renderDryRun(ctx, result, options);
+  else await renderRun(ctx, result);
 }
 
 function settleBuild(ctx: CommandContext, result: BuildResult): void {
@@ -258,13 +258,13 @@ async function runOrShow(
 }
 
 /** People's view of a plan: the table and the estimate, or with --format markdown the PR summary on stdout. */
-function renderDryRun(ctx: CommandContext, result: DryRunResult, options: BuildOptions): void {
+async function renderDryRun(ctx: CommandContext, result: DryRunResult, options: BuildOptions): Promise<void> {
   if (options.format === 'markdown') return ctx.out.result(planMarkdown(result, result.budget, displayPath(ctx, result.manifest)));
   if (ctx.out.json) return;
   if (!result.items.length)
     ctx.out.info(result.shard ? `No asset falls in shard ${result.shard.index}/${result.shard.total}.` : 'The manifest lists no assets.');
   else
-    printTable(
+    await printTable(
       ctx,
       ['ID', 'STATUS', 'ACTION', 'KIND', 'CREDITS', 'OUT', 'WHY'],
       result.items.map((item) =>

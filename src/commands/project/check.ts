@@ -60,7 +60,7 @@ export async function measureProject(
 const TABLE = ['ID', 'FILE', 'SIZE', 'ALPHA', 'FILL', 'COLORS', 'SEAM', 'OUTLIER', 'RESULT'];
 
 /** People's view: one row per output image (and per output not measured), each broken rule on stderr, a summary line. */
-export function renderChecks(ctx: CommandContext, result: CheckDocument): void {
+export async function renderChecks(ctx: CommandContext, result: CheckDocument): Promise<void> {
   if (ctx.out.json) return;
   const brokenBy = new Map<string, string[]>();
   for (const failure of result.failures) {
@@ -83,7 +83,7 @@ export function renderChecks(ctx: CommandContext, result: CheckDocument): void {
     ]),
   ];
   if (rows.length)
-    printTable(
+    await printTable(
       ctx,
       TABLE,
       rows.map((row) => row.map(sanitizeLine)),

@@ -16,7 +16,7 @@ import type { SidecarPlace } from '../../pipeline/records.js';
 import type { SidecarsWritten } from '../../pipeline/sidecars.js';
 
 /** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
-export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
+export async function renderRun(ctx: CommandContext, result: BuildRunResult): Promise<void> {
   // The pool named what it built, failed or skipped as it went; an asset left alone gets its line here.
   // A stale sheet is named once, by the warning below.
   const stale = new Set((result.staleSheets ?? []).map((sheet) => sheet.id));
@@ -36,7 +36,7 @@ export function renderRun(ctx: CommandContext, result: BuildRunResult): void {
   );
   if (result.sidecars) ctx.out.info(sidecarsLine(result.sidecars));
   renderCredits(ctx, result);
-  if (result.checks) renderChecks(ctx, result.checks);
+  if (result.checks) await renderChecks(ctx, result.checks);
 }
 
 /** `Provenance: 3 sidecars written in .assetgen/provenance/, 2 already current (4 moved from beside the outputs).` */

@@ -97,7 +97,7 @@ export function noTakes(id: string, lock: Lock, inManifest: boolean): UsageError
   );
 }
 
-function renderTakes(ctx: CommandContext, result: TakesResult): void {
+async function renderTakes(ctx: CommandContext, result: TakesResult): Promise<void> {
   // The --json document says all of it (as for build, jobs and agents): no summary beside it on stderr.
   if (ctx.out.json) return;
   const rows = result.takes.map((take) => [
@@ -107,7 +107,7 @@ function renderTakes(ctx: CommandContext, result: TakesResult): void {
     take.credits === null ? '-' : String(take.credits),
     take.metrics ? describeMetrics(take.metrics) : `${take.state}: ${take.problem ?? ''}`,
   ]);
-  printTable(
+  await printTable(
     ctx,
     ['TAKE', 'FILE', 'BYTES', 'CREDITS', 'LOOKS'],
     rows.map((row) => row.map((cell) => sanitizeLine(cell))),

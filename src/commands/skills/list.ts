@@ -21,7 +21,7 @@ async function listCopies(ctx: CommandContext) {
   };
 }
 
-function renderCopies(ctx: CommandContext, result: Awaited<ReturnType<typeof listCopies>>): void {
+async function renderCopies(ctx: CommandContext, result: Awaited<ReturnType<typeof listCopies>>): Promise<void> {
   if (ctx.out.json) return;
   const { installed: files, detected } = result;
   // The copies are grouped by the installer's manifest, as recorded (read again: the view groups files by copy).
@@ -35,7 +35,7 @@ function renderCopies(ctx: CommandContext, result: Awaited<ReturnType<typeof lis
       target.agents.map((agent) => agent.id).join(','),
       skillRoot(target.skillsDir),
     ]);
-    printTable(ctx, ['STATE', 'SCOPE', 'VERSION', 'AGENTS', 'PATH'], rows);
+    await printTable(ctx, ['STATE', 'SCOPE', 'VERSION', 'AGENTS', 'PATH'], rows);
   }
   for (const entry of result.mcp)
     ctx.out.info(`MCP server registered for ${entry.agents.join(',')} (${entry.scope} scope) in ${entry.path}.`);
