@@ -318,6 +318,9 @@ describe('the cache itself (src/pipeline/plan-cache.ts)', () => {
   it('a file changed in or after the tick its hashing began is not recorded (racy): it is hashed again next time', async () => {
     const root = tempDir();
     const { manifest, lock } = await smallProject(root);
+    // a and b written before the tick the hashing begins in (the file system's clock is coarse: written
+    // in the same tick, they would be racy too, and hashed again).
+    await afterFileSystemTick(ids.map((id) => path.join(root, `assets/${id}.png`)));
     const cache = PlanCache.open(root, KEY);
     cache.beginHashing();
     // Changed after the clock was read: its ctime is at or past that moment, whatever the granularity.
