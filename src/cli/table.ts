@@ -3,8 +3,6 @@
 import type { CommandContext } from './context.js';
 import type { TableOptions } from './text-width.js';
 
-export type { TableOptions };
-
 /**
  * Prints rows on stdout the way `gh` does: on a terminal, aligned columns under a header, measured
  * by display width (CJK and emoji take two columns, combining marks none) and fitted to the
