@@ -5,8 +5,8 @@
 //
 // Every line is cut to the terminal's width before it is drawn, so no line ever wraps and erasing
 // the board is "cursor up n rows, erase down" — no escape arithmetic for wrapped text is needed.
+// The width measure (./text-width.ts, string-width) is loaded only then: on a terminal.
 import type { CommandContext } from './context.js';
-import { truncateToWidth } from './text-width.js';
 
 export interface Board {
   /** A running item's status (its line replaces the previous one). */
@@ -22,11 +22,12 @@ const FRAME_MS = 100;
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /** `footer` is asked for the totals line at each redraw (done/total, credits, elapsed...). */
-export function startBoard(ctx: CommandContext, footer: () => string): Board {
+export async function startBoard(ctx: CommandContext, footer: () => string): Promise<Board> {
   const { out } = ctx;
   if (out.quiet) return { set() {}, finish() {}, stop() {} };
   // --verbose writes trace lines to stderr as requests happen: they would land inside the board.
   if (!out.animate || ctx.globals.verbose) return { set() {}, finish: (_key, line) => out.info(line), stop() {} };
+  const { truncateToWidth } = await import('./text-width.js');
 
   const stderr = out.streams.stderr as NodeJS.WritableStream & { columns?: number };
   const running = new Map<string, { status: string; since: number }>();

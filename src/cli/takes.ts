@@ -9,7 +9,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 import { confirmCharge } from './prompt.js';
 import { namesFolder } from './save.js';
 
-export { MAX_TAKES } from './values.cjs';
+export { MAX_TAKES } from '../api/takes.cjs';
 
 /** Take k's key: take 1 has the key itself (the key of a single call), take k ≥ 2 `<key>-take-<k>`. */
 export function takeKey(key: string, take: number): string {

@@ -2,6 +2,7 @@
 // every bad value is the same exit-2 usage error before a command starts. CommonJS like the table.
 import { InvalidArgumentError } from 'commander';
 import { MAX_TAKES } from '../api/takes.cjs';
+import { baseUrlProblem, htmlPathProblem } from './value-checks.cjs';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 /** The longest delay a Node timer can hold (~24.8 days); longer ones fire at once. */
@@ -15,18 +16,6 @@ export function parseDuration(text: string): number {
   if (ms < 1) throw new InvalidArgumentError('Use a duration of at least 1ms.');
   if (ms > MAX_DURATION_MS) throw new InvalidArgumentError('Use a duration under 24 days.');
   return ms;
-}
-
-/** Why a base URL is not one (a full http(s) URL), or undefined when it is. Shared by --base-url and the installer's prompt. */
-export function baseUrlProblem(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    return 'Use a full URL such as https://assets.example.com.';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `Use an http(s) URL, not ${url.protocol}`;
-  return undefined;
 }
 
 export function parseBaseUrl(text: string): string {
@@ -81,11 +70,6 @@ export function parseSeconds(text: string): number {
   const value = Number(text);
   if (!/^\s*\d+(\.\d+)?\s*$/.test(text) || !(value > 0)) throw new InvalidArgumentError('Use a positive number of seconds, e.g. 4.');
   return value;
-}
-
-/** Why a path is not the file of an HTML report (it must end in .html or .htm, so a slip never overwrites the lock or an asset), or undefined. */
-export function htmlPathProblem(text: string): string | undefined {
-  return !/\.html?$/i.test(text.trim()) || /[\\/]$/.test(text) ? 'Name an .html file, e.g. report.html.' : undefined;
 }
 
 /** The file of an HTML report (`--report`). */

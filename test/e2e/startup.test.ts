@@ -18,10 +18,11 @@ const CLI_ONLY = ['ora', '@inquirer', 'msw', 'chalk', 'conf'];
 /** Loaded by `assetgen mcp` only. */
 const MCP_ONLY = ['@modelcontextprotocol', 'zod', 'ajv'];
 
-/** Every module file a `node <args>` process loads (recorded by a --require hook). */
-async function importsOf(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+/** Every module file a `node <args>` process loads (recorded by a --require hook), run in a temp folder holding `files`. */
+async function importsOf(args: string[], env: NodeJS.ProcessEnv = {}, files: Record<string, string> = {}): Promise<string[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-imports-'));
   const file = path.join(dir, 'imports.txt');
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
   try {
     const child = spawn(process.execPath, ['--require', recorder, ...args], {
       env: { PATH: TEST_PATH, HOME: dir, ASSETGEN_STATE_DIR: dir, RECORD_IMPORTS_TO: file, ...env },
@@ -80,13 +81,27 @@ describe('start-up', () => {
     }
   });
 
-  it('a piped `generate` loads neither colours, spinners, prompts, the config store nor the mock', async () => {
+  it('a piped `generate` loads neither colours, spinners, prompts, the config store, the mock nor a second commander', async () => {
     const imports = await importsOf([BIN, 'generate', 'sword', '-a', 'sprite-artist', '-o', 'out/'], {
       ASSETGEN_BASE_URL: mock.url,
       ASSETGEN_API_KEY: mock.apiKey,
     });
     expect(imports.some((url) => url.includes('/dist/commands/generate.js'))).toBe(true);
-    expect(packages(imports, [...CLI_ONLY, ...MCP_ONLY])).toEqual([]);
+    // commander is bundled in dist/program.cjs; a command importing src/cli/values.cts (which
+    // imports it) would load node_modules' copy as well, seven more files on every run.
+    expect(packages(imports, [...CLI_ONLY, ...MCP_ONLY, 'commander', 'string-width'])).toEqual([]);
+  });
+
+  it('a piped project build (plan, a paid call, lock, gallery code) loads no second commander and no text measure', async () => {
+    const manifest = 'defaults:\n  agent: sprite-artist\n  out: assets/\nassets:\n  - id: sword\n    prompt: a sword\n';
+    const imports = await importsOf(
+      [BIN, 'build', '--yes'],
+      { ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey },
+      { 'assetgen.yaml': manifest },
+    );
+    expect(imports.some((url) => url.includes('/dist/commands/project/gallery.js'))).toBe(true);
+    // string-width (src/cli/text-width.ts) measures text for a terminal: the live board's lines, a table's columns.
+    expect(packages(imports, ['commander', 'string-width'])).toEqual([]);
   });
 
   it('only `assetgen mcp` loads the MCP SDK: one bundle, and no command before a tool is called', async () => {

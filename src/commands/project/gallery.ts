@@ -26,7 +26,7 @@ import { openPlannedProject } from './open.js';
 import { discloseProject, renderDisclosure } from './disclosure.js';
 import type { Disclosure } from '../../pipeline/provenance.js';
 import { UsageError } from '../../cli/errors.js';
-import { htmlPathProblem } from '../../cli/values.cjs';
+import { htmlPathProblem } from '../../cli/value-checks.cjs';
 import { pickCommand } from './takes.js';
 
 /** Where `assetgen report` writes without -o: next to the manifest. */

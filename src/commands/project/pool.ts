@@ -56,7 +56,7 @@ export async function runPlan(
   const client = queue.some((item) => item.action !== 'reprocess') ? await ctx.client() : undefined;
   const results: ItemResult[] = [];
   const started = Date.now();
-  const board = startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
+  const board = await startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
   const grace = graceSignal(ctx.signal, ANSWER_GRACE_MS);
   const run: AssetRun = {
     ctx,

@@ -4,7 +4,7 @@ import type { CommandContext } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { checkbox, input, password, select } from '../../cli/prompt.js';
 import { verifyCredential } from '../../cli/verify-credential.js';
-import { baseUrlProblem } from '../../cli/values.cjs';
+import { baseUrlProblem } from '../../cli/value-checks.cjs';
 import { maskSecret, redactUrl } from '../../client/redact.js';
 import { ENV } from '../../config/credentials.js';
 import { CredentialStore } from '../../config/credential-store.js';

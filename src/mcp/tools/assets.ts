@@ -13,7 +13,7 @@ import { readRegularFileSync } from '../../files/confine.js';
 import { INLINE_IMAGE_LIMITS } from '../../imaging/limits.js';
 import { idempotencyKey, overwrite, PAID, READ_ONLY, takeCount } from './common.js';
 import { confirmCost } from '../consent.js';
-import { MAX_TAKES } from '../../cli/values.cjs';
+import { MAX_TAKES } from '../../api/takes.cjs';
 
 /** Images up to this size come back inline (base64); larger ones are only saved, with a note. */
 export const IMAGE_INLINE_CAP = INLINE_IMAGE_LIMITS.maxBytes;

@@ -1,7 +1,7 @@
 // What the tools share: annotations that tell the truth about each kind of tool, and the schema
 // parts several tools take.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_TAKES } from '../../cli/values.cjs';
+import { MAX_TAKES } from '../../api/takes.cjs';
 import { z } from '../sdk.js';
 
 /** Lists and lookups that change nothing (on the service or on disk). */
