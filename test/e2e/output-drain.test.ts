@@ -84,10 +84,13 @@ describe.concurrent('output piped to a reader that waits a second', () => {
 
 describe.concurrent('a reader that goes away early', () => {
   it('build --dry-run --json | head -c: exits 141 quietly, as SIGPIPE would', async (test) => {
+    // 2,000 assets: an ~800 KB document, past what the child's stdout holds unread (a socket pair
+    // here, ~200 KB of buffer: at 500 assets it all fit and the run ended 0), so the reader is gone
+    // while it is written. The bound is 30 s: at a load of 20 on two cores it outlasted 15.
     const { home, keyEnv } = project(test, 2000);
     const child = spawnCli(['build', '--dry-run', '--json'], { env: keyEnv, cwd: home.cwd });
     child.stdout!.once('data', () => child.stdout!.destroy()); // the first chunk, then gone
-    const result = await collect(child, 15_000);
+    const result = await collect(child, 30_000);
     expect(result.code).toBe(141);
     expect(result.stderr).not.toMatch(/EPIPE|at .*\.c?js/);
   });
