@@ -59,9 +59,9 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   // record (or lose) jobs in it meanwhile.
   const writer = await openWriter(ctx, lockFile, options.lockOut, service);
   try {
-    const lock = writer.lock;
-    const hashes = (): Promise<FileHashes> => hashProjectFiles(manifest, lock, undefined, planCache);
-    return await planAndRun(ctx, selectors, options, { file, lockFile, lock, writer, manifest, shard, service, hashes });
+    // No copy of the lock is kept here: planning takes its own (planFrom), dropped once the plan is made.
+    const hashes = (lock: Lock): Promise<FileHashes> => hashProjectFiles(manifest, lock, undefined, planCache);
+    return await planAndRun(ctx, selectors, options, { file, lockFile, writer, manifest, shard, service, hashes });
   } finally {
     await writer.close();
   }
@@ -119,11 +119,14 @@ async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string
   return writer;
 }
 
-/** The project a build works on, as opened: its manifest, lock (and writer, unless a dry run), shard and service. */
+/**
+ * The project a build works on, as opened: its manifest, its lock (a dry run) or the lock's writer (a
+ * build: the lock is the writer's, copied only to plan from), shard and service.
+ */
 interface OpenedBuild {
   file: string;
   lockFile: string;
-  lock: Lock;
+  lock?: Lock;
   writer?: LockWriter;
   manifest: Manifest;
   shard?: Shard;
@@ -134,15 +137,37 @@ async function planAndRun(
   ctx: CommandContext,
   selectors: string[],
   options: BuildOptions,
-  found: OpenedBuild & { hashes: () => Promise<FileHashes> },
+  found: OpenedBuild & { hashes: (lock: Lock) => Promise<FileHashes> },
 ): Promise<BuildResult> {
-  const { lock, writer, manifest, shard, service, hashes } = found;
+  const { service } = found;
   // The service is part of every spec: without one, nothing could be judged up to date.
   if (!service)
     throw new MissingCredentialsError(
       'No service URL is configured: the plan depends on which service builds the assets.',
       `${anyOf([...ctx.frontEnd.setBaseUrl, `plan against ${ctx.frontEnd.useMock}`])}.`,
     );
+  const { plan, fileHashes, planOptions, cache } = await planFrom(ctx, selectors, options, found);
+  try {
+    return await runOrShow(ctx, plan, options, { ...found, cache, hashes: fileHashes, planOptions });
+  } finally {
+    await cache?.close();
+  }
+}
+
+/**
+ * The plan, from the dry run's lock or a copy of the writer's: the copy (a few MiB in a large
+ * project) lives only while planning, not through the build, where the writer's lock is the one
+ * read. The remote cache is opened here (after the workflows are listed, as before) and left open
+ * for the build when planning succeeds.
+ */
+async function planFrom(
+  ctx: CommandContext,
+  selectors: string[],
+  options: BuildOptions,
+  found: OpenedBuild & { hashes: (lock: Lock) => Promise<FileHashes> },
+): Promise<{ plan: Plan; fileHashes: FileHashes; planOptions: PlanOptions; cache?: RemoteCache }> {
+  const { writer, manifest, shard, service, hashes } = found;
+  const lock = found.lock ?? writer!.lock;
   const planOptions: PlanOptions = {
     service,
     // What this machine has seen the service charge, in any project: used where the lock has no charge.
@@ -158,7 +183,7 @@ async function planAndRun(
   const remote = await import('./remote.js');
   const cache = remote.openRemoteCache(ctx, options);
   try {
-    let fileHashes = await hashes();
+    let fileHashes = await hashes(lock);
     let plan = planBuild(manifest, lock, fileHashes, planOptions);
     // With a remote cache: what it holds of what this plan would pay for, then the plan with it
     // (those assets `restore`, 0 credits). Its prices stay in the options (PlanOptions.remote.prices).
@@ -172,9 +197,10 @@ async function planAndRun(
       if (rememberPrices(service, fromCache, ctx.env)) planOptions.learnedPrices = learnedPrices(service, ctx.env);
       plan = planBuild(manifest, lock, fileHashes, planOptions);
     }
-    return await runOrShow(ctx, plan, options, { ...found, cache, hashes: fileHashes, planOptions });
-  } finally {
+    return { plan, fileHashes, planOptions, cache };
+  } catch (error) {
     await cache?.close();
+    throw error;
   }
 }
 
@@ -237,7 +263,7 @@ async function runOrShow(
 
   const budget = checkBudget(plan, capWords, priceRemedy);
   const report = options.report
-    ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock: found.lock })
+    ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock: found.lock! })
     : undefined;
   const stale = staleSheets(plan.items);
   return {

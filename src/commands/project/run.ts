@@ -7,7 +7,7 @@ import { UsageError } from '../../cli/errors.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
 import { withCredits } from '../../cli/charged.js';
 import { totalsOf, type AssetOutcome, type AssetResult } from '../../pipeline/outcome.js';
-import type { Lock, Manifest, Plan } from '../../pipeline/records.js';
+import type { LockEntry, Manifest, Plan } from '../../pipeline/records.js';
 import { pickedTake, unpickedNote } from '../../pipeline/takes.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { VIDEO_JOB_COST } from '../../api/endpoints.js';
@@ -40,8 +40,9 @@ export async function runBuild(
     service: plan.service,
   });
   const byId = new Map([...restored, ...results].map((result) => [result.id, result]));
-  const lock = writer.lock;
+  // Each asset's entry read on its own, not a copy of the whole lock (a few MiB in a large project).
   const items = plan.items.map((item): AssetResult => {
+    const entry = writer.entry(item.id);
     const result = byId.get(item.id);
     const outcome = result?.outcome ?? (item.action === 'keep' ? 'kept' : 'unchanged');
     const files = result?.files ?? item.files.map((file) => file.path);
@@ -58,8 +59,8 @@ export async function runBuild(
       ...(result?.reason ? { reason: result.reason } : {}),
       ...(result?.resume ? { resume: result.resume } : {}),
       ...(item.reasons.length ? { why: item.reasons } : {}),
-      ...takesOf(item.id, lock),
-      ...(AS_WRITTEN.has(outcome) && lock.assets[item.id]?.trim ? { trim: lock.assets[item.id].trim } : {}),
+      ...takesOf(item.id, entry),
+      ...(AS_WRITTEN.has(outcome) && entry?.trim ? { trim: entry.trim } : {}),
     };
   });
   const stale = staleSheets(plan.items, new Map(items.map((item) => [item.id, item])));
@@ -96,9 +97,8 @@ export async function runBuild(
   return { ...result, ...words, ...(gallery?.error ? { galleryError: gallery.error } : {}) };
 }
 
-/** An asset's takes as the lock now lists them, and which one its output comes from (until picked, take 1: said). */
-function takesOf(id: string, lock: Lock): Pick<AssetResult, 'takes' | 'picked' | 'unpicked'> {
-  const entry = lock.assets[id];
+/** An asset's takes as its lock entry now lists them, and which one its output comes from (until picked, take 1: said). */
+function takesOf(id: string, entry: LockEntry | undefined): Pick<AssetResult, 'takes' | 'picked' | 'unpicked'> {
   if (!entry?.candidates?.length || entry.job) return {};
   const takes = entry.candidates.map(({ k, file, credits }) => ({ k, file, credits }));
   const unpicked = entry.picked === undefined && takes.length > 1 ? { unpicked: unpickedNote(id) } : {};

@@ -16,7 +16,7 @@ import {
   removeInside,
 } from '../../files/confine.js';
 import { sha256 } from '../../pipeline/hash.js';
-import type { TrimPlacement, LockedFile, LockEntry, PlanItem } from '../../pipeline/records.js';
+import type { TrimPlacement, LockedFile, PlanItem } from '../../pipeline/records.js';
 import { resolveAnimations, sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
 import type { AssetRun, ItemResult } from './records.js';
 
@@ -39,9 +39,9 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     const inputs = item.inputs ?? [];
     const waiting = inputs.filter((id) => unfinished.has(id));
     if (waiting.length) return fail(`not packed: ${waiting.join(', ')} not built in this build`, 'skipped');
-    const lock = run.writer.lock;
-    const frames = sheetFrames(inputs, (id) => (lock.assets[id]?.files ?? []).map((file) => file.path), item.frameInputs);
-    const unbuilt = inputs.filter((id) => !lock.assets[id]?.files.length);
+    const { pathsOf, placedAt } = readInputs(run, inputs);
+    const frames = sheetFrames(inputs, (id) => pathsOf.get(id)!, item.frameInputs);
+    const unbuilt = inputs.filter((id) => !pathsOf.get(id)!.length);
     if (unbuilt.length) return fail(`not packed: ${unbuilt.join(', ')} not built yet`, 'skipped');
     if (!frames.length) return fail('its inputs have no image files to pack');
     const animations =
@@ -51,8 +51,6 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
         frames.map((frame) => frame.name),
       );
     if (animations?.unknown.length) return fail(`not packed: animations name no frame of the sheet (${animations.unknown.join('; ')})`);
-    // Where each trimmed frame of a sliced input sat in its cell: the packer keeps it there.
-    const placedAt = frameTrims(inputs, lock.assets);
     // Each frame is read when the packer needs it (to measure it, and maybe again to draw it): the
     // lock records what the first read saw, and a file that changes in between fails the sheet.
     const packed = new Map<string, LockedFile>();
@@ -78,7 +76,7 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     const plan = await planAtlas(sources, { ...options, pages: true, animations: animations?.animations });
     const files = sheetFiles(out, plan.pages.length);
     // Every file claimed and checked before any is made: a sheet is never half written.
-    const recorded = new Set((lock.assets[asset.id]?.files ?? []).map((file) => file.path));
+    const recorded = new Set((run.writer.entry(asset.id)?.files ?? []).map((file) => file.path));
     for (const file of files) {
       const refusal = run.claims.claim(file, asset.id);
       if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
@@ -117,12 +115,22 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
   }
 }
 
-/** Where each trimmed frame of a sliced input sat in its cell (the lock's `trims`), by file path. */
-function frameTrims(inputs: readonly string[], entries: Readonly<Record<string, LockEntry>>): Map<string, TrimPlacement> {
-  const placed = new Map<string, TrimPlacement>();
+/**
+ * What the sheet needs of its inputs' lock entries: each input's file paths, and where each trimmed
+ * frame of a sliced input sat in its cell (the lock's `trims`, by file path: the packer keeps it
+ * there). Read an entry at a time, never a copy of the whole lock, which would stay in memory
+ * while the pages are made (a few MiB in a project of thousands of assets).
+ */
+function readInputs(run: AssetRun, inputs: readonly string[]): { pathsOf: Map<string, string[]>; placedAt: Map<string, TrimPlacement> } {
+  const pathsOf = new Map<string, string[]>();
+  const placedAt = new Map<string, TrimPlacement>();
   for (const id of inputs) {
-    const entry = entries[id];
-    entry?.trims?.forEach((trim, index) => placed.set(entry.files[index].path, trim));
+    const entry = run.writer.entry(id);
+    pathsOf.set(
+      id,
+      (entry?.files ?? []).map((file) => file.path),
+    );
+    entry?.trims?.forEach((trim, index) => placedAt.set(entry.files[index].path, trim));
   }
-  return placed;
+  return { pathsOf, placedAt };
 }
