@@ -138,19 +138,33 @@ interface Measured extends LayoutFrame {
   entry: Omit<TexturePackerFrame, 'frame'>;
 }
 
-/** Decoded frames kept from measuring to drawing (and from band to band), at most this many bytes: the rest are read again. */
-const KEPT_BYTES = 16 * 1024 * 1024;
 /**
- * More kept for frames that go on into the next band: decoding a large frame again for every band
- * it crosses costs more memory (freed late, see ./collect.ts) than keeping it. At the frame limit
- * (2048²), two side by side on a 4096-wide page.
+ * What making an atlas holds at once. The defaults keep a 5,000-frame sheet within its memory bound
+ * (docs/imaging.md "Memory"); a test passes smaller ones to reach the same paths with small images.
  */
-const CROSSING_BYTES = 32 * 1024 * 1024;
-/** Frames decoded at once: at most this many, and this many bytes of pixels and file (a larger frame goes alone). */
-const DECODE_BATCH = 16;
-const DECODE_BYTES = 8 * 1024 * 1024;
-/** Bytes of PNG rows made at a time. */
-const BAND_BYTES = 4 * 1024 * 1024;
+export interface AtlasBudgets {
+  /** Decoded frames kept from measuring to drawing (and from band to band), at most this many bytes: the rest are read again. */
+  keptBytes: number;
+  /**
+   * More kept for frames that go on into the next band: decoding a large frame again for every band
+   * it crosses costs more memory (freed late, see ./collect.ts) than keeping it. At the frame limit
+   * (2048²), two side by side on a 4096-wide page.
+   */
+  crossingBytes: number;
+  /** Frames decoded at once: at most this many, and this many bytes of pixels and file (a larger frame goes alone). */
+  decodeBatch: number;
+  decodeBytes: number;
+  /** Bytes of PNG rows made at a time. */
+  bandBytes: number;
+}
+
+export const ATLAS_BUDGETS: Readonly<AtlasBudgets> = {
+  keptBytes: 16 * 1024 * 1024,
+  crossingBytes: 32 * 1024 * 1024,
+  decodeBatch: 16,
+  decodeBytes: 8 * 1024 * 1024,
+  bandBytes: 4 * 1024 * 1024,
+};
 
 const META = { app: 'assetgen', version: '1.0' } as const;
 
@@ -173,12 +187,13 @@ export async function packAtlas(frames: readonly AtlasFrameInput[], options: Atl
 export async function planAtlas(
   frames: readonly AtlasFrameSource[],
   options: Omit<AtlasOptions, 'image'> & { pages?: boolean } = {},
+  budgets: Readonly<AtlasBudgets> = ATLAS_BUDGETS,
 ): Promise<AtlasPlan> {
   const { padding, extrude, maxSize, trim, animations } = checkOptions(options);
   const checked = checkFrames(frames);
   const animationData = animations && checkAnimations(animations, checked);
-  const kept = new Kept();
-  const measured = await measure(checked, trim, kept);
+  const kept = new Kept(budgets.keptBytes);
+  const measured = await measure(checked, trim, kept, budgets);
   const layout = layoutAtlas(measured, { padding, extrude, maxSize, pages: options.pages === true });
   if (animationData && layout.length > 1)
     throw new ImagingError(
@@ -219,29 +234,31 @@ export async function planAtlas(
         meta: { ...META },
       };
     },
-    png: (index) => pngStream(layout[index].width, layout[index].height, bands(layout[index], measured, extrude, trim, kept)),
+    png: (index) => pngStream(layout[index].width, layout[index].height, bands(layout[index], measured, { extrude, trim }, kept, budgets)),
   };
 }
 
 /** The data file's text: two-space JSON and a final newline, keys in a fixed order. */
 export const atlasJson = (data: TexturePackerJsonHash | PhaserMultiAtlas): string => `${JSON.stringify(data, null, 2)}\n`;
 
-/** Decoded frames kept by name while they fit KEPT_BYTES. */
+/** Decoded frames kept by name while they fit `budget` bytes. */
 class Kept {
   private images = new Map<string, RawImage>();
   private bytes = 0;
+
+  constructor(private readonly budget: number) {}
 
   get(name: string): RawImage | undefined {
     return this.images.get(name);
   }
 
   hasRoom(bytes: number): boolean {
-    return this.bytes + bytes <= KEPT_BYTES;
+    return this.bytes + bytes <= this.budget;
   }
 
   /** Keeps the image when there is room for it (`room` more bytes than the budget: a frame going on into the next band). */
   offer(name: string, image: RawImage, room = 0): void {
-    if (this.images.has(name) || this.bytes + image.data.length > KEPT_BYTES + room) return;
+    if (this.images.has(name) || this.bytes + image.data.length > this.budget + room) return;
     this.images.set(name, image);
     this.bytes += image.data.length;
   }
@@ -316,16 +333,17 @@ async function frameSize(name: string, bytes: Buffer): Promise<{ width: number; 
   return { width, height };
 }
 
-/** Runs `work` on the items in groups of at most DECODE_BATCH whose bytes add up to DECODE_BYTES (one larger item alone). */
+/** Runs `work` on the items in groups of at most `decodeBatch` whose bytes add up to `decodeBytes` (one larger item alone). */
 async function inGroups<Item>(
   items: AsyncIterable<Item> | Iterable<Item>,
+  budgets: Pick<AtlasBudgets, 'decodeBatch' | 'decodeBytes'>,
   bytesOf: (item: Item) => number,
   work: (group: Item[]) => Promise<void>,
 ) {
   let group: Item[] = [];
   let bytes = 0;
   for await (const item of items) {
-    if (group.length && (group.length === DECODE_BATCH || bytes + bytesOf(item) > DECODE_BYTES)) {
+    if (group.length && (group.length === budgets.decodeBatch || bytes + bytesOf(item) > budgets.decodeBytes)) {
       await work(group);
       [group, bytes] = [[], 0];
     }
@@ -340,7 +358,7 @@ async function inGroups<Item>(
  * only when trimming needs its pixels (and kept while there is room); else its header is enough,
  * and it is decoded once, when its page is drawn.
  */
-async function measure(frames: readonly AtlasFrameSource[], trim: boolean, kept: Kept): Promise<Measured[]> {
+async function measure(frames: readonly AtlasFrameSource[], trim: boolean, kept: Kept, budgets: AtlasBudgets): Promise<Measured[]> {
   const measured: Measured[] = [];
   async function* read() {
     for (const source of frames) {
@@ -351,7 +369,7 @@ async function measure(frames: readonly AtlasFrameSource[], trim: boolean, kept:
   }
   const bytesOf = (item: { bytes: Buffer; width: number; height: number; decode: boolean }) =>
     item.bytes.length + (item.decode ? item.width * item.height * 4 : 0);
-  await inGroups(read(), bytesOf, async (group) => {
+  await inGroups(read(), budgets, bytesOf, async (group) => {
     const done = await Promise.all(
       group.map(async ({ source, bytes, width, height, decode }): Promise<Measured> => {
         if (!decode) return { name: source.name, width, height, source, entry: untrimmed(width, height, source.placed) };
@@ -370,9 +388,15 @@ async function measure(frames: readonly AtlasFrameSource[], trim: boolean, kept:
  * crosses are drawn into it (their rows in the band, and the extrusion's), decoded a group at a time
  * unless kept; a frame that goes on into the next band is kept if there is room, else read again.
  */
-async function* bands(page: PageLayout, measured: readonly Measured[], extrude: number, trim: boolean, kept: Kept): AsyncGenerator<Buffer> {
+async function* bands(
+  page: PageLayout,
+  measured: readonly Measured[],
+  { extrude, trim }: { extrude: number; trim: boolean },
+  kept: Kept,
+  budgets: AtlasBudgets,
+): AsyncGenerator<Buffer> {
   const rowBytes = 1 + page.width * 4;
-  const bandRows = Math.max(1, Math.floor(BAND_BYTES / rowBytes));
+  const bandRows = Math.max(1, Math.floor(budgets.bandBytes / rowBytes));
   const placed = page.places.map(({ frame, x, y }) => ({ frame: measured[frame], x, y })).sort((a, b) => a.y - b.y || a.x - b.x);
   let next = 0;
   let crossing: typeof placed = [];
@@ -383,7 +407,7 @@ async function* bands(page: PageLayout, measured: readonly Measured[], extrude: 
     while (next < placed.length && placed[next].y - extrude < bottom) crossing.push(placed[next++]);
     const goesOn = (item: (typeof placed)[number]) => item.y + item.frame.height + extrude > bottom;
     const bytesOf = (item: (typeof placed)[number]) => (kept.get(item.frame.name) ? 0 : item.frame.width * item.frame.height * 4);
-    await inGroups(crossing, bytesOf, async (group) => {
+    await inGroups(crossing, budgets, bytesOf, async (group) => {
       const images = await Promise.all(
         group.map(async ({ frame }) => kept.get(frame.name) ?? (await decodeFrame(frame.name, await frame.source.read(), trim)).image),
       );
@@ -392,7 +416,7 @@ async function* bands(page: PageLayout, measured: readonly Measured[], extrude: 
         if (image.width !== item.frame.width || image.height !== item.frame.height)
           throw new ImagingError('damaged', `frame ${JSON.stringify(item.frame.name)} changed while the atlas was being made`);
         drawRows(image, band, rowBytes, item.x, item.y, top, bottom, extrude);
-        if (goesOn(item)) kept.offer(item.frame.name, image, CROSSING_BYTES);
+        if (goesOn(item)) kept.offer(item.frame.name, image, budgets.crossingBytes);
         else kept.drop(item.frame.name);
       });
     });
