@@ -107,11 +107,16 @@ export function rememberPrices(service: string, observed: ObservedPrices, env: E
     const entry = services.get(service) ?? { seenAt: '', ...emptyList() };
     let changed = false;
     for (const section of SECTIONS) {
-      for (const [id, credits] of Object.entries(observed[section] ?? {})) {
-        if (!SAFE_ID.test(id) || !isPrice(credits) || entry[section][id] === credits) continue;
-        // The newest price first, so that trimming to the bound drops the oldest.
-        const { [id]: _old, ...rest } = entry[section];
-        entry[section] = Object.assign(Object.create(null) as Record<string, number>, { [id]: credits }, rest);
+      const fresh = Object.entries(observed[section] ?? {}).filter(
+        ([id, credits]) => SAFE_ID.test(id) && isPrice(credits) && entry[section][id] !== credits,
+      );
+      if (fresh.length) {
+        // The newest price first (the last one observed leads), then those kept from before, so that
+        // trimming to the bound drops the oldest. Made in one pass: a remote cache brings hundreds at once.
+        const merged = Object.create(null) as Record<string, number>;
+        for (const [id, credits] of fresh.reverse()) merged[id] = credits;
+        for (const [id, credits] of Object.entries(entry[section])) if (!(id in merged)) merged[id] = credits;
+        entry[section] = merged;
         changed = true;
       }
       entry[section] = cleanSection(entry[section]);

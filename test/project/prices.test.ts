@@ -159,10 +159,15 @@ describe('learned prices', () => {
     const env = project.env();
     expect(rememberPrices('cache.example', { agents: { 'sprite-artist': 12, 'bad id!': 3 }, workflows: { wf_x: -1 } }, env)).toBe(true);
     expect(rememberPrices('cache.example', { agents: { 'sprite-artist': 12 } }, env)).toBe(false);
-    for (let i = 0; i < 600; i++) rememberPrices('cache.example', { agents: { [`a${i}`]: i } }, env);
+    // 600 more prices, in six later builds of 100 (a write each, as a build makes): a0 oldest, a599 newest.
+    for (let build = 0; build < 6; build++) {
+      const agents = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`a${build * 100 + i}`, build * 100 + i]));
+      expect(rememberPrices('cache.example', { agents }, env)).toBe(true);
+    }
     const stored = JSON.parse(fs.readFileSync(learnedPricesPath(env), 'utf8')).services['cache.example'];
     expect(Object.keys(stored.agents)).toHaveLength(500);
     expect(stored.agents.a599).toBe(599); // the newest kept, the oldest dropped
+    expect(stored.agents.a99).toBeUndefined();
     expect(stored.agents['bad id!']).toBeUndefined();
     expect(stored.workflows).toEqual({});
     expect(learnedPrices('cache.example', env).agents).toMatchObject({ a599: 599, a100: 100 });
