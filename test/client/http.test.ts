@@ -339,14 +339,19 @@ describe('retries', () => {
   });
 
   it('aborts a call with the signal reason, or AbortedError', async () => {
-    server = await startServer((_req, res) => void setTimeout(() => json(res, 200, { workflows: [] }), 2_000).unref());
-    client = createClient({ baseUrl: server.url, apiKey: KEY });
+    // The server never answers, and each abort is sent once the request has arrived (not after a
+    // delay): only the abort can end the call, however slow the machine.
+    const arrivals: (() => void)[] = [];
+    server = await startServer(() => arrivals.shift()?.());
+    client = createClient({ baseUrl: server.url, apiKey: KEY, maxRetries: 0 });
+    const abortOnArrival = (abort: () => void) => arrivals.push(abort);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    abortOnArrival(() => controller.abort());
     await expect(client.listWorkflows({ signal: controller.signal })).rejects.toMatchObject({ name: 'AbortedError' });
     const timed = new AbortController();
-    setTimeout(() => timed.abort(new TimeoutError('Gave up.')), 50);
+    abortOnArrival(() => timed.abort(new TimeoutError('Gave up.')));
     await expect(client.listWorkflows({ signal: timed.signal })).rejects.toBeInstanceOf(TimeoutError);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('reads at most 64 KB of an error body and quotes its first 1 KiB with its size (a 20 MB error)', async () => {

@@ -135,14 +135,14 @@ describe('stream', () => {
   });
 
   it('aborts with the signal', async () => {
+    const controller = new AbortController();
     server = await startServer((_req, res) => {
       sse(res)('start', {});
-      // then silence
+      // then silence; the abort once the stream has begun (not after a delay, which a slow machine outlasts)
+      setImmediate(() => controller.abort());
     });
     client = createClient({ baseUrl: server.url, sessionCookie: SESSION });
-    const controller = new AbortController();
     const iterate = collect(client.stream({ agentId: 'a', prompt: 'p' }, { signal: controller.signal }));
-    setTimeout(() => controller.abort(), 50);
     await expect(iterate).rejects.toBeInstanceOf(AbortedError);
   });
 

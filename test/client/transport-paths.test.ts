@@ -78,9 +78,9 @@ afterEach(async () => {
 });
 
 describe.each(['never', 'always'] as const)('JSON calls with pooling %s', (pooling) => {
-  const open = async (answer: (socket: net.Socket, index: number) => void): Promise<Transport> => {
+  const open = async (answer: (socket: net.Socket, index: number) => void, connectTimeoutMs = 1_000): Promise<Transport> => {
     server = await rawServer(answer);
-    transport = await createTransport({ connectTimeoutMs: 1_000, pooling });
+    transport = await createTransport({ connectTimeoutMs, pooling });
     return transport;
   };
 
@@ -155,26 +155,41 @@ describe.each(['never', 'always'] as const)('JSON calls with pooling %s', (pooli
     expect(transportError(outcome, 'POST x')).toBeInstanceOf(TimeoutError);
   });
 
+  // Each abort below is sent on a signal from the other end (the request arrived, the first bytes of
+  // the body came), not after a delay, and every timeout is a minute away: only the abort can end
+  // the call. (With a 50 ms delay against a 2 s timeout, a worker stalled for 2 s under load saw
+  // the headers timeout first.)
+  const PATIENT = { headersTimeoutMs: 60_000, bodyTimeoutMs: 60_000 };
+
   it('an abort before the answer, and one mid-body, end the call with an AbortError', async () => {
-    const wire = await open((socket, index) => (index === 0 ? undefined : socket.write(head(BODY.length) + BODY.slice(0, 10))));
+    let requestArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (requestArrived = resolve));
+    const wire = await open((socket, index) => (index === 0 ? requestArrived() : socket.write(head(BODY.length) + BODY.slice(0, 10))));
     const early = new AbortController();
-    const pending = wire.send(request(server!.url, { signal: early.signal })).catch((e: Error) => e);
-    setTimeout(() => early.abort(), 50);
+    const pending = wire.send(request(server!.url, { ...PATIENT, signal: early.signal })).catch((e: Error) => e);
+    await arrived;
+    early.abort();
     expect(await pending).toMatchObject({ name: 'AbortError' });
 
     const late = new AbortController();
-    const response = await wire.send(request(server!.url, { signal: late.signal }));
-    const reading = read(response.body);
-    setTimeout(() => late.abort(), 50);
-    expect(await reading).toMatchObject({ name: 'AbortError' });
+    const response = await wire.send(request(server!.url, { ...PATIENT, signal: late.signal }));
+    const chunks = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    expect(String((await chunks.next()).value)).toBe(BODY.slice(0, 10));
+    late.abort();
+    expect(await chunks.next().catch((e: Error) => e)).toMatchObject({ name: 'AbortError' });
   });
 
   it('an abort while the connection is still being made (a TLS handshake that never ends) ends the call at once', async () => {
-    const wire = await open(() => {});
+    let helloArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (helloArrived = resolve));
+    // The client's TLS hello reaches the server, which never answers it.
+    const wire = await open(() => helloArrived(), 60_000);
     const controller = new AbortController();
-    const pending = wire.send(request(server!.url.replace('http:', 'https:'), { signal: controller.signal })).catch((e: Error) => e);
-    setTimeout(() => controller.abort(), 100);
-    // Well inside the 1 s connect timeout: the abort, not the timeout, ended it.
+    const pending = wire
+      .send(request(server!.url.replace('http:', 'https:'), { ...PATIENT, signal: controller.signal }))
+      .catch((e: Error) => e);
+    await arrived;
+    controller.abort();
     expect(await pending).toMatchObject({ name: 'AbortError' });
   });
 
