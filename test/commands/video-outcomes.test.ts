@@ -32,7 +32,12 @@ describe('a failed video job whose refund the service applies later', () => {
     expect(error.message).toContain('reports no refund of the 180 credits yet');
     expect(error.hint).toContain(`assetgen video get ${error.jobId}`);
     expect(error.credits).toMatchObject({ charged: 181, refunded: 0 });
-    expect((await mock.state()).ledger.map((entry) => entry.amount)).toEqual([-180, -1]);
+    // The refund is due on the service's clock, 300 ms after the failure the CLI reported: not at the
+    // failing poll. (Whether it has come by now depends on the machine's load, so only when it is due
+    // is checked, not that the ledger still lacks it.)
+    const { videos, ledger } = await mock.state();
+    expect(videos[0].refundAt - Date.parse(videos[0].updatedAt)).toBeGreaterThanOrEqual(299);
+    expect(ledger.map((entry) => entry.amount).slice(0, 2)).toEqual([-180, -1]);
 
     // Bounded: the refund is due 300 ms after the failure; look for it for at most 3 s.
     const deadline = Date.now() + 3_000;

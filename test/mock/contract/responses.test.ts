@@ -7,9 +7,17 @@ import { useContractMock } from './harness.js';
 
 const mock = useContractMock();
 
+/**
+ * A failing job also fails on the mock's clock, polled or not: at `videoSteps` × `videoPollAfterMs`
+ * + 1 s (docs/mock-server.md). The harness's `videoPollAfterMs: 0` leaves one second, which a worker
+ * stalled under load outlasted (every poll then read `failed`). The tests that count polls set a
+ * pace of a minute: only their polls move the job.
+ */
+const POLLED_NOT_TIMED = { videoPollAfterMs: 60_000 };
+
 describe('video jobs: polling and refunds', () => {
   it('refunds once, visible in the ledger, the job record and the balance', async () => {
-    await mock.config({ videoOutcome: 'fail', videoSteps: 2 });
+    await mock.config({ videoOutcome: 'fail', videoSteps: 2, ...POLLED_NOT_TIMED });
     const { json: job } = await mock.call('POST', '/api/v1/video', { body: { prompt: 'torch' } });
     expect((await mock.call('GET', `/api/v1/video/${job.id}`, { auth: 'session' })).json.status).toBe('processing');
     const failed = await mock.call('GET', `/api/v1/video/${job.id}`, { auth: 'session' });
@@ -35,7 +43,7 @@ describe('video jobs: polling and refunds', () => {
   });
 
   it('a failed job is refunded exactly once however often it is polled, by key or by session', async () => {
-    await mock.config({ videoOutcome: 'fail', videoSteps: 3 });
+    await mock.config({ videoOutcome: 'fail', videoSteps: 3, ...POLLED_NOT_TIMED });
     const { json: job } = await mock.call('POST', '/api/v1/video', { body: { prompt: 'torch' } });
     const polls = [];
     for (let i = 0; i < 6; i++) polls.push((await mock.call('GET', `/api/v1/video/${job.id}`, { auth: i % 2 ? 'key' : 'session' })).json);
