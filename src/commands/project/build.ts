@@ -49,7 +49,7 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   if (options.dryRun) {
     const project = openPlannedProject(ctx, options.file);
     try {
-      return await planAndRun(ctx, selectors, options, { ...project, shard });
+      return await planAndRun(ctx, selectors, options, { ...project, held: { kind: 'read', lock: project.lock }, shard });
     } finally {
       project.release();
     }
@@ -61,7 +61,15 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   try {
     // No copy of the lock is kept here: planning takes its own (planFrom), dropped once the plan is made.
     const hashes = (lock: Lock): Promise<FileHashes> => hashProjectFiles(manifest, lock, undefined, planCache);
-    return await planAndRun(ctx, selectors, options, { file, lockFile, writer, manifest, shard, service, hashes });
+    return await planAndRun(ctx, selectors, options, {
+      file,
+      lockFile,
+      held: { kind: 'writing', writer },
+      manifest,
+      shard,
+      service,
+      hashes,
+    });
   } finally {
     await writer.close();
   }
@@ -120,14 +128,16 @@ async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string
 }
 
 /**
- * The project a build works on, as opened: its manifest, its lock (a dry run) or the lock's writer (a
- * build: the lock is the writer's, copied only to plan from), shard and service.
+ * Where a build's lock is held: a dry run's lock as read, or a paid build's writer, whose lock is the
+ * one read (copied only to plan from). The kind says which: a dry run never has a writer to pay through.
  */
+type HeldLock = { readonly kind: 'read'; lock: Lock } | { readonly kind: 'writing'; writer: LockWriter };
+
+/** The project a build works on, as opened: its manifest, where its lock is held, shard and service. */
 interface OpenedBuild {
   file: string;
   lockFile: string;
-  lock?: Lock;
-  writer?: LockWriter;
+  held: HeldLock;
   manifest: Manifest;
   shard?: Shard;
   service: string;
@@ -166,13 +176,14 @@ async function planFrom(
   options: BuildOptions,
   found: OpenedBuild & { hashes: (lock: Lock) => Promise<FileHashes> },
 ): Promise<{ plan: Plan; fileHashes: FileHashes; planOptions: PlanOptions; cache?: RemoteCache }> {
-  const { writer, manifest, shard, service, hashes } = found;
-  const lock = found.lock ?? writer!.lock;
+  const { held, manifest, shard, service, hashes } = found;
+  const lock = held.kind === 'read' ? held.lock : held.writer.lock;
   const planOptions: PlanOptions = {
     service,
     // What this machine has seen the service charge, in any project: used where the lock has no charge.
     learnedPrices: learnedPrices(service, ctx.env),
-    workflowNodes: writer ? await workflowNodes(ctx, manifest, lock) : undefined,
+    // A paid build asks the service (a free list) for workflow nodes the lock does not know; a dry run asks nothing.
+    workflowNodes: held.kind === 'writing' ? await workflowNodes(ctx, manifest, lock) : undefined,
     select: selectors,
     shard,
     force: options.force,
@@ -211,19 +222,20 @@ async function runOrShow(
   options: BuildOptions,
   found: OpenedBuild & { cache?: RemoteCache; hashes: FileHashes; planOptions: PlanOptions },
 ): Promise<BuildResult> {
-  const { file, lockFile, writer, manifest, shard, service, cache } = found;
+  const { file, lockFile, held, manifest, shard, service, cache } = found;
   if (plan.unmatched.length)
     throw new UsageError(`No asset matches ${plan.unmatched.map((s) => `"${s}"`).join(', ')} in ${displayPath(ctx, file)}.`);
   checkTargets(manifest.root, plan.items);
   // A paid build (never a dry run) first clears what a killed build left: its stale temp files.
-  if (writer) sweepTargetFolders(manifest.root, plan.items);
+  if (held.kind === 'writing') sweepTargetFolders(manifest.root, plan.items);
   if (options.report) (await import('./gallery.js')).checkReportTarget(ctx, options.report);
   // The cap: --max-credits, else the manifest's budget; `--max-credits none` lifts it.
   const cap = capOf(options.maxCredits, manifest.budget);
   const maxCredits = cap?.max;
   const capWords = cap && { ...cap, name: capName(ctx, cap, file) };
   const priceRemedy = cap && unknownPriceRemedy(ctx, plan.prices, cap, options);
-  if (writer) {
+  if (held.kind === 'writing') {
+    const { writer } = held;
     let restored: ItemResult[] = [];
     if (cache && plan.items.some((item) => item.action === 'restore')) {
       const remote = await import('./remote.js');
@@ -263,7 +275,7 @@ async function runOrShow(
 
   const budget = checkBudget(plan, capWords, priceRemedy);
   const report = options.report
-    ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock: found.lock! })
+    ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock: held.lock })
     : undefined;
   const stale = staleSheets(plan.items);
   return {
@@ -336,8 +348,10 @@ async function workflowNodes(ctx: CommandContext, manifest: Manifest, lock: Lock
 }
 
 function itemDocument(item: PlanItem): DryRunResult['items'][number] {
-  const { asset, ...rest } = item;
-  return { ...rest, ...(asset ? { out: outText(asset.out) } : {}) };
+  // The rest is the document, `out` set on it: spreading it into another object cost ~10 µs an item.
+  const { asset, ...document }: DryRunResult['items'][number] & Pick<PlanItem, 'asset'> = item;
+  if (asset) document.out = outText(asset.out);
+  return document;
 }
 
 const outText = (out: OutputTarget): string => (out.type === 'file' ? out.path : `${out.dir === '.' ? '.' : out.dir}/`);
