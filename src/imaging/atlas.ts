@@ -14,7 +14,7 @@ import { compareNames, layoutAtlas, occupancy, type LayoutFrame, type PageLayout
 import { pngStream } from './png-stream.js';
 import { trimImage } from './post.js';
 import { ATLAS_LIMITS, atlasOptionProblem, IMAGE_LIMITS } from './limits.js';
-import { decodeImage, INPUT_FORMATS, type RawImage } from './raw.js';
+import { decodeImage, INPUT_FORMATS, readPngHeader, type RawImage } from './raw.js';
 import { loadSharp } from './sharp.js';
 
 export interface AtlasFrameInput {
@@ -296,7 +296,7 @@ async function decodeFrame(
   trim: boolean,
   placed?: Placement,
 ): Promise<{ image: RawImage; entry: Measured['entry'] }> {
-  const decoded = await decodeImage(bytes, `frame ${JSON.stringify(name)}`);
+  const decoded = await decodeImage(bytes, `frame ${JSON.stringify(name)}`, IMAGE_LIMITS, { onMainThread: true });
   decodedPixels(decoded.data.length);
   if (!trim) return { image: decoded, entry: untrimmed(decoded.width, decoded.height, placed) };
   const { image, trim: record } = trimImage(decoded);
@@ -312,10 +312,15 @@ async function decodeFrame(
  * header first too).
  */
 async function frameSize(name: string, bytes: Buffer): Promise<{ width: number; height: number }> {
-  const sharp = await loadSharp();
-  const header = await sharp(bytes, { animated: false })
-    .metadata()
-    .catch(() => undefined);
+  // A PNG's header is read here; sharp's metadata (on another thread) only for other formats.
+  const png = readPngHeader(bytes);
+  const header = png
+    ? { format: 'png', width: png.width, height: png.height }
+    : await (
+        await loadSharp()
+      )(bytes, { animated: false })
+        .metadata()
+        .catch(() => undefined);
   let { width = 0, height = 0 } = header ?? {};
   const readable =
     header?.format !== undefined &&

@@ -1,28 +1,17 @@
 // Images as plain RGBA pixels (8 bits a channel, not premultiplied) between steps: decoding from and
-// encoding to files goes through sharp, with limits; cropping, padding and copying are exact byte
+// encoding to files goes through sharp, with limits (a sheet's plain PNG frames are decoded by
+// png-decode.ts, to the same pixels); cropping, padding and copying are exact byte
 // copies here, so no step adds a colour it was not asked to.
 import { deflateSync } from 'node:zlib';
 import { PNG_SIGNATURE } from '../files/media.js';
 import { pngChunk, pngHeader } from '../files/png.js';
 import { ImagingError } from './errors.js';
 import { IMAGE_LIMITS, type ImageLimits, type OutputFormat } from './limits.js';
+import { decodePlainPng } from './png-decode.js';
+import type { RawImage, Rect } from './records.js';
 import { loadSharp } from './sharp.js';
 
-export { IMAGE_LIMITS, type OutputFormat };
-
-export interface RawImage {
-  /** width × height × 4 bytes, rows top to bottom. */
-  data: Buffer;
-  width: number;
-  height: number;
-}
-
-export interface Rect {
-  left: number;
-  top: number;
-  width: number;
-  height: number;
-}
+export { IMAGE_LIMITS, type OutputFormat, type RawImage, type Rect };
 
 /**
  * Bounds on every image read or made, so a hostile file (a PNG header claiming 100,000 × 100,000) is
@@ -117,10 +106,22 @@ export async function checkHeader(
   }
 }
 
-/** Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels within `limits`; anything else is an ImagingError. */
-export async function decodeImage(bytes: Buffer, label = 'the image', limits: ImageLimits = IMAGE_LIMITS): Promise<RawImage> {
+/**
+ * Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels within `limits`; anything
+ * else is an ImagingError. With `onMainThread`, a plain PNG is decoded on this thread (png-decode.ts):
+ * for a sheet's thousands of frames, whose decodes on sharp's threads leave glibc's per-thread
+ * arenas holding freed memory; a post step's one large image keeps sharp's threads, in parallel.
+ */
+export async function decodeImage(
+  bytes: Buffer,
+  label = 'the image',
+  limits: ImageLimits = IMAGE_LIMITS,
+  { onMainThread = false }: { onMainThread?: boolean } = {},
+): Promise<RawImage> {
   // The header first (cheap): the format and the size are checked before any pixel is decoded.
   const { png } = await checkHeader(bytes, label, limits);
+  const plain = onMainThread && png && !png.profile ? decodePlainPng(bytes, limits.maxPixels) : undefined;
+  if (plain) return plain;
   try {
     const { data, info } = await (await readPipeline(bytes, limits)).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
     if (info.channels !== 4) throw new ImagingError('damaged', `${label} decoded to ${info.channels} channels, not RGBA`);
