@@ -314,13 +314,7 @@ async function decodeFrame(
 async function frameSize(name: string, bytes: Buffer): Promise<{ width: number; height: number }> {
   // A PNG's header is read here; sharp's metadata (on another thread) only for other formats.
   const png = readPngHeader(bytes);
-  const header = png
-    ? { format: 'png', width: png.width, height: png.height }
-    : await (
-        await loadSharp()
-      )(bytes, { animated: false })
-        .metadata()
-        .catch(() => undefined);
+  const header = png ? { format: 'png', width: png.width, height: png.height } : await sharpHeader(bytes);
   let { width = 0, height = 0 } = header ?? {};
   const readable =
     header?.format !== undefined &&
@@ -336,6 +330,14 @@ async function frameSize(name: string, bytes: Buffer): Promise<{ width: number; 
     );
   }
   return { width, height };
+}
+
+/** sharp's reading of a file's header: its format and size, or undefined when sharp cannot read it. */
+async function sharpHeader(bytes: Buffer): Promise<{ format?: string; width?: number; height?: number } | undefined> {
+  const sharp = await loadSharp();
+  return sharp(bytes, { animated: false })
+    .metadata()
+    .catch(() => undefined);
 }
 
 /** Runs `work` on the items in groups of at most `decodeBatch` whose bytes add up to `decodeBytes` (one larger item alone). */

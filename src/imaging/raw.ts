@@ -1,13 +1,13 @@
 // Images as plain RGBA pixels (8 bits a channel, not premultiplied) between steps: decoding from and
 // encoding to files goes through sharp, with limits (a sheet's plain PNG frames are decoded by
-// png-decode.ts, to the same pixels); cropping, padding and copying are exact byte
+// src/files/png-decode.ts, to the same pixels); cropping, padding and copying are exact byte
 // copies here, so no step adds a colour it was not asked to.
 import { deflateSync } from 'node:zlib';
 import { PNG_SIGNATURE } from '../files/media.js';
+import { decodePng } from '../files/png-decode.js';
 import { pngChunk, pngHeader } from '../files/png.js';
 import { ImagingError } from './errors.js';
 import { IMAGE_LIMITS, type ImageLimits, type OutputFormat } from './limits.js';
-import { decodePlainPng } from './png-decode.js';
 import type { RawImage, Rect } from './records.js';
 import { loadSharp } from './sharp.js';
 
@@ -108,7 +108,7 @@ export async function checkHeader(
 
 /**
  * Reads PNG, JPEG, WebP or GIF (its first frame) bytes into RGBA pixels within `limits`; anything
- * else is an ImagingError. With `onMainThread`, a plain PNG is decoded on this thread (png-decode.ts):
+ * else is an ImagingError. With `onMainThread`, a plain PNG is decoded on this thread (src/files/png-decode.ts):
  * for a sheet's thousands of frames, whose decodes on sharp's threads leave glibc's per-thread
  * arenas holding freed memory; a post step's one large image keeps sharp's threads, in parallel.
  */
@@ -120,7 +120,8 @@ export async function decodeImage(
 ): Promise<RawImage> {
   // The header first (cheap): the format and the size are checked before any pixel is decoded.
   const { png } = await checkHeader(bytes, label, limits);
-  const plain = onMainThread && png && !png.profile ? decodePlainPng(bytes, limits.maxPixels) : undefined;
+  const plain =
+    onMainThread && png ? decodePng(bytes, { plainOnly: true, checkSize: (w, h) => checkSize(w, h, label, limits) }) : undefined;
   if (plain) return plain;
   try {
     const { data, info } = await (await readPipeline(bytes, limits)).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });

@@ -1,17 +1,26 @@
-// The main-thread PNG decoder (src/imaging/png-decode.ts) against sharp, pixel for pixel: every row
-// filter, every pixel format it takes, several IDATs, the encoders that write assetgen's PNGs (and
-// the mock's); and every PNG it
-// must leave to sharp (other pixel formats, interlacing, a colour profile or gamma, animation,
-// damage, a zlib bomb, too many pixels) left to it, with decodeImage's pixels still sharp's.
+// The PNG decoder's plainOnly mode (src/files/png-decode.ts), which sheets decode frames with,
+// against sharp, pixel for pixel: every row filter, every pixel format it takes, several IDATs, the
+// encoders that write assetgen's PNGs (and the mock's); and every PNG it must leave to sharp (other
+// pixel formats, interlacing, a colour profile or gamma, animation, damage, a zlib bomb) left to
+// it, with decodeImage's pixels still sharp's. Previews' use of the same decoder: test/unit/preview.test.ts.
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE } from '../../src/files/media.js';
 import { pngChunk, pngHeader } from '../../src/files/png.js';
 import { renderPng } from '../../src/mock/media/png.js';
-import { decodePlainPng } from '../../src/imaging/png-decode.js';
+import { decodePng } from '../../src/files/png-decode.js';
 import { decodeImage, encodeIndexedPng, IMAGE_LIMITS } from '../../src/imaging/raw.js';
 import { makePixels, toPng } from './pixels.js';
+
+/** The decoder as sheets call it: undefined for anything it leaves to sharp; `maxPixels` as the size check. */
+const plain = (bytes: Buffer, maxPixels: number) =>
+  decodePng(bytes, {
+    plainOnly: true,
+    checkSize: (width, height) => {
+      if (width * height > maxPixels) throw new Error(`${width}×${height} is too large`);
+    },
+  });
 
 /** sharp's decode as decodeImage asked it before: sRGB, alpha ensured, 8 bits. */
 async function sharpPixels(bytes: Buffer): Promise<Buffer> {
@@ -57,14 +66,14 @@ const png = (chunks: Buffer[]): Buffer => Buffer.concat([PNG_SIGNATURE, ...chunk
 /** The same PNG with `chunk` put after its IHDR. */
 const withChunk = (bytes: Buffer, chunk: Buffer): Buffer => Buffer.concat([bytes.subarray(0, 33), chunk, bytes.subarray(33)]);
 
-describe('decodePlainPng', () => {
+describe('decodePng, plainOnly', () => {
   const { data, width, height } = picture(61, 37);
 
   it('gives sharp’s pixels for every row filter, RGBA and RGB, in one IDAT or many', async () => {
     for (const channels of [4, 3] as const) {
       for (const idat of [1 << 20, 97]) {
         const bytes = filteredPng(data, width, height, channels, idat);
-        const decoded = decodePlainPng(bytes, IMAGE_LIMITS.maxPixels);
+        const decoded = plain(bytes, IMAGE_LIMITS.maxPixels);
         expect(decoded, `${channels} channels, IDATs of ${idat}`).toBeDefined();
         expect({ width: decoded!.width, height: decoded!.height }).toEqual({ width, height });
         expect(decoded!.data.equals(await sharpPixels(bytes)), `${channels} channels, IDATs of ${idat}`).toBe(true);
@@ -97,15 +106,15 @@ describe('decodePlainPng', () => {
     expect(written.slice(4).map((bytes) => bytes[25])).toEqual([3, 3, 3, 3, 3, 3, 0, 4]);
     expect(written.slice(4, 9).map((bytes) => bytes[24])).toEqual([4, 1, 2, 4, 8]);
     for (const [index, bytes] of written.entries()) {
-      const decoded = decodePlainPng(bytes, IMAGE_LIMITS.maxPixels);
+      const decoded = plain(bytes, IMAGE_LIMITS.maxPixels);
       expect(decoded, `PNG ${index}`).toBeDefined();
       expect(decoded!.data.equals(await sharpPixels(bytes)), `PNG ${index}`).toBe(true);
     }
   });
 
   it('leaves every other PNG to sharp, and decodeImage still reads those as sharp does', async () => {
-    const plain = filteredPng(data, width, height, 4);
-    const damagedCrc = Buffer.from(plain);
+    const file = filteredPng(data, width, height, 4);
+    const damagedCrc = Buffer.from(file);
     damagedCrc[29] ^= 0xff; // the IHDR's CRC
     const others: Record<string, Buffer> = {
       greyFourBits: png([pngChunk('IHDR', pngHeader(2, 2, 4, 0)), pngChunk('IDAT', deflateSync(Buffer.from([0, 0x12, 0, 0x34])))]),
@@ -122,11 +131,11 @@ describe('decodePlainPng', () => {
       interlaced: await sharp(data, { raw: { width, height, channels: 4 } })
         .png({ progressive: true })
         .toBuffer(),
-      gamma: withChunk(plain, pngChunk('gAMA', Buffer.from([0, 0, 0xb1, 0x8f]))),
-      profile: withChunk(plain, pngChunk('iCCP', Buffer.concat([Buffer.from('x\0\0'), deflateSync(Buffer.alloc(8))]))),
-      animated: withChunk(plain, pngChunk('acTL', Buffer.from([0, 0, 0, 1, 0, 0, 0, 0]))),
+      gamma: withChunk(file, pngChunk('gAMA', Buffer.from([0, 0, 0xb1, 0x8f]))),
+      profile: withChunk(file, pngChunk('iCCP', Buffer.concat([Buffer.from('x\0\0'), deflateSync(Buffer.alloc(8))]))),
+      animated: withChunk(file, pngChunk('acTL', Buffer.from([0, 0, 0, 1, 0, 0, 0, 0]))),
       damagedCrc,
-      truncated: plain.subarray(0, plain.length - 20),
+      truncated: file.subarray(0, file.length - 20),
     };
     // A filter byte past PNG's five.
     const rows = Buffer.alloc(2 * (2 * 4 + 1));
@@ -134,21 +143,22 @@ describe('decodePlainPng', () => {
     others.badFilter = png([pngChunk('IHDR', pngHeader(2, 2, 8, 6)), pngChunk('IDAT', deflateSync(rows))]);
     // What the fixtures are (IHDR's depth and colour type, its interlace byte).
     expect([others.sixteenBit![24], others.interlaced![28]]).toEqual([16, 1]);
-    for (const [name, bytes] of Object.entries(others)) expect(decodePlainPng(bytes, IMAGE_LIMITS.maxPixels), name).toBeUndefined();
+    for (const [name, bytes] of Object.entries(others)) expect(plain(bytes, IMAGE_LIMITS.maxPixels), name).toBeUndefined();
     for (const name of ['greyFourBits', 'colourKey', 'sixteenBit', 'interlaced', 'gamma']) {
       const decoded = await decodeImage(others[name]!, name, IMAGE_LIMITS, { onMainThread: true });
       expect(decoded.data.equals(await sharpPixels(others[name]!)), name).toBe(true);
     }
   });
 
-  it('refuses more data than the header promises (a zlib bomb) and more pixels than allowed, before allocating them', () => {
+  it('refuses more data than the header promises (a zlib bomb), and asks the caller about the size before allocating pixels', () => {
     const rows = Buffer.alloc(64 * 1024 * 1024);
     const bomb = png([pngChunk('IHDR', pngHeader(16, 16, 8, 6)), pngChunk('IDAT', deflateSync(rows))]);
-    expect(decodePlainPng(bomb, IMAGE_LIMITS.maxPixels)).toBeUndefined();
+    expect(plain(bomb, IMAGE_LIMITS.maxPixels)).toBeUndefined();
     const short = png([pngChunk('IHDR', pngHeader(16, 16, 8, 6)), pngChunk('IDAT', deflateSync(Buffer.alloc(16 * 65 - 1)))]);
-    expect(decodePlainPng(short, IMAGE_LIMITS.maxPixels)).toBeUndefined();
-    const plain = filteredPng(data, width, height, 4);
-    expect(decodePlainPng(plain, width * height - 1)).toBeUndefined();
-    expect(decodePlainPng(plain, width * height)).toBeDefined();
+    expect(plain(short, IMAGE_LIMITS.maxPixels)).toBeUndefined();
+    // The size is the caller's check, made from the header before any pixel is allocated.
+    const file = filteredPng(data, width, height, 4);
+    expect(() => plain(file, width * height - 1)).toThrow(`${width}×${height} is too large`);
+    expect(plain(file, width * height)).toBeDefined();
   });
 });

@@ -5,7 +5,7 @@
 // large ones made by a free resize post step at the most pixels a post step makes (POST_LIMITS).
 //
 // The goal is 150 MiB for the whole process. A sheet's frames are decoded on the main thread
-// (src/imaging/png-decode.ts), not on sharp's: sharp's decodes left glibc's per-thread arenas
+// (src/files/png-decode.ts), not on sharp's: sharp's decodes left glibc's per-thread arenas
 // holding ~80 MiB already freed, and re-packs read 221-241 MiB; now they read 165-184 (four runs on a
 // loaded 2-core machine), where the dry run, the CLI's own floor for this project, reads 139-148.
 // The rest above the goal is V8's young generation, which planning 5,008 assets grows to 32 MiB:

@@ -47,11 +47,11 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   checkTakeFlags(selectors, options);
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
   if (options.dryRun) {
-    const project = openPlannedProject(ctx, options.file);
+    const { lock, release, ...project } = openPlannedProject(ctx, options.file);
     try {
-      return await planAndRun(ctx, selectors, options, { ...project, held: { kind: 'read', lock: project.lock }, shard });
+      return await planAndRun(ctx, selectors, options, { ...project, held: { kind: 'read', lock }, shard });
     } finally {
-      project.release();
+      release();
     }
   }
   const { file, manifest, lockFile, service, cache: planCache } = openProject(ctx, options.file);
