@@ -14,6 +14,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // V8's parallel GC helper threads off in the workers, as in every phase of `npm test`
+    // (package.json runs each with --single-threaded-gc): four workers, the CLIs they spawn and the
+    // phases beside them keep both cores busy, so the helpers only contend (docs/benchmarks.md,
+    // "npm test: GC helper threads"). The CLIs under test run as users run them, without it.
+    poolOptions: { forks: { execArgv: ['--single-threaded-gc'] } },
     // The same environment on every machine: no proxy from the shell, UTC (test/support/environment.ts).
     setupFiles: ['test/support/environment.ts'],
     // Four workers on this 2-core machine, not vitest's default of cores − 1 (one): most tests wait

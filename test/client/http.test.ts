@@ -333,9 +333,14 @@ describe('retries', () => {
   it('throws TimeoutError when slow headers never come', async () => {
     server = await startServer((_req, res) => void setTimeout(() => json(res, 200, {}), 2_000).unref());
     // undici's timers tick coarsely (about 1 s), so keep this to one attempt.
-    client = createClient({ baseUrl: server.url, apiKey: KEY, responseTimeoutMs: 100, maxRetries: 0 });
+    const attempts: number[] = [];
+    const onRequest = (info: { attempt: number }) => void attempts.push(info.attempt);
+    client = createClient({ baseUrl: server.url, apiKey: KEY, responseTimeoutMs: 100, maxRetries: 0, onRequest });
     await expect(client.listWorkflows()).rejects.toBeInstanceOf(TimeoutError);
-    expect(server.requests).toHaveLength(1);
+    // One attempt, counted by the client: the server (in this process) may not have read the
+    // request before the 100 ms ran out on a loaded machine, so its count is at most one.
+    expect(attempts).toHaveLength(1);
+    expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
   it('aborts a call with the signal reason, or AbortedError', async () => {
