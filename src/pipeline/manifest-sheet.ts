@@ -8,6 +8,7 @@ import type { ManifestAsset, OutputTarget, SheetSpec } from './records.js';
 import type { PostReader } from './manifest-post.js';
 import { SHEET_INPUT_KINDS, sheetInputs } from './sheet.js';
 import { globToRegExp } from './shard.js';
+import { listIds } from './id-list.js';
 
 const SHEET_FIELDS = ['from', 'padding', 'extrude', 'maxSize', 'trim', 'animations'];
 /** Where each `from` item was written, for the checks made once every asset is read. */
@@ -156,7 +157,7 @@ function checkAnimations(reader: PostReader, sheet: SheetSpec, inputs: readonly 
   for (const { node, field, selector } of ANIMATION_NODES.get(sheet) ?? []) {
     const pattern = /[*?]/.test(selector) ? globToRegExp(selector) : undefined;
     if (pattern ? names.some((name) => pattern.test(name)) : names.includes(selector)) continue;
-    reader.issue(node, field, `"${selector}" names no frame of this sheet (its frames are named after ${inputs.join(', ')})`);
+    reader.issue(node, field, `"${selector}" names no frame of this sheet (its frames are named after ${listIds(inputs)})`);
   }
 }
 

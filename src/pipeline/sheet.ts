@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { isMediaExtension } from '../files/media.js';
 import { sha256, stableStringify } from './hash.js';
+import { listIds } from './id-list.js';
 import type { FileCheck, FileHash, Lock, LockedFile, LockEntry, ManifestAsset, PlanItem, SheetSpec } from './records.js';
 import { globToRegExp } from './shard.js';
 import { compareProjectPaths } from './paths.js';
@@ -161,29 +162,29 @@ export function planSheet(
       ? {
           status,
           action: 'keep',
-          reasons: [...reasons, `${foreign.join(', ')} exists and assetgen did not make it: left alone (--force replaces it)`],
+          reasons: [...reasons, `${listIds(foreign)} exists and assetgen did not make it: left alone (--force replaces it)`],
         }
       : { status, action: 'reprocess', reasons: [...reasons, 'packed after its inputs, no paid call'] };
   const unbuilt = inputs.filter((id) => !building.has(id) && !context.lockedFiles(id)?.length);
   if (unbuilt.length)
-    return { status: entry?.spec ? 'changed' : 'new', action: 'keep', reasons: [`${unbuilt.join(', ')} not built yet: not packed`] };
+    return { status: entry?.spec ? 'changed' : 'new', action: 'keep', reasons: [`${listIds(unbuilt)} not built yet: not packed`] };
   if (!entry?.spec) return pack('new', ['not built yet']);
   const edited = files.filter((file) => file.state === 'edited');
   if (edited.length && !context.force)
     return {
       status: 'edited',
       action: 'keep',
-      reasons: [`${edited.map((file) => file.path).join(', ')} edited since assetgen wrote it`, 'left alone (--force re-packs)'],
+      reasons: [`${listIds(edited.map((file) => file.path))} edited since assetgen wrote it`, 'left alone (--force re-packs)'],
     };
   const why: string[] = [];
   if (context.force) why.push('--force: re-packed');
   if (entry.spec !== sheetSpecHash(asset.sheet, inputs)) why.push('sheet changed (inputs or options)');
   const rebuilt = inputs.filter((id) => building.has(id));
-  if (rebuilt.length) why.push(`${rebuilt.join(', ')} built in this build`);
+  if (rebuilt.length) why.push(`${listIds(rebuilt)} built in this build`);
   else if (!sameInputs(entry.inputs ?? [], inputs, context.lockedFiles, hashes)) why.push('an input file changed');
   if (files.some((file) => !isSheetFile(out, file.path))) why.push('out changed');
   const missing = files.filter((file) => file.state === 'missing');
-  if (missing.length) why.push(`${missing.map((file) => file.path).join(', ')} missing`);
+  if (missing.length) why.push(`${listIds(missing.map((file) => file.path))} missing`);
   if (!why.length) return { status: 'up-to-date', action: 'none', reasons: [] };
   return pack(why.length === 1 && missing.length ? 'missing' : 'changed', why);
 }
@@ -223,7 +224,7 @@ export function planSheetItem(
     inputs,
     lockedFiles,
   });
-  const reasons = feeders.length && decision.action !== 'none' ? [`fed by ${feeders.join(', ')}`, ...decision.reasons] : decision.reasons;
+  const reasons = feeders.length && decision.action !== 'none' ? [`fed by ${listIds(feeders)}`, ...decision.reasons] : decision.reasons;
   const spec = sheetSpecHash(asset.sheet!, inputs);
   const { status, action } = decision;
   const frameInputs = slicedInputs(inputs, assets);

@@ -254,6 +254,17 @@ describe('sheets in a build', () => {
     expect(human.stderr).toContain('warning: sheet icons left stale, not packed: fed by shield; gem not built yet: not packed');
   });
 
+  it('a stale sheet names at most ten of its inputs, then how many more: a 5,000-frame sheet is one line', async () => {
+    const ids = Array.from({ length: 13 }, (_, i) => `icon${String(i).padStart(2, '0')}`);
+    const icons = ids.map((id) => `  - { id: ${id}, prompt: icon ${id} }`).join('\n');
+    write(
+      `defaults:\n  agent: icon-forge\n  out: assets/icons/\nassets:\n${icons}\n  - { id: icons, sheet: { from: ["icon*"] }, out: assets/icons.png }\n`,
+    );
+    const dry = parseJson(await project.run(['build', '--dry-run', '--json', 'icon00']));
+    const unbuilt = `${ids.slice(1, 11).join(', ')} and 2 more`;
+    expect(dry.staleSheets).toEqual([{ id: 'icons', reason: `fed by icon00; ${unbuilt} not built yet: not packed` }]);
+  });
+
   it('--force on a selected input does not re-pack a hand-edited sheet it feeds: kept and named stale', async () => {
     write(manifest());
     expect((await build()).code).toBe(0);

@@ -144,7 +144,7 @@ describe('slice in a build', () => {
       expect(items(result)['hero-walk']).toMatchObject({ outcome: 'built' });
       expect(items(result).hero).toMatchObject({
         outcome: 'failed',
-        reason: 'not packed: animations name no frame of the sheet (hurt: hero-walk-9)',
+        reason: 'animations name no frame of the sheet (hurt: hero-walk-9): not packed',
       });
     } finally {
       await proxy.close();

@@ -1,7 +1,8 @@
 // The dry run's words for big plans: ids listed up to ten, the Markdown table cut to fit a PR comment.
 import { describe, expect, it } from 'vitest';
 import type { Plan, PlanItem } from '../../src/pipeline/records.js';
-import { checkBudget, estimateText, listIds, planMarkdown } from '../../src/commands/project/plan-summary.js';
+import { checkBudget, estimateText, planMarkdown } from '../../src/commands/project/plan-summary.js';
+import { listIds } from '../../src/pipeline/id-list.js';
 
 const item = (id: string): PlanItem =>
   ({

@@ -21,13 +21,13 @@ import {
   creditCell,
   estimateText,
   failsBudget,
-  listIds,
   planMarkdown,
   pricesLine,
   staleSheetLine,
   staleSheets,
   type PlanView,
 } from './plan-summary.js';
+import { listIds } from '../../pipeline/id-list.js';
 import { openPlannedProject, openProject } from './open.js';
 import { workflowsToList } from '../../pipeline/owners.js';
 import { checkTargets, sweepTargetFolders } from '../../pipeline/targets.js';

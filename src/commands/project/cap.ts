@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { CommandContext } from '../../cli/context.js';
 import { shellQuote } from '../../cli/resume.js';
-import { listIds } from './plan-summary.js';
+import { listIds } from '../../pipeline/id-list.js';
 import type { PlanPrice } from '../../pipeline/records.js';
 import type { BuildOptions } from './records.js';
 

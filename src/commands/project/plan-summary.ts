@@ -13,6 +13,7 @@ export interface PlanView {
   prices?: Plan['prices'];
 }
 import { plural } from '../../cli/credits.js';
+import { listIds } from '../../pipeline/id-list.js';
 import { markdownCell } from '../../pipeline/markup.js';
 import { PRICE_SOURCE_WORDS } from '../../pipeline/prices.js';
 
@@ -79,12 +80,6 @@ export function staleSheets(
 
 /** People's line for each stale sheet (stderr). */
 export const staleSheetLine = (sheet: StaleSheet): string => `sheet ${sheet.id} left stale, not packed: ${sheet.reason}`;
-
-/** Ids in a sentence: the first ten, then how many more (a plan of 5,000 new assets is one line, not 60 KB). */
-export function listIds(ids: readonly string[], code: (id: string) => string = (id) => id, max = 10): string {
-  const shown = ids.slice(0, max).map(code).join(', ');
-  return ids.length > max ? `${shown} and ${(ids.length - max).toLocaleString('en')} more` : shown;
-}
 
 /** "30 credits + unknown for a, b" — the known part, then what is not known, never 0 pretending to be known. */
 export function estimateText(plan: PlanView, code: (text: string) => string = (text) => text): string {

@@ -16,7 +16,8 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 import type { BuildRun, ItemResult, RunFlags } from './records.js';
 import { runPlan } from './pool.js';
 import { buildCommandLine } from './cap.js';
-import { listIds, staleSheets } from './plan-summary.js';
+import { listIds } from '../../pipeline/id-list.js';
+import { staleSheets } from './plan-summary.js';
 import { writeBuildReport } from './gallery.js';
 import { writeBuildSidecars } from '../../pipeline/sidecars.js';
 

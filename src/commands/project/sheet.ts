@@ -16,6 +16,7 @@ import {
   removeInside,
 } from '../../files/confine.js';
 import { sha256 } from '../../pipeline/hash.js';
+import { listIds } from '../../pipeline/id-list.js';
 import type { TrimPlacement, LockedFile, PlanItem } from '../../pipeline/records.js';
 import { resolveAnimations, sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
 import type { AssetRun, ItemResult } from './records.js';
@@ -38,11 +39,11 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
   try {
     const inputs = item.inputs ?? [];
     const waiting = inputs.filter((id) => unfinished.has(id));
-    if (waiting.length) return fail(`not packed: ${waiting.join(', ')} not built in this build`, 'skipped');
+    if (waiting.length) return fail(`${listIds(waiting)} not built in this build: not packed`, 'skipped');
     const { pathsOf, placedAt } = readInputs(run, inputs);
     const frames = sheetFrames(inputs, (id) => pathsOf.get(id)!, item.frameInputs);
     const unbuilt = inputs.filter((id) => !pathsOf.get(id)!.length);
-    if (unbuilt.length) return fail(`not packed: ${unbuilt.join(', ')} not built yet`, 'skipped');
+    if (unbuilt.length) return fail(`${listIds(unbuilt)} not built yet: not packed`, 'skipped');
     if (!frames.length) return fail('its inputs have no image files to pack');
     const animations =
       sheet.animations &&
@@ -50,7 +51,7 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
         sheet.animations,
         frames.map((frame) => frame.name),
       );
-    if (animations?.unknown.length) return fail(`not packed: animations name no frame of the sheet (${animations.unknown.join('; ')})`);
+    if (animations?.unknown.length) return fail(`animations name no frame of the sheet (${animations.unknown.join('; ')}): not packed`);
     // Each frame is read when the packer needs it (to measure it, and maybe again to draw it): the
     // lock records what the first read saw, and a file that changes in between fails the sheet.
     const packed = new Map<string, LockedFile>();
