@@ -13,12 +13,16 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
-export async function writeFileAtomic(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+/** A file's content: whole, or as text in pieces written in order (a large file never held whole). */
+export type FileContent = string | Uint8Array | Iterable<string>;
+
+export async function writeFileAtomic(file: string, content: FileContent, options: AtomicWriteOptions = {}): Promise<void> {
   const temp = tempFor(file);
   try {
     const handle = await fs.promises.open(temp, 'wx', options.mode ?? 0o644);
     try {
-      await handle.writeFile(content);
+      if (typeof content === 'string' || content instanceof Uint8Array) await handle.writeFile(content);
+      else for (const batch of batches(content)) await handle.writeFile(batch);
       if (options.durable) await handle.sync();
     } finally {
       await handle.close();
@@ -28,6 +32,19 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
     await fs.promises.rm(temp, { force: true });
     throw error;
   }
+}
+
+/** Pieces of text joined into batches of about 256 KiB: a few writes, none of them the whole file. */
+function* batches(pieces: Iterable<string>): Generator<string> {
+  let batch = '';
+  for (const piece of pieces) {
+    batch += piece;
+    if (batch.length >= 256 * 1024) {
+      yield batch;
+      batch = '';
+    }
+  }
+  if (batch) yield batch;
 }
 
 export function writeFileAtomicSync(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): void {

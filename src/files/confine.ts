@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AssetgenError } from '../client/errors.js';
-import { writeFileAtomic, writeFileAtomicSync, type AtomicWriteOptions } from './atomic.js';
+import { writeFileAtomic, writeFileAtomicSync, type AtomicWriteOptions, type FileContent } from './atomic.js';
 import { renameRetrying } from './rename.js';
 import { removeStaleTemps, tempFor } from './temp-files.js';
 
@@ -212,7 +212,7 @@ export function placeToWrite(root: string, file: string, shown: string = file): 
 export async function writeFileInside(
   root: string,
   file: string,
-  bytes: Uint8Array | string,
+  bytes: FileContent,
   shown: string = file,
   options: AtomicWriteOptions = {},
 ): Promise<void> {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LockError } from '../../src/pipeline/errors.js';
-import { emptyLock, lockFileFor, parseLock, readLock, serializeLock } from '../../src/pipeline/lock.js';
+import { emptyLock, lockFileFor, parseLock, readLock, serializeLock, writeLockAtomic } from '../../src/pipeline/lock.js';
 import type { Lock } from '../../src/pipeline/records.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { hashFile, stableStringify } from '../../src/pipeline/hash.js';
@@ -51,6 +51,17 @@ describe('serializeLock', () => {
       expect(serializeLock(lock, cache)).toBe(whole(lock));
       expect(cache.size).toBe(Object.keys(lock.assets).length);
     }
+  });
+
+  it('writes a large lock in pieces (never one string): the file holds exactly serializeLock, non-ASCII included', async () => {
+    const lock = sample();
+    // ~3,000 entries (~2 MB): several of the atomic writer's 256 KiB batches, a few written twice over.
+    for (let i = 0; i < 3000; i++) lock.assets[`icon-${i}`] = { ...lock.assets.hero!, agent: i % 7 ? `agent-${i}` : `é 🗡 ${i}` };
+    const file = path.join(tempDir(), 'assetgen.lock');
+    await writeLockAtomic(file, lock, new Map());
+    expect(fs.statSync(file).size).toBeGreaterThan(1024 * 1024);
+    expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(lock));
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['assetgen.lock']);
   });
 });
 
