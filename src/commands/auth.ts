@@ -3,7 +3,6 @@
 import { MissingCredentialsError } from '../client/errors.js';
 import { UsageError } from '../cli/errors.js';
 import { maskSecret, redactUrl } from '../client/redact.js';
-import { CredentialStore } from '../config/credential-store.js';
 import { ENV, type Sourced } from '../config/credentials.js';
 import type { CommandContext } from '../cli/context.js';
 import { password } from '../cli/prompt.js';
@@ -21,9 +20,18 @@ interface LoginOptions {
 
 export const login = command({ run: storeCredential, render: renderCredits });
 
+/**
+ * The writable store, loaded by the commands that write: conf and its JSON-schema validator take
+ * ~0.1 s of CPU to load, which `auth status` (it reads the file itself) does not pay.
+ */
+async function openStore(env: CommandContext['env']) {
+  const { CredentialStore } = await import('../config/credential-store.js');
+  return new CredentialStore(env);
+}
+
 async function storeCredential(ctx: CommandContext, options: LoginOptions) {
   if (options.withKey && options.session) throw new UsageError('Pass either --with-key or --session, not both.');
-  const store = new CredentialStore(ctx.env);
+  const store = await openStore(ctx.env);
   const baseUrl = ctx.globals.baseUrl;
   const verify = options.verify !== false;
   // Verifying needs somewhere to ask; know that before reading a secret.
@@ -117,7 +125,7 @@ function settleStatus(ctx: CommandContext, status: Status): void {
 export const logout = command({ run: removeCredentials, render: () => {} });
 
 async function removeCredentials(ctx: CommandContext) {
-  const store = new CredentialStore(ctx.env);
+  const store = await openStore(ctx.env);
   const had = store.read();
   store.remove(['apiKey', 'sessionCookie']);
   const removed = [had.apiKey ? 'API key' : undefined, had.sessionCookie ? 'session cookie' : undefined].filter(Boolean);

@@ -1,6 +1,7 @@
 // Credentials and settings: flag > environment > stored file. Reading is a plain JSON read, so
 // commands that only use credentials never load the store's library (conf); writing goes through
 // CredentialStore (credential-store.ts).
+import path from 'node:path';
 import { MissingCredentialsError } from '../client/errors.js';
 import { configDir, type Env } from './paths.js';
 import { readRegularFileSync } from '../files/confine.js';
@@ -35,7 +36,8 @@ export interface ResolvedCredentials {
 
 /** Path of the credentials file without creating anything (for messages and status). */
 export function credentialsFilePath(env: Env = process.env): string {
-  return `${configDir(env)}/credentials.json`;
+  // Where conf (credential-store.ts) keeps it: `<cwd>/<configName>.json`, resolved.
+  return path.resolve(configDir(env), 'credentials.json');
 }
 
 /**

@@ -92,6 +92,18 @@ describe('start-up', () => {
     expect(packages(imports, [...CLI_ONLY, ...MCP_ONLY, 'commander', 'string-width'])).toEqual([]);
   });
 
+  it('commands that store no credential load no config store (conf, its JSON-schema validator: ~0.1 s of CPU)', async () => {
+    const env = { ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey };
+    for (const args of [
+      ['auth', 'status'],
+      ['install', '--agent', 'cursor', '--scope', 'project', '--dry-run'],
+    ]) {
+      const imports = await importsOf([BIN, ...args], env);
+      expect(imports.some((url) => url.includes(`/dist/commands/${args[0] === 'auth' ? 'auth' : 'skills/install'}.js`))).toBe(true);
+      expect(packages(imports, ['conf', 'ajv'])).toEqual([]);
+    }
+  });
+
   it('a piped project build (plan, a paid call, lock, gallery code) loads no second commander and no text measure', async () => {
     const manifest = 'defaults:\n  agent: sprite-artist\n  out: assets/\nassets:\n  - id: sword\n    prompt: a sword\n';
     const imports = await importsOf(

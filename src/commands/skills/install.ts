@@ -6,8 +6,7 @@ import { checkbox, input, password, select } from '../../cli/prompt.js';
 import { verifyCredential } from '../../cli/verify-credential.js';
 import { baseUrlProblem } from '../../cli/value-checks.cjs';
 import { maskSecret, redactUrl } from '../../client/redact.js';
-import { ENV } from '../../config/credentials.js';
-import { CredentialStore } from '../../config/credential-store.js';
+import { credentialsFilePath, ENV } from '../../config/credentials.js';
 import { CODING_AGENTS, detectAgents, type AgentRecord, type Scope } from '../../installer/agents.js';
 import { planInstall } from '../../installer/install.js';
 import { readManifest } from '../../installer/manifest.js';
@@ -52,7 +51,6 @@ async function installSkill(ctx: CommandContext, options: InstallOptions): Promi
   const manifest = readManifest(ctx.env);
   const targets = resolveTargets(agents, scope, projectDir, ctx.env, installedDirs(manifest, scope, projectDir));
   const plan = planInstall(targets, renderFor(ctx, baseUrl), manifest, Boolean(options.force));
-  const store = new CredentialStore(ctx.env);
   const credentials = [
     ...(baseUrl ? [`base URL ${redactUrl(baseUrl)}`] : []),
     ...(key ? [`API key ${maskSecret(key)}`] : []),
@@ -67,9 +65,13 @@ async function installSkill(ctx: CommandContext, options: InstallOptions): Promi
       upToDate: 'Already installed and up to date: nothing to do.',
       // What was typed at the prompts is stored with the plan, not before it: backing out at the
       // confirmation (or Ctrl-C anywhere) leaves no file and no credential behind.
-      alsoStores: credentials.length ? { where: store.path, what: credentials } : undefined,
+      alsoStores: credentials.length ? { where: credentialsFilePath(ctx.env), what: credentials } : undefined,
       accepted: credentials.length
-        ? () => {
+        ? async () => {
+            // Loaded only to write: conf and its JSON-schema validator take ~0.1 s of CPU, which an
+            // install that stores nothing (or is backed out of) does not pay.
+            const { CredentialStore } = await import('../../config/credential-store.js');
+            const store = new CredentialStore(ctx.env);
             store.update({ ...(key ? { apiKey: key } : {}), baseUrl: baseUrl ?? ctx.globals.baseUrl });
             ctx.out.info(`Stored the ${credentials.join(' and the ')} in ${store.path}.`);
           }

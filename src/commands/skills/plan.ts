@@ -36,7 +36,7 @@ export async function carryOut(
     /** Credentials stored along with the plan (shown masked, and asked about like a file). */
     alsoStores?: { where: string; what: string[] };
     /** What else to do once the plan is accepted (never on a dry run, a "no" or Ctrl-C). */
-    accepted?: () => void;
+    accepted?: () => void | Promise<void>;
     extra?: ExtraPlan;
   },
 ): Promise<InstallResult> {
@@ -53,7 +53,7 @@ export async function carryOut(
   };
   if (!planChangesSomething(plan) && !extra?.changes && !alsoStores) {
     ctx.out.info(options.upToDate);
-    if (!options.dryRun) options.accepted?.();
+    if (!options.dryRun) await options.accepted?.();
     reportKept(ctx, plan);
     return { ...document, changed: false };
   }
@@ -67,7 +67,7 @@ export async function carryOut(
     const question = writesFiles ? 'Write these files?' : 'Store these settings?';
     await confirmOrCancel(ctx, question, { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was written.' });
   }
-  options.accepted?.();
+  await options.accepted?.();
   applyPlan(plan, ctx.env, packageVersion());
   extra?.apply();
   reportApplied(ctx, plan);
