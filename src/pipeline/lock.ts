@@ -141,27 +141,23 @@ const isFrameTrims = (trims: unknown, files: number): boolean =>
  * build writes the lock thousands of times, and re-sorting every entry each time was most of it.
  */
 export function serializeLock(lock: Lock, entryTexts?: Map<string, string>): string {
-  return [...lockText(lock, entryTexts)].join('');
+  return lockPieces(lock, entryTexts).join('');
 }
 
 /**
- * serializeLock's text in pieces, an entry at a time: the write streams them to the file, so a lock
- * of 5,000 entries (4 MB) is never also one joined string and its bytes beside the entries' texts
- * (a 5,008-asset re-pack's last step rose 21 MiB, now 10: docs/imaging.md "Memory").
+ * serializeLock's text in pieces, an entry at a time, made at once (the lock as it is now, whatever
+ * changes while the file is written) but never joined: the write streams them to the file, so a lock
+ * of 5,000 entries (4 MB) is never also one string and its bytes beside the entries' texts (a
+ * 5,008-asset re-pack's last step rose 21 MiB, now 10: docs/imaging.md "Memory").
  */
-function* lockText(lock: Lock, entryTexts?: Map<string, string>): Generator<string> {
+function lockPieces(lock: Lock, entryTexts?: Map<string, string>): string[] {
   const ids = Object.keys(lock.assets).sort();
   const version = JSON.stringify(lock.lockfileVersion);
-  if (!ids.length) {
-    yield `{\n  "assets": {},\n  "lockfileVersion": ${version}\n}\n`;
-    return;
-  }
-  yield '{\n  "assets": {\n';
-  for (let index = 0; index < ids.length; index++) {
-    const id = ids[index];
-    yield `${index ? ',\n' : ''}    ${JSON.stringify(id)}: ${entryText(id, lock.assets[id], entryTexts)}`;
-  }
-  yield `\n  },\n  "lockfileVersion": ${version}\n}\n`;
+  if (!ids.length) return [`{\n  "assets": {},\n  "lockfileVersion": ${version}\n}\n`];
+  const pieces = ['{\n  "assets": {\n'];
+  ids.forEach((id, index) => pieces.push(`${index ? ',\n' : ''}    ${JSON.stringify(id)}: ${entryText(id, lock.assets[id], entryTexts)}`));
+  pieces.push(`\n  },\n  "lockfileVersion": ${version}\n}\n`);
+  return pieces;
 }
 
 /** One entry as it reads at its depth in the lock (JSON strings hold no raw newline, so indenting is safe). */
@@ -180,7 +176,7 @@ function entryText(id: string, entry: LockEntry, cache: Map<string, string> | un
  * lock. Inside the lock's folder by the confinement rule: a link where the lock goes is refused.
  */
 export async function writeLockAtomic(file: string, lock: Lock, entryTexts?: Map<string, string>): Promise<void> {
-  await writeFileInside(path.dirname(file), file, lockText(lock, entryTexts), file, { durable: true });
+  await writeFileInside(path.dirname(file), file, lockPieces(lock, entryTexts), file, { durable: true });
 }
 
 const SPEC_PARTS_SHAPE = 'must map a few part names to short hashes';

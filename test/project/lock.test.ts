@@ -63,6 +63,20 @@ describe('serializeLock', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(serializeLock(lock));
     expect(fs.readdirSync(path.dirname(file))).toEqual(['assetgen.lock']);
   });
+
+  it('writes the lock as it was when the write began, whatever changes while the file is written', async () => {
+    const lock = sample();
+    for (let i = 0; i < 3000; i++) lock.assets[`icon-${i}`] = { ...lock.assets.hero!, agent: `agent-${i}` };
+    const before = serializeLock(lock);
+    const file = path.join(tempDir(), 'assetgen.lock');
+    const writing = writeLockAtomic(file, lock, new Map());
+    // What a build's other tasks may do meanwhile: an entry dropped, one added, one changed.
+    delete lock.assets['icon-2999'];
+    lock.assets['icon-new'] = { ...lock.assets.hero! };
+    lock.assets.hero!.agent = 'changed';
+    await writing;
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+  });
 });
 
 describe('reading a lock', () => {
