@@ -251,7 +251,7 @@ describe('sheets in a build', () => {
     expect(fs.existsSync(file('assets/icons.png'))).toBe(false);
     const human = await project.run(['build', 'shield']);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stderr).toContain('warning: sheet icons left stale, not packed: fed by shield; gem not built yet: not packed');
+    expect(human.stderr).toContain('warning: sheet icons left stale: fed by shield; gem not built yet: not packed');
   });
 
   it('a stale sheet names at most ten of its inputs, then how many more: a 5,000-frame sheet is one line', async () => {

@@ -79,7 +79,7 @@ export function staleSheets(
 }
 
 /** People's line for each stale sheet (stderr). */
-export const staleSheetLine = (sheet: StaleSheet): string => `sheet ${sheet.id} left stale, not packed: ${sheet.reason}`;
+export const staleSheetLine = (sheet: StaleSheet): string => `sheet ${sheet.id} left stale: ${sheet.reason}`;
 
 /** "30 credits + unknown for a, b" — the known part, then what is not known, never 0 pretending to be known. */
 export function estimateText(plan: PlanView, code: (text: string) => string = (text) => text): string {
