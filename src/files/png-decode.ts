@@ -125,9 +125,12 @@ function readHeader(body: Buffer, plainOnly: boolean): Header | undefined {
  * The rows' filters undone (PNG's five: none, sub, up, average, Paeth) into rows of `stride` bytes;
  * undefined on an unknown filter. The first row (none above) and each row's first pixel (none to
  * its left) have loops of their own, so the loops over the rest test nothing per byte.
+ * In place: row y is written at y × stride, ahead of where its own filtered bytes are read
+ * (y × (stride + 1) + 1 on), so no byte is overwritten before it is read, and a frame's pixels need
+ * no second buffer of their size (8 MiB for a 2048×1024 frame, at a sheet's peak).
  */
 function unfilter(filtered: Buffer, height: number, stride: number, bpp: number): Buffer | undefined {
-  const out = Buffer.allocUnsafe(height * stride);
+  const out = filtered;
   for (let y = 0; y < height; y++) {
     const filter = filtered[y * (stride + 1)];
     const from = y * (stride + 1) + 1;
@@ -166,7 +169,7 @@ function unfilter(filtered: Buffer, height: number, stride: number, bpp: number)
       return undefined;
     }
   }
-  return out;
+  return out.subarray(0, height * stride);
 }
 
 /** Unfiltered rows as 8-bit RGBA; undefined when a palette index is past the palette. */

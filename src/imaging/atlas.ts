@@ -8,7 +8,7 @@
 // Memory stays bounded whatever the set's size: frames are read a group at a time to measure them
 // (their pixels kept only within a budget), and a page's PNG is written band of rows by band, each
 // frame decoded again when a band needs it and the budget did not keep it.
-import { decodedPixels } from './collect.js';
+import { decodedPixels, donePixels } from './collect.js';
 import { ImagingError } from './errors.js';
 import { compareNames, layoutAtlas, occupancy, type LayoutFrame, type PageLayout } from './pages.js';
 import { pngStream } from './png-stream.js';
@@ -430,6 +430,7 @@ async function* bands(
     crossing = crossing.filter(goesOn);
     yield band;
   }
+  donePixels();
 }
 
 /** Draws the rows of a frame (top-left at x, y, extruded) that fall in the band of page rows [top, bottom). */

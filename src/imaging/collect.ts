@@ -8,6 +8,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 const COLLECT_AFTER = 32 * 1024 * 1024;
+/** At the end of a piece of work, what it decoded since the last collection is collected from this size on. */
+const SETTLE_AFTER = 4 * 1024 * 1024;
 
 let collect: (() => void) | null | undefined;
 let decoded = 0;
@@ -30,6 +32,16 @@ export function decodedPixels(bytes: number): void {
   decoded += bytes;
   if (decoded < COLLECT_AFTER) return;
   collectDeadPixels();
+}
+
+/**
+ * A piece of work (an atlas page) is done and its pixels are dead: collected now if there are
+ * enough of them, before whatever comes next allocates beside them. Measured on a 5,008-asset
+ * re-pack: the last page's pixels were still held when the lock was written (peaks 146–154 MiB
+ * without this, 137–138 with it).
+ */
+export function donePixels(): void {
+  if (decoded >= SETTLE_AFTER) collectDeadPixels();
 }
 
 /** Collects now: the pixels no longer referenced are freed. */

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FileHash } from './records.js';
 import type { FileStamp } from './hash.js';
+import { youngGenerationKeptSmall } from './young-generation.js';
 
 /** Below this many files, hashing or stat'ing them on the main thread costs less than starting a thread (~15 ms). */
 const PRELOAD_MIN_FILES = 1000;
@@ -43,6 +44,9 @@ export interface StampCheckJob {
   /** One byte per file (shared): 0 not checked yet, 1 unchanged, 2 changed or gone. */
   results: Uint8Array;
 }
+
+/** A job as the worker gets it: with whether to set the young generation's growth again (its isolate reset it). */
+export type WorkerData = (HashJob | StampCheckJob) & { keepYoungGenerationSmall: boolean };
 
 /** Files taken at a time from a check job's shared counter. */
 export const CHECK_CHUNK = 256;
@@ -97,7 +101,8 @@ function runAhead<T>(job: HashJob | StampCheckJob): Ahead<T> | undefined {
   const script = new URL('./hash-worker.js', import.meta.url);
   // Run from the TypeScript sources (as the unit tests do), there is no compiled worker to start.
   if (!fs.existsSync(script)) return undefined;
-  const worker = new Worker(script, { workerData: job });
+  const data: WorkerData = { ...job, keepYoungGenerationSmall: youngGenerationKeptSmall() };
+  const worker = new Worker(script, { workerData: data });
   // The thread alone keeps no process alive (a plan that failed meanwhile ends at once); it is
   // ref'd while the plan waits for it.
   worker.unref();

@@ -4,9 +4,12 @@
 // stats with their recorded stamps, chunk by chunk with the main thread (hash-preload.ts checkStamps).
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkStamps, type HashAnswer, type HashJob, type StampCheckAnswer, type StampCheckJob } from './hash-preload.js';
+import { checkStamps, type HashAnswer, type StampCheckAnswer, type WorkerData } from './hash-preload.js';
+import { keepYoungGenerationSmall } from './young-generation.js';
 
-const job = workerData as HashJob | StampCheckJob;
+const job = workerData as WorkerData;
+// Making this thread's isolate set V8's young-generation growth back to its default, process-wide.
+if (job.keepYoungGenerationSmall) keepYoungGenerationSmall();
 // Each job loads only what it needs: a thread comparing stamps starts sooner without the hashing modules.
 if (job.kind === 'check') {
   const { sameStamp } = await import('./stamp.js');

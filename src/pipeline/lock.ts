@@ -135,48 +135,48 @@ function checkLock(data: unknown, file: string): Lock {
 const isFrameTrims = (trims: unknown, files: number): boolean =>
   Array.isArray(trims) && trims.length === files && trims.every(isTrimPlacement);
 
-/**
- * The lock as written: keys sorted everywhere, files sorted by path (frames by number), two-space indent, final newline.
- * `entryTexts` keeps each entry's text between writes (the writer drops the ones it changes): a
- * build writes the lock thousands of times, and re-sorting every entry each time was most of it.
- */
-export function serializeLock(lock: Lock, entryTexts?: Map<string, string>): string {
-  return lockPieces(lock, entryTexts).join('');
+/** The lock as written: keys sorted everywhere, files sorted by path (frames by number), two-space indent, final newline. */
+export function serializeLock(lock: Lock): string {
+  return [...lockPieces(lock)].join('');
 }
 
 /**
- * serializeLock's text in pieces, an entry at a time, made at once (the lock as it is now, whatever
- * changes while the file is written) but never joined: the write streams them to the file, so a lock
- * of 5,000 entries (4 MB) is never also one string and its bytes beside the entries' texts (a
- * 5,008-asset re-pack's last step rose 21 MiB, now 10: docs/imaging.md "Memory").
+ * serializeLock's text in pieces, an entry's text made only when its piece is taken, and never
+ * joined: the write streams them to the file, a batch at a time, so a lock of 5,000 entries (4 MB)
+ * is never whole in memory as text, nor as one string and its bytes (docs/imaging.md "Memory").
+ * Which entries, in which order, is fixed when this is called; their content is read as the pieces
+ * are taken, so the lock must not change until the last one is (LockWriter holds its updates
+ * while it writes the lock).
  */
-function lockPieces(lock: Lock, entryTexts?: Map<string, string>): string[] {
+function lockPieces(lock: Lock): Iterable<string> {
   const ids = Object.keys(lock.assets).sort();
+  const entries = ids.map((id) => lock.assets[id]);
   const version = JSON.stringify(lock.lockfileVersion);
-  if (!ids.length) return [`{\n  "assets": {},\n  "lockfileVersion": ${version}\n}\n`];
-  const pieces = ['{\n  "assets": {\n'];
-  ids.forEach((id, index) => pieces.push(`${index ? ',\n' : ''}    ${JSON.stringify(id)}: ${entryText(id, lock.assets[id], entryTexts)}`));
-  pieces.push(`\n  },\n  "lockfileVersion": ${version}\n}\n`);
-  return pieces;
+  return (function* pieces() {
+    if (!ids.length) {
+      yield `{\n  "assets": {},\n  "lockfileVersion": ${version}\n}\n`;
+      return;
+    }
+    yield '{\n  "assets": {\n';
+    for (let index = 0; index < ids.length; index++)
+      yield `${index ? ',\n' : ''}    ${JSON.stringify(ids[index])}: ${entryText(entries[index])}`;
+    yield `\n  },\n  "lockfileVersion": ${version}\n}\n`;
+  })();
 }
 
 /** One entry as it reads at its depth in the lock (JSON strings hold no raw newline, so indenting is safe). */
-function entryText(id: string, entry: LockEntry, cache: Map<string, string> | undefined): string {
-  let text = cache?.get(id);
-  if (text === undefined) {
-    const files = [...entry.files].sort((a, b) => compareProjectPaths(a.path, b.path));
-    text = stableStringify({ ...entry, files }, 2).replaceAll('\n', '\n    ');
-    cache?.set(id, text);
-  }
-  return text;
+function entryText(entry: LockEntry): string {
+  const files = [...entry.files].sort((a, b) => compareProjectPaths(a.path, b.path));
+  return stableStringify({ ...entry, files }, 2).replaceAll('\n', '\n    ');
 }
 
 /**
  * Temp file in the same directory, flushed, then renamed: a reader (or a crash) never sees half a
  * lock. Inside the lock's folder by the confinement rule: a link where the lock goes is refused.
+ * `lock` must not change until this resolves (see lockPieces).
  */
-export async function writeLockAtomic(file: string, lock: Lock, entryTexts?: Map<string, string>): Promise<void> {
-  await writeFileInside(path.dirname(file), file, lockPieces(lock, entryTexts), file, { durable: true });
+export async function writeLockAtomic(file: string, lock: Lock): Promise<void> {
+  await writeFileInside(path.dirname(file), file, lockPieces(lock), file, { durable: true });
 }
 
 const SPEC_PARTS_SHAPE = 'must map a few part names to short hashes';

@@ -39,8 +39,6 @@ export class LockWriter {
   readonly #claim: string;
   #lock: Lock;
   #pending: { change: (lock: Lock) => void; changes: string[] | 'all'; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  /** Each entry's text as last written (see serializeLock); an update drops the ones it changes. */
-  readonly #entryTexts = new Map<string, string>();
   #writing = false;
   readonly #journalFile: string;
   #journal?: fs.promises.FileHandle;
@@ -318,11 +316,22 @@ export class LockWriter {
     }
   }
 
-  /** The lock as it stands, written whole and atomically; then the journal has nothing the lock lacks. */
+  /**
+   * The lock as it stands, written whole and atomically; then the journal has nothing the lock
+   * lacks. The write reads the entries as it goes (lock.ts lockPieces), so updates that arrive
+   * meanwhile wait (as they do for an append) and are journalled after it.
+   */
   async #fold(): Promise<void> {
-    await writeLockAtomic(this.file, this.#lock, this.#entryTexts);
-    removeInside(this.#root, this.#journalFile);
-    this.#unfolded = false;
+    while (this.#writing) await this.flush();
+    this.#writing = true;
+    try {
+      await writeLockAtomic(this.file, this.#lock);
+      removeInside(this.#root, this.#journalFile);
+      this.#unfolded = false;
+    } finally {
+      this.#writing = false;
+      if (this.#pending.length) void this.#drain();
+    }
   }
 
   /**
@@ -344,8 +353,6 @@ export class LockWriter {
     while (this.#pending.length) {
       const batch = this.#pending.splice(0);
       const applied = batch.filter((update) => {
-        if (update.changes === 'all') this.#entryTexts.clear();
-        else for (const id of update.changes) this.#entryTexts.delete(id);
         try {
           update.change(this.#lock);
           return true;

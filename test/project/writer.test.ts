@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LockError } from '../../src/pipeline/errors.js';
 import { describeFiles } from '../../src/pipeline/hash.js';
 import { readLock, serializeLock } from '../../src/pipeline/lock.js';
@@ -62,6 +62,40 @@ describe('LockWriter', () => {
     expect(entry).toEqual(writer.lock.assets.torch);
     entry.job!.idempotencyKey = 'changed';
     expect(writer.entry('torch')!.job!.idempotencyKey).toBe('key-1');
+  });
+
+  it('holds updates that arrive while it writes the whole lock: the file is the lock as the write began, the updates are journalled after', async () => {
+    const root = tempDir();
+    const file = path.join(root, 'assetgen.lock');
+    const writer = writerFor(file);
+    const lock = sample();
+    // ~3,000 entries: the write takes several batches, and reads each entry only as it writes it.
+    for (let i = 0; i < 3000; i++) lock.assets[`icon-${i}`] = { ...lock.assets.hero!, agent: `agent-${i}` };
+    await writer.replace(lock);
+    await writer.submitted('hero', { spec: 's1', kind: 'workflow', idempotencyKey: 'key-1', credits: 10 });
+    const asClosed = serializeLock(writer.lock);
+    // The moment close() opens the lock's temp file, the whole-lock write has begun: updates now.
+    const opening = fs.promises.open;
+    let during: Promise<void>[] = [];
+    const spy = vi.spyOn(fs.promises, 'open').mockImplementation(async (...args: Parameters<typeof opening>) => {
+      if (String(args[0]).startsWith(path.join(root, '.assetgen.lock.')) && !during.length)
+        during = [writer.charged('hero', 99), writer.forget('icon-1'), writer.forget('icon-2999')];
+      return opening(...args);
+    });
+    try {
+      await writer.close();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(during).toHaveLength(3);
+    await Promise.all(during);
+    expect(fs.readFileSync(file, 'utf8')).toBe(asClosed);
+    // The updates are not lost: journalled after the write, replayed by every reader.
+    const read = readLock(file);
+    expect(read.assets.hero!.job!.credits).toBe(99);
+    expect(read.assets['icon-1']).toBeUndefined();
+    expect(read.assets['icon-2999']).toBeUndefined();
+    expect(Object.keys(read.assets)).toHaveLength(3000);
   });
 
   it('a build that died leaves its journal: readers replay it, the next writer folds it into the lock, a torn last line is dropped', async () => {

@@ -4,16 +4,13 @@
 // (the CLI's own floor, before any sheet). The frames are the mock's 128² icons, built once, and the
 // large ones made by a free resize post step at the most pixels a post step makes (POST_LIMITS).
 //
-// The goal is 150 MiB for the whole process. A sheet's frames are decoded on the main thread
-// (src/files/png-decode.ts), not on sharp's: sharp's decodes left glibc's per-thread arenas
-// holding ~80 MiB already freed, and re-packs read 221-241 MiB; now they read 165-184 (four runs on a
-// loaded 2-core machine), where the dry run, the CLI's own floor for this project, reads 139-148.
-// The rest above the goal is V8's young generation, which planning 5,008 assets grows to 32 MiB:
-// with NODE_OPTIONS=--max-semi-space-size=2 (docs/imaging.md "Memory"), the same re-pack read
-// 140-142 MiB and its dry run 124-125. The default re-pack's bound holds today's figures with room
-// for their spread (the slow suite's other files beside it added ~20 MiB in a .ci/run), so that
-// they do not grow back without failing here; the run with the setting is held to the goal with
-// room for the same spread. The figures are printed on every run.
+// The goal is 150 MiB for the whole process. Measured by hand on a quiet 2-core machine, the
+// re-pack reads 133-141 MiB and its dry run 121-133 (docs/benchmarks.md, session 23): the project
+// commands keep V8's young generation from growing (src/pipeline/young-generation.ts), a frame's
+// rows are unfiltered in place, an atlas page's dead pixels are collected when it is done, and the
+// lock is written from its entries as it goes. The bounds add room for the spread of a loaded CI
+// machine (the slow suite's other files run beside this one), so that a regression fails here
+// without the figures' noise doing so; they are printed on every run.
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -25,10 +22,9 @@ import { runMeasured } from '../support/peak-rss.js';
 import { useMockProject } from '../support/project.js';
 
 const GOAL_MIB = 150;
-const REGRESSION_BOUND_MIB = 220;
-/** The re-pack with a young generation of at most 2 MiB a semi-space: measured 140-142. */
-const SMALL_YOUNG_BOUND_MIB = GOAL_MIB + 15;
-const DRY_RUN_BOUND_MIB = 180;
+/** The re-pack: the goal, with room for a loaded machine's spread. */
+const REPACK_BOUND_MIB = GOAL_MIB + 15;
+const DRY_RUN_BOUND_MIB = GOAL_MIB + 15;
 const FRAMES = 5000;
 const POSTERS = 8;
 
@@ -47,7 +43,7 @@ function manifest(padding: number): string {
 const project = useMockProject({ mock: { credits: 1_000_000 }, config: { credits: 1_000_000, faults: { rate: 0 } } });
 
 describe('sheets within the memory bound', () => {
-  it(`re-packing a ${FRAMES.toLocaleString('en')}-frame sheet and a sheet of 2048×1024 frames on four pages stays within ${REGRESSION_BOUND_MIB} MiB (goal ${GOAL_MIB}; ${SMALL_YOUNG_BOUND_MIB} with a small young generation), its dry run within ${DRY_RUN_BOUND_MIB}`, async () => {
+  it(`re-packing a ${FRAMES.toLocaleString('en')}-frame sheet and a sheet of 2048×1024 frames on four pages stays within ${REPACK_BOUND_MIB} MiB (goal ${GOAL_MIB}), its dry run within ${DRY_RUN_BOUND_MIB}`, async () => {
     fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), manifest(2));
     const built = await runCli(['build', '--yes', '-j', '16'], { env: project.env(), cwd: project.cwd, timeoutMs: 400_000 });
     expect(built.code, built.stderr).toBe(0);
@@ -59,19 +55,9 @@ describe('sheets within the memory bound', () => {
     fs.rmSync(path.join(project.cwd, 'assets/posters-1.png'));
     const dry = await runMeasured(['build', '--dry-run', '--json'], { env: project.env(), cwd: project.cwd, timeoutMs: 400_000 });
     const repacked = await runMeasured(['build', '--json'], { env: project.env(), cwd: project.cwd, timeoutMs: 400_000 });
-    // Again with the setting docs/imaging.md gives for machines short of memory: the first padding back, a page gone.
-    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), manifest(2));
-    fs.rmSync(path.join(project.cwd, 'assets/posters-2.png'));
-    const small = await runMeasured(['build', '--json'], {
-      env: { ...project.env(), NODE_OPTIONS: '--max-semi-space-size=2' },
-      cwd: project.cwd,
-      timeoutMs: 400_000,
-    });
     console.log(
-      `peak RSS: dry run ${dry.peakRssMiB.toFixed(1)} MiB, sheets re-packed ${repacked.peakRssMiB.toFixed(1)} MiB, with --max-semi-space-size=2 ${small.peakRssMiB.toFixed(1)} MiB (goal ${GOAL_MIB})`,
+      `peak RSS: dry run ${dry.peakRssMiB.toFixed(1)} MiB, sheets re-packed ${repacked.peakRssMiB.toFixed(1)} MiB (goal ${GOAL_MIB})`,
     );
-    expect(small.code, small.stderr).toBe(0);
-    expect((parseJson(small).items as { id: string; outcome: string }[]).filter((item) => item.outcome === 'built')).toHaveLength(2);
     expect(repacked.code, repacked.stderr).toBe(0);
     const items = parseJson(repacked).items as { id: string; outcome: string }[];
     expect(items.filter((item) => item.outcome === 'built').map((item) => item.id)).toEqual(['frames', 'posters']);
@@ -107,7 +93,6 @@ describe('sheets within the memory bound', () => {
 
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.peakRssMiB).toBeLessThanOrEqual(DRY_RUN_BOUND_MIB);
-    expect(repacked.peakRssMiB).toBeLessThanOrEqual(REGRESSION_BOUND_MIB);
-    expect(small.peakRssMiB).toBeLessThanOrEqual(SMALL_YOUNG_BOUND_MIB);
+    expect(repacked.peakRssMiB).toBeLessThanOrEqual(REPACK_BOUND_MIB);
   }, 900_000);
 });

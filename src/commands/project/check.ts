@@ -11,6 +11,7 @@ import { printTable } from '../../cli/table.js';
 import { HASH_BITS } from '../../imaging/limits.js';
 import { lockFileFor, readLock } from '../../pipeline/lock.js';
 import { loadManifest, locateManifest } from '../../pipeline/manifest.js';
+import { keepYoungGenerationSmall } from '../../pipeline/young-generation.js';
 import type { CheckedFile, CheckReport, UnmeasuredFile } from '../../pipeline/checks.js';
 import type { Lock, Manifest } from '../../pipeline/records.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
@@ -30,6 +31,7 @@ export interface CheckDocument extends CheckReport {
 
 export const check = command({
   run: async (ctx: CommandContext, selectors: string[], options: CheckOptions): Promise<CheckDocument> => {
+    keepYoungGenerationSmall();
     const file = locateManifest(ctx.cwd, options.file, ctx.frontEnd.otherManifest);
     const lockFile = lockFileFor(file);
     const manifest = loadManifest(file, ctx.cwd);

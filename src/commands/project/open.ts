@@ -10,6 +10,7 @@ import type { FileHash, FileHashes, Lock, Manifest } from '../../pipeline/record
 import { hashProjectFiles, recordedFiles } from '../../pipeline/plan.js';
 import { PlanCache } from '../../pipeline/plan-cache.js';
 import { planCacheKey } from '../../config/plan-cache-key.js';
+import { keepYoungGenerationSmall } from '../../pipeline/young-generation.js';
 
 export interface Project {
   file: string;
@@ -22,6 +23,7 @@ export interface Project {
 }
 
 export function openProject(ctx: CommandContext, file: string | undefined): Project {
+  keepYoungGenerationSmall();
   return projectAt(ctx, locateManifest(ctx.cwd, file, ctx.frontEnd.otherManifest));
 }
 
@@ -50,6 +52,7 @@ export interface PlannedProject extends Project {
  * the order the steps had one after the other: the manifest's, then the credentials', then the lock's.
  */
 export function openPlannedProject(ctx: CommandContext, file: string | undefined): PlannedProject {
+  keepYoungGenerationSmall();
   const found = locateManifest(ctx.cwd, file, ctx.frontEnd.otherManifest);
   const lockFile = lockFileFor(found);
   const cache = PlanCache.open(path.dirname(found), planCacheKey(ctx.env));
