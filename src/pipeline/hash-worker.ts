@@ -8,7 +8,8 @@ import { checkStamps, type HashAnswer, type StampCheckAnswer, type WorkerData } 
 import { keepYoungGenerationSmall } from './young-generation.js';
 
 const job = workerData as WorkerData;
-// Making this thread's isolate set V8's young-generation growth back to its default, process-wide.
+// Making this thread's isolate put V8's young-generation growth factor back to 2, for the whole
+// process: set again (young-generation.ts).
 if (job.keepYoungGenerationSmall) keepYoungGenerationSmall();
 // Each job loads only what it needs: a thread comparing stamps starts sooner without the hashing modules.
 if (job.kind === 'check') {

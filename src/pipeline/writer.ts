@@ -338,8 +338,8 @@ export class LockWriter {
    * Applies a change and resolves once it is on disk (in the journal, fsync'd). Changes that arrive
    * while a write is under way are appended together, one write and one fsync (group commit): a
    * 1,000-asset build makes ~2,000 updates, and rewriting the whole lock for each serialised the
-   * build. `changes` names the entries the change touches (their records are appended and their
-   * cached text dropped), or 'all'.
+   * build. `changes` names the entries the change touches (their records are appended), or 'all'.
+   * While the whole lock is written (#fold), changes wait for it.
    */
   #update(changes: string[] | 'all', change: (lock: Lock) => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
