@@ -4,26 +4,9 @@
 // external memory grows by ~64 MiB or its young generation fills — which small JS objects never do
 // here — so a large download peaked ~40 MiB above the process's start. A young-generation
 // collection every 2 MiB frees them as they go (measured in bench/download.mjs).
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { collector } from '../heap.js';
 
 const EVERY_BYTES = 2 * 2 ** 20;
-
-type Collect = (options: { type: 'minor' | 'major' }) => void;
-let collect: Collect | null | undefined;
-
-/** V8's `gc`, obtained in a separate context so the process's own global stays untouched. */
-function collector(): Collect | null {
-  if (collect !== undefined) return collect;
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    collect = vm.runInNewContext('gc') as Collect;
-    v8.setFlagsFromString('--no-expose-gc');
-  } catch {
-    collect = null;
-  }
-  return collect;
-}
 
 let keeping = false;
 

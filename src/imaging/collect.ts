@@ -2,30 +2,15 @@
 // collects the Buffer object, and it counts such memory late: a sheet that decodes thousands of
 // frames one after another had 100 MiB and more of dead pixels waiting (test/slow/sheet-memory.test.ts),
 // and a post step list at its limit 23 MiB of earlier steps' images while the quantiser ran. So
-// after every COLLECT_AFTER bytes decoded (a step list: see post.ts), full collections are asked for. `gc` is exposed at
-// run time (the documented V8 flag, set before the first call); where that fails, nothing is done.
-import v8 from 'node:v8';
-import vm from 'node:vm';
+// after every COLLECT_AFTER bytes decoded (a step list: see post.ts), full collections are asked for,
+// with V8's `gc` as src/heap.ts gets it; where that fails, nothing is done.
+import { collector } from '../heap.js';
 
 const COLLECT_AFTER = 32 * 1024 * 1024;
 /** At the end of a piece of work, what it decoded since the last collection is collected from this size on. */
 const SETTLE_AFTER = 4 * 1024 * 1024;
 
-let collect: (() => void) | null | undefined;
 let decoded = 0;
-
-function collector(): (() => void) | null {
-  if (collect !== undefined) return collect;
-  try {
-    const exposed = (globalThis as { gc?: () => void }).gc;
-    if (exposed) return (collect = exposed);
-    v8.setFlagsFromString('--expose-gc');
-    collect = vm.runInNewContext('gc') as () => void;
-  } catch {
-    collect = null;
-  }
-  return collect;
-}
 
 /** Counts `bytes` of pixels decoded (and soon dead); past the threshold, collects. */
 export function decodedPixels(bytes: number): void {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FileHash } from './records.js';
 import type { FileStamp } from './hash.js';
-import { youngGenerationKeptSmall } from './young-generation.js';
+import { youngGenerationKeptSmall } from '../heap.js';
 
 /** Below this many files, hashing or stat'ing them on the main thread costs less than starting a thread (~15 ms). */
 const PRELOAD_MIN_FILES = 1000;

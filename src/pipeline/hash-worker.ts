@@ -5,11 +5,11 @@
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkStamps, type HashAnswer, type StampCheckAnswer, type WorkerData } from './hash-preload.js';
-import { keepYoungGenerationSmall } from './young-generation.js';
+import { keepYoungGenerationSmall } from '../heap.js';
 
 const job = workerData as WorkerData;
 // Making this thread's isolate put V8's young-generation growth factor back to 2, for the whole
-// process: set again (young-generation.ts).
+// process: set again (src/heap.ts).
 if (job.keepYoungGenerationSmall) keepYoungGenerationSmall();
 // Each job loads only what it needs: a thread comparing stamps starts sooner without the hashing modules.
 if (job.kind === 'check') {

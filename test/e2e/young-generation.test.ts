@@ -1,4 +1,4 @@
-// The project commands keep V8's young generation from growing (src/pipeline/young-generation.ts,
+// The project commands keep V8's young generation from growing (src/heap.ts,
 // docs/imaging.md "Memory"): the real CLI planning 2,000 assets, its main thread's young generation
 // measured when it exits (a preload reads V8's heap statistics). Without the setting, that plan
 // grew it to 16 MiB; with it, it stays at the 4 it had when the project was opened.

@@ -6,7 +6,7 @@
 //
 // The goal is 150 MiB for the whole process. Measured by hand on a quiet 2-core machine, the
 // re-pack reads 133-141 MiB and its dry run 121-133 (docs/benchmarks.md, session 23): the project
-// commands keep V8's young generation from growing (src/pipeline/young-generation.ts), a frame's
+// commands keep V8's young generation from growing (src/heap.ts), a frame's
 // rows are unfiltered in place, an atlas page's dead pixels are collected when it is done, and the
 // lock is written from its entries as it goes. The bounds add room for the spread of a loaded CI
 // machine (the slow suite's other files run beside this one), so that a regression fails here

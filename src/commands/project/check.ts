@@ -11,7 +11,7 @@ import { printTable } from '../../cli/table.js';
 import { HASH_BITS } from '../../imaging/limits.js';
 import { lockFileFor, readLock } from '../../pipeline/lock.js';
 import { loadManifest, locateManifest } from '../../pipeline/manifest.js';
-import { keepYoungGenerationSmall } from '../../pipeline/young-generation.js';
+import { keepYoungGenerationSmall } from '../../heap.js';
 import type { CheckedFile, CheckReport, UnmeasuredFile } from '../../pipeline/checks.js';
 import type { Lock, Manifest } from '../../pipeline/records.js';
 import { sanitizeLine } from '../../ui/sanitize.js';

@@ -10,7 +10,7 @@ import type { FileHash, FileHashes, Lock, Manifest } from '../../pipeline/record
 import { hashProjectFiles, recordedFiles } from '../../pipeline/plan.js';
 import { PlanCache } from '../../pipeline/plan-cache.js';
 import { planCacheKey } from '../../config/plan-cache-key.js';
-import { keepYoungGenerationSmall } from '../../pipeline/young-generation.js';
+import { keepYoungGenerationSmall } from '../../heap.js';
 
 export interface Project {
   file: string;
