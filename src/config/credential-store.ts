@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import Conf from 'conf';
 import { configDir, type Env } from './paths.js';
 import { isWindows } from '../platform.js';
-import { readStoredCredentials, type StoredSettings } from './credentials.js';
+import { CREDENTIALS_NAME, readStoredCredentials, type StoredSettings } from './credentials.js';
 
 const LOCK_WAIT_MS = 5_000;
 /** A lock older than this was left by a process that died; it is broken. */
@@ -47,7 +47,7 @@ export class CredentialStore {
     this.#conf = new Conf<StoredSettings>({
       projectName: 'assetgen',
       cwd: dir,
-      configName: 'credentials',
+      configName: CREDENTIALS_NAME,
       configFileMode: 0o600,
       // The store exists to be written: a damaged file (named by readStoredCredentials on every
       // read) is replaced by the next `auth login` rather than blocking it.

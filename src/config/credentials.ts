@@ -34,10 +34,13 @@ export interface ResolvedCredentials {
   file: string;
 }
 
+/** The credentials file's name without `.json`: conf's `configName` in credential-store.ts. */
+export const CREDENTIALS_NAME = 'credentials';
+
 /** Path of the credentials file without creating anything (for messages and status). */
 export function credentialsFilePath(env: Env = process.env): string {
   // Where conf (credential-store.ts) keeps it: `<cwd>/<configName>.json`, resolved.
-  return path.resolve(configDir(env), 'credentials.json');
+  return path.resolve(configDir(env), `${CREDENTIALS_NAME}.json`);
 }
 
 /**

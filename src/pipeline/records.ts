@@ -185,7 +185,8 @@ export interface LockJob {
   jobId?: string;
   /**
    * What the service's answers said this job was charged so far (the paid call, then polls),
-   * recorded with the job id: a resume adds to it. Absent while the paid call's answer is unknown.
+   * recorded with the job id: a resume adds to it. Absent while the paid call's answer, or a
+   * poll's, is unknown (a poll is out): a resume then records the job's cost as not known.
    */
   credits?: number;
   submittedAt: string;

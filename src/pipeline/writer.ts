@@ -170,11 +170,16 @@ export class LockWriter {
     });
   }
 
-  /** What the job in flight has been charged so far (it ends unfinished: a resume adds to this). */
-  charged(id: string, credits: number): Promise<void> {
+  /**
+   * What the job in flight has been charged so far (a resume adds to this); null while that is not
+   * known (a poll is out: were the process killed now, its charge could not be told).
+   */
+  charged(id: string, credits: number | null): Promise<void> {
     return this.#update([id], (lock) => {
       const job = lock.assets[id]?.job;
-      if (job) job.credits = credits;
+      if (!job) return;
+      if (credits === null) delete job.credits;
+      else job.credits = credits;
     });
   }
 

@@ -75,7 +75,7 @@ export async function buildAsset(
     const job: Production = {
       ctx: quiet,
       run,
-      client: budgetedClient(run, item, reservation),
+      client: budgetedClient(run, item, reservation, jobCredits),
       item,
       asset: item.asset!,
       hashes: new Map(),
@@ -374,9 +374,12 @@ async function produceVideo(job: Production, steps: PaidSteps): Promise<string[]
 /**
  * The client one asset uses: each answer's charge counted against its reservation, and each poll
  * asked of the budget first (a refusal stops the wait, the job kept). Polls get their answer
- * through Ctrl-C (the grace signal), so a charged poll is never lost from the count.
+ * through Ctrl-C (the grace signal), so a charged poll is never lost from the count. Each poll is
+ * journalled too: the job's charge is recorded as unknown while the poll is out and as the new
+ * total once it is answered, so a build killed (kill -9) while waiting leaves the exact total for
+ * its resume, and one killed during a poll leaves "not known", never a figure short of the ledger.
  */
-function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation): AssetgenClient {
+function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation, jobCredits: () => number | null): AssetgenClient {
   const { client, budget, requestSignal } = run;
   const counted = <T extends { credits: Credits }>(answer: T): T => {
     reservation.charged(answer.credits.charged ?? 0);
@@ -391,8 +394,10 @@ function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation)
   const poll = async <T extends { credits: Credits }>(call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const refusal = reservation.allow(budget.pollPrice);
     if (refusal) throw new CapReached(refusal, run);
+    await run.writer.charged(item.id, null);
     const answer = counted(await call(AbortSignal.any([requestSignal])));
     budget.learnPollPrice(answer.credits.charged ?? 0);
+    await run.writer.charged(item.id, jobCredits());
     return answer;
   };
   const getRun = (id: string) => poll((signal) => client.getRun(id, { signal }));
