@@ -4,12 +4,18 @@ import path from 'node:path';
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import { runAndPresent } from '../cli/command.js';
 import type { CommandContext } from '../cli/context.js';
+import { UsageError } from '../cli/errors.js';
 import { generate } from './generate.js';
 import { create as createVideo } from './video.js';
 import { runWorkflow } from './workflows.js';
 
 export async function demo(ctx: CommandContext, options: { dir: string; force?: boolean }): Promise<void> {
-  // The tour is for a person; its results are the saved paths on stdout, so --json is not used.
+  // The tour is for a person (its results are the saved paths on stdout): a script asking for
+  // --json's one document is told so, not handed path lines it would fail to parse.
+  if (ctx.globals.json)
+    throw new UsageError(
+      'assetgen demo is a tour for a person and has no --json; its commands take it, e.g. `assetgen generate "rusty sword icon" --agent sprite-artist --mock --json`.',
+    );
   // Each step is its own command run (its own credit tally: "Charged …" is that step's cost), all on one mock.
   const newStep = (): CommandContext => ctx.derive({ mock: true, json: false });
   const tour = newStep();

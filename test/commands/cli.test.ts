@@ -415,6 +415,16 @@ describe('demo and --mock', () => {
     for (const [charged, remaining] of steps) expect(remaining).toBe((balance -= charged!));
   });
 
+  it('refuses --json (a tour for a person): exit 2, stdout empty, the JSON error on stderr, nothing saved', async () => {
+    const result = await cli(['demo', '--json'], project.home.env);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toMatchObject({
+      error: { code: 'usage', exitCode: 2, message: expect.stringContaining('has no --json') },
+    });
+    expect(fs.existsSync(path.join(project.home.cwd, 'assetgen-demo'))).toBe(false);
+  });
+
   it('runs a single command against an in-process mock with --mock', async () => {
     const result = await cli(['workflows', 'list', '--mock', '--json'], project.home.env);
     expect(result.code).toBe(0);
