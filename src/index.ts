@@ -6,6 +6,7 @@ export {
   ApiError,
   AssetgenError,
   AuthenticationError,
+  ChargedAnswerLostError,
   ConnectionError,
   GenerationFailedError,
   InsufficientCreditsError,

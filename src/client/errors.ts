@@ -96,6 +96,20 @@ export class ConnectionError extends AssetgenError {
   }
 }
 
+/**
+ * An answer cut short after its headers said the call was charged, to a call without an
+ * Idempotency-Key (a poll): asking again would be charged again, so the client does not retry it
+ * on its own. `credits` is what the headers said (already reported to `onCredits`); a poll loop
+ * (waitForRun, waitForVideo) asks again on its next poll, through its caller's budget.
+ */
+export class ChargedAnswerLostError extends ConnectionError {
+  readonly credits: { charged: number; remaining?: number };
+  constructor(message: string, credits: { charged: number; remaining?: number }, cause?: unknown) {
+    super(message, cause);
+    this.credits = credits;
+  }
+}
+
 /** A connect/response timeout or an overall `--timeout` ran out. */
 export class TimeoutError extends AssetgenError {
   constructor(message: string, hint?: string) {

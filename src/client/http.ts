@@ -4,11 +4,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { ApiError, AssetgenError, RateLimitError, UnexpectedResponseError, errorFromResponse, requestIdOf } from './errors.js';
+import {
+  ApiError,
+  AssetgenError,
+  ChargedAnswerLostError,
+  RateLimitError,
+  UnexpectedResponseError,
+  errorFromResponse,
+  requestIdOf,
+} from './errors.js';
 import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import { LIMITS, readErrorBody, readLimited, type BodyHead } from './limits.js';
+import { readCredits } from './normalize.js';
 import { header, num, retryAfterMs, type HeaderMap } from './values.js';
 import { createTransport } from './transport.js';
 import type { Transport, WireResponse } from './transport-records.js';
@@ -258,6 +267,7 @@ export class HttpClient {
         if (error instanceof AssetgenError) throw error;
         lost = true;
         const failure = transportError(error, `${what()}: reading the response`);
+        this.#refuseChargedRetry(call, response.headers, failure);
         throw new RetryableFailure(failure, failure.message);
       }
       if (response.status >= 300) {
@@ -276,6 +286,7 @@ export class HttpClient {
         // Declared JSON that does not parse was most likely cut short in transit.
         if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
           lost = true;
+          this.#refuseChargedRetry(call, response.headers, failure);
           throw new RetryableFailure(failure, 'incomplete JSON response');
         }
         throw failure;
@@ -289,6 +300,25 @@ export class HttpClient {
       if (earlier) answer.earlierAttemptLost = true;
       return answer;
     });
+  }
+
+  /**
+   * An answer lost after its headers, to a call without an Idempotency-Key (a poll), whose headers
+   * say it was charged: the service did the work and took the credits, and a retry would be a new
+   * call, charged again. So the charge is reported, and the call fails instead of retrying: a
+   * keyed call's retry is a replay, charged nothing, and is left to the retries.
+   */
+  #refuseChargedRetry(call: Call, headers: HeaderMap, failure: AssetgenError): void {
+    if (call.idempotencyKey !== undefined) return;
+    const credits = readCredits(undefined, headers);
+    if (!credits.charged) return;
+    this.settings.hooks.onCredits?.(credits);
+    const charge = { charged: credits.charged, ...(credits.remaining !== undefined ? { remaining: credits.remaining } : {}) };
+    throw new ChargedAnswerLostError(
+      `${failure.message} The service charged ${credits.charged} credit${credits.charged === 1 ? '' : 's'} for it; assetgen did not ask again on its own.`,
+      charge,
+      failure,
+    );
   }
 }
 

@@ -2,11 +2,29 @@
 // credits, so waitForRun polls back to back while the run advances and stops at the first
 // terminal answer; waitForVideo backs off from the service's hint up to a cap.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
-import { JobFailedError } from './errors.js';
+import { ChargedAnswerLostError, JobFailedError } from './errors.js';
 import { excerpt } from './excerpt.js';
 import { pause, throwIfAborted } from './failures.js';
 import { isTerminal } from './normalize.js';
 import type { Run, SignalOptions, VideoJob, WaitForRunOptions, WaitForVideoOptions } from './types.js';
+
+/**
+ * Polls in a row whose charged answer was lost on the way (ChargedAnswerLostError) before the wait
+ * gives up: each is asked again on the next poll, as the client does not retry a charged call.
+ */
+export const MAX_LOST_POLL_ANSWERS = 3;
+
+/** One poll; a charged answer lost on the way is `undefined` (no news: ask again), up to MAX_LOST_POLL_ANSWERS in a row. */
+async function pollOnce<T>(poll: () => Promise<T>, lost: { inARow: number }): Promise<T | undefined> {
+  try {
+    const answer = await poll();
+    lost.inARow = 0;
+    return answer;
+  } catch (error) {
+    if (!(error instanceof ChargedAnswerLostError) || ++lost.inARow > MAX_LOST_POLL_ANSWERS) throw error;
+    return undefined;
+  }
+}
 
 /** When a poll shows no progress (a service that does not advance per poll), slow down. */
 const STALLED_RUN_FIRST_DELAY_MS = 500;
@@ -36,10 +54,13 @@ export async function waitForRun(
     return run;
   }
   let stalledDelay = 0;
+  const lost = { inARow: 0 };
   for (let polls = 1; ; polls++) {
     if (polls > 1) await pause(Math.max(intervalMs, stalledDelay), signal);
     const previous = run?.completedNodes;
-    run = await getRun(runId, { signal });
+    const answer = await pollOnce(() => getRun(runId, { signal }), lost);
+    if (answer === undefined) continue;
+    run = answer;
     onProgress?.(run, polls);
     if (run.state === 'failed') throw runFailed(run);
     if (run.state === 'succeeded') return run;
@@ -79,14 +100,19 @@ export async function waitForVideo(
   throwIfAborted(signal);
   let job = initial;
   let delay: number | undefined;
-  for (;;) {
+  const lost = { inARow: 0 };
+  for (let asked = false; ; asked = true) {
     if (job) {
       if (job.state === 'failed') throw videoFailed(job);
       if (job.state === 'succeeded') return job;
-      delay = intervalMs ?? nextVideoDelay(delay, job.pollAfterMs, maxIntervalMs);
+    }
+    if (job || asked) {
+      delay = intervalMs ?? nextVideoDelay(delay, job?.pollAfterMs, maxIntervalMs);
       await pause(delay, signal);
     }
-    job = await getVideo(id, { signal });
+    const answer = await pollOnce(() => getVideo(id, { signal }), lost);
+    if (answer === undefined) continue;
+    job = answer;
     onProgress?.(job);
   }
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortedError, createClient, JobFailedError, type AssetgenClient, type Run, type VideoJob } from '../../src/index.js';
-import { nextVideoDelay } from '../../src/client/poll.js';
+import { AbortedError, createClient, JobFailedError, type AssetgenClient, type Credits, type Run, type VideoJob } from '../../src/index.js';
+import { ChargedAnswerLostError } from '../../src/client/errors.js';
+import { MAX_LOST_POLL_ANSWERS, nextVideoDelay } from '../../src/client/poll.js';
 import { FAST, json, KEY, startServer, truncated, type TestServer } from '../support/http.js';
 
 let server: TestServer | undefined;
@@ -12,7 +13,7 @@ afterEach(async () => {
 });
 
 /** A service run of `total` nodes that advances one node per GET, like the real one. */
-function runService(total: number, options: { failAt?: number; truncateAt?: number } = {}) {
+function runService(total: number, options: { failAt?: number; truncateAt?: number | ((get: number) => boolean); charged?: boolean } = {}) {
   let completed = 0;
   const record = () => ({
     id: 'run_1',
@@ -47,8 +48,11 @@ function runService(total: number, options: { failAt?: number; truncateAt?: numb
       gets++;
       const finished = completed >= total || (options.failAt !== undefined && completed >= options.failAt);
       if (!finished) completed++;
-      if (gets === options.truncateAt) return truncated(res, 200, record());
-      json(res, 200, record());
+      // Each poll charged (a key-authenticated call), as the service's headers say.
+      const charge: Record<string, string> = options.charged ? { 'x-credits-charged': '1' } : {};
+      const cut = typeof options.truncateAt === 'function' ? options.truncateAt(gets) : gets === options.truncateAt;
+      if (cut) return truncated(res, 200, record(), charge);
+      json(res, 200, record(), charge);
     },
   };
 }
@@ -92,6 +96,41 @@ describe('waitForRun', () => {
     const done = await client.waitForRun(initial.id, { initial });
     expect(done.state).toBe('succeeded');
     expect(service.gets).toBe(3); // poll 2 was lost, its retry advanced to node 3 = finished
+  });
+
+  it('a charged poll whose answer is lost is counted and not asked again by the client: the wait asks on its next poll', async () => {
+    const service = runService(3, { truncateAt: 2, charged: true });
+    server = await startServer((req, res) => service.handler(req, res));
+    const charges: Credits[] = [];
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST, onCredits: (credits) => charges.push(credits) });
+    const initial = await client.runWorkflow('wf');
+    const done = await client.waitForRun(initial.id, { initial });
+    expect(done.state).toBe('succeeded');
+    expect(service.gets).toBe(3);
+    // Every charged poll reported, the lost one included: what the service took, no more, no less.
+    expect(charges.slice(1).map((credits) => credits.charged)).toEqual([1, 1, 1]);
+  });
+
+  it('getRun alone: a charged answer lost on the way fails the call after one request, its charge reported', async () => {
+    const service = runService(3, { truncateAt: 1, charged: true });
+    server = await startServer((req, res) => service.handler(req, res));
+    const charges: Credits[] = [];
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST, onCredits: (credits) => charges.push(credits) });
+    const error = await client.getRun('run_1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChargedAnswerLostError);
+    expect(error).toMatchObject({ code: 'connection_error', credits: { charged: 1 } });
+    expect((error as Error).message).toContain('charged 1 credit for it');
+    expect(service.gets).toBe(1);
+    expect(charges).toEqual([{ charged: 1 }]);
+  });
+
+  it(`gives up after ${MAX_LOST_POLL_ANSWERS} lost charged answers in a row, with the last one's error`, async () => {
+    const service = runService(50, { truncateAt: () => true, charged: true });
+    server = await startServer((req, res) => service.handler(req, res));
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+    const error = await client.waitForRun('run_1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChargedAnswerLostError);
+    expect(service.gets).toBe(MAX_LOST_POLL_ANSWERS + 1);
   });
 
   it('throws JobFailedError for a failed run', async () => {

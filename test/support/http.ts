@@ -64,9 +64,9 @@ export function json(res: http.ServerResponse, status: number, body: unknown, he
 }
 
 /** Declares the full length, sends half, then drops the connection. */
-export function truncated(res: http.ServerResponse, status: number, body: unknown): void {
+export function truncated(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.write(text.slice(0, Math.floor(text.length / 2)));
   setImmediate(() => res.socket?.destroy());
 }

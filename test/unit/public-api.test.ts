@@ -10,6 +10,7 @@ const VALUES = [
   'ApiError',
   'AssetgenError',
   'AuthenticationError',
+  'ChargedAnswerLostError',
   'ConnectionError',
   'ENDPOINTS',
   'GenerationFailedError',

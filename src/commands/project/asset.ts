@@ -2,7 +2,7 @@
 // credit budget first, every charge recorded in the lock with the job, so a resume adds to it.
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { AbortedError, AssetgenError, JobFailedError } from '../../client/errors.js';
+import { AbortedError, AssetgenError, ChargedAnswerLostError, JobFailedError } from '../../client/errors.js';
 import { waitForRun, waitForVideo } from '../../client/poll.js';
 import type { AssetgenClient, CallOptions, Credits } from '../../client/types.js';
 import type { CommandContext } from '../../cli/context.js';
@@ -395,7 +395,18 @@ function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation,
     const refusal = reservation.allow(budget.pollPrice);
     if (refusal) throw new CapReached(refusal, run);
     await run.writer.charged(item.id, null);
-    const answer = counted(await call(AbortSignal.any([requestSignal])));
+    let answer: T;
+    try {
+      answer = counted(await call(AbortSignal.any([requestSignal])));
+    } catch (error) {
+      // Charged, its answer lost: counted like an answer (the wait asks again, through allow above).
+      if (error instanceof ChargedAnswerLostError) {
+        reservation.charged(error.credits.charged);
+        budget.learnPollPrice(error.credits.charged);
+        await run.writer.charged(item.id, jobCredits());
+      }
+      throw error;
+    }
     budget.learnPollPrice(answer.credits.charged ?? 0);
     await run.writer.charged(item.id, jobCredits());
     return answer;
