@@ -7,6 +7,7 @@ import { AbortedError, AssetgenError, OutputFileError, UnexpectedResponseError, 
 import { redactUrl } from '../client/redact.js';
 import type { AssetgenClient } from '../client/types.js';
 import {
+  checkWritableFolder,
   discardTemp,
   folderIn,
   makeFolder,
@@ -17,7 +18,16 @@ import {
   tempFor,
   type Place,
 } from '../files/confine.js';
-import { extensionFor, isMediaExtension, MEDIA_EXTENSIONS, readHead, safeFileName, sameFormat, sniffExtension } from '../files/media.js';
+import {
+  extensionFor,
+  isMediaExtension,
+  MEDIA_EXTENSIONS,
+  readHead,
+  safeFileName,
+  sameFormat,
+  sniffExtension,
+  type MediaKind,
+} from '../files/media.js';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
 import { transferProgress } from './transfer.js';
@@ -68,25 +78,38 @@ export function checkOutputTarget(
   ctx: CommandContext,
   output: string | undefined,
   force: boolean,
-  options: { several?: boolean; kind?: 'image' | 'video' } = {},
+  options: {
+    several?: boolean;
+    kind?: MediaKind;
+    /**
+     * The name the file (or, with `several`, each file's name up to `-<node>`) gets in a folder,
+     * where it is known before paying (a job being waited for): one there already is refused too.
+     */
+    stem?: string;
+  } = {},
 ): void {
   if (output === '-' && options.several)
     throw new UsageError('-o - (stdout) takes one file; this command may save several: give a folder.');
   if (output === '-' && ctx.out.json) throw new UsageError('-o - (bytes on stdout) cannot be combined with --json (a document on stdout).');
-  if (output === undefined || output === '-') return;
+  if (output === '-') return;
+  if (output === undefined) {
+    // The current directory (an MCP call's own folder): written in, and maybe holding the job's files.
+    const folder = outputRoot(ctx, undefined);
+    usage(() => checkWritableFolder(folder, folder));
+    if (options.stem !== undefined && !force) refuseEarlierOutputs(ctx, folder, options);
+    return;
+  }
   usage(() => refuseControlCharacters(output, ctx.frontEnd.option('output')));
   // `-o <path>` on the command line, the tool's own argument over MCP.
   const named = ctx.frontEnd.option('output', output);
   const root = outputRoot(ctx, output);
   const resolved = path.resolve(ctx.cwd, output);
-  if (isFolderSyntax(output) || isFolder(resolved)) {
-    usage(() => folderIn(root, resolved, named));
-    return;
-  }
-  if (options.several) {
-    if (fs.lstatSync(resolved, { throwIfNoEntry: false }))
+  if (isFolderSyntax(output) || isFolder(resolved) || options.several) {
+    if (options.several && !isFolderSyntax(output) && !isFolder(resolved) && fs.lstatSync(resolved, { throwIfNoEntry: false }))
       throw new UsageError(`${named} is a file; this command saves its outputs into a folder.`);
-    usage(() => folderIn(root, resolved, named));
+    const folder = usage(() => folderIn(root, resolved, named));
+    usage(() => checkWritableFolder(folder, named));
+    if (options.stem !== undefined && !force) refuseEarlierOutputs(ctx, folder, options);
     return;
   }
   const extension = path.extname(output).toLowerCase();
@@ -102,6 +125,45 @@ export function checkOutputTarget(
     );
   }
   usage(() => writable(ctx, placeIn(root, resolved, named), force, resolved));
+  // The file is named by the type its bytes show (finalTarget): `-o sword` becomes sword.png, and
+  // `-o sword.jpg` sword.png when the service sends a PNG. Any of those names taken is refused too.
+  if (!force) {
+    const stem = isMediaExtension(extension) ? resolved.slice(0, -extension.length) : resolved;
+    for (const candidate of extensionsOf(options.kind).map((other) => `${stem}${other}`)) {
+      if (candidate !== resolved && fs.lstatSync(candidate, { throwIfNoEntry: false }))
+        throw new UsageError(...existingTarget(ctx, candidate, named));
+    }
+  }
+}
+
+/** The extensions a file of this kind may be saved with (any kind: all of them). */
+const extensionsOf = (kind: MediaKind | undefined): string[] =>
+  Object.entries(MEDIA_EXTENSIONS)
+    .filter(([, kinds]) => kind === undefined || kinds.includes(kind))
+    .map(([extension]) => extension);
+
+/** A folder's files that the outputs named `stem` (or `stem-<node>`, with `several`) would be saved over: refused before paying. */
+function refuseEarlierOutputs(ctx: CommandContext, folder: string, options: { several?: boolean; kind?: MediaKind; stem?: string }): void {
+  const stem = safeFileName(options.stem!);
+  const names = fs.existsSync(folder) ? fs.readdirSync(folder) : [];
+  const taken = options.several
+    ? names.find((name) => name.startsWith(`${stem}-`) && isMediaExtension(path.extname(name)))
+    : extensionsOf(options.kind)
+        .map((extension) => `${stem}${extension}`)
+        .find((name) => names.includes(name));
+  if (taken !== undefined) throw new UsageError(...existingTarget(ctx, path.join(folder, taken)));
+}
+
+/** "That file is there already", before paying: what to say, and what to do about it. */
+function existingTarget(ctx: CommandContext, file: string, named?: string): [string, string] {
+  const words = ctx.frontEnd;
+  const shown = displayPath(ctx, file);
+  return [
+    named
+      ? `${shown} already exists: assetgen names the file by the type its bytes show, so ${named} may be saved as ${shown}.`
+      : `${shown} already exists.`,
+    `Pass ${words.option('force')} to overwrite it, or choose another path with ${words.option('output')}. Nothing was charged.`,
+  ];
 }
 
 /** A refusal of the confinement rule before anything was sent: a usage error (exit 2). */
@@ -116,6 +178,7 @@ function usage<T>(check: () => T): T {
 
 /** What may be at a place a file is saved to: nothing, or (with force) a regular file. Never a link. */
 function writable(ctx: CommandContext, place: Place, force: boolean, shown: string): void {
+  checkWritableFolder(place.dir, shown);
   if (place.entry === 'none') return;
   if (place.entry === 'link')
     throw new PathRefusedError(

@@ -36,7 +36,8 @@ export const get = command({
 
 export const wait = command({
   async run(ctx: CommandContext, runId: string, options: WaitOptions) {
-    checkOutputTarget(ctx, options.output, Boolean(options.force), { several: true });
+    // Its files are named `<run id>-<node>`: any saved there already is refused before a (charged) poll.
+    checkOutputTarget(ctx, options.output, Boolean(options.force), { several: true, stem: runId });
     const client = await ctx.client();
     return waitAndSave(ctx, client, targetFor(ctx, 'run', runId, options), undefined, options);
   },

@@ -94,7 +94,8 @@ function renderVideoJob(ctx: CommandContext, job: VideoJob): void {
 
 export const wait = command({
   async run(ctx: CommandContext, id: string, options: WaitOptions) {
-    checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'video' });
+    // Its file is named by the job id in a folder: one saved there already is refused before a (charged) poll.
+    checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'video', stem: id });
     const client = await ctx.client();
     return waitAndSave(ctx, client, targetFor(ctx, 'video', id, options), undefined, options);
   },

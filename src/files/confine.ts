@@ -167,6 +167,28 @@ function leadsOutside(root: string, written: string, shown: string): PathRefused
 }
 
 /**
+ * Refuses a real folder (from placeIn or folderIn) that this process could not create a file in:
+ * the deepest part of it that exists must let it write and enter. Checked before paying, so an
+ * unwritable `-o` costs nothing (on Windows, where folders carry no such bit, it always passes).
+ */
+export function checkWritableFolder(dir: string, shown: string): void {
+  let existing = dir;
+  while (entryAt(existing) === 'none') {
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    existing = parent;
+  }
+  try {
+    fs.accessSync(existing, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    throw new PathRefusedError(
+      `${shown}: assetgen may not write in ${existing} (permission denied).`,
+      'Choose a folder you can write to, or change its permissions.',
+    );
+  }
+}
+
+/**
  * Creates a place's real folder and checks it again once it exists: a link put in its way since
  * the check would show now. Returns the real folder.
  */
