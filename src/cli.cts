@@ -10,6 +10,9 @@ import type * as Program from './program.cjs';
 const version = packageVersion();
 const args = process.argv.slice(2);
 
+// Before anything is written, on every path: `assetgen --version | true` exits 141 like the rest.
+exitQuietlyOnBrokenPipe();
+
 if (args.length === 1 && ['-V', '--version', '-v', 'version'].includes(args[0] ?? '')) {
   process.stdout.write(`${version}\n`);
 } else if (!answeredHelp()) {
@@ -24,13 +27,11 @@ function answeredHelp(): boolean {
   const { precomputedHelp } = require('./cli/help-screens.cjs') as typeof HelpScreens;
   const text = precomputedHelp(args, process.stdout);
   if (text === undefined) return false;
-  exitQuietlyOnBrokenPipe();
   process.stdout.write(text);
   return true;
 }
 
 async function main(): Promise<void> {
-  exitQuietlyOnBrokenPipe();
   // require, not import(): both are CommonJS, and require is the fast path for them.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { buildProgram, executeIn } = require('./program.cjs') as typeof Program;
@@ -77,6 +78,7 @@ function drained(stream: NodeJS.WriteStream): Promise<void> {
 
 // A reader that went away (`assetgen --help | head -3`) is no reason for a stack trace: exit as a
 // program killed by SIGPIPE would (128 + 13, EXIT.brokenPipe), which shells and pipefail understand.
+// Installed first thing (above), as a write into a closed pipe fails on whichever path made it.
 function exitQuietlyOnBrokenPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {

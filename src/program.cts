@@ -4,7 +4,7 @@
 // streams (test/support/cli.ts). CommonJS, like the entry, for a fast start.
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { VIDEO_JOB_COST } from './api/endpoints.js';
-import { attachExamples } from './cli/help.cjs';
+import { attachExamples, commandPath } from './cli/help.cjs';
 import {
   parseBaseUrl,
   parseCount,
@@ -107,6 +107,14 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     )
     .showSuggestionAfterError()
     .exitOverride();
+
+  // A command group named without its subcommand (`assetgen runs`, or `assetgen` alone) is answered
+  // by commander with the group's help on stderr, exit 2; with --json that help is not written, so
+  // the usage error must say it instead, naming the commands to choose from (see run() below).
+  let missingCommandOf: Command | undefined;
+  program.on('beforeAllHelp', (context: { error: boolean; command: Command }) => {
+    if (context.error) missingCommandOf = context.command;
+  });
 
   // ── auth ──────────────────────────────────────────────────────────────────────────────────────────
   const auth = program.command('auth').description('store, show and remove credentials');
@@ -424,14 +432,40 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     async run(argv) {
       jsonErrors = argv.includes('--json');
       exitCode = 0;
+      missingCommandOf = undefined;
       try {
         await program.parseAsync(barePreview(argv), { from: 'user' });
         return exitCode;
       } catch (error) {
-        if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-        throw error;
+        if (!(error instanceof CommanderError)) throw error;
+        if (error.exitCode === 0) return 0;
+        if (jsonErrors && error.code === 'commander.help' && missingCommandOf)
+          host.writeErr(`${JSON.stringify({ error: missingCommandError(missingCommandOf) })}\n`);
+        return 2;
       }
     },
+  };
+}
+
+/**
+ * The --json usage error for a command group run without one of its commands: `assetgen runs`
+ * (missing) or `assetgen help bogus` (unknown), which commander answers with the help on stderr.
+ */
+function missingCommandError(group: Command): Record<string, unknown> {
+  const commands = group
+    .createHelp()
+    .visibleCommands(group)
+    .map((sub) => sub.name())
+    .filter((name) => name !== 'help');
+  const path = ['assetgen', commandPath(group)].filter(Boolean).join(' ');
+  const [first, named] = group.args;
+  const problem = first === 'help' && named !== undefined ? `unknown command '${named}'` : `missing command after '${path}'`;
+  return {
+    code: 'usage',
+    message: `${problem}: choose one of ${commands.join(', ')}`,
+    hint: `See \`${path} --help\`.`,
+    commands,
+    exitCode: 2,
   };
 }
 

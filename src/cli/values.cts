@@ -31,10 +31,16 @@ export function parsePort(text: string): number {
   return port;
 }
 
+/** A whole number ≥ `min`, or undefined (no sign, no fraction, no exponent; safe as an integer). */
+function wholeNumber(text: string, min: number): number | undefined {
+  const value = Number(text);
+  return /^\d+$/.test(text.trim()) && Number.isSafeInteger(value) && value >= min ? value : undefined;
+}
+
 /** A whole number ≥ 0 (credits). */
 export function parseCount(text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) throw new InvalidArgumentError('Use a whole number ≥ 0.');
+  const value = wholeNumber(text, 0);
+  if (value === undefined) throw new InvalidArgumentError('Use a whole number ≥ 0.');
   return value;
 }
 
@@ -48,10 +54,10 @@ export function parseCreditCap(text: string): number | 'none' {
   }
 }
 
-/** A whole number ≥ 1 (limits). */
+/** A whole number ≥ 1 (limits): one message for every value refused, 0, -1 and 1.5 alike. */
 export function parsePositiveInt(text: string): number {
-  const value = parseCount(text);
-  if (value < 1) throw new InvalidArgumentError('Use a whole number ≥ 1.');
+  const value = wholeNumber(text, 1);
+  if (value === undefined) throw new InvalidArgumentError('Use a whole number ≥ 1.');
   return value;
 }
 
