@@ -122,6 +122,18 @@ export function effectiveError(error: unknown, signal: AbortSignal): unknown {
   return replaceWithReason ? reason : localFileErrorOf(error);
 }
 
+/**
+ * Errors whose outcome the --json document already printed on stdout states (`auth status` not
+ * ready: its document is the answer, with `ready: false` and the reason): the exit code alone
+ * follows, not a second document on stderr.
+ */
+const answered = new WeakSet<object>();
+
+export function answeredByDocument<E extends object>(error: E): E {
+  answered.add(error);
+  return error;
+}
+
 /** The `error` object of a `--json` failure (and of an MCP tool error), with `credits` once any were spent. */
 export function errorDocument(error: unknown, ctx: CommandContext | undefined): Record<string, unknown> {
   const credits = ctx?.credits.report;
@@ -149,6 +161,7 @@ function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Rec
   const verbose = ctx?.globals.verbose ?? rawOptions.verbose === true;
   const write = (text: string): void => void stderr.write(`${text}\n`);
   if (json) {
+    if (typeof error === 'object' && error !== null && answered.has(error)) return;
     // Agents and scripts read this: one JSON line on stderr; stdout stays empty on failure.
     write(terminalSafeJson({ error: errorDocument(error, ctx) }));
     return;

@@ -1,6 +1,6 @@
 // `assetgen auth login|status|logout`. A secret is never accepted as a flag value (it would leak
 // through `ps` and shell history): it comes from a masked prompt, stdin, or the environment.
-import { MissingCredentialsError } from '../client/errors.js';
+import { AssetgenError, MissingCredentialsError } from '../client/errors.js';
 import { UsageError } from '../cli/errors.js';
 import { maskSecret, redactUrl } from '../client/redact.js';
 import { ENV, type Sourced } from '../config/credentials.js';
@@ -10,6 +10,7 @@ import { command } from '../cli/command.js';
 import { renderCredits, withCredits } from '../cli/charged.js';
 import { readStdin } from '../cli/stdin.js';
 import { verifyCredential } from '../cli/verify-credential.js';
+import { answeredByDocument, errorDocument } from '../cli/execute.js';
 
 interface LoginOptions {
   withKey?: boolean;
@@ -72,7 +73,7 @@ async function storeCredential(ctx: CommandContext, options: LoginOptions) {
   });
 }
 
-export const status = command({ run: readStatus, render: renderStatus, settle: settleStatus });
+export const status = command({ run: readStatus, render: renderStatus, settle: settleStatus, document: statusDocument });
 
 async function readStatus(ctx: CommandContext) {
   const creds = ctx.credentials();
@@ -81,10 +82,13 @@ async function readStatus(ctx: CommandContext) {
       ? { value: secret ? maskSecret(cookieValue(value.value)) : redactUrl(value.value), source: value.source, location: value.location }
       : null;
   const authenticated = Boolean(creds.apiKey || creds.sessionCookie);
-  // One verdict, the same as the exit code: 0 when a command could reach the service, else 4.
-  const ready = authenticated && Boolean(creds.baseUrl);
+  // One verdict, the same as the exit code: 0 when a command could reach the service, else the
+  // error (and so the exit code) that command would give.
+  const problem = await whyNotReady(ctx, authenticated);
   return {
-    ready,
+    ready: problem === undefined,
+    /** What a command would throw instead of reaching the service; the document says it as `reason`. */
+    problem,
     authenticated,
     baseUrl: describe(creds.baseUrl, false),
     apiKey: describe(creds.apiKey, true),
@@ -93,7 +97,35 @@ async function readStatus(ctx: CommandContext) {
   };
 }
 
+/**
+ * Why a command could not reach the service, or undefined when it could. Past "not logged in",
+ * the commands' own path decides: the client they would get (ctx.client(): a base URL, and
+ * createClient's checks of it — an absolute http(s) URL, no secret over plain http:// to a host
+ * that is not loopback unless --allow-insecure-http). Building the client sends nothing. The
+ * configured service is judged even under --mock (the mock would need nothing).
+ */
+async function whyNotReady(ctx: CommandContext, authenticated: boolean): Promise<AssetgenError | undefined> {
+  if (!authenticated) {
+    return new MissingCredentialsError(
+      'Not logged in: no API key or session cookie is configured.',
+      `Run \`assetgen auth login\`, pipe a key to \`assetgen auth login --with-key\`, or set ${ENV.apiKey}.`,
+    );
+  }
+  try {
+    await (ctx.globals.mock ? ctx.derive({ mock: false }) : ctx).client();
+    return undefined;
+  } catch (error) {
+    if (error instanceof AssetgenError) return error;
+    throw error;
+  }
+}
+
 type Status = Awaited<ReturnType<typeof readStatus>>;
+
+/** The --json document: the status, with `reason` (the error a command would give: code, message, hint, exitCode) or null. */
+function statusDocument({ ready, problem, ...rest }: Status) {
+  return { ready, reason: problem ? errorDocument(problem, undefined) : null, ...rest };
+}
 
 function renderStatus(ctx: CommandContext, status: Status): void {
   const line = (label: string, value: Status['apiKey']) =>
@@ -106,20 +138,13 @@ function renderStatus(ctx: CommandContext, status: Status): void {
   ctx.out.result(`${'Ready:'.padEnd(10)} ${status.ready ? 'yes' : 'no'}`);
 }
 
-/** One verdict, the same as `ready`: exit 4 when no command could reach the service. */
-function settleStatus(ctx: CommandContext, status: Status): void {
-  if (!status.authenticated) {
-    throw new MissingCredentialsError(
-      'Not logged in: no API key or session cookie is configured.',
-      `Run \`assetgen auth login\`, pipe a key to \`assetgen auth login --with-key\`, or set ${ENV.apiKey}.`,
-    );
-  }
-  if (!status.baseUrl) {
-    throw new MissingCredentialsError(
-      'No service URL is configured.',
-      `Run \`assetgen auth login --base-url <url>\` or set ${ENV.baseUrl}.`,
-    );
-  }
+/**
+ * One verdict, the same as `ready`: the exit code of the error a command would give (4: no
+ * credentials or base URL; 2: a base URL every command refuses). People see its message and hint
+ * on stderr; with --json the document on stdout, which carries it as `reason`, is the whole answer.
+ */
+function settleStatus(_ctx: CommandContext, status: Status): void {
+  if (status.problem) throw answeredByDocument(status.problem);
 }
 
 export const logout = command({ run: removeCredentials, render: () => {} });
