@@ -1,7 +1,8 @@
 // The text of an agent's MCP configuration with the assetgen server added or removed, leaving every
 // other byte as it was: JSON (with comments, where the agent allows them) is edited in place with
 // jsonc-parser's modify/applyEdits; TOML gets one table appended, checked with a real parser
-// (smol-toml), and loses exactly that text again. Pure functions: no disk.
+// (smol-toml), and loses exactly that text again — only while cutting it out changes nothing else
+// the file means (checked by parsing both). Pure functions: no disk.
 import { applyEdits, findNodeAtLocation, modify, parse, parseTree, type ParseError } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import type { McpFormat } from './agents.js';
@@ -67,13 +68,38 @@ export function removeServer(text: string, entry: WrittenEntry, force = false): 
   return entry.format === 'codexToml' ? removeToml(text, entry) : removeJson(text, entry, force);
 }
 
-function parseJson(text: string): { value: unknown; errors: ParseError[] } {
+function parseJson(text: string, allowTrailingComma = true): { value: unknown; errors: ParseError[] } {
   const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const value: unknown = parse(text, errors, { allowTrailingComma, disallowComments: false });
   return { value, errors };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The same parsed document, key order aside (a TOML date compared by its text). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && a.toISOString() === b.toISOString();
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
+  if (isObject(a) || isObject(b)) {
+    if (!isObject(a) || !isObject(b)) return false;
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameValue(a[key], b[key]));
+  }
+  return Object.is(a, b);
+}
+
+/**
+ * True when `after` is `before` less our entry and nothing else: no key of the user's lost, or
+ * moved into another server's entry or table. The servers object may go too when ours was all it held.
+ */
+function onlyOurEntryGone(before: unknown, after: unknown, parent: string): boolean {
+  if (!isObject(before) || !isObject(after) || !isObject(before[parent])) return false;
+  const others = Object.fromEntries(Object.entries(before[parent]).filter(([key]) => key !== SERVER_NAME));
+  const expected: Record<string, unknown> = { ...before, [parent]: others };
+  if (Object.keys(others).length === 0 && !Object.hasOwn(after, parent)) delete expected[parent];
+  return sameValue(expected, after);
+}
 
 const eolOf = (text: string): string => (text.includes('\r\n') ? '\r\n' : '\n');
 
@@ -148,15 +174,20 @@ function removeJson(text: string, entry: WrittenEntry, force: boolean): RemoveRe
   if (!isObject(servers) || servers[SERVER_NAME] === undefined) return { status: 'missing' };
   if (JSON.stringify(servers[SERVER_NAME]) !== entry.value && !force) return { status: 'edited' };
   if (entry.createdFile && text === entry.inserted) return { status: 'remove', text: null };
-  // The chunk we inserted, cut out again: the file is as it was before, byte for byte.
+  // The chunk we inserted, cut out again: the file is as it was before, byte for byte — when the
+  // cut takes our entry and nothing else. A member added beside ours since can make the cut leave a
+  // dangling comma (`"theirs": {…},}`: no longer JSON for a client that reads strict JSON).
   const at = entry.inserted ? text.lastIndexOf(entry.inserted) : -1;
   if (at >= 0) {
     const next = text.slice(0, at) + text.slice(at + entry.inserted.length);
     const rest = parseJson(next);
-    const left = isObject(rest.value) ? rest.value[parent] : undefined;
-    if (!rest.errors.length && !(isObject(left) && SERVER_NAME in left)) return { status: 'remove', text: next };
+    const strictBefore = parseJson(text, false).errors.length === 0;
+    const strictAfter = parseJson(next, false).errors.length === 0;
+    if (!rest.errors.length && (strictAfter || !strictBefore) && onlyOurEntryGone(root, rest.value, parent)) {
+      return { status: 'remove', text: next };
+    }
   }
-  // Moved or reformatted since: remove the member itself (and the parent we added, if now empty).
+  // Moved, reformatted or joined since: remove the member itself (and the parent we added, if now empty).
   const dropParent = entry.createdParent && Object.keys(servers).length === 1;
   const edits = modify(text, dropParent ? [parent] : [parent, SERVER_NAME], undefined, {});
   return { status: 'remove', text: applyEdits(text, edits) };
@@ -196,19 +227,36 @@ function addToml(existing: string | null, launch: McpLaunch): AddResult {
   return { status: 'add', text: next, value: table, inserted, createdParent: true };
 }
 
+/**
+ * Our table goes only while it holds exactly what we wrote. TOML gives a table every key line up to
+ * the next header, and every `[mcp_servers.assetgen.…]` table wherever it stands: a key the user
+ * added under ours (`startup_timeout_sec = 30` appended after it, an `[mcp_servers.assetgen.env]`)
+ * makes the entry theirs too, and cutting our lines out would hand those keys to the table before
+ * ours (another server's). Such an entry, one edited in place, or a file that does not parse, is
+ * edited: it stays (even with --force), as a JSON entry someone changed does.
+ */
 function removeToml(text: string, entry: WrittenEntry): RemoveResult {
-  const at = text.lastIndexOf(entry.inserted);
-  if (at >= 0) {
-    const next = text.slice(0, at) + text.slice(at + entry.inserted.length);
-    return { status: 'remove', text: entry.createdFile && next.trim() === '' ? null : next };
-  }
-  let current: unknown;
+  let before: Record<string, unknown>;
+  let written: unknown;
   try {
-    current = tomlEntry(text);
+    before = parseToml(text);
+    written = tomlEntry(entry.value);
   } catch {
     return { status: 'edited' };
   }
+  const current = isObject(before.mcp_servers) ? before.mcp_servers[SERVER_NAME] : undefined;
   if (current === undefined) return { status: 'missing' };
-  // Edited in place: assetgen no longer knows which bytes are its own; it stays (even with --force).
-  return { status: 'edited' };
+  if (written === undefined || !sameValue(current, written)) return { status: 'edited' };
+  const at = text.lastIndexOf(entry.inserted);
+  // Moved or reformatted since: assetgen no longer knows which bytes are its own.
+  if (!entry.inserted || at < 0) return { status: 'edited' };
+  const next = text.slice(0, at) + text.slice(at + entry.inserted.length);
+  let after: unknown;
+  try {
+    after = parseToml(next);
+  } catch {
+    return { status: 'edited' };
+  }
+  if (!onlyOurEntryGone(before, after, 'mcp_servers')) return { status: 'edited' };
+  return { status: 'remove', text: entry.createdFile && next.trim() === '' ? null : next };
 }

@@ -244,3 +244,101 @@ describe('the MCP entry starts assetgen where it runs', () => {
     }
   });
 });
+
+describe('uninstall takes our entry and nothing else', () => {
+  const codexFile = () => path.join(home.cwd, '.codex/config.toml');
+  const OTHER = '[mcp_servers.other]\ncommand = "other-server"\n';
+
+  it("codex: a key the user added under the assetgen table keeps the entry (edited, kept), never handing it to another server's table", async () => {
+    // The reviewer's reproduction, as typed: no assetgen on PATH, no key, human output.
+    const plain = { env: { ...home.env }, cwd: home.cwd };
+    fs.mkdirSync(path.dirname(codexFile()));
+    fs.writeFileSync(codexFile(), OTHER);
+    expect((await runInProcess(['install', '--agent', 'codex', '--mcp', '--yes', '-q'], plain)).code).toBe(0);
+    const installed = fs.readFileSync(codexFile(), 'utf8');
+    fs.appendFileSync(codexFile(), 'startup_timeout_sec = 30\n'); // the user tunes the assetgen entry
+    const tuned = fs.readFileSync(codexFile(), 'utf8');
+    const removal = await runInProcess(['skills', 'uninstall', '--project-dir', '.', '--yes'], plain);
+    expect(removal.code, removal.stderr).toBe(0);
+    expect(fs.readFileSync(codexFile(), 'utf8')).toBe(tuned);
+    expect((parseToml(tuned) as { mcp_servers: Record<string, unknown> }).mcp_servers.other).toEqual({ command: 'other-server' });
+    expect(removal.stdout + removal.stderr).toContain(`edited    ${codexFile()} (changed since: kept)`);
+    expect(removal.stdout + removal.stderr).not.toContain('Removed the assetgen MCP server');
+
+    // Still recorded: reported as edited again, and removed once the user's key is gone.
+    expect(parseJson(await runInProcess(['skills', 'uninstall', '--yes', '--force', '--json'], plain)).mcp).toEqual([
+      expect.objectContaining({ path: codexFile(), action: 'edited' }),
+    ]);
+    expect(fs.readFileSync(codexFile(), 'utf8')).toBe(tuned);
+    fs.writeFileSync(codexFile(), installed);
+    expect(parseJson(await runInProcess(['skills', 'uninstall', '--yes', '--json'], plain)).mcp).toEqual([
+      expect.objectContaining({ path: codexFile(), action: 'remove' }),
+    ]);
+    expect(fs.readFileSync(codexFile(), 'utf8')).toBe(OTHER);
+  });
+
+  // Whatever TOML counts as part of [mcp_servers.assetgen]: keys up to the next header, dotted keys,
+  // and its sub-tables wherever they stand.
+  const grown: Record<string, (installed: string) => string> = {
+    'a key after it, then another table': (installed) => `${installed}enabled = false\n\n[profiles.fast]\nmodel = "o4-mini"\n`,
+    'a key after blank lines and a comment': (installed) => `${installed}\n# tuned by me\n\nstartup_timeout_sec = 30\n`,
+    'a dotted key': (installed) => `${installed}env.ASSETGEN_BASE_URL = "https://assets.example.com"\n`,
+    '[mcp_servers.assetgen.env] after it': (installed) =>
+      `${installed}[mcp_servers.assetgen.env]\nASSETGEN_BASE_URL = "https://assets.example.com"\n`,
+    '[mcp_servers.assetgen.env] before it': (installed) => `[mcp_servers.assetgen.env]\nASSETGEN_BASE_URL = "https://x"\n\n${installed}`,
+    'an array of tables under it': (installed) => `${installed}[[mcp_servers.assetgen.tools]]\nname = "generate_image"\n`,
+  };
+  for (const [what, grow] of Object.entries(grown)) {
+    it(`codex: ${what} makes the entry the user's: kept, every byte, until it holds only ours again`, async () => {
+      fs.mkdirSync(path.dirname(codexFile()));
+      fs.writeFileSync(codexFile(), OTHER);
+      expect((await run(['install', '--mcp', '--agent', 'codex', '--yes'])).code).toBe(0);
+      const installed = fs.readFileSync(codexFile(), 'utf8');
+      const edited = grow(installed);
+      fs.writeFileSync(codexFile(), edited);
+      for (const force of [[], ['--force']]) {
+        const removal = await run(['skills', 'uninstall', '--agent', 'codex', '--yes', ...force]);
+        expect(removal.code, removal.stderr).toBe(0);
+        expect(parseJson(removal).mcp).toEqual([expect.objectContaining({ action: 'edited' })]);
+        expect(fs.readFileSync(codexFile(), 'utf8')).toBe(edited);
+      }
+      fs.writeFileSync(codexFile(), installed);
+      expect(parseJson(await run(['skills', 'uninstall', '--agent', 'codex', '--yes'])).mcp).toEqual([
+        expect.objectContaining({ action: 'remove' }),
+      ]);
+      expect(fs.readFileSync(codexFile(), 'utf8')).toBe(OTHER);
+    });
+  }
+
+  it('codex: comments, blank lines or another table after ours are not part of it: the chunk is still cut, the rest kept', async () => {
+    for (const tail of ['\n# a note\n\n', '[mcp_servers.third]\ncommand = "third-server"\n', '[mcp_servers]\n']) {
+      fs.mkdirSync(path.dirname(codexFile()), { recursive: true });
+      fs.writeFileSync(codexFile(), OTHER);
+      expect((await run(['install', '--mcp', '--agent', 'codex', '--yes'])).code).toBe(0);
+      fs.appendFileSync(codexFile(), tail);
+      const removal = await run(['skills', 'uninstall', '--agent', 'codex', '--yes']);
+      expect(parseJson(removal).mcp, tail).toEqual([expect.objectContaining({ action: 'remove' })]);
+      expect(fs.readFileSync(codexFile(), 'utf8'), tail).toBe(OTHER + tail);
+    }
+  });
+
+  it('JSON: a server added beside ours in a servers object that was empty: uninstall leaves strict JSON with their server', async () => {
+    const file = path.join(home.cwd, '.cursor/mcp.json');
+    const mine = '"mine": { "command": "my-server" }';
+    const joined: Record<string, (installed: string) => string> = {
+      before: (installed) => installed.replace('"assetgen"', `${mine},\n    "assetgen"`),
+      after: (installed) => installed.replace(/("assetgen": \{[^}]*\})/, `$1,\n    ${mine}`),
+    };
+    for (const [where, join] of Object.entries(joined)) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, '{\n  "theme": "dark",\n  "mcpServers": {}\n}\n');
+      expect((await run(['install', '--mcp', '--agent', 'cursor', '--yes'])).code).toBe(0);
+      fs.writeFileSync(file, join(fs.readFileSync(file, 'utf8')));
+      const removal = await run(['skills', 'uninstall', '--agent', 'cursor', '--yes']);
+      expect(parseJson(removal).mcp, where).toEqual([expect.objectContaining({ action: 'remove' })]);
+      const text = fs.readFileSync(file, 'utf8');
+      expect(() => JSON.parse(text) as unknown, `${where}: ${text}`).not.toThrow();
+      expect(JSON.parse(text), where).toEqual({ theme: 'dark', mcpServers: { mine: { command: 'my-server' } } });
+    }
+  });
+});
