@@ -299,6 +299,17 @@ export class LockWriter {
     return this.#update([id], (lock) => void (lock.assets[id] = { ...structuredClone(entry), restoredFrom: 'remote-cache' }));
   }
 
+  /**
+   * Adds the entries of `lock` this one does not have (a shard's new --lock-out, made from the
+   * project's lock): an entry a killed earlier run journalled here is newer, and stays.
+   */
+  seed(lock: Lock): Promise<void> {
+    return this.#update('all', (current) => {
+      for (const [id, entry] of Object.entries(lock.assets))
+        if (!Object.hasOwn(current.assets, id)) current.assets[id] = structuredClone(entry);
+    });
+  }
+
   /** Replaces the whole lock (`lock merge`). */
   replace(lock: Lock): Promise<void> {
     return this.#update('all', (current) => void Object.assign(current, structuredClone(lock)));

@@ -123,7 +123,9 @@ async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string
   const target = path.resolve(ctx.cwd, lockOut);
   const fresh = !fs.existsSync(target);
   const writer = LockWriter.open(target, { service });
-  if (fresh) await writer.replace(readLock(lockFile));
+  // A new lock-out starts from the project's lock. A first run killed before it wrote one left its
+  // journal, which open() folded in (its paid jobs): the project's lock fills in only the rest.
+  if (fresh) await writer.seed(readLock(lockFile));
   return writer;
 }
 

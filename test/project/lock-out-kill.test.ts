@@ -1,0 +1,57 @@
+// A shard's first run (--lock-out, no lock-out file yet) killed while it follows a paid video job
+// leaves only the journal beside its lock-out: the rerun folds it in and resumes the job by its id
+// (even where the service has forgotten the key), never submitting (and paying for) it again.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readLock } from '../../src/pipeline/lock.js';
+import { collect, parseJson, runCli, spawnCli } from '../support/cli.js';
+import { useMockProject } from '../support/project.js';
+
+const project = useMockProject({ mock: { credits: 10_000 }, config: { credits: 10_000, videoSteps: 2, videoPollAfterMs: 200 } });
+const MANIFEST =
+  'assets:\n  - { id: lava, video: lava flowing, out: fx/ }\n  - { id: gem, prompt: a red gem, agent: sprite-artist, out: items/ }\n';
+
+/** Polls `check` (bounded: 100 tries, 15 s) until it returns something truthy. */
+async function until<T>(what: string, check: () => Promise<T> | T): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (let i = 0; i < 100 && Date.now() < deadline; i++) {
+    const value = await check();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`not seen in time: ${what}`);
+}
+
+describe('kill -9 during a shard’s first --lock-out run', () => {
+  it('the rerun resumes the paid job from the journal, and keeps what the project’s lock had', async () => {
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), MANIFEST);
+    // The project's lock already has gem: built before, by another job.
+    const first = await runCli(['build', 'gem', '--yes', '-q'], { env: project.env(), cwd: project.cwd, timeoutMs: 30_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const args = ['build', '--yes', '--shard', '1/1', '--lock-out', 'shard-1.lock'];
+    await project.mock.hold(['getVideo']);
+    const child = spawnCli([...args, '-q'], { env: project.env(), cwd: project.cwd });
+    const exited = collect(child, 30_000);
+    await until('the first poll held', async () => (await project.mock.state()).held >= 1);
+    child.kill('SIGKILL');
+    expect((await exited).signal).toBe('SIGKILL');
+    expect(fs.existsSync(path.join(project.cwd, 'shard-1.lock'))).toBe(false);
+    expect(fs.existsSync(path.join(project.cwd, '.shard-1.lock.journal'))).toBe(true);
+    // The service forgets idempotency keys (as after a day): only the job id can save the payment.
+    await project.mock.config({ idempotency: { maxAgeMs: 1 } });
+    await project.mock.hold([]);
+
+    const rerun = await runCli([...args, '--json'], { env: project.env(), cwd: project.cwd, timeoutMs: 30_000 });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const outcomes = Object.fromEntries(
+      (parseJson(rerun).items as { id: string; outcome: string }[]).map((item) => [item.id, item.outcome]),
+    );
+    expect(outcomes).toEqual({ lava: 'resumed', gem: 'unchanged' });
+    const videos = (await project.ledger()).filter((entry) => entry.amount === -180);
+    expect(videos).toHaveLength(1);
+    const lock = readLock(path.join(project.cwd, 'shard-1.lock'));
+    expect(lock.assets.lava?.jobId).toBe(videos[0]!.reason.split(' ')[1]);
+    expect(lock.assets.gem?.files).toHaveLength(1);
+  });
+});
