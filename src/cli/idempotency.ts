@@ -3,8 +3,9 @@
 // when the outcome is unknown, tells the user how to ask again without paying twice — which holds
 // as long as the service honours Idempotency-Key (docs/cli.md, "Paying once").
 import { randomUUID } from 'node:crypto';
-import { AbortedError, ConnectionError, RateLimitError, ServerError, TimeoutError, withHint } from '../client/errors.js';
+import { AbortedError, ApiError, ConnectionError, RateLimitError, ServerError, TimeoutError, withHint } from '../client/errors.js';
 import type { Credits } from '../client/types.js';
+import { ANSWERED, REFUSED, type JobKind } from '../config/journal.js';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
 
@@ -20,15 +21,29 @@ export async function paidCall<T extends { credits: Credits }>(
    * key to report and the way to ask, instead of this call's own key and "run again with it".
    */
   askAgain?: { key: string; how: string },
+  /**
+   * A job's submission (video create, workflows run): journalled with the key before it is sent,
+   * so an answer that never comes back (Ctrl-C, a dropped connection, an MCP client that cancels)
+   * leaves `assetgen jobs` the command that asks for the same job again without paying twice.
+   */
+  journal?: { kind: JobKind; baseUrl: string; label: string; resubmit: (key: string) => string[] },
 ): Promise<T> {
   checkIdempotencyKey(ctx, providedKey);
   const key = providedKey ?? randomUUID();
+  const pending = journal && ctx.journal.recordSubmitting(journal.kind, journal.baseUrl, key, journal.label, journal.resubmit(key));
+  const settle = (state: string) => pending && ctx.journal.recordUpdate(journal.kind, pending, journal.baseUrl, { state });
   try {
-    return await call({ idempotencyKey: key, keyIsNew });
+    const answer = await call({ idempotencyKey: key, keyIsNew });
+    settle(ANSWERED);
+    return answer;
   } catch (caught) {
     // Ctrl-C or --timeout may surface as any error from the socket; the signal says which it was.
     const error: unknown = ctx.signal.aborted ? ctx.signal.reason : caught;
-    if (!outcomeUnknown(error)) throw error;
+    if (!outcomeUnknown(error)) {
+      // Refused by the service (a 4xx): nothing was done. Anything else may have made the job.
+      if (error instanceof ApiError && error.status < 500) settle(REFUSED);
+      throw error;
+    }
     idempotencyKeys.set(error as object, askAgain?.key ?? key);
     const how = askAgain?.how ?? `${ctx.frontEnd.again} with ${ctx.frontEnd.option('idempotencyKey', key)}`;
     throw withHint(

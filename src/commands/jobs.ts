@@ -3,9 +3,9 @@
 import type { CommandContext } from '../cli/context.js';
 import { command } from '../cli/command.js';
 import { warnSkipped, type SkippedEntry } from '../cli/report.js';
-import { resumeCommand } from '../cli/resume.js';
+import { resumeCommand, shellQuote } from '../cli/resume.js';
 import { printTable } from '../cli/table.js';
-import type { JournalEntry } from '../config/journal.js';
+import { ANSWERED, REFUSED, SUBMITTING, type JournalEntry } from '../config/journal.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
 export const jobs = command({
@@ -42,6 +42,7 @@ async function renderJobs(
 }
 
 function resumeOf(ctx: CommandContext, entry: JournalEntry): string | null {
-  if (entry.state === 'succeeded' || entry.state === 'failed') return null;
+  if (entry.state === SUBMITTING) return entry.resubmit ? ['assetgen', ...entry.resubmit].map(shellQuote).join(' ') : null;
+  if ([ANSWERED, REFUSED, 'succeeded', 'failed'].includes(entry.state)) return null;
   return resumeCommand({ kind: entry.kind, id: entry.id, ...entry.resume }, ctx.cwd);
 }

@@ -11,7 +11,7 @@ import { confirmCharge } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
 import { renderCredits, withCredits, type Charged } from '../cli/charged.js';
 import { renderPaidJob, renderSaved } from '../cli/report.js';
-import { resumeCommand } from '../cli/resume.js';
+import { absoluteOutput, resumeCommand } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 
 interface WaitOptions {
@@ -41,11 +41,36 @@ async function createVideo(ctx: CommandContext, prompt: string, options: CreateO
   await confirmVideoCharge(ctx, options.yes === true);
 
   const client = await ctx.client();
-  const job = await paidCall(ctx, options.idempotencyKey, (key) =>
-    client.createVideo(
-      { prompt, agentId: options.agent, durationSeconds: options.duration, aspectRatio: options.aspectRatio },
-      { signal: ctx.signal, ...key },
-    ),
+  const job = await paidCall(
+    ctx,
+    options.idempotencyKey,
+    (key) =>
+      client.createVideo(
+        { prompt, agentId: options.agent, durationSeconds: options.duration, aspectRatio: options.aspectRatio },
+        { signal: ctx.signal, ...key },
+      ),
+    undefined,
+    undefined,
+    {
+      kind: 'video',
+      baseUrl: client.baseUrl,
+      label: prompt,
+      // The same request again, with the same key: the job the first one made, not a second charge.
+      resubmit: (key) => [
+        'video',
+        'create',
+        prompt,
+        ...(options.agent !== undefined ? ['--agent', options.agent] : []),
+        ...(options.duration !== undefined ? ['--duration', String(options.duration)] : []),
+        ...(options.aspectRatio !== undefined ? ['--aspect-ratio', options.aspectRatio] : []),
+        '--yes',
+        '-o',
+        absoluteOutput(options.output, ctx.cwd),
+        ...(options.force ? ['--force'] : []),
+        '--idempotency-key',
+        key,
+      ],
+    },
   );
   // The price is known even when the service does not report the charge.
   if (job.credits.charged === undefined) ctx.credits.add({ charged: VIDEO_JOB_COST });

@@ -6,7 +6,7 @@ import { paidCall } from '../cli/idempotency.js';
 import { command } from '../cli/command.js';
 import { renderCredits, withCredits } from '../cli/charged.js';
 import { renderPaidJob, warnSkipped } from '../cli/report.js';
-import { resumeCommand } from '../cli/resume.js';
+import { absoluteOutput, resumeCommand } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 import { printTable } from '../cli/table.js';
 import { normalizeWorkflows } from '../client/lists.js';
@@ -52,8 +52,29 @@ async function startWorkflow(ctx: CommandContext, workflowId: string, options: R
   const overrides = parseOverrides(options.set);
   checkOutputTarget(ctx, options.output, Boolean(options.force), { several: true });
   const client = await ctx.client();
-  const run = await paidCall(ctx, options.idempotencyKey, (key) =>
-    client.runWorkflow(workflowId, overrides, { signal: ctx.signal, ...key }),
+  const run = await paidCall(
+    ctx,
+    options.idempotencyKey,
+    (key) => client.runWorkflow(workflowId, overrides, { signal: ctx.signal, ...key }),
+    undefined,
+    undefined,
+    {
+      kind: 'run',
+      baseUrl: client.baseUrl,
+      label: workflowId,
+      // The same request again, with the same key: the run the first one started, not a second charge.
+      resubmit: (key) => [
+        'workflows',
+        'run',
+        workflowId,
+        ...options.set.flatMap((set) => ['-s', set]),
+        '-o',
+        absoluteOutput(options.output, ctx.cwd),
+        ...(options.force ? ['--force'] : []),
+        '--idempotency-key',
+        key,
+      ],
+    },
   );
   const target = targetFor(ctx, 'run', run.id, options);
   // On disk before any waiting: a paid run is never lost track of.

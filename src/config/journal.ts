@@ -1,6 +1,7 @@
 // The local job journal: every paid job (video jobs, workflow runs) is appended here BEFORE any
 // waiting starts, so a crash, a Ctrl-C or a closed laptop never loses track of something paid for.
 // JSON Lines, append-only: each line is a full or partial record; later lines update earlier ones.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SAFE_ID } from '../api/endpoints.js';
@@ -10,6 +11,16 @@ import { stateDir, type Env } from './paths.js';
 import { appendRegularFileSync, readRegularFileSync } from '../files/confine.js';
 
 export type JobKind = 'video' | 'run';
+
+/** A submission sent (or about to be) whose answer has not come back: what it made is not known here. */
+export const SUBMITTING = 'submitting';
+/** A submission whose answer came back: the job it made has a record of its own. */
+export const ANSWERED = 'answered';
+/** A submission the service refused before doing anything (nothing paid). */
+export const REFUSED = 'refused';
+/** The words a `resubmit` may hold: a command's own, bounded. */
+const MAX_RESUBMIT_WORDS = 64;
+const MAX_RESUBMIT_WORD = 8_192;
 
 export interface JournalEntry {
   kind: JobKind;
@@ -24,6 +35,12 @@ export interface JournalEntry {
   refunded?: boolean;
   /** What resuming the wait needs besides the id: where the result goes, --base-url, --interval. */
   resume?: { output?: string; baseUrl?: string; intervalMs?: number; force?: boolean };
+  /**
+   * A submission whose answer has not come back (state `submitting`; its id `submit-<hash of the
+   * key>`): the words of the command that sends it again with the same Idempotency-Key, which the
+   * service answers with the job it made (and charged for) instead of a new one.
+   */
+  resubmit?: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -50,6 +67,17 @@ export class JobJournal {
   recordSubmitted(entry: Omit<JournalEntry, 'createdAt' | 'updatedAt'>): void {
     const now = new Date().toISOString();
     this.#append({ ...entry, createdAt: now, updatedAt: now });
+  }
+
+  /**
+   * Records a paid submission about to be sent, before it is (the service may carry it out and
+   * charge for it even if its answer never comes back: Ctrl-C, a dropped connection, an MCP client
+   * that cancels). Returns the record's id, for `recordUpdate` once the outcome is known.
+   */
+  recordSubmitting(kind: JobKind, baseUrl: string, idempotencyKey: string, label: string, resubmit: string[]): string {
+    const id = `submit-${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 16)}`;
+    this.recordSubmitted({ kind, id, baseUrl, state: SUBMITTING, label, resubmit });
+    return id;
   }
 
   /** Records a later observation of a job (new state, saved files, refund). */
@@ -149,6 +177,7 @@ function parseRecord(line: string): Partial<JournalEntry> | string {
   if (record.refunded !== undefined && typeof record.refunded !== 'boolean') delete record.refunded;
   if (record.creditsCharged !== undefined && typeof record.creditsCharged !== 'number') delete record.creditsCharged;
   if (record.resume !== undefined && !validResume(record.resume)) delete record.resume;
+  if (record.resubmit !== undefined && !validResubmit(record.resubmit)) delete record.resubmit;
   return record;
 }
 
@@ -169,5 +198,15 @@ function validResume(value: unknown): boolean {
     ['output', 'baseUrl'].every((field) => resume[field] === undefined || typeof resume[field] === 'string') &&
     (resume.intervalMs === undefined || typeof resume.intervalMs === 'number') &&
     (resume.force === undefined || typeof resume.force === 'boolean')
+  );
+}
+
+/** A resubmit as this journal writes it: assetgen's own command words (video create, workflows run), bounded. */
+function validResubmit(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.length <= MAX_RESUBMIT_WORDS &&
+    value.every((word) => typeof word === 'string' && word.length <= MAX_RESUBMIT_WORD) &&
+    ((value[0] === 'video' && value[1] === 'create') || (value[0] === 'workflows' && value[1] === 'run'))
   );
 }
