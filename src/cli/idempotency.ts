@@ -3,7 +3,16 @@
 // when the outcome is unknown, tells the user how to ask again without paying twice — which holds
 // as long as the service honours Idempotency-Key (docs/cli.md, "Paying once").
 import { randomUUID } from 'node:crypto';
-import { AbortedError, ApiError, ConnectionError, RateLimitError, ServerError, TimeoutError, withHint } from '../client/errors.js';
+import {
+  AbortedError,
+  ApiError,
+  AssetgenError,
+  CONNECTION_HINT,
+  ConnectionError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+} from '../client/errors.js';
 import type { Credits } from '../client/types.js';
 import { ANSWERED, REFUSED, type JobKind } from '../config/journal.js';
 import type { CommandContext } from './context.js';
@@ -46,10 +55,12 @@ export async function paidCall<T extends { credits: Credits }>(
     }
     idempotencyKeys.set(error as object, askAgain?.key ?? key);
     const how = askAgain?.how ?? `${ctx.frontEnd.again} with ${ctx.frontEnd.option('idempotencyKey', key)}`;
-    throw withHint(
-      error,
-      `The service may have done this (and charged for it) before the answer was lost. ${how} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`,
-    );
+    // Not "try again": asked again without the key, a call the service carried out is paid twice.
+    if (error instanceof AssetgenError && error.hint === CONNECTION_HINT) error.hint = 'Check the base URL and your network.';
+    const advice = `The service may have done this (and charged for it) before the answer was lost. ${how} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`;
+    // The way to ask again comes first: it is what decides whether the next attempt pays.
+    if (error instanceof AssetgenError && !error.hint?.includes(advice)) error.hint = error.hint ? `${advice}\n${error.hint}` : advice;
+    throw error;
   }
 }
 

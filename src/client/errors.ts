@@ -90,9 +90,12 @@ export class InsufficientCreditsError extends ApiError {
 }
 
 /** The request never got an HTTP answer (refused, reset, DNS, TLS...). */
+/** A connection error's advice; a paid call whose answer was lost words its own (cli/idempotency.ts: asking again plainly would pay twice). */
+export const CONNECTION_HINT = 'Check the base URL and your network, then try again.';
+
 export class ConnectionError extends AssetgenError {
   constructor(message: string, cause?: unknown) {
-    super(message, { code: 'connection_error', cause, hint: 'Check the base URL and your network, then try again.' });
+    super(message, { code: 'connection_error', cause, hint: CONNECTION_HINT });
   }
 }
 

@@ -8,7 +8,7 @@ import { excerpt } from './excerpt.js';
 import { LIMITS, formatBytes, readLimited } from './limits.js';
 import { StreamMeter } from './sse-meter.js';
 import { abortError, RetryableFailure, transportError } from './failures.js';
-import { normalizeGeneration, type ResponseInfo } from './normalize.js';
+import { normalizeGeneration, readCredits, type ResponseInfo } from './normalize.js';
 import { header, isObject, num, str } from './values.js';
 import type { StreamEvent } from './types.js';
 
@@ -130,11 +130,17 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
       return;
     }
 
+    // The stream's headers say what the call was charged: counted now, so a stream cut short later
+    // (Ctrl-C, a dropped connection) still reports its charge; the result then adds only its balance.
+    const opening = readCredits(undefined, opened.response.headers);
+    const chargedAtOpen = opening.charged !== undefined && opening.charged > 0;
+    if (chargedAtOpen) http.settings.hooks.onCredits?.(opening);
     for (let message: EventSourceMessage | undefined = opened.first; message;) {
       const event = toEvent(message, opened.info);
       if (event.type === 'result') {
         finished = true;
-        http.settings.hooks.onCredits?.(event.generation.credits);
+        const { remaining } = event.generation.credits;
+        http.settings.hooks.onCredits?.(chargedAtOpen ? (remaining !== undefined ? { remaining } : {}) : event.generation.credits);
       }
       yield event;
       if (event.type === 'done') return;
