@@ -21,8 +21,9 @@ import { requireCallerId } from '../client/normalize.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
+import { CLI } from './front-end.js';
 import { savedResult, type SavedResult } from './report.js';
-import { absoluteOutput, attachJob, resumeCommand, resumeToolCall, type ResumeTarget } from './resume.js';
+import { absoluteOutput, attachJob, resumeCommand, resumeToolCall, type PaidJob, type ResumeTarget } from './resume.js';
 import { saveOutputs, type OutputFile } from './save.js';
 
 /**
@@ -58,13 +59,51 @@ export function rememberPaidJob(ctx: CommandContext, error: unknown, target: Res
   if (effective instanceof InsufficientCreditsError && target.kind === 'video') {
     withHint(effective, 'If the job fails, the service refunds its credits by itself.');
   }
-  const resume = resumeCommand(target, ctx.cwd);
+  const resume = resumeCommandFor(ctx, target);
+  if (endsWithCommand(ctx)) {
+    withHint(effective, mockEnds(target));
+    return attachJob(effective, { id: target.id, kind: target.kind, resume }, target);
+  }
   const why =
     effective instanceof AbortedError || effective instanceof TimeoutError
       ? `The ${what} ${target.id} goes on without us`
       : `The ${what} ${target.id} is paid for and kept`;
-  withHint(effective, `${why}; resume with: ${ctx.frontEnd.resume({ command: resume, tool: resumeToolCall(target, ctx.cwd) })}`);
+  withHint(effective, `${why}; resume with: ${resumeAdvice(ctx, target, resume)}`);
   return attachJob(effective, { id: target.id, kind: target.kind, resume }, target);
+}
+
+/**
+ * The command that picks a job up later, or null when none can: a job on the in-process bundled
+ * mock (--mock) lives in that mock, which no later command reaches (`--mock` starts a fresh one).
+ * Every resume command a waiting command prints or reports comes from here.
+ */
+export function resumeCommandFor(ctx: CommandContext, target: ResumeTarget): string | null {
+  return ctx.globals.mock ? null : resumeCommand(target, ctx.cwd);
+}
+
+/**
+ * The mock dies with this command: a command line's (--mock, the demo's steps). An MCP server's
+ * mock serves every call while the server runs, so its waiting tool can still pick a job up.
+ */
+const endsWithCommand = (ctx: CommandContext): boolean => ctx.globals.mock && ctx.frontEnd === CLI;
+
+/** What is said instead of a resume command for a job on the mock this command started. */
+const mockEnds = (target: ResumeTarget): string =>
+  `The ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} is on the bundled mock (--mock), which ends with this command: nothing was charged for real, and there is nothing to resume.`;
+
+/** How to pick the job up, in the front end's words (an MCP client's waiting tool needs no command line). */
+const resumeAdvice = (ctx: CommandContext, target: ResumeTarget, command: string | null): string =>
+  ctx.frontEnd.resume({ command: command ?? '', tool: resumeToolCall(target, ctx.cwd) });
+
+/**
+ * A paid job left to go on by itself (--no-wait): says how to pick it up (`lead`, e.g. "Wait for it
+ * with"), or that it ends with the mock; the job as `--json` reports it (`resume: null` on the mock).
+ */
+export function leaveJob(ctx: CommandContext, target: ResumeTarget, lead: string): PaidJob {
+  const resume = resumeCommandFor(ctx, target);
+  if (resume !== null) ctx.out.info(`${lead}: ${resume}`);
+  else ctx.out.info(endsWithCommand(ctx) ? mockEnds(target) : `${lead}: ${resumeAdvice(ctx, target, resume)}`);
+  return { id: target.id, kind: target.kind, resume };
 }
 
 /** The journal recorded the job's submission (by this or an earlier command): it was paid for. */
@@ -85,10 +124,12 @@ function journalled(ctx: CommandContext, target: ResumeTarget): boolean {
 function unconfirmedJob(ctx: CommandContext, error: unknown, target: ResumeTarget): unknown {
   const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
   if (refused) return attachJob(error, { id: target.id, kind: target.kind, resume: null });
-  const resume = resumeCommand(target, ctx.cwd);
+  const resume = resumeCommandFor(ctx, target);
+  // A wait on this command's own mock: whatever it was, it ends with the mock.
+  if (endsWithCommand(ctx)) return attachJob(error, { id: target.id, kind: target.kind, resume }, target);
   withHint(
     error,
-    `No answer of the service has shown the ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} yet; to wait for it again: ${ctx.frontEnd.resume({ command: resume, tool: resumeToolCall(target, ctx.cwd) })}`,
+    `No answer of the service has shown the ${target.kind === 'video' ? 'video job' : 'run'} ${target.id} yet; to wait for it again: ${resumeAdvice(ctx, target, resume)}`,
   );
   return attachJob(error, { id: target.id, kind: target.kind, resume }, target);
 }

@@ -1,5 +1,7 @@
 // `assetgen jobs`: what this machine started (from the local journal), so nothing paid for is lost.
-// Each unfinished job shows the same resume command its waiting command printed.
+// Each unfinished job shows the same resume command its waiting command printed, and the service
+// it is on when that is not the one a command would use now.
+import { redactUrl } from '../client/redact.js';
 import type { CommandContext } from '../cli/context.js';
 import { command } from '../cli/command.js';
 import { warnSkipped, type SkippedEntry } from '../cli/report.js';
@@ -12,8 +14,9 @@ export const jobs = command({
   async run(ctx: CommandContext, options: { limit: number }) {
     const journal = ctx.journal.read();
     const entries = journal.entries.slice(0, options.limit);
+    const current = entries.length ? configuredBaseUrl(ctx) : undefined;
     return {
-      jobs: entries.map((entry) => ({ ...entry, resume: resumeOf(ctx, entry) })),
+      jobs: entries.map((entry) => ({ ...entry, resume: resumeOf(ctx, entry, current) })),
       journal: ctx.journal.file,
       skipped: journal.skipped,
     };
@@ -41,8 +44,47 @@ async function renderJobs(
     ctx.out.info(`Unfinished: resume with\n${pending.map((entry) => `  ${sanitizeLine(entry.resume ?? '')}`).join('\n')}`);
 }
 
-function resumeOf(ctx: CommandContext, entry: JournalEntry): string | null {
-  if (entry.state === SUBMITTING) return entry.resubmit ? ['assetgen', ...entry.resubmit].map(shellQuote).join(' ') : null;
+/**
+ * The command that picks the entry up. It goes to the service the journal recorded: with
+ * `--base-url <that URL>` (no user or password) when a command run now would call another one.
+ */
+function resumeOf(ctx: CommandContext, entry: JournalEntry, current: string | undefined): string | null {
+  const elsewhere = !sameService(entry.baseUrl, current);
+  if (entry.state === SUBMITTING) {
+    if (!entry.resubmit) return null;
+    const words = ['assetgen', ...entry.resubmit, ...(elsewhere ? ['--base-url', redactUrl(entry.baseUrl)] : [])];
+    return words.map(shellQuote).join(' ');
+  }
   if ([ANSWERED, REFUSED, 'succeeded', 'failed'].includes(entry.state)) return null;
-  return resumeCommand({ kind: entry.kind, id: entry.id, ...entry.resume }, ctx.cwd);
+  // A --base-url the waiting command was given is in its resume already.
+  const baseUrl = entry.resume?.baseUrl ?? (elsewhere ? entry.baseUrl : undefined);
+  return resumeCommand({ kind: entry.kind, id: entry.id, ...entry.resume, ...(baseUrl !== undefined ? { baseUrl } : {}) }, ctx.cwd);
+}
+
+/** The base URL a command run now would call (--base-url, the environment, the stored one), as commands resolve it. */
+function configuredBaseUrl(ctx: CommandContext): string | undefined {
+  try {
+    return ctx.credentials().baseUrl?.value;
+  } catch {
+    return undefined; // an unreadable credentials file: no service to count on, so every command names its own
+  }
+}
+
+/** Two base URLs of the same service: the same URL once the client's reading of it (no user, query or fragment; a path ending in `/`) is applied. */
+function sameService(recorded: string, current: string | undefined): boolean {
+  return current !== undefined && serviceOf(recorded) === serviceOf(current);
+}
+
+function serviceOf(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl.trim());
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    url.hash = '';
+    if (!url.pathname.endsWith('/')) url.pathname += '/';
+    return url.href;
+  } catch {
+    return baseUrl;
+  }
 }

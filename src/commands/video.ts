@@ -5,13 +5,13 @@ import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { VideoJob } from '../client/types.js';
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
-import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.js';
+import { asRecord, journalPaidJob, leaveJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
 import { confirmCharge } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
 import { renderCredits, withCredits, type Charged } from '../cli/charged.js';
 import { renderPaidJob, renderSaved } from '../cli/report.js';
-import { absoluteOutput, resumeCommand } from '../cli/resume.js';
+import { absoluteOutput } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 
 interface WaitOptions {
@@ -82,8 +82,7 @@ async function createVideo(ctx: CommandContext, prompt: string, options: CreateO
   });
   ctx.out.info(`Submitted video job ${job.id}.`);
   if (!options.wait) {
-    const resume = resumeCommand(target, ctx.cwd);
-    ctx.out.info(`Wait for it with: ${resume}`);
+    const { resume } = leaveJob(ctx, target, 'Wait for it with');
     return withCredits(ctx, { ...asRecord(job.raw), job: { id: job.id, kind: 'video' as const, resume } });
   }
   return waitAndSave(ctx, client, target, job, options);

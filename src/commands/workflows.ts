@@ -1,12 +1,12 @@
 // `assetgen workflows list` and `assetgen workflows run <id>`.
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
-import { asRecord, journalPaidJob, targetFor, waitAndSave } from '../cli/follow.js';
+import { asRecord, journalPaidJob, leaveJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
 import { command } from '../cli/command.js';
 import { renderCredits, withCredits } from '../cli/charged.js';
 import { renderPaidJob, warnSkipped } from '../cli/report.js';
-import { absoluteOutput, resumeCommand } from '../cli/resume.js';
+import { absoluteOutput } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 import { printTable } from '../cli/table.js';
 import { normalizeWorkflows } from '../client/lists.js';
@@ -83,8 +83,7 @@ async function startWorkflow(ctx: CommandContext, workflowId: string, options: R
     `Started run ${run.id} of ${ctx.out.server(workflowId)}${run.totalNodes !== undefined ? ` (${run.totalNodes} nodes)` : ''}.`,
   );
   if (!options.wait) {
-    const resume = resumeCommand(target, ctx.cwd);
-    ctx.out.info(`Follow it with: ${resume}`);
+    const { resume } = leaveJob(ctx, target, 'Follow it with');
     return withCredits(ctx, { ...asRecord(run.raw), job: { id: run.id, kind: 'run' as const, resume } });
   }
   return waitAndSave(ctx, client, target, run, options);
