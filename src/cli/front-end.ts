@@ -6,10 +6,17 @@ import { ENV } from '../config/credentials.js';
 import { toolArgumentsText, type ResumeToolCall } from './resume.js';
 
 /** An option a message may tell the reader to give. */
-export type Option = 'force' | 'output' | 'idempotencyKey' | 'yes' | 'dryRun' | 'maxCredits' | 'agent';
+export type Option = 'force' | 'output' | 'idempotencyKey' | 'yes' | 'dryRun' | 'maxCredits' | 'agent' | 'more' | 'check';
 
-/** Something a message may send the reader to (a list, a poll). */
-export type Lookup = 'agents' | 'jobs' | 'generate';
+/** Something a message may send the reader to (a list, a poll, a check). */
+export type Lookup = 'agents' | 'jobs' | 'generate' | 'check';
+
+/** A build of the project a message shows: the assets (ids or globs, or placeholders), and its options. */
+export interface BuildCall {
+  ids: readonly string[];
+  more?: number;
+  dryRun?: boolean;
+}
 
 export interface FrontEnd {
   /** How to give an option, with its value when there is one: `--idempotency-key <key>` / `` `idempotency_key: "<key>"` ``. */
@@ -20,6 +27,8 @@ export interface FrontEnd {
   againWith(option: Option): string;
   /** Where to look something up, in backticks: `assetgen jobs` / `list_jobs`. */
   lookup(what: Lookup): string;
+  /** Going there, as an instruction: "Run `assetgen check`" / "Call `check_assets`". */
+  use(what: Lookup): string;
   /** Polling a video job once. */
   pollVideo(id: string): string;
   /** Picking up a paid job: its command line, or the waiting tool with its arguments (the id, where it saves). */
@@ -43,7 +52,21 @@ export interface FrontEnd {
   readonly useMock: string;
   /** Building a manifest other than the nearest one. */
   readonly otherManifest: string;
+  /** Naming the assets a build is for: "give their ids or a glob" / "… in `ids`". */
+  readonly nameAssets: string;
+  /** A build, in backticks: `assetgen build sword --more 2` / `build` with {"ids": ["sword"], "more": 2}. */
+  build(call: BuildCall): string;
+  /** A build as an example, after "For example:": the bare command line, or "call `build` with {…}". */
+  buildExample(call: BuildCall): string;
+  /**
+   * Building again, which resumes the paid work assetgen.lock records: "run `assetgen build` again" /
+   * "call `build` again"; `same`: with the same assets and options.
+   */
+  buildAgain(same?: boolean): string;
 }
+
+/** A phrase of the front end at the start of a sentence: "Run `assetgen build` again". */
+export const capitalized = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 
 /** "a, b, or c": the ways a hint offers. */
 export const anyOf = (ways: readonly string[]): string =>
@@ -57,14 +80,27 @@ const FLAGS: Record<Option, string> = {
   dryRun: '--dry-run',
   maxCredits: '--max-credits',
   agent: '--agent',
+  more: '--more',
+  check: '--check',
+};
+
+/** `assetgen build sword --more 2 --dry-run`: the ids as given (a placeholder such as `<id>` unquoted). */
+const buildCommand = ({ ids, more, dryRun }: BuildCall): string =>
+  ['assetgen build', ...ids, ...(more === undefined ? [] : [`${FLAGS.more} ${more}`]), ...(dryRun ? [FLAGS.dryRun] : [])].join(' ');
+
+const COMMANDS: Record<Lookup, string> = {
+  agents: '`assetgen agents`',
+  jobs: '`assetgen jobs`',
+  generate: '`assetgen generate "<prompt>" --agent <id>`',
+  check: '`assetgen check`',
 };
 
 export const CLI: FrontEnd = {
   option: (option, value) => (value === undefined ? FLAGS[option] : `${FLAGS[option]} ${value}`),
   again: 'Run the same command again',
   againWith: (option) => `Run with ${FLAGS[option]}`,
-  lookup: (what) =>
-    ({ agents: '`assetgen agents`', jobs: '`assetgen jobs`', generate: '`assetgen generate "<prompt>" --agent <id>`' })[what],
+  lookup: (what) => COMMANDS[what],
+  use: (what) => `Run ${COMMANDS[what]}`,
   pollVideo: (id) => `\`assetgen video get ${id}\``,
   resume: (job) => job.command,
   resumeTakes: (takes) => takes.command,
@@ -75,6 +111,10 @@ export const CLI: FrontEnd = {
   setBaseUrl: ['Pass --base-url <url>', `set ${ENV.baseUrl}`, 'run `assetgen auth login --base-url <url>`'],
   useMock: '--mock',
   otherManifest: 'pass -f <path>',
+  nameAssets: 'give their ids or a glob',
+  build: (call) => `\`${buildCommand(call)}\``,
+  buildExample: buildCommand,
+  buildAgain: (same) => (same ? 'run the same `assetgen build` again' : 'run `assetgen build` again'),
 };
 
 /**
@@ -89,7 +129,21 @@ const ARGUMENTS: Record<Option, { names: string[]; flag?: true }> = {
   dryRun: { names: ['dry_run'], flag: true },
   maxCredits: { names: ['max_credits'] },
   agent: { names: ['agent'] },
+  more: { names: ['more'] },
+  check: { names: ['check'], flag: true },
 };
+
+/** The tools a message may send the reader to. */
+const TOOLS: Record<Lookup, string> = {
+  agents: '`list_agents`',
+  jobs: '`list_jobs`',
+  generate: '`generate_image` with its `agent`',
+  check: '`check_assets`',
+};
+
+/** The build tool's arguments for a build: `{"ids": ["sword"], "more": 2, "dry_run": true}`. */
+const buildArguments = ({ ids, more, dryRun }: BuildCall): string =>
+  toolArgumentsText({ ids: [...ids], ...(more === undefined ? {} : { more }), ...(dryRun ? { dry_run: true } : {}) });
 
 /** The words of one MCP tool (`tool`), which takes the arguments `argumentNames`. */
 export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): FrontEnd {
@@ -106,7 +160,8 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     option,
     again: `Call ${tool} again`,
     againWith: (name) => `Call ${tool} with ${option(name)}`,
-    lookup: (what) => ({ agents: '`list_agents`', jobs: '`list_jobs`', generate: '`generate_image` with its `agent`' })[what],
+    lookup: (what) => TOOLS[what],
+    use: (what) => `Call ${TOOLS[what]}`,
     pollVideo: (id) => call('get_video', id),
     resume: ({ tool }) => `\`${tool.tool}\` with ${toolArgumentsText(tool.arguments)} (no new charge)`,
     resumeTakes: (takes) => `Call ${tool} again with the same arguments, ${option('idempotencyKey', takes.key)} and ${option('force')}`,
@@ -118,5 +173,9 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     setBaseUrl: [`Set ${ENV.baseUrl} in the server's environment`, 'run `assetgen auth login --base-url <url>` in a terminal'],
     useMock: 'the bundled mock (`assetgen mcp --mock`)',
     otherManifest: "start the server in the manifest's folder",
+    nameAssets: 'give their ids or a glob in `ids`',
+    build: (call) => `\`build\` with ${buildArguments(call)}`,
+    buildExample: (call) => `call \`build\` with ${buildArguments(call)}`,
+    buildAgain: (same) => (same ? 'call `build` again with the same arguments' : 'call `build` again'),
   };
 }

@@ -26,7 +26,7 @@ import { inTarget } from './paths.js';
 import { planPost } from './post.js';
 import { withRestore, type RemoteAvailability } from './remote.js';
 import { inShard, selectIds, type Shard } from './shard.js';
-import { planSheetItem, sheetFiles } from './sheet.js';
+import { planSheetItem, sheetFiles, sheetInputs } from './sheet.js';
 import {
   droppedTakesReason,
   freshTakes,
@@ -60,6 +60,8 @@ export interface PlanOptions {
   workflowNodes?: WorkflowNodes;
   /** `build --more K`: K more takes of each selected image asset, keeping every earlier one (./takes.ts). */
   more?: number;
+  /** How the reader gave `more`, for the reasons the plan gives (ctx.frontEnd: `--more 2`, `` `more: 2` ``); default the flag. */
+  moreOption?: string;
   /** `build --prune-takes`: plan to delete the take files of each selected asset that are not picked. */
   pruneTakes?: boolean;
   /** What the remote cache holds (./remote.ts): assets it can give back are planned as `restore`, 0 credits. */
@@ -148,9 +150,15 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
     const building = new Set(
       [...planned.values()].filter((item) => item.action !== 'none' && item.action !== 'keep').map((item) => item.id),
     );
+    // With --shard, a sheet an input of which another shard makes in this build is packed by no
+    // shard (none has all its inputs), but by the build the merge job runs once `lock merge` has
+    // joined every shard's lock (docs/ci.md): packing is free, and then every input is there.
+    const elsewhere =
+      options.shard && madeByOtherShards(manifest.assets, lock, hashes, { ...options, shard: options.shard }, pricesOnce, selected);
     // A selection takes along the sheets its assets feed (sheet.ts planSheetItem).
     for (const sheet of manifest.assets) {
       if (sheet.kind !== 'sheet' || !inShard(sheet.id, options.shard)) continue;
+      if (elsewhere && sheetInputs(sheet.sheet!.from, manifest.assets).some(elsewhere)) continue;
       const files = (): FileCheck[] => checkFiles(lock.assets[sheet.id], hashes);
       const item = planSheetItem(sheet, manifest.assets, lock, { files, hashes, building, force: options.force, selected });
       if (item) planned.set(sheet.id, item);
@@ -180,6 +188,35 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   // Said when takes make it differ from one call per asset to generate or resume.
   if (calls !== paying) estimate.calls = calls;
   return { service: options.service, items, estimate, prices: planPrices(items), unmatched };
+}
+
+/**
+ * Whether another shard makes an asset in this build: a shard plans the same manifest, lock and files
+ * (each CI job starts from the same), so this shard can tell, planning that asset as its own shard
+ * will (once each, when a sheet asks). An asset the selection leaves out is made by no shard.
+ */
+function madeByOtherShards(
+  assets: readonly ManifestAsset[],
+  lock: Lock,
+  hashes: FileHashes,
+  options: PlanOptions & { shard: Shard },
+  prices: () => PriceIndex,
+  selected: ReadonlySet<string> | undefined,
+): (id: string) => boolean {
+  let byId: Map<string, ManifestAsset> | undefined;
+  const made = new Map<string, boolean>();
+  return (id) => {
+    if (inShard(id, options.shard) || (selected && !selected.has(id))) return false;
+    let making = made.get(id);
+    if (making === undefined) {
+      byId ??= new Map(assets.map((asset) => [asset.id, asset]));
+      const asset = byId.get(id);
+      const action = asset && planAsset(asset, lock, hashes, options, prices).action;
+      making = action !== undefined && action !== 'none' && action !== 'keep';
+      made.set(id, making);
+    }
+    return making;
+  };
 }
 
 /** The prices the plan's paying items use, one row per agent, workflow or the video job, each with its source. */
@@ -311,7 +348,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   if (specChanged) return generate('changed', [describeChange(entry, asset, options.service)]);
   // With takes, the picked take is what post steps run on (as a kept original is), and the build
   // makes the output from it again after making any missing take.
-  const takes = asset.kind === 'image' && !options.force ? missingTakes(asset, entry, options.more) : undefined;
+  const takes = asset.kind === 'image' && !options.force ? missingTakes(asset, entry, options.more, options.moreOption) : undefined;
   const planned = entry.candidates ? withPickedAsOriginal(entry) : entry;
   const post = options.force ? undefined : planPost(asset, planned, files, hashes);
   // The picked take's file is gone: asked for again with its key (a replay where the service keeps answers).

@@ -136,6 +136,17 @@ export interface SheetDecision {
 type State = 'ok' | 'edited' | 'missing';
 
 /**
+ * The inputs that leave a sheet unpacked: never built (no file in the lock) and not made by this
+ * build. Such a sheet is `skipped` by the build (its earlier atlas untouched), not kept: nothing of
+ * it was edited by hand.
+ */
+export const unbuiltInputs = (
+  inputs: readonly string[],
+  building: ReadonlySet<string>,
+  lockedFiles: (id: string) => readonly LockedFile[] | undefined,
+): string[] => inputs.filter((id) => !building.has(id) && !lockedFiles(id)?.length);
+
+/**
  * Whether a sheet is packed again: when an input is built in this build, when an input file's hash
  * differs from the one the sheet was packed from, when its options or `out` changed, or its files
  * are missing. A hand-edited atlas or data file is kept (--force re-packs it).
@@ -165,7 +176,7 @@ export function planSheet(
           reasons: [...reasons, `${listIds(foreign)} exists and assetgen did not make it: left alone (--force replaces it)`],
         }
       : { status, action: 'reprocess', reasons: [...reasons, 'packed after its inputs, no paid call'] };
-  const unbuilt = inputs.filter((id) => !building.has(id) && !context.lockedFiles(id)?.length);
+  const unbuilt = unbuiltInputs(inputs, building, context.lockedFiles);
   if (unbuilt.length)
     return { status: entry?.spec ? 'changed' : 'new', action: 'keep', reasons: [`${listIds(unbuilt)} not built yet: not packed`] };
   if (!entry?.spec) return pack('new', ['not built yet']);

@@ -55,8 +55,14 @@ export interface TakesDecision {
  * (raising N pays for the new ones only; a take deleted by --prune-takes counts as made, so it is
  * never paid for again), and `more` (build --more K) makes K past the highest. The pick stays as it
  * is. A built asset without takes is take 1 (made into a take file by the build, no paid call).
+ * `moreOption` is `more` as the reader gave it (`--more K`, or an MCP tool's `` `more: K` ``), for the reason.
  */
-export function missingTakes(asset: ManifestAsset, entry: LockEntry, more: number | undefined): TakesDecision {
+export function missingTakes(
+  asset: ManifestAsset,
+  entry: LockEntry,
+  more: number | undefined,
+  moreOption = `--more ${more}`,
+): TakesDecision {
   // Pruned takes were made (and paid for): never made again by `variants`.
   const made = [...(entry.candidates?.map((take) => take.k) ?? [1]), ...(entry.prunedTakes?.map((take) => take.k) ?? [])];
   const highest = Math.max(...made);
@@ -67,7 +73,7 @@ export function missingTakes(asset: ManifestAsset, entry: LockEntry, more: numbe
     return {
       make,
       reasons: [
-        `--more ${more}: ${takeList(make)} to make, a paid call each (${plural(entry.candidates?.length ?? 1)} kept)`,
+        `${moreOption}: ${takeList(make)} to make, a paid call each (${plural(entry.candidates?.length ?? 1)} kept)`,
         ...adopt(adopting),
       ],
     };

@@ -246,7 +246,7 @@ describe('sheets in a build', () => {
     const { result, charges } = await paidCalls(() => build(['sword']));
     expect(result.code, result.stderr).toBe(0);
     expect(charges).toBe(1);
-    expect(items(result).icons).toMatchObject({ outcome: 'kept' });
+    expect(items(result).icons).toMatchObject({ outcome: 'skipped' });
     expect(parseJson(result).staleSheets).toEqual([{ id: 'icons', reason }]);
     expect(fs.existsSync(file('assets/icons.png'))).toBe(false);
     const human = await project.run(['build', 'shield']);

@@ -2,7 +2,16 @@
 // credit budget first, every charge recorded in the lock with the job, so a resume adds to it.
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { AbortedError, AssetgenError, ChargedAnswerLostError, JobFailedError } from '../../client/errors.js';
+import {
+  AbortedError,
+  ApiError,
+  AssetgenError,
+  AuthenticationError,
+  ChargedAnswerLostError,
+  InsufficientCreditsError,
+  JobFailedError,
+  RateLimitError,
+} from '../../client/errors.js';
 import { waitForRun, waitForVideo } from '../../client/poll.js';
 import type { AssetgenClient, CallOptions, Credits } from '../../client/types.js';
 import type { CommandContext } from '../../cli/context.js';
@@ -12,11 +21,11 @@ import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
 import { describeRefusal, type CapRefusal, type Reservation } from '../../pipeline/budget.js';
 import { describeFiles, idempotencyKeyFor, lockPath, sha256, specParts } from '../../pipeline/hash.js';
-import type { FileHash, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
-import type { Processed, Submission } from '../../pipeline/writer.js';
+import type { FileHash, LockedFile, LockEntry, ManifestAsset, PlanItem } from '../../pipeline/records.js';
+import type { LockWriter, Processed, Submission } from '../../pipeline/writer.js';
 import { originalsFolder } from '../../pipeline/post.js';
 import { processOriginal } from './post.js';
-import type { AssetRun, ItemResult, Outcome } from './records.js';
+import type { AssetRun, ItemResult, Outcome, ServiceRefusal } from './records.js';
 import { readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
 import { LocalFileError } from '../../config/errors.js';
 import { candidatesFolder, pickedTake, takeOf, takePath } from '../../pipeline/takes.js';
@@ -45,6 +54,46 @@ class PostStepsFailed extends Error {
   }
 }
 
+/**
+ * Each build's first refusal of its credentials or credits (by its lock's writer, one per paid
+ * build): every asset not started yet is then left alone, and the build exits 4 or 5 (build.ts).
+ */
+const refusals = new WeakMap<LockWriter, ServiceRefusal>();
+
+/** The service's first refusal of the credentials or the credits in the build writing through `writer`, if any. */
+export function serviceRefusal(writer: LockWriter): ServiceRefusal | undefined {
+  return refusals.get(writer);
+}
+
+/** Notes a refusal of the credentials or the credits: no call of the build gets past it, so no asset starts after it. */
+function noteRefusal(run: AssetRun, error: unknown): void {
+  if ((error instanceof AuthenticationError || error instanceof InsufficientCreditsError) && !refusals.has(run.writer))
+    refusals.set(run.writer, error);
+}
+
+/** Why an asset was not started after the service's refusal (`skipped`, as after --fail-fast). */
+function notStartedAfter(refusal: ServiceRefusal): string {
+  return refusal instanceof AuthenticationError
+    ? 'not started: the service refused the credentials'
+    : 'not started: the account has too few credits';
+}
+
+/** Stopped between takes by another asset's refusal: the takes made are kept in the lock, the last one as its job. */
+class StoppedByRefusal extends AssetgenError {
+  constructor(message: string) {
+    super(message, { code: 'stopped' });
+  }
+}
+
+/**
+ * Paid calls the service refused outright (a 4xx answer: nothing done, nothing charged) and whose
+ * record was taken back from the lock: nothing is pending for them, nothing to resume. A 409 (the
+ * key's first call still running) and a 429 say nothing of that, nor does a 5xx or a lost answer.
+ */
+const takenBack = new WeakSet<object>();
+const refusedOutright = (error: unknown): error is ApiError =>
+  error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 409 && !(error instanceof RateLimitError);
+
 /** Runs one asset to its end; never throws for its own failure (it is in the result). */
 export async function buildAsset(
   run: AssetRun,
@@ -57,6 +106,9 @@ export async function buildAsset(
     status: (text: string) => void;
   },
 ): Promise<ItemResult> {
+  // The service refused the build's credentials or credits: the next paid call would be refused too.
+  const refused = refusals.get(run.writer);
+  if (refused) return { id: item.id, outcome: 'skipped', files: [], credits: 0, reason: notStartedAfter(refused) };
   const quiet = run.ctx.forCall({
     onJobProgress: (update) => progress.status(sanitizeLine(update.message)),
     io: { ...run.ctx.io, stdout: discard(), stdoutIsTTY: false, stderrIsTTY: false },
@@ -123,6 +175,8 @@ async function recordFailure(
     reason,
     ...(resume ? { resume: run.resumeCommand(item.id) } : {}),
   });
+  // Refused outright (credentials, credits, a bad request): its record was taken back, nothing to resume.
+  if (takenBack.has(error as object)) return result('failed', (error as ApiError).message, false);
   // The service gave up (and refunds a video): nothing to resume; the next build tries again. A job
   // that succeeded without its file is charged and not refunded: kept, so no build pays for it twice.
   if (error instanceof JobFailedError && error.code !== 'job_empty') {
@@ -186,11 +240,16 @@ interface Production {
 interface PaidSteps {
   /** What the lock records before the paid call. */
   submission: Submission;
+  /** Records `submission` in the lock before the paid call; a refusal of the call takes it back (`pay`). */
+  record(): Promise<void>;
   /** `-o` for its files. */
   output: string;
   /** Saves files (to `output`, or `to`); each one claimed for the asset and hashed as written. */
   save(files: OutputFile[], to?: string): Promise<string[]>;
-  /** The paid call, with the asset's key, under the grace signal. */
+  /**
+   * The paid call, with the asset's key, under the grace signal. Refused outright (a 4xx), the
+   * record made by `record` is taken back: the lock says no more than before the call.
+   */
   pay<T extends { credits: Credits }>(call: (options: CallOptions) => Promise<T>): Promise<T>;
   /**
    * A job's paid call (a run, a video), unless the lock has its id already; the job is recorded as
@@ -206,7 +265,7 @@ async function produce(job: Production): Promise<string[]> {
   if (job.item.takes) return produceTakes(job);
   const steps = paidSteps(job);
   // Recorded before the paid call: a crash between paying and answering leaves the key to ask again with.
-  if (!job.item.job?.jobId) await job.run.writer.submitted(job.item.id, steps.submission);
+  if (!job.item.job?.jobId) await steps.record();
   if (job.asset.kind === 'image') return produceImage(job, steps);
   if (job.asset.kind === 'workflow') return produceRun(job, steps);
   return produceVideo(job, steps);
@@ -235,8 +294,14 @@ function paidSteps(job: Production, take?: number): PaidSteps {
   const output = outputOption(job.asset, root);
   // The paid call's own signal waits out the grace period: at Ctrl-C its answer (the job id, the charge) still arrives.
   const paidSignal = AbortSignal.any([run.requestSignal]);
+  /** The asset's lock entry as it was before `record` (the job in flight then, if any). */
+  let before: { entry: LockEntry | undefined } | undefined;
   const steps: PaidSteps = {
     submission,
+    record: async () => {
+      before = { entry: writer.entry(item.id) };
+      await writer.submitted(item.id, submission);
+    },
     output,
     save: (files, to = output) => {
       job.status(files.length === 1 ? 'saving' : `saving ${files.length} files`);
@@ -248,7 +313,14 @@ function paidSteps(job: Production, take?: number): PaidSteps {
         onSaved: (saved) => job.hashes.set(path.resolve(saved.path), { sha256: saved.sha256, size: saved.size }),
       });
     },
-    pay: (call) => paidCall(ctx, key, (options) => call({ signal: paidSignal, ...options }), keyIsNew),
+    pay: async (call) => {
+      try {
+        return await paidCall(ctx, key, (options) => call({ signal: paidSignal, ...options }), keyIsNew);
+      } catch (error) {
+        if (before && refusedOutright(error) && (await takeBack(writer, item.id, before.entry))) takenBack.add(error);
+        throw error;
+      }
+    },
     submitJob: async (call) => {
       if (item.job?.jobId) return { jobId: item.job.jobId };
       const initial = await steps.pay(call);
@@ -257,6 +329,26 @@ function paidSteps(job: Production, take?: number): PaidSteps {
     },
   };
   return steps;
+}
+
+/**
+ * A paid call refused outright: the service did nothing for it and keeps no answer for its key, so
+ * the lock's entry goes back to what it said before the call was recorded — no entry, no job, or
+ * the job in flight then (an earlier call whose answer was lost, or the last take made), which the
+ * next build resumes as before — keeping what changed meanwhile (a new generation's takes dropped).
+ * True when nothing is left pending for the asset; false when a job is (or the write failed: the
+ * record stays, and the next build asks again with its key, as for any call without an answer).
+ */
+async function takeBack(writer: LockWriter, id: string, before: LockEntry | undefined): Promise<boolean> {
+  const now = writer.entry(id);
+  if (!now?.job) return !before?.job;
+  const { job: _refused, ...rest } = now;
+  // The writer's one way to set an entry whole (made for a packed sheet, whose entry is all new).
+  const undo = before ? writer.packed(id, before.job ? { ...rest, job: before.job } : rest) : writer.forget(id);
+  return undo.then(
+    () => !before?.job,
+    () => false,
+  );
 }
 
 async function produceImage(job: Production, steps: PaidSteps): Promise<string[]> {
@@ -284,12 +376,15 @@ async function produceTakes(job: Production): Promise<string[]> {
   const folder = `${path.join(root, candidatesFolder(item.id))}${path.sep}`;
   let price = item.takePrice ?? 0;
   for (const k of item.takes!) {
+    // After a take of this build, another asset's call was refused the credentials or the credits: no further paid call.
+    const refused = k === item.takes![0] ? undefined : refusals.get(run.writer);
+    if (refused) throw new StoppedByRefusal(`stopped before take ${k}: ${refused.message}`);
     // Its agent charged more than `prices:` declares (an earlier take, or another asset): no further call.
     const refusal = run.prices.refusal(item) ?? job.reservation.allow(price);
     if (refusal) throw new CapReached(refusal, run);
     job.status(`take ${k} of ${item.takes!.at(-1)}: generating with ${asset.agent}`);
     const steps = paidSteps(job, k);
-    await writer.submitted(item.id, steps.submission);
+    await steps.record();
     const generated = await steps.pay((options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, options));
     const file = { url: generated.assetUrl, stem: String(k), contentType: generated.contentType, fallbackExtension: '.png' };
     const [saved] = await steps.save([{ ...file, bytes: generated.assetBytes }], folder);
@@ -381,6 +476,15 @@ async function produceVideo(job: Production, steps: PaidSteps): Promise<string[]
  */
 function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation, jobCredits: () => number | null): AssetgenClient {
   const { client, budget, requestSignal } = run;
+  /** A call's answer; a refusal of the credentials or the credits is noted for the whole build (no asset starts after it). */
+  const heard = async <T>(call: Promise<T>): Promise<T> => {
+    try {
+      return await call;
+    } catch (error) {
+      noteRefusal(run, error);
+      throw error;
+    }
+  };
   const counted = <T extends { credits: Credits }>(answer: T): T => {
     reservation.charged(answer.credits.charged ?? 0);
     return answer;
@@ -411,13 +515,13 @@ function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation,
     await run.writer.charged(item.id, jobCredits());
     return answer;
   };
-  const getRun = (id: string) => poll((signal) => client.getRun(id, { signal }));
-  const getVideo = (id: string) => poll((signal) => client.getVideo(id, { signal }));
+  const getRun = (id: string) => poll((signal) => heard(client.getRun(id, { signal })));
+  const getVideo = (id: string) => poll((signal) => heard(client.getVideo(id, { signal })));
   return {
     ...client,
-    generate: async (request, options) => priced(await client.generate(request, options)),
-    runWorkflow: async (id, set, options) => priced(await client.runWorkflow(id, set, options)),
-    createVideo: async (request, options) => counted(await client.createVideo(request, options)),
+    generate: async (request, options) => priced(await heard(client.generate(request, options))),
+    runWorkflow: async (id, set, options) => priced(await heard(client.runWorkflow(id, set, options))),
+    createVideo: async (request, options) => counted(await heard(client.createVideo(request, options))),
     getRun,
     getVideo,
     waitForRun: (id, options) => waitForRun(getRun, id, options),

@@ -44,7 +44,7 @@ const SHARED_OUTCOMES: ReadonlySet<string> = new Set(['built', 'resumed', 'uncha
 export const build = command({ run: planOrBuild, render: renderBuild, settle: settleBuild, document: buildDocument });
 
 async function planOrBuild(ctx: CommandContext, selectors: string[], options: BuildOptions): Promise<BuildResult> {
-  checkTakeFlags(selectors, options);
+  checkTakeFlags(ctx, selectors, options);
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
   if (options.dryRun) {
     const { lock, release, ...project } = openPlannedProject(ctx, options.file);
@@ -79,18 +79,19 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
  * --more pays for each asset it names: never for every asset by omission; and it keeps what
  * --prune-takes would delete. --check goes with a build, not a dry run.
  */
-function checkTakeFlags(selectors: string[], options: BuildOptions): void {
+function checkTakeFlags(ctx: CommandContext, selectors: string[], options: BuildOptions): void {
+  const words = ctx.frontEnd;
   // A dry run changes no file: the outputs it would check are those `assetgen check` measures now.
   if (options.check && options.dryRun)
     throw new UsageError(
-      '--check measures the outputs a build leaves, and --dry-run builds nothing: use one at a time.',
-      'Run `assetgen check` to hold the outputs as they are to their rules.',
+      `${words.option('check')} measures the outputs a build leaves, and ${words.option('dryRun')} builds nothing: use one at a time.`,
+      `${words.use('check')} to hold the outputs as they are to their rules.`,
     );
   if (options.more === undefined) return;
   if (!selectors.length)
     throw new UsageError(
-      `--more ${options.more} makes more takes of the assets you name (a paid call each): give their ids or a glob.`,
-      `For example: assetgen build sword --more ${options.more} --dry-run`,
+      `${words.option('more', options.more)} makes more takes of the assets you name (a paid call each): ${words.nameAssets}.`,
+      `For example: ${words.buildExample({ ids: ['sword'], more: options.more, dryRun: true })}`,
     );
   if (options.pruneTakes) throw new UsageError('--more keeps every take and --prune-takes deletes those not picked: use one at a time.');
 }
@@ -191,6 +192,7 @@ async function planFrom(
     force: options.force,
     prune: options.prune,
     more: options.more,
+    moreOption: options.more === undefined ? undefined : ctx.frontEnd.option('more', options.more),
     pruneTakes: options.pruneTakes,
   };
   const remote = await import('./remote.js');
@@ -267,6 +269,9 @@ async function runOrShow(
       { file, lockFile: writer.file, service, manifest },
       restored,
     );
+    // The service refused the credentials or the credits, and the assets after it were not started: its own exit (4, 5).
+    const refused = (await import('./asset.js')).serviceRefusal(writer);
+    if (refused) result.refused = refused;
     // What this build made, and what it found up to date: an asset built before the cache was set,
     // or by a run killed before its upload, is uploaded by the next build that has it (as a
     // Turborepo run asks the cache for every task), so a fresh clone finds everything.

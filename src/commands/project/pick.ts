@@ -43,7 +43,7 @@ async function pickTake(ctx: CommandContext, id: string, number: string, options
   const file = locateManifest(ctx.cwd, options.file, ctx.frontEnd.otherManifest);
   const manifest = loadManifest(file, ctx.cwd);
   const asset = manifest.assets.find((one) => one.id === id);
-  if (!asset) throw noTakes(id, readLock(lockFileFor(file)), false);
+  if (!asset) throw noTakes(ctx.frontEnd, id, readLock(lockFileFor(file)), false);
   const k = /^[1-9][0-9]{0,5}$/.test(number) ? Number(number) : undefined;
   const writer = LockWriter.open(lockFileFor(file));
   try {
@@ -52,7 +52,7 @@ async function pickTake(ctx: CommandContext, id: string, number: string, options
     if (!takes.length)
       throw new UsageError(
         `"${id}" has no takes to pick from.`,
-        `Give it \`variants: N\` in ${displayPath(ctx, file)} and build it, or ask for more with \`assetgen build ${id} --more 2\`.`,
+        `Give it \`variants: N\` in ${displayPath(ctx, file)} and build it, or ask for more with ${ctx.frontEnd.build({ ids: [id], more: 2 })}.`,
       );
     const take = k === undefined ? undefined : takeOf(entry, k);
     if (!take)

@@ -23,7 +23,7 @@ import { startBoard, type Board } from '../../cli/board.js';
 import { buildAsset, pruneAsset, pruneTakes } from './asset.js';
 import type { AssetRun, ItemResult, RunFlags } from './records.js';
 import { reprocessAsset } from './post.js';
-import { packSheet } from './sheet.js';
+import { packSheet, sheetsToPack } from './sheet.js';
 
 /** The build's flags the pool reads, and how to resume an asset. */
 export type RunOptions = Pick<RunFlags, 'concurrency' | 'maxCredits' | 'failFast'> & {
@@ -48,7 +48,7 @@ export async function runPlan(
 ): Promise<ItemResult[]> {
   // Sheets are packed after the rest (./sheet.ts): their inputs are made first.
   const queue = items.filter((item) => ['generate', 'resume', 'reprocess'].includes(item.action) && item.kind !== 'sheet');
-  const sheets = items.filter((item) => item.action === 'reprocess' && item.kind === 'sheet');
+  const sheets = sheetsToPack(items, writer);
   const total = queue.length + sheets.length;
   // One client for the whole build: its connections are reused from asset to asset (each asset's
   // own spending is still counted, see CommandContext.spendOn). Missing credentials end the build

@@ -4,7 +4,7 @@
 // (test/unit/import-cycles.test.ts keeps src/ free of import circles).
 import type { CommandContext } from '../../cli/context.js';
 import type { CreditsReport } from '../../cli/credits.js';
-import type { AssetgenError } from '../../client/errors.js';
+import type { AssetgenError, AuthenticationError, InsufficientCreditsError } from '../../client/errors.js';
 import type { AssetgenClient } from '../../client/types.js';
 import type { CapRefusal, CreditBudget } from '../../pipeline/budget.js';
 import type { AssetResult, BuildTotals, WorkedOutcome } from '../../pipeline/outcome.js';
@@ -111,6 +111,8 @@ export type RunFlags = Pick<BuildOptions, 'concurrency' | 'failFast' | 'yes' | '
  */
 export type BuildRun = BuildRunResult & {
   galleryError?: AssetgenError;
+  /** The service's first refusal of the credentials or the credits: no asset was started after it (exit 4 or 5). */
+  refused?: ServiceRefusal;
   /** The cap as the reader set it, and what to do about unknown prices: for the capped exit's words. */
   capName?: string;
   priceRemedy?: string;
@@ -136,6 +138,12 @@ export interface BuildRunResult {
   credits: CreditsReport;
   mock?: true;
 }
+
+/**
+ * An answer that no later call of the build would get past: the credentials refused (401/403), or
+ * too few credits (402). After the first, the build starts no other asset (asset.ts).
+ */
+export type ServiceRefusal = AuthenticationError | InsufficientCreditsError;
 
 /** How an asset the build worked on ended: part of the one closed union (src/pipeline/outcome.ts). */
 export type Outcome = WorkedOutcome;

@@ -1,8 +1,9 @@
 // A build that ran, presented (build.ts): people's lines, its exit from its outcomes, and its
 // --json document, each from the result alone. Apart from run.ts, which computes the result, so
 // that presenting it loads none of the paid path (the pool, the lock writer, the save).
-import { AbortedError, AssetgenError, withHint } from '../../client/errors.js';
+import { AbortedError, AssetgenError, AuthenticationError, withHint } from '../../client/errors.js';
 import type { CommandContext } from '../../cli/context.js';
+import { capitalized } from '../../cli/front-end.js';
 import { CreditCapError } from '../../cli/errors.js';
 import { plural } from '../../cli/credits.js';
 import { renderCredits } from '../../cli/charged.js';
@@ -48,7 +49,8 @@ function sidecarsLine(sidecars: SidecarsWritten): string {
 }
 
 /**
- * The exit of a build that ran, from its outcomes: interrupted 130, failed 1, capped 8; then what it
+ * The exit of a build that ran, from its outcomes: interrupted 130; the service's refusal of the
+ * credentials 4 or of the credits 5 (the assets after it not started, `skipped`); failed 1; capped 8; then what it
  * wrote after them and could not (the gallery, provenance sidecars), exit 1; then --check's broken
  * rules, exit 9. Those are reported in every case: with the build's own failure, each is printed
  * before it (--json: in the document).
@@ -60,7 +62,7 @@ export function settleRun(ctx: CommandContext, result: BuildRun): void {
     failed.length
       ? new AssetgenError(`${plural(failed.length, 'provenance sidecar')} could not be written: ${listIds(failed.map((f) => f.path))}.`, {
           code: 'provenance_failed',
-          hint: 'The build is recorded in assetgen.lock: fix what is in the way and run `assetgen build` again (writing a sidecar costs nothing).',
+          hint: `The build is recorded in assetgen.lock: fix what is in the way and ${ctx.frontEnd.buildAgain()} (writing a sidecar costs nothing).`,
         })
       : undefined,
     checksError(result),
@@ -86,15 +88,18 @@ function checksError(result: BuildRun): AssetgenError | undefined {
   }
 }
 
-function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, priceRemedy }: BuildRun): void {
+function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, priceRemedy, refused }: BuildRun): void {
   const failed = items.filter((item) => item.outcome === 'failed');
   const capped = items.filter((item) => item.outcome === 'capped');
   if (ctx.signal.aborted) {
     throw withHint(
       new AbortedError(),
-      'Paid jobs are recorded in assetgen.lock: run the same `assetgen build` again to resume them by id, with no second charge (a call whose answer was lost is asked again with its idempotency key: free if the service honours Idempotency-Key).',
+      `Paid jobs are recorded in assetgen.lock: ${ctx.frontEnd.buildAgain(true)} to resume them by id, with no second charge (a call whose answer was lost is asked again with its idempotency key: free if the service honours Idempotency-Key).`,
     );
   }
+  // Refused credentials or credits: every later call would be refused too, so that is what to fix
+  // first, before the assets it failed or left unstarted (and before any cap) are tried again.
+  if (refused) throw withHint(refused, refusalHint(ctx, refused, items));
   if (failed.length) {
     const resumable = failed.filter((result) => result.resume);
     throw new AssetgenError(
@@ -102,8 +107,8 @@ function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, pric
       {
         code: 'build_failed',
         hint: resumable.length
-          ? 'Paid work is recorded in assetgen.lock: run `assetgen build` again to resume it (no second charge for a job with an id; one without is asked again with its idempotency key, free if the service honours Idempotency-Key); the others are tried afresh.'
-          : 'Run `assetgen build` again to try them afresh.',
+          ? `Paid work is recorded in assetgen.lock: ${ctx.frontEnd.buildAgain()} to resume it (no second charge for a job with an id; one without is asked again with its idempotency key, free if the service honours Idempotency-Key); the others are tried afresh.`
+          : `${capitalized(ctx.frontEnd.buildAgain())} to try them afresh.`,
       },
     );
   }
@@ -133,7 +138,26 @@ function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, pric
   }
 }
 
-/** The --json document of a build that ran: the result without what only its exit reads (the gallery's error, the cap's words). */
-export function runDocument({ galleryError: _error, capName: _cap, priceRemedy: _remedy, ...document }: BuildRun): BuildRunResult {
+/** What the build did after the service refused its credentials or credits, and what to do next. */
+function refusalHint(ctx: CommandContext, refused: NonNullable<BuildRun['refused']>, items: BuildRun['items']): string {
+  const when = refused instanceof AuthenticationError ? 'once the credentials are fixed' : 'once the account has credits';
+  const resumable = items.filter((item) => item.resume).map((item) => item.id);
+  return [
+    'The build started no asset after this answer (those are `skipped`); what was built is recorded and will not be paid for again.',
+    `${ctx.frontEnd.again} ${when}.`,
+    resumable.length ? `The paid work recorded in assetgen.lock (${listIds(resumable)}) is resumed then.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** The --json document of a build that ran: the result without what only its exit reads (the gallery's error, the refusal, the cap's words). */
+export function runDocument({
+  galleryError: _error,
+  refused: _refused,
+  capName: _cap,
+  priceRemedy: _remedy,
+  ...document
+}: BuildRun): BuildRunResult {
   return document;
 }

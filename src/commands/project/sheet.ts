@@ -18,12 +18,31 @@ import {
 import { sha256 } from '../../pipeline/hash.js';
 import { listIds } from '../../pipeline/id-list.js';
 import type { TrimPlacement, LockedFile, PlanItem } from '../../pipeline/records.js';
-import { resolveAnimations, sheetFiles, sheetFrames, sheetSpecHash } from '../../pipeline/sheet.js';
+import { resolveAnimations, sheetFiles, sheetFrames, sheetSpecHash, unbuiltInputs } from '../../pipeline/sheet.js';
+import type { LockWriter } from '../../pipeline/writer.js';
 import type { AssetRun, ItemResult } from './records.js';
 
 /**
+ * The sheets the build's last step goes through, in the plan's order: those it packs, and those the
+ * plan leaves unpacked because an input was never built and is not made by this build, which
+ * packSheet ends as `skipped` (their earlier atlas untouched; docs/build.md "Sheets") — not `kept`,
+ * the outcome of a sheet left alone for a hand edit or a file assetgen did not make.
+ */
+export function sheetsToPack(items: readonly PlanItem[], writer: Pick<LockWriter, 'entry'>): PlanItem[] {
+  const building = new Set(items.filter((item) => item.action !== 'none' && item.action !== 'keep').map((item) => item.id));
+  const lockedFiles = (id: string): LockedFile[] | undefined => writer.entry(id)?.files;
+  return items.filter(
+    (item) =>
+      item.kind === 'sheet' &&
+      (item.action === 'reprocess' ||
+        (item.action === 'keep' && item.status !== 'edited' && unbuiltInputs(item.inputs ?? [], building, lockedFiles).length > 0)),
+  );
+}
+
+/**
  * Packs one sheet. `unfinished` names the assets this build set out to make and did not: a sheet
- * with one of them as an input is skipped (packing the old file would hide the failure).
+ * with one of them as an input is skipped (packing the old file would hide the failure), as is one
+ * the plan left unpacked for an input never built.
  */
 export async function packSheet(run: AssetRun, item: PlanItem, unfinished: ReadonlySet<string>): Promise<ItemResult> {
   const asset = item.asset!;
@@ -35,6 +54,8 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     credits: 0,
     reason,
   });
+  // Left unpacked by the plan (sheetsToPack): an input never built. Skipped, for the plan's reasons.
+  if (item.action === 'keep') return fail(item.reasons.join('; '), 'skipped');
   const made: MadeTemp[] = [];
   try {
     const inputs = item.inputs ?? [];

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { command } from '../../cli/command.js';
 import type { CommandContext } from '../../cli/context.js';
+import type { FrontEnd } from '../../cli/front-end.js';
 import { UsageError } from '../../cli/errors.js';
 import { displayPath, outputRoot } from '../../cli/save.js';
 import { writeFileInside } from '../../files/confine.js';
@@ -44,6 +45,7 @@ async function listTakes(ctx: CommandContext, id: string, options: TakesOptions)
   const entry = Object.hasOwn(lock.assets, id) ? lock.assets[id] : undefined;
   if (!takesOf(entry).length)
     throw noTakes(
+      ctx.frontEnd,
       id,
       lock,
       assets.some((asset) => asset.id === id),
@@ -81,7 +83,7 @@ async function listTakes(ctx: CommandContext, id: string, options: TakesOptions)
 }
 
 /** A usage error naming the assets that have takes (at most a few), and how an asset gets some (also `pick`'s). */
-export function noTakes(id: string, lock: Lock, inManifest: boolean): UsageError {
+export function noTakes(words: FrontEnd, id: string, lock: Lock, inManifest: boolean): UsageError {
   const shown = JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
   const withTakes = Object.keys(lock.assets)
     .filter((other) => takesOf(lock.assets[other]).length > 0)
@@ -93,7 +95,7 @@ export function noTakes(id: string, lock: Lock, inManifest: boolean): UsageError
     : `No asset ${shown} in assetgen.yaml or assetgen.lock`;
   return new UsageError(
     sanitizeLine(`${what}. Assets with takes: ${listed || 'none yet'}.`),
-    'An image asset gets takes from `variants: N` in assetgen.yaml, then `assetgen build <id>`.',
+    `An image asset gets takes from \`variants: N\` in assetgen.yaml, then ${words.build({ ids: ['<id>'] })}.`,
   );
 }
 
