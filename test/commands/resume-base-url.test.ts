@@ -8,6 +8,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson, shellWords, type CliResult } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
+import { until } from '../support/until.js';
 
 const project = useMockProject({
   mock: { credits: 5000 },
@@ -40,17 +41,6 @@ function runPrinted(command: string, runEnv: NodeJS.ProcessEnv): Promise<CliResu
 }
 const videoCharges = async () => (await project.ledger()).filter((entry) => entry.amount === -180);
 const recorded = () => `${project.mock.url}/`;
-
-/** Polls `check` (bounded: 100 tries, 15 s) until it returns something truthy. */
-async function until<T>(what: string, check: () => Promise<T> | T): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (let i = 0; i < 100 && Date.now() < deadline; i++) {
-    const value = await check();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`not seen in time: ${what}`);
-}
 
 describe('`assetgen jobs` resumes on the service the job is on', () => {
   it('another service configured now (environment or --base-url): the command names the recorded one, and works as printed', async () => {

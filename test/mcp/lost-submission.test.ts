@@ -6,19 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { parseJson, runCli, shellWords } from '../support/cli.js';
 import { startMcp } from '../support/mcp.js';
 import { useMockProject } from '../support/project.js';
+import { until } from '../support/until.js';
 
 const project = useMockProject({ mock: { credits: 10_000 }, config: { credits: 10_000, videoSteps: 1, videoPollAfterMs: 0 } });
-
-/** Polls `check` (bounded: 100 tries, 15 s) until it returns something truthy. */
-async function until<T>(what: string, check: () => Promise<T> | T): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (let i = 0; i < 100 && Date.now() < deadline; i++) {
-    const value = await check();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`not seen in time: ${what}`);
-}
 
 const videoCharges = async () => (await project.ledger()).filter((entry) => entry.amount === -180);
 

@@ -17,6 +17,7 @@ import { jsonError, parseJson, type CliResult } from '../support/cli.js';
 import { netSpend } from '../support/ledger.js';
 import { useMockProject } from '../support/project.js';
 import { writeFiles } from './helpers.js';
+import { until } from '../support/until.js';
 
 const project = useMockProject({ mock: { credits: 100_000 }, config: { credits: 100_000, faults: { rate: 0 } } });
 const icons = (n: number, extra = ''): string =>
@@ -29,16 +30,6 @@ const items = (result: CliResult) =>
 const outcomes = (result: CliResult) => Object.fromEntries(items(result).map((item) => [item.id, item.outcome]));
 const requests = async (): Promise<number> => (await project.mock.state()).requests as number;
 const BAD_KEY = `agk_${'0'.repeat(40)}`;
-
-/** Polls `check` (bounded: 15 s) until it returns something truthy. */
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`not seen in time: ${what}`);
-}
 
 describe('the service refuses the credentials: exit 4', () => {
   it('an unknown key: the first answer stops the build, nothing else is sent, the lock keeps nothing pending', async () => {

@@ -7,21 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { readLock } from '../../src/pipeline/lock.js';
 import { collect, parseJson, runCli, spawnCli } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
+import { until } from '../support/until.js';
 
 const project = useMockProject({ mock: { credits: 10_000 }, config: { credits: 10_000, videoSteps: 2, videoPollAfterMs: 200 } });
 const MANIFEST =
   'assets:\n  - { id: lava, video: lava flowing, out: fx/ }\n  - { id: gem, prompt: a red gem, agent: sprite-artist, out: items/ }\n';
-
-/** Polls `check` (bounded: 100 tries, 15 s) until it returns something truthy. */
-async function until<T>(what: string, check: () => Promise<T> | T): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (let i = 0; i < 100 && Date.now() < deadline; i++) {
-    const value = await check();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`not seen in time: ${what}`);
-}
 
 describe('kill -9 during a shard’s first --lock-out run', () => {
   it('the rerun resumes the paid job from the journal, and keeps what the project’s lock had', async () => {

@@ -8,19 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { readLock } from '../../src/pipeline/lock.js';
 import { parseJson } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
+import { until } from '../support/until.js';
 
 const project = useMockProject({ mock: { credits: 1_000 }, config: { credits: 1_000 } });
-
-/** Polls `check` (bounded: 100 tries, 15 s) until it returns something truthy. */
-async function until<T>(what: string, check: () => Promise<T> | T): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (let i = 0; i < 100 && Date.now() < deadline; i++) {
-    const value = await check();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`not seen in time: ${what}`);
-}
 
 describe('a charged poll answer lost on the way', () => {
   it('is counted against --max-credits: the ledger stops at the cap, and every figure is the ledger', async () => {
