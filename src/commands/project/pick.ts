@@ -57,7 +57,8 @@ async function pickTake(ctx: CommandContext, id: string, number: string, options
     const take = k === undefined ? undefined : takeOf(entry, k);
     if (!take)
       throw new UsageError(`"${id}" has no take ${sanitizeLine(number)}: its takes are ${takeList(takes).replace(/^takes? /, '')}.`);
-    if (entry.job) throw new UsageError(`"${id}" has a paid call in flight: build it first (\`assetgen build ${id}\`), then pick.`);
+    if (entry.job)
+      throw new UsageError(`"${id}" has a paid call in flight: build it first (${ctx.frontEnd.build({ ids: [id] })}), then pick.`);
     // The take as the lock records it: a file changed since is never used.
     const [state] = checkFiles(
       { ...entry, files: [{ path: take.file, sha256: take.sha256, size: take.size }] },
@@ -111,6 +112,6 @@ function renderPick(ctx: CommandContext, result: PickResult): void {
   }
   for (const sheet of staleSheets)
     ctx.out.info(
-      `Sheet "${sanitizeLine(sheet)}" packs ${sanitizeLine(id)}: stale until the next build packs it (free): assetgen build ${sanitizeLine(sheet)}`,
+      `Sheet "${sanitizeLine(sheet)}" packs ${sanitizeLine(id)}: stale until the next build packs it (free): ${ctx.frontEnd.build({ ids: [sanitizeLine(sheet)] })}`,
     );
 }
