@@ -9,6 +9,7 @@ import {
   AssetgenError,
   CONNECTION_HINT,
   ConnectionError,
+  InvalidArgumentError,
   RateLimitError,
   ServerError,
   TimeoutError,
@@ -49,8 +50,8 @@ export async function paidCall<T extends { credits: Credits }>(
     // Ctrl-C or --timeout may surface as any error from the socket; the signal says which it was.
     const error: unknown = ctx.signal.aborted ? ctx.signal.reason : caught;
     if (!outcomeUnknown(error)) {
-      // Refused by the service (a 4xx): nothing was done. Anything else may have made the job.
-      if (error instanceof ApiError && error.status < 500) settle(REFUSED);
+      // Refused by the service (a 4xx) or never sent: nothing was done. Anything else may have made the job.
+      if ((error instanceof ApiError && error.status < 500) || error instanceof InvalidArgumentError) settle(REFUSED);
       throw error;
     }
     idempotencyKeys.set(error as object, askAgain?.key ?? key);

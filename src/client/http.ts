@@ -8,6 +8,7 @@ import {
   ApiError,
   AssetgenError,
   ChargedAnswerLostError,
+  InvalidArgumentError,
   RateLimitError,
   UnexpectedResponseError,
   errorFromResponse,
@@ -16,7 +17,7 @@ import {
 import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders, redactUrl } from './redact.js';
-import { LIMITS, readErrorBody, readLimited, type BodyHead } from './limits.js';
+import { formatBytes, LIMITS, readErrorBody, readLimited, type BodyHead } from './limits.js';
 import { readCredits } from './normalize.js';
 import { header, num, retryAfterMs, type HeaderMap } from './values.js';
 import { createTransport } from './transport.js';
@@ -186,6 +187,12 @@ export class HttpClient {
    * RetryableFailure when a retry may help).
    */
   async once(call: Call, attempt: number): Promise<OpenResponse> {
+    const sending = call.body === undefined ? undefined : JSON.stringify(call.body);
+    if (sending !== undefined && Buffer.byteLength(sending) > LIMITS.requestBytes)
+      throw new InvalidArgumentError(
+        `${describe(call)}: the request is ${formatBytes(Buffer.byteLength(sending))}, past the ${formatBytes(LIMITS.requestBytes)} assetgen sends (a prompt that long is not one a service takes); nothing was sent.`,
+        'Shorten the prompt.',
+      );
     const headers = this.#headers(call);
     const hooks = this.settings.hooks;
     hooks.onRequest?.({ method: call.method, url: redactUrl(call.url), headers: redactHeaders(headers), attempt });
@@ -197,7 +204,7 @@ export class HttpClient {
         method: call.method,
         url: call.url,
         headers,
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        body: sending,
         signal: call.signal,
         headersTimeoutMs: this.settings.responseTimeoutMs,
         bodyTimeoutMs: call.unboundedBody ? 0 : this.settings.responseTimeoutMs,

@@ -10,6 +10,11 @@ import { header, num, type HeaderMap } from './values.js';
 const MiB = 2 ** 20;
 
 export const LIMITS = {
+  /**
+   * A request body assetgen sends (a prompt with its options): refused before sending, so a prompt
+   * no service takes fails as the caller's mistake, not as a dropped connection that may have paid.
+   */
+  requestBytes: 1 * MiB,
   /** A JSON answer (a record, a list), and a plain JSON answer where a stream was expected. */
   jsonBytes: 16 * MiB,
   /** An error body is read up to this much (decoded); the rest is dropped (a 20 MB error is not a message). */

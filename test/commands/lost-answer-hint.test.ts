@@ -47,3 +47,20 @@ describe('a stream cut short after the service charged for it', () => {
     expect(error.credits).toMatchObject({ charged });
   });
 });
+
+describe('a request no service takes', () => {
+  it('a 2 MiB prompt is refused before sending (exit 2, nothing sent, nothing said about a charge), and a job’s submission is not left pending', async () => {
+    const before = (await project.mock.state()).requests;
+    const prompt = 'a'.repeat(2 * 1024 * 1024);
+    const result = await project.run(['generate', prompt, '--agent', 'sprite-artist', '-o', 'out/', '--json']);
+    expect(result.code).toBe(2);
+    const error = JSON.parse(result.stderr.trim().split('\n').at(-1)!).error as { message: string; hint: string };
+    expect(error.message).toContain('nothing was sent');
+    expect(error.hint).not.toMatch(/charged/);
+    const video = await project.run(['video', 'create', prompt, '--yes', '-o', 'fx/', '--json']);
+    expect(video.code).toBe(2);
+    expect((await project.mock.state()).requests).toBe(before);
+    const jobs = JSON.parse((await project.run(['jobs', '--json'])).stdout) as { jobs: { state: string; resume: string | null }[] };
+    expect(jobs.jobs.map((job) => [job.state, job.resume])).toEqual([['refused', null]]);
+  });
+});
