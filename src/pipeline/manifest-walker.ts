@@ -29,7 +29,7 @@ export class Walker {
     const aliases = new AliasIndex(doc);
     const walker = new Walker(doc.contents, lines, aliases);
     const errors = [
-      ...doc.errors.map((error) => ({ offset: error.pos[0], field: '', message: error.message })),
+      ...doc.errors.map((error) => ({ offset: errorOffset(text, error), field: '', message: error.message })),
       // The parser knows no field names; for a repeated key, the key is the field.
       ...aliases.repeatedKeys.map((offset) => ({
         offset,
@@ -87,3 +87,20 @@ export class Walker {
 }
 
 const join = (parent: string, name: string): string => (parent ? `${parent}.${name}` : name);
+
+/**
+ * Where to point at a YAML error: where the parser stopped, except for a quote never closed, which
+ * it finds at the end of the file: the quote that opened the string is the line to fix.
+ */
+function errorOffset(text: string, error: { code: string; pos: [number, number]; message: string }): number {
+  const quote = error.code === 'MISSING_CHAR' ? /Missing closing (["'])quote/.exec(error.message)?.[1] : undefined;
+  if (quote === undefined) return error.pos[0];
+  // The last quote before the end that is not escaped (\" in a double-quoted string, '' in a single-quoted one).
+  let opened = text.lastIndexOf(quote, Math.min(error.pos[0], text.length) - 1);
+  for (;;) {
+    if (quote === '"' && opened > 0 && text[opened - 1] === '\\') opened = text.lastIndexOf(quote, opened - 1);
+    else if (quote === "'" && opened > 0 && text[opened - 1] === "'") opened = text.lastIndexOf(quote, opened - 2);
+    else break;
+  }
+  return opened >= 0 ? opened : error.pos[0];
+}

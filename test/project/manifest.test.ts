@@ -55,6 +55,10 @@ describe('parseManifest', () => {
   it('reports bad YAML at its position', () => {
     expect(issues('assets:\n  - id: a\n    prompt: [unclosed\n')[0]).toMatch(/^assetgen\.yaml:\d+:\d+: /);
     expect(issues('assets:\n  - id: a\n    id: b\n    prompt: p\n')).toEqual(['assetgen.yaml:3:5: id: appears twice in one mapping']);
+    // A quote never closed: at the quote that opened it (the parser stops at the end of the file).
+    const unclosed = 'assets:\n  - id: a\n    prompt: "un \\"closed\n  - id: b\n    prompt: fine\n';
+    expect(issues(unclosed)[0]).toMatch(/^assetgen\.yaml:3:13: Missing closing "quote/);
+    expect(issues("assets:\n  - id: a\n    prompt: 'it''s open\n")[0]).toMatch(/^assetgen\.yaml:3:13: Missing closing 'quote/);
   });
 
   it('names unknown fields, duplicate ids and missing prompts with file:line:col and the field', () => {
