@@ -69,4 +69,25 @@ describe('kill -9 while a build follows a video job', () => {
     expect(entry.credits).toBeNull();
     expect(await ledgerCost(entry.jobId!)).toBe(182);
   });
+
+  it('during a poll made with a session (not charged): the resume records the exact total', async () => {
+    fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), MANIFEST);
+    // The key pays the submission; polls, which are not paid calls, go with the session: free.
+    const env = { ...project.env(), ASSETGEN_SESSION: project.mock.sessionCookie };
+    await project.mock.hold(['getVideo']);
+    const child = spawnCli(['build', '--yes', '-q'], { env, cwd: project.cwd });
+    const exited = collect(child, 30_000);
+    await until('the first poll held', async () => (await project.mock.state()).held >= 1);
+    // The poll is out, and its charge is known already (none): the journal keeps the job's total.
+    expect(job()).toMatchObject({ jobId: expect.stringMatching(/^vid_/), credits: 180 });
+    child.kill('SIGKILL');
+    expect((await exited).signal).toBe('SIGKILL');
+    await project.mock.hold([]);
+
+    const resumed = await runCli(['build', '--yes', '--json'], { env, cwd: project.cwd, timeoutMs: 30_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const entry = readLock(lockFile()).assets.torch!;
+    expect(entry.credits).toBe(180);
+    expect(await ledgerCost(entry.jobId!)).toBe(180);
+  });
 });

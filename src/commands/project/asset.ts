@@ -498,7 +498,9 @@ function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation,
   const poll = async <T extends { credits: Credits }>(call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const refusal = reservation.allow(budget.pollPrice);
     if (refusal) throw new CapReached(refusal, run);
-    await run.writer.charged(item.id, null);
+    // A poll whose charge is known before its answer (none: with a session, or a price learned as 0)
+    // leaves the job's total as it is, so a kill during it leaves that total exact, not unknown.
+    if (!run.pollsWithSession && budget.pollPrice > 0) await run.writer.charged(item.id, null);
     let answer: T;
     try {
       answer = counted(await call(AbortSignal.any([requestSignal])));

@@ -74,6 +74,8 @@ export async function runPlan(
     requestSignal: grace.signal,
     resumeCommand: options.resumeCommand,
     capName: options.capName,
+    // The in-process mock's client has a session of its own.
+    pollsWithSession: ctx.globals.mock || (client !== undefined && Boolean(ctx.credentials().sessionCookie)),
   };
   /** An asset's end (or its not starting), said in a line of its own. */
   const finish = (result: ItemResult): void => {

@@ -170,4 +170,9 @@ export interface AssetRun {
   prices: BuildPrices;
   /** The cap as the reader set it (`--max-credits 5`, `` `budget: 5` in assetgen.yaml ``), for refusals. */
   capName: string;
+  /**
+   * Polls go with a session (the client prefers it for calls that are not paid), and only
+   * key-authenticated calls are charged (service-api §5): a poll's charge is then known (none).
+   */
+  pollsWithSession: boolean;
 }
