@@ -8,8 +8,7 @@ import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
-import { startMcp, type McpSession } from '../support/mcp.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { useMcpProject } from '../support/mcp.js';
 
 const MANIFEST = `defaults: { agent: sprite-artist, out: assets/ }
 assets:
@@ -17,21 +16,7 @@ assets:
   - { id: gem-red, prompt: a red gem }
 `;
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
-let mcp: McpSession;
-
-beforeAll(async () => {
-  mock = await startMock({ credits: 1000 });
-  home = tempHome();
-  fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), MANIFEST);
-  mcp = await startMcp({ env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey }, cwd: home.cwd });
-});
-afterAll(async () => {
-  await mcp?.close();
-  await mock.close();
-  home.remove();
-});
+const project = useMcpProject(MANIFEST);
 
 /** A flag of the command line: `--more`, `--dry-run`, ` -o`, `-f <path>`. */
 const CLI_FLAG = /(?:^|[\s(`'"])(?:--[a-z][a-z-]*|-o\b|-f <)/;
@@ -55,7 +40,7 @@ function texts(result: CallToolResult): Texts {
 
 /** Calls a tool that must fail; its message, hint and items' reasons name no CLI flag or command. */
 async function failing(tool: string, args: Record<string, unknown>): Promise<Texts> {
-  const { result } = await mcp.call(tool, args);
+  const { result } = await project.mcp.call(tool, args);
   const call = `${tool} ${JSON.stringify(args)}`;
   expect(result.isError, call).toBe(true);
   const found = texts(result);
@@ -64,7 +49,7 @@ async function failing(tool: string, args: Record<string, unknown>): Promise<Tex
   return found;
 }
 
-const charges = async (): Promise<number> => (await mock.state()).ledger.filter((entry) => entry.amount < 0).length;
+const charges = async (): Promise<number> => (await project.mock.state()).ledger.filter((entry) => entry.amount < 0).length;
 
 describe('build, list_takes and pick_variant speak in tool arguments', () => {
   it('build: `more` without `ids`, `check` with `dry_run`, refused before anything is paid', async () => {
@@ -79,7 +64,7 @@ describe('build, list_takes and pick_variant speak in tool arguments', () => {
   });
 
   it('list_takes and pick_variant of a single-take asset: how to get takes, with `build`', async () => {
-    const built = await mcp.call('build', {});
+    const built = await project.mcp.call('build', {});
     expect(built.result.isError, JSON.stringify(built.json)).toBeFalsy();
 
     const listed = await failing('list_takes', { id: 'gem-red' });
@@ -94,21 +79,22 @@ describe('build, list_takes and pick_variant speak in tool arguments', () => {
   });
 
   it('build with `more` the balance cannot pay: the item says `more: 1`; message and hint name no command line', async () => {
-    if (!fs.existsSync(path.join(home.cwd, 'assetgen.lock'))) expect((await mcp.call('build', {})).result.isError).toBeFalsy();
-    await mock.config({ credits: 5 });
+    if (!fs.existsSync(path.join(project.home.cwd, 'assetgen.lock')))
+      expect((await project.mcp.call('build', {})).result.isError).toBeFalsy();
+    await project.mock.config({ credits: 5 });
     const refused = await failing('build', { ids: ['potion'], more: 1 });
     expect(refused.why).toEqual(['`more: 1`: take 4 to make, a paid call each (3 takes kept)']);
-    await mock.config({ credits: 1000 });
+    await project.mock.config({ credits: 1000 });
   });
 
   it('build whose paid call lost its answer: the hint says to call `build` again to resume it', async () => {
-    await mock.config({ faults: { rate: 1, kinds: ['500'] } });
+    await project.mock.config({ faults: { rate: 1, kinds: ['500'] } });
     try {
       const lost = await failing('build', { ids: ['potion'], more: 1 });
       expect(lost.message).toBe('1 asset failed: potion.');
       expect(lost.hint).toMatch(/^Paid work is recorded in assetgen\.lock: call `build` again to resume it /);
     } finally {
-      await mock.config({ faults: { rate: 0 } });
+      await project.mock.config({ faults: { rate: 0 } });
     }
   });
 });
@@ -119,11 +105,14 @@ describe('the command line keeps its flags and commands', () => {
   beforeAll(async () => {
     own = tempHome();
     fs.writeFileSync(path.join(own.cwd, 'assetgen.yaml'), MANIFEST);
-    await mock.config({ credits: 1000 });
+    await project.mock.config({ credits: 1000 });
   });
   afterAll(() => own.remove());
   const cli = (args: string[]) =>
-    runInProcess([...args, '--json'], { env: { ...own.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey }, cwd: own.cwd });
+    runInProcess([...args, '--json'], {
+      env: { ...own.env, ASSETGEN_BASE_URL: project.mock.url, ASSETGEN_API_KEY: project.mock.apiKey },
+      cwd: own.cwd,
+    });
 
   it('the same refusals, hints and reasons, in flags and `assetgen` commands', async () => {
     const more = jsonError(await cli(['build', '--more', '2', '--dry-run']));
@@ -141,20 +130,20 @@ describe('the command line keeps its flags and commands', () => {
       'Give it `variants: N` in assetgen.yaml and build it, or ask for more with `assetgen build gem-red --more 2`.',
     );
 
-    await mock.config({ credits: 5 });
+    await project.mock.config({ credits: 5 });
     const refused = await cli(['build', 'potion', '--more', '1']);
     expect(parseJson(refused).items.map((item: { why: string[] }) => item.why)).toEqual([
       ['--more 1: take 4 to make, a paid call each (3 takes kept)'],
     ]);
-    await mock.config({ credits: 1000 });
+    await project.mock.config({ credits: 1000 });
 
-    await mock.config({ faults: { rate: 1, kinds: ['500'] } });
+    await project.mock.config({ faults: { rate: 1, kinds: ['500'] } });
     try {
       expect(jsonError(await cli(['build', 'potion', '--more', '1'])).hint).toBe(
         'Paid work is recorded in assetgen.lock: run `assetgen build` again to resume it (no second charge for a job with an id; one without is asked again with its idempotency key, free if the service honours Idempotency-Key); the others are tried afresh.',
       );
     } finally {
-      await mock.config({ faults: { rate: 0 } });
+      await project.mock.config({ faults: { rate: 0 } });
     }
   });
 });

@@ -4,10 +4,8 @@
 // The real `assetgen mcp` (stdio) against the bundled mock, its ledger the truth about money.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempHome } from '../support/cli.js';
-import { startMcp, type McpSession } from '../support/mcp.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { describe, expect, it } from 'vitest';
+import { useMcpProject } from '../support/mcp.js';
 import { decodePng } from '../../src/ui/preview/png.js';
 import { INLINE_IMAGE_LIMITS } from '../../src/imaging/limits.js';
 
@@ -18,30 +16,16 @@ assets:
   - { id: sword, prompt: a sword }
 `;
 
-let mock: MockHandle;
-let home: ReturnType<typeof tempHome>;
-let mcp: McpSession;
-
-beforeAll(async () => {
-  mock = await startMock({ credits: 1000 });
-  home = tempHome();
-  fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), MANIFEST);
-  mcp = await startMcp({ env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey }, cwd: home.cwd });
-});
-afterAll(async () => {
-  await mcp?.close();
-  await mock.close();
-  home.remove();
-});
+const project = useMcpProject(MANIFEST);
 
 /** The paid generations in the ledger, so far. */
-const charges = async () => (await mock.state()).ledger.filter((entry) => entry.amount < 0);
+const charges = async () => (await project.mock.state()).ledger.filter((entry) => entry.amount < 0);
 const images = (content: { type: string }[]) =>
   content.filter((item): item is { type: 'image'; data: string; mimeType: string } => item.type === 'image');
 
 describe('takes through the MCP tools', () => {
   it('build lists the takes and shows each contact sheet; pick_variant is free; the next build pays nothing; more makes exactly K', async () => {
-    const built = await mcp.call('build', {});
+    const built = await project.mcp.call('build', {});
     expect(built.result.isError, JSON.stringify(built.json)).toBeFalsy();
     expect(await charges()).toHaveLength(3 + 2 + 1);
     const items = built.result.structuredContent!.items as { id: string; takes?: { k: number; file: string }[]; picked?: number }[];
@@ -56,18 +40,18 @@ describe('takes through the MCP tools', () => {
     for (const [index, id] of ['bat', 'slime'].entries()) {
       const bytes = Buffer.from(sheets[index]!.data, 'base64');
       expect(sheets[index]!.mimeType).toBe('image/png');
-      expect(bytes.equals(fs.readFileSync(path.join(home.cwd, '.assetgen', 'takes', `${id}.png`)))).toBe(true);
+      expect(bytes.equals(fs.readFileSync(path.join(project.home.cwd, '.assetgen', 'takes', `${id}.png`)))).toBe(true);
       expect(bytes.length).toBeLessThanOrEqual(INLINE_IMAGE_LIMITS.maxBytes);
       const { width, height } = decodePng(bytes);
       expect(Math.max(width, height)).toBeLessThanOrEqual(INLINE_IMAGE_LIMITS.maxSide);
       // The layout beside it names each numbered cell's file: the agent's "pick 2" is take 2.
-      const layout = JSON.parse(fs.readFileSync(path.join(home.cwd, '.assetgen', 'takes', `${id}.json`), 'utf8'));
+      const layout = JSON.parse(fs.readFileSync(path.join(project.home.cwd, '.assetgen', 'takes', `${id}.json`), 'utf8'));
       expect(layout.takes.map((cell: { k: number; file: string }) => [cell.k, cell.file])).toEqual(
         items.find((item) => item.id === id)!.takes!.map((take) => [take.k, take.file]),
       );
     }
 
-    const listed = await mcp.call('list_takes', { id: 'bat' });
+    const listed = await project.mcp.call('list_takes', { id: 'bat' });
     expect(listed.result.isError, JSON.stringify(listed.json)).toBeFalsy();
     expect(listed.json.takes.map((take: { k: number; picked: boolean }) => [take.k, take.picked])).toEqual([
       [1, true],
@@ -77,20 +61,20 @@ describe('takes through the MCP tools', () => {
     expect(images(listed.result.content as { type: string }[])).toHaveLength(1);
 
     const before = (await charges()).length;
-    const picked = await mcp.call('pick_variant', { id: 'bat', take: 2 });
+    const picked = await project.mcp.call('pick_variant', { id: 'bat', take: 2 });
     expect(picked.result.isError, JSON.stringify(picked.json)).toBeFalsy();
     expect(picked.json).toMatchObject({ id: 'bat', from: 1, picked: 2, credits: 0 });
-    const take2 = fs.readFileSync(path.join(home.cwd, bat.takes![1]!.file));
-    expect(fs.readFileSync(path.join(home.cwd, 'assets', 'bat.png')).equals(take2)).toBe(true);
+    const take2 = fs.readFileSync(path.join(project.home.cwd, bat.takes![1]!.file));
+    expect(fs.readFileSync(path.join(project.home.cwd, 'assets', 'bat.png')).equals(take2)).toBe(true);
     expect(await charges()).toHaveLength(before);
 
-    const again = await mcp.call('build', {});
+    const again = await project.mcp.call('build', {});
     expect(again.result.isError, JSON.stringify(again.json)).toBeFalsy();
     expect(await charges()).toHaveLength(before);
     expect(images(again.result.content as { type: string }[])).toHaveLength(0);
-    expect(fs.readFileSync(path.join(home.cwd, 'assets', 'bat.png')).equals(take2)).toBe(true);
+    expect(fs.readFileSync(path.join(project.home.cwd, 'assets', 'bat.png')).equals(take2)).toBe(true);
 
-    const more = await mcp.call('build', { ids: ['bat'], more: 2 });
+    const more = await project.mcp.call('build', { ids: ['bat'], more: 2 });
     expect(more.result.isError, JSON.stringify(more.json)).toBeFalsy();
     expect(await charges()).toHaveLength(before + 2);
     const after = (more.result.structuredContent!.items as { id: string; takes?: { k: number }[]; picked?: number }[]).find(
@@ -103,13 +87,13 @@ describe('takes through the MCP tools', () => {
 
   it('more without ids, a take that does not exist, or an argument the tool does not have: refused, nothing charged', async () => {
     const before = (await charges()).length;
-    const everything = await mcp.call('build', { more: 2 });
+    const everything = await project.mcp.call('build', { more: 2 });
     expect(everything.result.isError).toBe(true);
     expect(everything.json.error.message).toContain('give their ids or a glob');
-    const missing = await mcp.call('pick_variant', { id: 'bat', take: 9 });
+    const missing = await project.mcp.call('pick_variant', { id: 'bat', take: 9 });
     expect(missing.result.isError).toBe(true);
     expect(missing.json.error.message).toMatch(/"bat" has no take 9: its takes are 1 to 5/);
-    const unknown = await mcp.call('pick_variant', { id: 'bat', take: 1, force: true });
+    const unknown = await project.mcp.call('pick_variant', { id: 'bat', take: 1, force: true });
     expect(unknown.result.isError).toBe(true);
     expect(JSON.stringify(unknown.result.content)).toMatch(/pick_variant[\s\S]*force|force[\s\S]*pick_variant/);
     expect(await charges()).toHaveLength(before);

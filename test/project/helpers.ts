@@ -118,3 +118,22 @@ export async function whilePaying<T>(
   }
   return running;
 }
+
+/**
+ * The assetgen command lines of a CI workflow's steps or scripts (docs/ci.md), as argument lists:
+ * `\` continuations joined, what follows `>` dropped, a word's surrounding double quotes removed.
+ */
+export function assetgenCommands(text: string): string[][] {
+  return text
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .filter((line) => line.includes('assetgen '))
+    .map((line) =>
+      line
+        .slice(line.indexOf('assetgen ') + 'assetgen '.length)
+        .split('>')[0]!
+        .trim()
+        .split(/\s+/)
+        .map((word) => word.replace(/^"|"$/g, '')),
+    );
+}

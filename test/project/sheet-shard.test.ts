@@ -10,7 +10,7 @@ import { readLock } from '../../src/pipeline/lock.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { parseJson, type CliResult } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
-import { tempDir, writeFiles } from './helpers.js';
+import { assetgenCommands, tempDir, writeFiles } from './helpers.js';
 
 /**
  * The reviewer's manifest: twelve icons from a matrix, a gem, a workflow, a video, and a sheet of the
@@ -51,21 +51,6 @@ const blocks = [...DOC.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => parse
 const github = blocks.find((block) => block.jobs?.merge && block.jobs?.build?.strategy)!;
 const gitlab = blocks.find((block) => block['merge-locks'])!;
 
-/** The assetgen command lines of a job's steps (or a script), as argument lists, in order. */
-function assetgenCommands(text: string): string[][] {
-  return text
-    .replace(/\\\n\s*/g, ' ')
-    .split('\n')
-    .filter((line) => line.includes('assetgen '))
-    .map((line) =>
-      line
-        .slice(line.indexOf('assetgen ') + 'assetgen '.length)
-        .split('>')[0]!
-        .trim()
-        .split(/\s+/)
-        .map((word) => word.replace(/^"|"$/g, '')),
-    );
-}
 const stepsOf = (job: { steps: { run?: string }[] }) => job.steps.map((step) => step.run ?? '').join('\n');
 
 type Item = { id: string; status: string; action?: string; outcome?: string; reason?: string; why?: string[] };

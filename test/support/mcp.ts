@@ -3,7 +3,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, ClientCapabilities, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { BIN } from './cli.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { BIN, tempHome } from './cli.js';
+import { startMock, type MockHandle } from './mock.js';
+
+type TempHome = ReturnType<typeof tempHome>;
 
 export interface McpSession {
   client: Client;
@@ -66,4 +72,42 @@ function parse(text: string): Record<string, any> {
   } catch {
     return { text };
   }
+}
+
+/**
+ * `assetgen mcp` in a temp project holding `manifest`, against a mock of its own (the key and the
+ * URL in the server's environment): started before the file's tests, closed after them.
+ */
+export function useMcpProject(
+  manifest: string,
+  credits = 1000,
+): { readonly mock: MockHandle; readonly home: TempHome; readonly mcp: McpSession } {
+  let started: { mock: MockHandle; home: TempHome; mcp: McpSession } | undefined;
+  beforeAll(async () => {
+    const mock = await startMock({ credits });
+    const home = tempHome();
+    fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), manifest);
+    const mcp = await startMcp({ env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey }, cwd: home.cwd });
+    started = { mock, home, mcp };
+  });
+  afterAll(async () => {
+    await started?.mcp.close();
+    await started?.mock.close();
+    started?.home.remove();
+  });
+  const get = () => {
+    if (!started) throw new Error('the MCP project starts in beforeAll: use it inside a hook or a test');
+    return started;
+  };
+  return {
+    get mock() {
+      return get().mock;
+    },
+    get home() {
+      return get().home;
+    },
+    get mcp() {
+      return get().mcp;
+    },
+  };
 }
