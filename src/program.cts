@@ -229,7 +229,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
 
   program
     .command('jobs')
-    .description('video jobs and workflow runs started from this machine, with their last known status')
+    .description('video jobs, workflow runs and image generations started from this machine, with their last known status')
     .addOption(new Option('-n, --limit <count>', 'how many to show').default(20).argParser(parsePositiveInt))
     .action(run(async () => (await import('./commands/jobs.js')).jobs));
 

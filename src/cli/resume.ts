@@ -3,11 +3,15 @@
 // commands and for `assetgen jobs` alike.
 import path from 'node:path';
 import { redactUrl } from '../client/redact.js';
+import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { JobKind } from '../config/journal.js';
+
+/** The jobs a command waits for (an image has no job: its answer is the image). */
+export type WaitableKind = Exclude<JobKind, 'image'>;
 
 /** Where the result of a resumed wait goes, and which service it is on. */
 export interface ResumeTarget {
-  kind: JobKind;
+  kind: WaitableKind;
   id: string;
   /** The output as an absolute path (a trailing separator marks a folder), or '-' for stdout. */
   output?: string;
@@ -21,7 +25,7 @@ export interface ResumeTarget {
 /** The job a failure leaves behind, as `--json` reports it (`job: {id, kind, resume}`). */
 export interface PaidJob {
   id: string;
-  kind: JobKind;
+  kind: WaitableKind;
   resume: string | null;
 }
 
@@ -51,6 +55,86 @@ export function resumeToolCall(target: Pick<ResumeTarget, 'kind' | 'id' | 'outpu
   return { tool: target.kind === 'video' ? 'wait_video' : 'wait_run', arguments: args };
 }
 
+/**
+ * The MCP tool call that sends a journalled submission again with its Idempotency-Key (the job or
+ * image the first one made, not a second charge), read back from the command words the journal
+ * holds (`JournalEntry.resubmit`, written by `paidCall`'s callers). null when no tool makes the
+ * same request (a `--stream` generate goes to the session endpoint, which no tool calls).
+ */
+export interface ResubmitToolCall {
+  tool: 'generate_image' | 'create_video' | 'run_workflow';
+  arguments: Record<string, string | number | boolean | Record<string, string>>;
+}
+
+export function resubmitToolCall(words: readonly string[], cwd: string): ResubmitToolCall | null {
+  const [command, subcommand] = words;
+  const rest = command === 'generate' ? words.slice(1) : words.slice(2);
+  const positionals: string[] = [];
+  const flags = new Map<string, string[]>();
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i];
+    if (word === '--') {
+      positionals.push(...rest.slice(i + 1));
+      break;
+    }
+    if (!word.startsWith('-')) positionals.push(word);
+    else if (['--force', '--yes', '--stream'].includes(word)) flags.set(word, ['']);
+    else flags.set(word, [...(flags.get(word) ?? []), rest[++i] ?? '']);
+  }
+  const one = (flag: string) => flags.get(flag)?.[0];
+  const key = one('--idempotency-key');
+  if (key === undefined || positionals.length !== 1 || flags.has('--stream')) return null;
+  const output = one('-o');
+  const shown = output === undefined || output === '-' ? '.' : displayOutput(output, cwd);
+  const saving = { ...(flags.has('--force') ? { overwrite: true } : {}), idempotency_key: key };
+  if (command === 'generate') {
+    const variants = Number(one('--variants') ?? 1);
+    return {
+      tool: 'generate_image',
+      arguments: {
+        prompt: positionals[0],
+        agent: one('--agent') ?? '',
+        ...(shown !== '.' ? { output: shown } : {}),
+        ...saving,
+        ...(variants > 1 ? { variants, confirm_paid_calls: variants } : {}),
+      },
+    };
+  }
+  if (command === 'video' && subcommand === 'create') {
+    const duration = one('--duration');
+    const aspectRatio = one('--aspect-ratio');
+    const agent = one('--agent');
+    return {
+      tool: 'create_video',
+      arguments: {
+        prompt: positionals[0],
+        ...(agent !== undefined ? { agent } : {}),
+        ...(duration !== undefined ? { duration_seconds: Number(duration) } : {}),
+        ...(aspectRatio !== undefined ? { aspect_ratio: aspectRatio } : {}),
+        confirm_credits: VIDEO_JOB_COST,
+        wait: true,
+        ...(shown !== '.' ? { output: shown } : {}),
+        ...saving,
+      },
+    };
+  }
+  if (command === 'workflows' && subcommand === 'run') {
+    const overrides = Object.fromEntries(
+      (flags.get('-s') ?? []).map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1)]),
+    );
+    return {
+      tool: 'run_workflow',
+      arguments: {
+        id: positionals[0],
+        ...(Object.keys(overrides).length ? { overrides } : {}),
+        ...(shown !== '.' ? { output_dir: shown } : {}),
+        ...saving,
+      },
+    };
+  }
+  return null;
+}
+
 /** A tool's arguments as an agent would write them: `{"id": "vid_…", "output": "fx/"}`. */
 export const toolArgumentsText = (args: Record<string, unknown>): string =>
   `{${Object.entries(args)
@@ -65,6 +149,21 @@ export function resumeCommand(target: ResumeTarget, cwd: string): string {
   if (target.intervalMs !== undefined) words.push('--interval', `${target.intervalMs}ms`);
   if (target.baseUrl !== undefined) words.push('--base-url', redactUrl(target.baseUrl));
   return words.map(shellQuote).join(' ');
+}
+
+/**
+ * A command's words with its one positional argument (a prompt, a workflow id) placed so that no
+ * shell or option parser reads it as an option: after `--` at the end when it starts with "-".
+ * Options added later go before that `--` (`withOptions`).
+ */
+export function withPositional(command: string[], positional: string, options: string[]): string[] {
+  return positional.startsWith('-') ? [...command, ...options, '--', positional] : [...command, positional, ...options];
+}
+
+/** More options for a command's words, placed before a `--` that ends them, if any. */
+export function withOptions(words: readonly string[], options: string[]): string[] {
+  const end = words.indexOf('--');
+  return end < 0 ? [...words, ...options] : [...words.slice(0, end), ...options, ...words.slice(end)];
 }
 
 /** An absolute output path as the user would type it: relative when inside `cwd`, the folder mark kept. */

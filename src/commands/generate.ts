@@ -13,7 +13,7 @@ import { checkIdempotencyKey, paidCall } from '../cli/idempotency.js';
 import { asRecord } from '../cli/follow.js';
 import { command } from '../cli/command.js';
 import { renderSaved, savedResult } from '../cli/report.js';
-import { shellQuote } from '../cli/resume.js';
+import { shellQuote, withPositional } from '../cli/resume.js';
 import { checkOutputTarget, displayPath, saveOutputs, type SavedFile } from '../cli/save.js';
 import { attachTakes, checkTakesKey, confirmTakes, MAX_TAKES, takeKey, takeOutput, type SavedTake } from '../cli/takes.js';
 import { startProgress, type Progress } from '../ui/progress.js';
@@ -43,7 +43,15 @@ async function generateImage(ctx: CommandContext, prompt: string, options: Gener
   const client = await ctx.client(options.stream ? 'session' : 'any');
   const progress = await startProgress(ctx.out, `Generating with ${ctx.out.server(options.agent)}…`);
   try {
-    const generation = await paidCall(ctx, options.idempotencyKey, (key) => callOnce(ctx, client, prompt, options, progress, key));
+    const generation = await paidCall(
+      ctx,
+      options.idempotencyKey,
+      (key) => callOnce(ctx, client, prompt, options, progress, key),
+      undefined,
+      undefined,
+      // The same request again, with the same key: the image the first one paid for, not a second charge.
+      { kind: 'image', baseUrl: client.baseUrl, label: prompt, resubmit: (key) => generateWords(ctx, prompt, options, key) },
+    );
     progress.update('Downloading…');
     const saved = await saveOutputs(ctx, client, [outputOf(generation)], options);
     progress.stop();
@@ -76,7 +84,8 @@ async function generateTakes(ctx: CommandContext, prompt: string, options: Gener
 
   const client = await ctx.client(options.stream ? 'session' : 'any');
   const made: SavedTake[] = [];
-  const resume = takesResume(ctx, prompt, options, takes, keyBase);
+  const resumeWords = generateWords(ctx, prompt, { ...options, variants: takes, force: true, yes: true }, keyBase);
+  const resume = ['assetgen', ...resumeWords].map(shellQuote).join(' ');
   for (let k = 1; k <= takes; k++) {
     const progress = await startProgress(ctx.out, `Take ${k} of ${takes}: generating with ${ctx.out.server(options.agent)}…`);
     try {
@@ -86,6 +95,8 @@ async function generateTakes(ctx: CommandContext, prompt: string, options: Gener
         (key) => callOnce(ctx, client, prompt, options, progress, key),
         options.idempotencyKey === undefined,
         { key: keyBase, how: `Make the rest as below` },
+        // Every take's submission resumes as the whole command: the takes paid for replay, free.
+        { kind: 'image', baseUrl: client.baseUrl, label: prompt, resubmit: () => resumeWords },
       );
       progress.update(`Take ${k} of ${takes}: downloading…`);
       let file: SavedFile | undefined;
@@ -148,19 +159,26 @@ function unfinished(ctx: CommandContext, error: unknown, made: SavedTake[], comm
   return attachTakes(error, { takes: made, resume });
 }
 
-/** The command that makes every take again with the same keys: those paid for replay, the rest are made. */
-function takesResume(ctx: CommandContext, prompt: string, options: GenerateOptions, takes: number, key: string): string {
-  // After `--`, a prompt starting with "-" is not read as an option.
-  const leadingDash = prompt.startsWith('-');
-  const words = ['assetgen', 'generate', ...(leadingDash ? [] : [prompt]), '--agent', options.agent, '--variants', String(takes)];
-  words.push('--idempotency-key', key);
-  if (options.output !== undefined) words.push('-o', options.output);
-  if (options.stream) words.push('--stream');
-  // The takes saved are overwritten by the same bytes (their keys replay); the count was confirmed.
-  words.push('--force', '--yes');
-  if (ctx.globals.baseUrl !== undefined) words.push('--base-url', redactUrl(ctx.globals.baseUrl));
-  if (leadingDash) words.push('--', prompt);
-  return words.map(shellQuote).join(' ');
+/**
+ * The words of a `generate` that sends the same request(s) again with `key`: those paid for replay
+ * (if the service honours Idempotency-Key), the rest are made. For takes, `key` is the base the
+ * takes' keys derive from; the takes saved are overwritten by the same bytes, and their count was
+ * confirmed (`--force --yes`, set by the caller).
+ */
+function generateWords(ctx: CommandContext, prompt: string, options: GenerateOptions, key: string): string[] {
+  const takes = options.variants ?? 1;
+  return withPositional(['generate'], prompt, [
+    '--agent',
+    options.agent,
+    ...(takes > 1 ? ['--variants', String(takes)] : []),
+    '--idempotency-key',
+    key,
+    ...(options.output !== undefined ? ['-o', options.output] : []),
+    ...(options.stream ? ['--stream'] : []),
+    ...(options.force ? ['--force'] : []),
+    ...(options.yes && takes > 1 ? ['--yes'] : []),
+    ...(ctx.globals.baseUrl !== undefined ? ['--base-url', redactUrl(ctx.globals.baseUrl)] : []),
+  ]);
 }
 
 async function streamGeneration(

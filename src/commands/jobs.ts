@@ -5,7 +5,7 @@ import { redactUrl } from '../client/redact.js';
 import type { CommandContext } from '../cli/context.js';
 import { command } from '../cli/command.js';
 import { warnSkipped, type SkippedEntry } from '../cli/report.js';
-import { resumeCommand, shellQuote } from '../cli/resume.js';
+import { resumeCommand, shellQuote, withOptions } from '../cli/resume.js';
 import { printTable } from '../cli/table.js';
 import { ANSWERED, REFUSED, SUBMITTING, type JournalEntry } from '../config/journal.js';
 import { sanitizeLine } from '../ui/sanitize.js';
@@ -52,13 +52,23 @@ function resumeOf(ctx: CommandContext, entry: JournalEntry, current: string | un
   const elsewhere = !sameService(entry.baseUrl, current);
   if (entry.state === SUBMITTING) {
     if (!entry.resubmit) return null;
-    const words = ['assetgen', ...entry.resubmit, ...(elsewhere ? ['--base-url', redactUrl(entry.baseUrl)] : [])];
+    const words = ['assetgen', ...withOptions(entry.resubmit, elsewhere ? ['--base-url', redactUrl(entry.baseUrl)] : [])];
     return words.map(shellQuote).join(' ');
   }
-  if ([ANSWERED, REFUSED, 'succeeded', 'failed'].includes(entry.state)) return null;
+  // An image is only ever a submission: once answered (or refused) there is nothing to wait for.
+  if (entry.kind === 'image' || [ANSWERED, REFUSED, 'succeeded', 'failed'].includes(entry.state)) return null;
   // A --base-url the waiting command was given is in its resume already.
   const baseUrl = entry.resume?.baseUrl ?? (elsewhere ? entry.baseUrl : undefined);
   return resumeCommand({ kind: entry.kind, id: entry.id, ...entry.resume, ...(baseUrl !== undefined ? { baseUrl } : {}) }, ctx.cwd);
+}
+
+/**
+ * Whether a journalled job is on the service a command run now would call: an MCP tool call (which
+ * has no --base-url) can pick it up only then.
+ */
+export function onServiceNow(ctx: CommandContext): (baseUrl: string) => boolean {
+  const current = configuredBaseUrl(ctx);
+  return (baseUrl) => sameService(baseUrl, current);
 }
 
 /** The base URL a command run now would call (--base-url, the environment, the stored one), as commands resolve it. */

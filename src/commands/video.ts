@@ -11,7 +11,7 @@ import { confirmCharge } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
 import { renderCredits, withCredits, type Charged } from '../cli/charged.js';
 import { renderPaidJob, renderSaved } from '../cli/report.js';
-import { absoluteOutput } from '../cli/resume.js';
+import { absoluteOutput, withPositional } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 
 interface WaitOptions {
@@ -56,20 +56,18 @@ async function createVideo(ctx: CommandContext, prompt: string, options: CreateO
       baseUrl: client.baseUrl,
       label: prompt,
       // The same request again, with the same key: the job the first one made, not a second charge.
-      resubmit: (key) => [
-        'video',
-        'create',
-        prompt,
-        ...(options.agent !== undefined ? ['--agent', options.agent] : []),
-        ...(options.duration !== undefined ? ['--duration', String(options.duration)] : []),
-        ...(options.aspectRatio !== undefined ? ['--aspect-ratio', options.aspectRatio] : []),
-        '--yes',
-        '-o',
-        absoluteOutput(options.output, ctx.cwd),
-        ...(options.force ? ['--force'] : []),
-        '--idempotency-key',
-        key,
-      ],
+      resubmit: (key) =>
+        withPositional(['video', 'create'], prompt, [
+          ...(options.agent !== undefined ? ['--agent', options.agent] : []),
+          ...(options.duration !== undefined ? ['--duration', String(options.duration)] : []),
+          ...(options.aspectRatio !== undefined ? ['--aspect-ratio', options.aspectRatio] : []),
+          '--yes',
+          '-o',
+          absoluteOutput(options.output, ctx.cwd),
+          ...(options.force ? ['--force'] : []),
+          '--idempotency-key',
+          key,
+        ]),
     },
   );
   // The price is known even when the service does not report the charge.

@@ -6,7 +6,7 @@ import { paidCall } from '../cli/idempotency.js';
 import { command } from '../cli/command.js';
 import { renderCredits, withCredits } from '../cli/charged.js';
 import { renderPaidJob, warnSkipped } from '../cli/report.js';
-import { absoluteOutput } from '../cli/resume.js';
+import { absoluteOutput, withPositional } from '../cli/resume.js';
 import { checkOutputTarget } from '../cli/save.js';
 import { printTable } from '../cli/table.js';
 import { normalizeWorkflows } from '../client/lists.js';
@@ -63,17 +63,15 @@ async function startWorkflow(ctx: CommandContext, workflowId: string, options: R
       baseUrl: client.baseUrl,
       label: workflowId,
       // The same request again, with the same key: the run the first one started, not a second charge.
-      resubmit: (key) => [
-        'workflows',
-        'run',
-        workflowId,
-        ...options.set.flatMap((set) => ['-s', set]),
-        '-o',
-        absoluteOutput(options.output, ctx.cwd),
-        ...(options.force ? ['--force'] : []),
-        '--idempotency-key',
-        key,
-      ],
+      resubmit: (key) =>
+        withPositional(['workflows', 'run'], workflowId, [
+          ...options.set.flatMap((set) => ['-s', set]),
+          '-o',
+          absoluteOutput(options.output, ctx.cwd),
+          ...(options.force ? ['--force'] : []),
+          '--idempotency-key',
+          key,
+        ]),
     },
   );
   const target = targetFor(ctx, 'run', run.id, options);

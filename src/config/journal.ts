@@ -1,5 +1,6 @@
 // The local job journal: every paid job (video jobs, workflow runs) is appended here BEFORE any
-// waiting starts, so a crash, a Ctrl-C or a closed laptop never loses track of something paid for.
+// waiting starts, so a crash, a Ctrl-C or a closed laptop never loses track of something paid for;
+// every paid submission (an image's generate included) before it is sent.
 // JSON Lines, append-only: each line is a full or partial record; later lines update earlier ones.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -10,7 +11,9 @@ import { LocalFileError } from './errors.js';
 import { stateDir, type Env } from './paths.js';
 import { appendRegularFileSync, readRegularFileSync } from '../files/confine.js';
 
-export type JobKind = 'video' | 'run';
+export type JobKind = 'video' | 'run' | 'image';
+/** The kinds a journal line may name. An image is only ever a submission: its answer is the image. */
+const JOB_KINDS: readonly string[] = ['video', 'run', 'image'] satisfies JobKind[];
 
 /** A submission sent (or about to be) whose answer has not come back: what it made is not known here. */
 export const SUBMITTING = 'submitting';
@@ -21,6 +24,8 @@ export const REFUSED = 'refused';
 /** The words a `resubmit` may hold: a command's own, bounded. */
 const MAX_RESUBMIT_WORDS = 64;
 const MAX_RESUBMIT_WORD = 8_192;
+/** A label (a prompt, a workflow id) is for people reading the list: its start is enough. */
+const MAX_LABEL = 512;
 
 export interface JournalEntry {
   kind: JobKind;
@@ -76,7 +81,8 @@ export class JobJournal {
    */
   recordSubmitting(kind: JobKind, baseUrl: string, idempotencyKey: string, label: string, resubmit: string[]): string {
     const id = `submit-${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 16)}`;
-    this.recordSubmitted({ kind, id, baseUrl, state: SUBMITTING, label, resubmit });
+    // A command too long to keep (a prompt of over 8 KiB) is not kept: the error still names the key.
+    this.recordSubmitted({ kind, id, baseUrl, state: SUBMITTING, label, ...(validResubmit(resubmit) ? { resubmit } : {}) });
     return id;
   }
 
@@ -134,6 +140,7 @@ export class JobJournal {
     // The journal is plain text in the state dir: never a password from a base URL.
     const safe = {
       ...record,
+      ...(record.label !== undefined && record.label.length > MAX_LABEL ? { label: `${record.label.slice(0, MAX_LABEL - 1)}…` } : {}),
       ...(record.baseUrl ? { baseUrl: redactUrl(record.baseUrl) } : {}),
       ...(record.resume?.baseUrl ? { resume: { ...record.resume, baseUrl: redactUrl(record.resume.baseUrl) } } : {}),
     };
@@ -166,7 +173,7 @@ function parseRecord(line: string): Partial<JournalEntry> | string {
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
   const record = value as Record<string, unknown>;
-  if (record.kind !== 'video' && record.kind !== 'run') return '"kind" is neither "video" nor "run"';
+  if (typeof record.kind !== 'string' || !JOB_KINDS.includes(record.kind)) return '"kind" is none of "video", "run", "image"';
   if (typeof record.id !== 'string' || !SAFE_ID.test(record.id))
     return '"id" is not an id assetgen accepts (letters, digits, _ . : - only)';
   if (typeof record.baseUrl !== 'string') return '"baseUrl" is not a string';
@@ -201,12 +208,12 @@ function validResume(value: unknown): boolean {
   );
 }
 
-/** A resubmit as this journal writes it: assetgen's own command words (video create, workflows run), bounded. */
+/** A resubmit as this journal writes it: assetgen's own command words (generate, video create, workflows run), bounded. */
 function validResubmit(value: unknown): boolean {
   return (
     Array.isArray(value) &&
     value.length <= MAX_RESUBMIT_WORDS &&
     value.every((word) => typeof word === 'string' && word.length <= MAX_RESUBMIT_WORD) &&
-    ((value[0] === 'video' && value[1] === 'create') || (value[0] === 'workflows' && value[1] === 'run'))
+    (value[0] === 'generate' || (value[0] === 'video' && value[1] === 'create') || (value[0] === 'workflows' && value[1] === 'run'))
   );
 }

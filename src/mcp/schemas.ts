@@ -89,11 +89,11 @@ export const OUTPUT = {
   list_jobs: z.looseObject({
     jobs: z.array(
       z.looseObject({
-        kind: z.enum(['video', 'run']),
+        kind: z.enum(['video', 'run', 'image']),
         id: z.string(),
         state: z.string(),
         resume: z.string().nullable(),
-        resumeTool: z.looseObject({ tool: z.string(), arguments: z.looseObject({ id: z.string() }) }).nullable(),
+        resumeTool: z.looseObject({ tool: z.string(), arguments: z.looseObject({}) }).nullable(),
       }),
     ),
     journal: z.string().nullable(),

@@ -1,6 +1,7 @@
 // A paid call whose answer is lost (the service charged, the connection dropped mid-answer): the
 // advice that comes first is the one that decides the next attempt's cost (ask again with the
 // key), and nothing says "try again", which without the key would pay twice.
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { useMockProject } from '../support/project.js';
 
@@ -60,7 +61,15 @@ describe('a request no service takes', () => {
     const video = await project.run(['video', 'create', prompt, '--yes', '-o', 'fx/', '--json']);
     expect(video.code).toBe(2);
     expect((await project.mock.state()).requests).toBe(before);
-    const jobs = JSON.parse((await project.run(['jobs', '--json'])).stdout) as { jobs: { state: string; resume: string | null }[] };
-    expect(jobs.jobs.map((job) => [job.state, job.resume])).toEqual([['refused', null]]);
+    const jobs = JSON.parse((await project.run(['jobs', '--json'])).stdout) as {
+      jobs: { kind: string; state: string; resume: string | null }[];
+      journal: string;
+    };
+    expect(jobs.jobs.map((job) => [job.kind, job.state, job.resume])).toEqual([
+      ['video', 'refused', null],
+      ['image', 'refused', null],
+    ]);
+    // The journal keeps a label's start, not the 2 MiB prompt twice per submission.
+    expect(fs.statSync(jobs.journal).size).toBeLessThan(8 * 1024);
   });
 });

@@ -1,8 +1,12 @@
 // A paid submission whose answer never reaches assetgen (an MCP client that cancels the call, or
 // disconnects, while the service holds it) is journalled with its Idempotency-Key before it is
 // sent: `assetgen jobs` (and list_jobs) then give the command that asks for the same job again,
-// which the service answers with the job it made: one charge, the video saved.
+// which the service answers with the job it made: one charge, the video saved. The same for an
+// image (generate_image): its answer is the image, so a lost one is the whole purchase.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { resubmitToolCall } from '../../src/cli/resume.js';
 import { parseJson, runCli, shellWords } from '../support/cli.js';
 import { startMcp } from '../support/mcp.js';
 import { useMockProject } from '../support/project.js';
@@ -11,8 +15,9 @@ import { until } from '../support/until.js';
 const project = useMockProject({ mock: { credits: 10_000 }, config: { credits: 10_000, videoSteps: 1, videoPollAfterMs: 0 } });
 
 const videoCharges = async () => (await project.ledger()).filter((entry) => entry.amount === -180);
+const imageCharges = async () => (await project.ledger()).filter((entry) => entry.reason.startsWith('generate '));
 
-type Job = { id: string; state: string; resume: string | null; label?: string };
+type Job = { id: string; kind: string; state: string; resume: string | null; label?: string; resumeTool?: unknown };
 
 describe('a submission whose answer never comes back', () => {
   for (const ending of ['cancelled', 'disconnected'] as const) {
@@ -54,4 +59,110 @@ describe('a submission whose answer never comes back', () => {
       expect(after.filter((job) => job.resume !== null)).toEqual([]);
     });
   }
+});
+
+describe('an image whose answer never comes back', () => {
+  it('generate_image cancelled while the service holds it: list_jobs gives the same call with its key, which saves the image for no second charge', async () => {
+    const before = (await imageCharges()).length;
+    await project.mock.hold(['generate']);
+    const session = await startMcp({ env: project.env(), cwd: project.cwd });
+    try {
+      const controller = new AbortController();
+      const call = session.client
+        .callTool(
+          { name: 'generate_image', arguments: { prompt: '-dash lost gem', agent: 'sprite-artist', output: 'lost/gem.png' } },
+          undefined,
+          { signal: controller.signal, timeout: 20_000 },
+        )
+        .catch((error: unknown) => error);
+      await until('the generate held', async () => (await project.mock.state()).held >= 1);
+      controller.abort();
+      await call;
+      await project.mock.hold([]);
+      await until('the image charged', async () => (await imageCharges()).length === before + 1);
+
+      const listed = await session.call('list_jobs');
+      const pending = (listed.json.jobs as Job[]).find((job) => job.kind === 'image' && job.state === 'submitting');
+      // The prompt starts with "-": the command puts it after `--`, the tool call as `prompt`.
+      expect(pending, JSON.stringify(listed.json)).toMatchObject({
+        label: '-dash lost gem',
+        resume: expect.stringMatching(/^assetgen generate --agent sprite-artist --idempotency-key \S+ -o \S+gem\.png -- '-dash lost gem'$/),
+        resumeTool: {
+          tool: 'generate_image',
+          arguments: {
+            prompt: '-dash lost gem',
+            agent: 'sprite-artist',
+            output: path.join('lost', 'gem.png'),
+            idempotency_key: expect.any(String),
+          },
+        },
+      });
+      const { tool, arguments: args } = pending!.resumeTool as { tool: string; arguments: Record<string, unknown> };
+      const again = await session.call(tool, args);
+      expect(again.result.isError, JSON.stringify(again.json)).toBeFalsy();
+      expect(fs.existsSync(path.join(project.cwd, 'lost', 'gem.png'))).toBe(true);
+      expect(await imageCharges()).toHaveLength(before + 1);
+      const after = (await session.call('list_jobs')).json.jobs as Job[];
+      expect(after.filter((job) => job.resume !== null)).toEqual([]);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe('resubmitToolCall: the journalled command words as the tool call that sends the same request', () => {
+  const cwd = path.resolve('/work/project');
+  it('generate, video create and workflows run', () => {
+    expect(
+      resubmitToolCall(
+        [
+          'generate',
+          '--agent',
+          'a',
+          '--variants',
+          '3',
+          '--idempotency-key',
+          'k',
+          '-o',
+          path.join(cwd, 'x') + path.sep,
+          '--force',
+          '--yes',
+          '--',
+          '-p',
+        ],
+        cwd,
+      ),
+    ).toEqual({
+      tool: 'generate_image',
+      arguments: {
+        prompt: '-p',
+        agent: 'a',
+        output: `x${path.sep}`,
+        overwrite: true,
+        idempotency_key: 'k',
+        variants: 3,
+        confirm_paid_calls: 3,
+      },
+    });
+    expect(
+      resubmitToolCall(['video', 'create', 'lava', '--duration', '4', '--yes', '-o', `${cwd}${path.sep}`, '--idempotency-key', 'k'], cwd),
+    ).toEqual({
+      tool: 'create_video',
+      arguments: { prompt: 'lava', duration_seconds: 4, confirm_credits: 180, wait: true, idempotency_key: 'k' },
+    });
+    expect(
+      resubmitToolCall(
+        ['workflows', 'run', 'wf_1', '-s', 'hero=a = b', '-s', 'sky=c', '-o', path.join(cwd, 'out'), '--idempotency-key', 'k'],
+        cwd,
+      ),
+    ).toEqual({
+      tool: 'run_workflow',
+      arguments: { id: 'wf_1', overrides: { hero: 'a = b', sky: 'c' }, output_dir: 'out', idempotency_key: 'k' },
+    });
+  });
+
+  it('none for a streamed generate (no tool calls the session endpoint) or words without a key', () => {
+    expect(resubmitToolCall(['generate', 'p', '--agent', 'a', '--stream', '--idempotency-key', 'k'], cwd)).toBeNull();
+    expect(resubmitToolCall(['generate', 'p', '--agent', 'a'], cwd)).toBeNull();
+  });
 });
