@@ -21,7 +21,7 @@ import { requireCallerId } from '../client/normalize.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
-import { CLI } from './front-end.js';
+import { mockEndsWithCommand } from './front-end.js';
 import { savedResult, type SavedResult } from './report.js';
 import { absoluteOutput, attachJob, resumeCommand, resumeToolCall, type PaidJob, type ResumeTarget } from './resume.js';
 import { saveOutputs, type OutputFile } from './save.js';
@@ -81,11 +81,7 @@ export function resumeCommandFor(ctx: CommandContext, target: ResumeTarget): str
   return ctx.globals.mock ? null : resumeCommand(target, ctx.cwd);
 }
 
-/**
- * The mock dies with this command: a command line's (--mock, the demo's steps). An MCP server's
- * mock serves every call while the server runs, so its waiting tool can still pick a job up.
- */
-const endsWithCommand = (ctx: CommandContext): boolean => ctx.globals.mock && ctx.frontEnd === CLI;
+const endsWithCommand = (ctx: CommandContext): boolean => mockEndsWithCommand(ctx.globals, ctx.frontEnd);
 
 /** What is said instead of a resume command for a job on the mock this command started. */
 const mockEnds = (target: ResumeTarget): string =>

@@ -63,7 +63,22 @@ export interface FrontEnd {
    * "call `build` again"; `same`: with the same assets and options.
    */
   buildAgain(same?: boolean): string;
+  /** Choosing take k of an asset: `assetgen pick <id> <k>` / `pick_variant` with {"id": …, "take": <k>}. */
+  readonly pick: (id: string) => string;
+  /**
+   * Making an asset again, a new paid generation even where its files are up to date or edited:
+   * `assetgen build <id> --force`, in backticks. No tool regenerates by force, so over MCP it is
+   * that command, for the person to run in a terminal.
+   */
+  regenerate(id: string): string;
 }
+
+/**
+ * The mock dies with this command: a command line's (--mock, the demo's steps). An MCP server's
+ * mock serves every call while the server runs, so its waiting tool can still pick a job up, and
+ * a call asked again with the same key gets the same answer.
+ */
+export const mockEndsWithCommand = (globals: { mock: boolean }, frontEnd: FrontEnd): boolean => globals.mock && frontEnd === CLI;
 
 /** A phrase of the front end at the start of a sentence: "Run `assetgen build` again". */
 export const capitalized = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
@@ -115,6 +130,8 @@ export const CLI: FrontEnd = {
   build: (call) => `\`${buildCommand(call)}\``,
   buildExample: buildCommand,
   buildAgain: (same) => (same ? 'run the same `assetgen build` again' : 'run `assetgen build` again'),
+  pick: (id) => `assetgen pick ${id} <k>`,
+  regenerate: (id) => `\`assetgen build ${id} --force\``,
 };
 
 /**
@@ -177,5 +194,7 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     build: (call) => `\`build\` with ${buildArguments(call)}`,
     buildExample: (call) => `call \`build\` with ${buildArguments(call)}`,
     buildAgain: (same) => (same ? 'call `build` again with the same arguments' : 'call `build` again'),
+    pick: (id) => `\`pick_variant\` with {"id": ${JSON.stringify(id)}, "take": <k>}`,
+    regenerate: (id) => `ask the person to run \`assetgen build ${id} --force\` in a terminal (no tool regenerates by force)`,
   };
 }

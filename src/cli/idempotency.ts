@@ -18,6 +18,7 @@ import type { Credits } from '../client/types.js';
 import { ANSWERED, REFUSED, type JobKind } from '../config/journal.js';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
+import { mockEndsWithCommand } from './front-end.js';
 
 /** Makes one paid call with an idempotency key (the user's, or a fresh one); its charge is tallied by the client's onCredits. */
 export async function paidCall<T extends { credits: Credits }>(
@@ -58,7 +59,10 @@ export async function paidCall<T extends { credits: Credits }>(
     const how = askAgain?.how ?? `${ctx.frontEnd.again} with ${ctx.frontEnd.option('idempotencyKey', key)}`;
     // Not "try again": asked again without the key, a call the service carried out is paid twice.
     if (error instanceof AssetgenError && error.hint === CONNECTION_HINT) error.hint = 'Check the base URL and your network.';
-    const advice = `The service may have done this (and charged for it) before the answer was lost. ${how} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`;
+    const advice = mockEndsWithCommand(ctx.globals, ctx.frontEnd)
+      ? // The key is no use there: the next --mock is a fresh mock, which never saw it.
+        'This call went to the bundled mock (--mock), which ends with this command: nothing was charged for real, and a later command starts a fresh mock that never saw this call.'
+      : `The service may have done this (and charged for it) before the answer was lost. ${how} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`;
     // The way to ask again comes first: it is what decides whether the next attempt pays.
     if (error instanceof AssetgenError && !error.hint?.includes(advice)) error.hint = error.hint ? `${advice}\n${error.hint}` : advice;
     throw error;

@@ -62,6 +62,8 @@ export interface PlanOptions {
   more?: number;
   /** How the reader gave `more`, for the reasons the plan gives (ctx.frontEnd: `--more 2`, `` `more: 2` ``); default the flag. */
   moreOption?: string;
+  /** How the reader picks a take (ctx.frontEnd.pick), for the note on an asset nobody picked; default the command. */
+  pickCommand?: (id: string) => string;
   /** `build --prune-takes`: plan to delete the take files of each selected asset that are not picked. */
   pruneTakes?: boolean;
   /** What the remote cache holds (./remote.ts): assets it can give back are planned as `restore`, 0 credits. */
@@ -393,7 +395,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   if (options.force) return item('up-to-date', 'generate', ['--force: regenerated', ...freshReasons()], false, fresh);
   const prune = options.pruneTakes ? prunableTakes(entry, hashes) : [];
   if (prune.length) return item('up-to-date', 'none', [`--prune-takes: ${prune.join(', ')} deleted (not picked)`]);
-  return item('up-to-date', 'none', entry.candidates && entry.picked === undefined ? [unpickedNote(asset.id)] : []);
+  return item('up-to-date', 'none', entry.candidates && entry.picked === undefined ? [unpickedNote(asset.id, options.pickCommand)] : []);
 }
 
 /** --prune-takes: the take files of an entry that are not picked and that nobody changed (prune keeps an edited one). */

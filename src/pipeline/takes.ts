@@ -22,8 +22,12 @@ export const wantedTakes = (asset: Pick<ManifestAsset, 'variants'>): number => a
 /** The take the output comes from: the one picked, else take 1. */
 export const pickedTake = (entry: Pick<LockEntry, 'picked'>): number => entry.picked ?? 1;
 
-/** What a build says of an asset whose takes nobody has picked: it uses take 1, and how to choose. */
-export const unpickedNote = (id: string): string => `take 1 used until you pick (assetgen pick ${id} <k>)`;
+/**
+ * What a build says of an asset whose takes nobody has picked: it uses take 1, and how to choose,
+ * in the reader's words (ctx.frontEnd.pick: the command, or the MCP tool call); default the command.
+ */
+export const unpickedNote = (id: string, pick: (id: string) => string = (asset) => `assetgen pick ${asset} <k>`): string =>
+  `take 1 used until you pick (${pick(id)})`;
 
 /** The entry's take `k`, if recorded. */
 export const takeOf = (entry: Pick<LockEntry, 'candidates'> | undefined, k: number): LockedTake | undefined =>

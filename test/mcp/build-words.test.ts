@@ -78,6 +78,27 @@ describe('build, list_takes and pick_variant speak in tool arguments', () => {
     );
   });
 
+  it('an asset with takes nobody picked: build and its dry run say to call `pick_variant`, not `assetgen pick`', async () => {
+    const built = await project.mcp.call('build', {});
+    expect(built.result.isError, JSON.stringify(built.json)).toBeFalsy();
+    const note = 'take 1 used until you pick (`pick_variant` with {"id": "potion", "take": <k>})';
+    const potion = (built.json.items as { id: string; unpicked?: string; why?: string[] }[]).find((item) => item.id === 'potion');
+    expect(potion?.unpicked ?? potion?.why?.at(-1)).toBe(note);
+    const planned = await project.mcp.call('build', { dry_run: true });
+    const planItem = (planned.json.items as { id: string; reasons?: string[]; why?: string[] }[]).find((item) => item.id === 'potion');
+    expect(JSON.stringify(planItem)).toContain(JSON.stringify(note).slice(1, -1));
+    expect(JSON.stringify([built.json, planned.json])).not.toMatch(CLI_COMMAND);
+
+    // A take whose file is gone: no tool regenerates by force, so the hint is the command, for a terminal.
+    const take2 = (potion as unknown as { takes: { k: number; file: string }[] }).takes.find((take) => take.k === 2)!;
+    fs.rmSync(path.join(project.home.cwd, take2.file));
+    const { result } = await project.mcp.call('pick_variant', { id: 'potion', take: 2 });
+    expect(result.isError).toBe(true);
+    expect(texts(result).hint).toBe(
+      'Pick another of takes 1 to 3, or make it again (paid): ask the person to run `assetgen build potion --force` in a terminal (no tool regenerates by force).',
+    );
+  });
+
   it('build with `more` the balance cannot pay: the item says `more: 1`; message and hint name no command line', async () => {
     if (!fs.existsSync(path.join(project.home.cwd, 'assetgen.lock')))
       expect((await project.mcp.call('build', {})).result.isError).toBeFalsy();

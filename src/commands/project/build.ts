@@ -193,6 +193,7 @@ async function planFrom(
     prune: options.prune,
     more: options.more,
     moreOption: options.more === undefined ? undefined : ctx.frontEnd.option('more', options.more),
+    pickCommand: ctx.frontEnd.pick,
     pruneTakes: options.pruneTakes,
   };
   const remote = await import('./remote.js');

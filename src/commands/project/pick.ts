@@ -67,7 +67,7 @@ async function pickTake(ctx: CommandContext, id: string, number: string, options
     if (state.state !== 'ok')
       throw new UsageError(
         `Take ${take.k} of "${id}" (${take.file}) is ${state.state === 'missing' ? 'missing' : 'changed since assetgen wrote it'}: not used, nothing changed.`,
-        `Pick another of ${takeList(takes)}, or make it again with \`assetgen build ${id} --force\` (paid).`,
+        `Pick another of ${takeList(takes)}, or make it again (paid): ${ctx.frontEnd.regenerate(id)}.`,
       );
     const claims = new OutputClaims(writer.lock, (lockPath) => fs.existsSync(path.join(manifest.root, lockPath)));
     const previous = checkFiles(

@@ -60,7 +60,7 @@ export async function runBuild(
       ...(result?.reason ? { reason: result.reason } : {}),
       ...(result?.resume ? { resume: result.resume } : {}),
       ...(item.reasons.length ? { why: item.reasons } : {}),
-      ...takesOf(item.id, entry),
+      ...takesOf(item.id, entry, ctx.frontEnd.pick),
       ...(AS_WRITTEN.has(outcome) && entry?.trim ? { trim: entry.trim } : {}),
     };
   });
@@ -99,10 +99,14 @@ export async function runBuild(
 }
 
 /** An asset's takes as its lock entry now lists them, and which one its output comes from (until picked, take 1: said). */
-function takesOf(id: string, entry: LockEntry | undefined): Pick<AssetResult, 'takes' | 'picked' | 'unpicked'> {
+function takesOf(
+  id: string,
+  entry: LockEntry | undefined,
+  pick: (id: string) => string,
+): Pick<AssetResult, 'takes' | 'picked' | 'unpicked'> {
   if (!entry?.candidates?.length || entry.job) return {};
   const takes = entry.candidates.map(({ k, file, credits }) => ({ k, file, credits }));
-  const unpicked = entry.picked === undefined && takes.length > 1 ? { unpicked: unpickedNote(id) } : {};
+  const unpicked = entry.picked === undefined && takes.length > 1 ? { unpicked: unpickedNote(id, pick) } : {};
   return { takes, picked: pickedTake(entry), ...unpicked };
 }
 
