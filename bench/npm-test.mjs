@@ -2,8 +2,8 @@
 // The test loop: `npm test` (scripts/test.mjs: the JavaScript build, then vitest with the type
 // check, lint and format check beside it) as a developer runs it, a fresh process each time, wall
 // time from spawn to exit, median of BENCH_NPM_TEST_RUNS (default 3); each phase's own time beside
-// it from the command's summary line. The caches of a working checkout (tsc's incremental file,
-// prettier's) are kept, as on a developer's machine; BENCH_NPM_TEST_COLD=1 removes them
+// it from the command's summary line. The caches of a working checkout (tsc's incremental file)
+// are kept, as on a developer's machine; BENCH_NPM_TEST_COLD=1 removes them
 // (node_modules/.cache/) before each run, as on a fresh CI checkout. Baseline: the 50 s goal.
 // Last in `npm run bench`: it rebuilds dist/ (without the declarations).
 import { spawn } from 'node:child_process';

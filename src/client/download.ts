@@ -47,7 +47,7 @@ async function openAsset(
   const preferred: Credential = http.has('apiKey') ? 'apiKey' : http.has('session') ? 'session' : 'none';
   let url = startUrl;
   let credential: Credential = 'none';
-  for (let hop = 0; ;) {
+  for (let hop = 0; ; ) {
     const sameOrigin = new URL(url).origin === serviceOrigin;
     if (!sameOrigin) credential = 'none';
     let response: OpenResponse;

@@ -16,7 +16,7 @@ export class StreamMeter {
   feed(chunk: Uint8Array): 'line' | 'event' | undefined {
     let nextCr = -1;
     let nextLf = -1;
-    for (let start = 0; start < chunk.length;) {
+    for (let start = 0; start < chunk.length; ) {
       // Each index is searched again only once passed: one scan of the chunk per byte value.
       if (nextCr !== chunk.length && nextCr < start) nextCr = indexOr(chunk, CR, start);
       if (nextLf !== chunk.length && nextLf < start) nextLf = indexOr(chunk, LF, start);

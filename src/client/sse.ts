@@ -135,7 +135,7 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
     const opening = readCredits(undefined, opened.response.headers);
     const chargedAtOpen = opening.charged !== undefined && opening.charged > 0;
     if (chargedAtOpen) http.settings.hooks.onCredits?.(opening);
-    for (let message: EventSourceMessage | undefined = opened.first; message;) {
+    for (let message: EventSourceMessage | undefined = opened.first; message; ) {
       const event = toEvent(message, opened.info);
       if (event.type === 'result') {
         finished = true;

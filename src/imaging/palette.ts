@@ -42,7 +42,7 @@ function fitPalette(quantised: RawImage, colours: number): RawImage {
 /** The number of entries in a PNG's PLTE chunk (Infinity when it has none: not an indexed PNG). */
 export function paletteEntries(png: Buffer): number {
   // After the 8-byte signature, chunks: length, type, body, CRC.
-  for (let offset = 8; offset + 8 <= png.length;) {
+  for (let offset = 8; offset + 8 <= png.length; ) {
     const length = png.readUInt32BE(offset);
     const type = png.toString('latin1', offset + 4, offset + 8);
     if (type === 'PLTE') return length / 3;

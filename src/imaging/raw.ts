@@ -61,7 +61,7 @@ export interface PngHeader {
 export function readPngHeader(bytes: Buffer): PngHeader | undefined {
   if (bytes.length < 33 || !bytes.subarray(0, 8).equals(PNG_SIGNATURE) || bytes.toString('latin1', 12, 16) !== 'IHDR') return undefined;
   const header = { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20), depth: bytes[24], colourType: bytes[25], profile: false };
-  for (let offset = 8; offset + 8 <= bytes.length;) {
+  for (let offset = 8; offset + 8 <= bytes.length; ) {
     const type = bytes.toString('latin1', offset + 4, offset + 8);
     if (type === 'IDAT') break;
     if (type === 'iCCP') header.profile = true;
@@ -177,7 +177,7 @@ const RAW_DENSITY = pngChunk('pHYs', Buffer.from([0, 0, 0x03, 0xe8, 0, 0, 0x03, 
 /** A PNG (as libvips writes it: IHDR first) with its pHYs chunk replaced by RAW_DENSITY (added after IHDR if it has none). */
 function withRawDensity(png: Buffer): Buffer {
   const afterHeader = 33;
-  for (let offset = afterHeader; offset + 8 <= png.length;) {
+  for (let offset = afterHeader; offset + 8 <= png.length; ) {
     const length = png.readUInt32BE(offset);
     const type = png.toString('latin1', offset + 4, offset + 8);
     if (type === 'pHYs') {

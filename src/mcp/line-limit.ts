@@ -31,7 +31,7 @@ export class LineLimit extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    for (let start = 0; start < chunk.length;) {
+    for (let start = 0; start < chunk.length; ) {
       const newline = chunk.indexOf(NEWLINE, start);
       const end = newline === -1 ? chunk.length : newline;
       const part = chunk.subarray(start, end);

@@ -48,7 +48,7 @@ export function readPlainManifest(text: string): PlainDocument | undefined {
   if (UNSUPPORTED_TEXT.test(text)) return undefined;
   const lines = new LineCounter();
   const content: Line[] = [];
-  for (let start = 0; start <= text.length;) {
+  for (let start = 0; start <= text.length; ) {
     lines.addNewLine(start);
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;

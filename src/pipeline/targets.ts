@@ -51,9 +51,8 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
     if (item.takes) attempt(() => checkFolder(candidatesFolder(item.id), (name) => /^[0-9]+\.[a-z0-9]+$/.test(name)));
     if (out.type === 'file') {
       // A sheet writes its data file beside its atlas.
-      for (const file of item.kind === 'sheet' ? sheetFiles(out.path) : [out.path])
-        // The save's own rule: a new file or a regular one, never a link, a folder or a device.
-        attempt(() => placeToWrite(root, file));
+      // The save's own rule: a new file or a regular one, never a link, a folder or a device.
+      for (const file of item.kind === 'sheet' ? sheetFiles(out.path) : [out.path]) attempt(() => placeToWrite(root, file));
       continue;
     }
     attempt(() => checkFolder(out.dir, asset.kind === 'workflow' ? (name) => name.startsWith(`${id}-`) : mediaNameOf(id)));

@@ -234,7 +234,7 @@ describe('steps that need no pixel in JS run as one sharp pipeline', () => {
   /** A chunk list rewritten: `edit` gives each chunk's replacement (none, itself, or more). */
   function rewriteChunks(png: Buffer, edit: (type: string, chunk: Buffer) => Buffer[]): Buffer {
     const parts = [png.subarray(0, 8)];
-    for (let offset = 8; offset < png.length;) {
+    for (let offset = 8; offset < png.length; ) {
       const length = png.readUInt32BE(offset);
       parts.push(...edit(png.toString('latin1', offset + 4, offset + 8), png.subarray(offset, offset + 12 + length)));
       offset += 12 + length;

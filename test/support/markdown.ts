@@ -1,10 +1,12 @@
 // Markdown rendered as a site that allows HTML in it would: parsed by a real CommonMark + GFM parser
-// (remark's, as prettier ships it: prettier is already a dev dependency, and no renderer is), then
-// each node written as the HTML every renderer writes for it — raw HTML passed through as written,
-// text escaped. So what a report's Markdown becomes in a browser is tested, not what we hope.
-import * as prettier from 'prettier';
+// (micromark through mdast-util-from-markdown, the parser under remark, with its GFM extensions),
+// then each node written as the HTML every renderer writes for it — raw HTML passed through as
+// written, text escaped. So what a report's Markdown becomes in a browser is tested, not what we hope.
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
 
-/** A node of remark's syntax tree (mdast), as far as this renderer reads it. */
+/** A node of the syntax tree (mdast), as far as this renderer reads it. */
 export interface MdNode {
   type: string;
   value?: string;
@@ -12,15 +14,13 @@ export interface MdNode {
   alt?: string | null;
   title?: string | null;
   depth?: number;
-  ordered?: boolean;
+  ordered?: boolean | null;
   children?: MdNode[];
 }
 
-/** The Markdown's syntax tree, by prettier's parser (remark-parse with GFM tables). */
+/** The Markdown's syntax tree (CommonMark with GFM's tables, strikethrough, autolinks and task lists). */
 export async function parseMarkdown(text: string): Promise<MdNode> {
-  // prettier's parse step alone (its `__debug` API, untyped): the tree before any formatting.
-  const { __debug } = prettier as unknown as { __debug: { parse(text: string, options: { parser: string }): Promise<{ ast: MdNode }> } };
-  return (await __debug.parse(text, { parser: 'markdown' })).ast;
+  return Promise.resolve(fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }) as MdNode);
 }
 
 /** The Markdown as HTML, raw HTML in it kept (the unsafe setting a report must survive). */

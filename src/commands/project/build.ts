@@ -253,9 +253,7 @@ async function runOrShow(
       plan = planBuild(manifest, writer.lock, done.hashes, { ...rest, ...prices });
     }
     // The paid path (the pool, the lock writer, the save), loaded on use: a dry run needs none of it.
-    const result = await (
-      await import('./run.js')
-    ).runBuild(
+    const result = await (await import('./run.js')).runBuild(
       ctx,
       plan,
       manifest.root,

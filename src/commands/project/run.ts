@@ -74,9 +74,12 @@ export async function runBuild(
   const covered = new Set(plan.items.filter((item) => item.asset).map((item) => item.id));
   const checks =
     flags.check && !ctx.signal.aborted
-      ? await (
-          await import('./check.js')
-        ).measureProject(where.manifest, writer.lock, { manifest: where.file, lock: where.lockFile }, covered)
+      ? await (await import('./check.js')).measureProject(
+          where.manifest,
+          writer.lock,
+          { manifest: where.file, lock: where.lockFile },
+          covered,
+        )
       : undefined;
   // The gallery is written whatever the outcome; its own failure never hides the build's (gallery.ts).
   const gallery = flags.report

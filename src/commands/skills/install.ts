@@ -51,10 +51,7 @@ async function installSkill(ctx: CommandContext, options: InstallOptions): Promi
   const manifest = readManifest(ctx.env);
   const targets = resolveTargets(agents, scope, projectDir, ctx.env, installedDirs(manifest, scope, projectDir));
   const plan = planInstall(targets, renderFor(ctx, baseUrl), manifest, Boolean(options.force));
-  const credentials = [
-    ...(baseUrl ? [`base URL ${redactUrl(baseUrl)}`] : []),
-    ...(key ? [`API key ${maskSecret(key)}`] : []),
-  ];
+  const credentials = [...(baseUrl ? [`base URL ${redactUrl(baseUrl)}`] : []), ...(key ? [`API key ${maskSecret(key)}`] : [])];
   return carryOut(
     ctx,
     plan,
@@ -86,7 +83,10 @@ async function chooseAgents(ctx: CommandContext, options: InstallOptions): Promi
   if (options.agent.length || options.allDetected) {
     const agents = [...new Set([...agentsByIds(options.agent), ...(options.allDetected ? detected : [])])];
     if (!agents.length)
-      throw new UsageError('--all-detected found no coding agent on this machine.', `Name them with --agent <id>; known: ${knownAgents()}.`);
+      throw new UsageError(
+        '--all-detected found no coding agent on this machine.',
+        `Name them with --agent <id>; known: ${knownAgents()}.`,
+      );
     return agents;
   }
   if (!ctx.interactive) {
@@ -153,7 +153,11 @@ async function askForKey(ctx: CommandContext, skip: boolean, typedBaseUrl: strin
     await password(ctx, 'API key for the CLI (stored in your user config, never in the skill; empty to skip):', 'changed')
   ).trim();
   if (!key) return undefined;
-  await verifyCredential(ctx, { baseUrl, apiKey: key }, 'Check the service URL and try `assetgen install` again, or skip the key and run `assetgen auth login` later.');
+  await verifyCredential(
+    ctx,
+    { baseUrl, apiKey: key },
+    'Check the service URL and try `assetgen install` again, or skip the key and run `assetgen auth login` later.',
+  );
   return key;
 }
 

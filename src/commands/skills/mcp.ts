@@ -19,7 +19,10 @@ export function mcpInstallPlan(ctx: CommandContext, agents: AgentRecord[], scope
       for (const item of items) {
         if (item.action === 'unsupported') ctx.out.info(`  skip      ${item.reason}`);
         else if (item.action === 'conflict') ctx.out.info(`  conflict  ${item.path} (${names(item)}): ${item.reason}; left as it is`);
-        else ctx.out.info(`  ${item.action === 'add' ? 'add' : 'unchanged'}${item.action === 'add' ? '       ' : ' '} ${item.path} (${names(item)})`);
+        else
+          ctx.out.info(
+            `  ${item.action === 'add' ? 'add' : 'unchanged'}${item.action === 'add' ? '       ' : ' '} ${item.path} (${names(item)})`,
+          );
       }
     },
     apply: () => {

@@ -14,7 +14,11 @@ export function renderFor(ctx: CommandContext, baseUrl?: string): RenderedFile[]
     ctx.out.warn(
       `no assetgen on PATH: the skill runs this copy from npx's cache (${invocation.script}), which a cache clean removes. Install assetgen (npm i -g assetgen, or npm i -D assetgen in the project), then run \`assetgen skills update\`.`,
     );
-  return renderSkill({ command: shellCommand(invocation), version: packageVersion(), baseUrl: baseUrl ?? ctx.credentials().baseUrl?.value });
+  return renderSkill({
+    command: shellCommand(invocation),
+    version: packageVersion(),
+    baseUrl: baseUrl ?? ctx.credentials().baseUrl?.value,
+  });
 }
 
 /** More to write beside the skill files (the MCP server entries of `install --mcp`). */

@@ -51,7 +51,11 @@ async function uninstallSkill(ctx: CommandContext, options: UninstallOptions) {
   }
   // Dropping an agent from a shared copy or forgetting a gone file deletes nothing: no question.
   if (ctx.interactive && !options.yes && [...removals, ...mcpRemovals].some((r) => r.action === 'remove')) {
-    await confirmOrCancel(ctx, 'Remove these files?', { default: true, untouched: 'changed', cancelled: 'Cancelled: nothing was removed.' });
+    await confirmOrCancel(ctx, 'Remove these files?', {
+      default: true,
+      untouched: 'changed',
+      cancelled: 'Cancelled: nothing was removed.',
+    });
   }
   applyUninstall(removals, ctx.env);
   applyMcpRemovals(ctx, mcpRemovals);
