@@ -13,7 +13,9 @@ import { sanitizeLine } from '../ui/sanitize.js';
 export const jobs = command({
   async run(ctx: CommandContext, options: { limit: number }) {
     const journal = ctx.journal.read();
-    const entries = journal.entries.slice(0, options.limit);
+    // A submission whose answer came back (or was refused) is settled: the job it made has a line of
+    // its own, an image's answer was the image. Listed, they would push unfinished jobs out of `-n`.
+    const entries = journal.entries.filter((entry) => entry.state !== ANSWERED && entry.state !== REFUSED).slice(0, options.limit);
     const current = entries.length ? configuredBaseUrl(ctx) : undefined;
     return {
       jobs: entries.map((entry) => ({ ...entry, resume: resumeOf(ctx, entry, current) })),
@@ -56,7 +58,7 @@ function resumeOf(ctx: CommandContext, entry: JournalEntry, current: string | un
     return words.map(shellQuote).join(' ');
   }
   // An image is only ever a submission: once answered (or refused) there is nothing to wait for.
-  if (entry.kind === 'image' || [ANSWERED, REFUSED, 'succeeded', 'failed'].includes(entry.state)) return null;
+  if (entry.kind === 'image' || entry.state === 'succeeded' || entry.state === 'failed') return null;
   // A --base-url the waiting command was given is in its resume already.
   const baseUrl = entry.resume?.baseUrl ?? (elsewhere ? entry.baseUrl : undefined);
   return resumeCommand({ kind: entry.kind, id: entry.id, ...entry.resume, ...(baseUrl !== undefined ? { baseUrl } : {}) }, ctx.cwd);

@@ -127,6 +127,16 @@ describe('a paid video job is never orphaned', () => {
     expect(human.stderr).toContain(printed);
   });
 
+  it('`jobs -n 1` after images: the unfinished video job, not the settled submissions made after it', async () => {
+    const submitted = parseJson(await cli(['video', 'create', 'lantern', '--yes', '--no-wait', '-o', 'clips/', '--json']));
+    for (const prompt of ['a key', 'a coin'])
+      expect((await cli(['generate', prompt, '--agent', 'sprite-artist', '-o', 'items/'])).code).toBe(0);
+    const jobs = parseJson(await cli(['jobs', '-n', '1', '--json'])).jobs as { id: string; kind: string; resume: string | null }[];
+    expect(jobs).toEqual([
+      expect.objectContaining({ id: (submitted.job as { id: string }).id, kind: 'video', resume: expect.any(String) }),
+    ]);
+  });
+
   it('a failed job reports its refund, names the job and has nothing to resume', async () => {
     await project.mock.config({ videoOutcome: 'fail' });
     const before = await balance();

@@ -1,5 +1,6 @@
 // The plan cache (.assetgen/cache/, src/pipeline/plan-cache.ts) never changes a plan's outcome: the
-// real CLI's `build --dry-run --json` with a warm cache is the document it gives without one, on a
+// built CLI's `build --dry-run --json` (its command table in process: the same compiled modules the
+// binary runs, so the cache names the same program) with a warm cache is the document it gives without one, on a
 // project with every state; an edit that keeps a file's size and mtime, a manifest, template or lock
 // edit is seen; a corrupt, truncated, foreign or forged cache, or one that is a link out of the
 // project, gives the plan without a cache and nothing is written outside. The last tests hold the
@@ -8,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
 import { hashFiles, fileStamp, specHash, specParts } from '../../src/pipeline/hash.js';
 import { serializeLock } from '../../src/pipeline/lock.js';
@@ -49,9 +50,9 @@ type Plan = { counts: Record<string, number>; items: { id: string; status: strin
 const cacheDir = (): string => path.join(project.cwd, PLAN_CACHE_DIR);
 const file = (name: string): string => path.join(project.cwd, name);
 
-/** The real binary's dry run, its --json document (exit 0 asserted). */
+/** The built CLI's dry run, its --json document (exit 0 asserted). */
 async function dryRun(): Promise<Plan & { text: string }> {
-  const result = await runCli(['build', '--dry-run', '--json', '-q'], { env: project.env(), cwd: project.cwd });
+  const result = await runInProcess(['build', '--dry-run', '--json', '-q'], { env: project.env(), cwd: project.cwd });
   expect(result.code, result.stderr).toBe(0);
   return { ...(JSON.parse(result.stdout) as Plan), text: result.stdout };
 }
@@ -176,7 +177,7 @@ describe('a warm plan cache never changes the plan', () => {
     // A lock edited into one its checks refuse is refused, however warm the cache.
     lock.assets.missing.files[0].path = '../outside.png';
     fs.writeFileSync(file('assetgen.lock'), serializeLock(lock));
-    const refused = await runCli(['build', '--dry-run', '--json', '-q'], { env: project.env(), cwd: project.cwd });
+    const refused = await runInProcess(['build', '--dry-run', '--json', '-q'], { env: project.env(), cwd: project.cwd });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('is not a path inside the project');
   });
@@ -212,7 +213,7 @@ describe('a cache it cannot trust is ignored and made again', () => {
     }
     // Another user's key (another state folder): the whole cache is foreign, and made again.
     const other = { ...project.env(), ASSETGEN_STATE_DIR: path.join(project.home.home, 'other-state') };
-    const result = await runCli(['build', '--dry-run', '--json', '-q'], { env: other, cwd: project.cwd });
+    const result = await runInProcess(['build', '--dry-run', '--json', '-q'], { env: other, cwd: project.cwd });
     expect(result.stdout).toBe(without);
   });
 
