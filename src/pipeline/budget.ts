@@ -37,6 +37,8 @@ export class CreditBudget {
   readonly #running = new Set<{ reserved: number; spent: number }>();
   /** The largest charge one poll was answered with in this build; before any, a poll is taken to cost 1. */
   #pollPrice: number | undefined;
+  /** Woken when a running asset ends (`ended()`). */
+  #waiting: (() => void)[] = [];
 
   constructor(readonly max: number | undefined) {}
 
@@ -57,6 +59,24 @@ export class CreditBudget {
   /** What a poll is expected to cost, from the answers so far. */
   get pollPrice(): number {
     return this.#pollPrice ?? 1;
+  }
+
+  /**
+   * Whether a refusal of `cost` may be lifted once running assets end: some of them hold more than
+   * they have spent so far (a reservation at a declared or recorded price above what the service
+   * then charged), and what is really spent leaves room. Then the asset waits (`ended()`) instead
+   * of being held back for credits nobody will spend.
+   */
+  mayFitLater(cost: number | null): boolean {
+    if (this.max === undefined || cost === null) return false;
+    let slack = false;
+    for (const share of this.#running) if (share.reserved > share.spent) slack = true;
+    return slack && this.spent + cost <= this.max;
+  }
+
+  /** Resolves when the next running asset ends (its reservation's unspent part free again). */
+  ended(): Promise<void> {
+    return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
   /** A poll was answered with this charge. */
@@ -97,6 +117,7 @@ export class CreditBudget {
         ended = true;
         this.#running.delete(share);
         this.#spentByEnded += share.spent;
+        for (const wake of this.#waiting.splice(0)) wake();
       },
     };
   }

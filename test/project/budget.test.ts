@@ -22,6 +22,25 @@ describe('CreditBudget', () => {
     expect(budget.spent).toBe(4);
   });
 
+  it('an asset refused only for what running assets hold and have not spent may wait for them to end', async () => {
+    const budget = new CreditBudget(40);
+    const first = started(budget, 30);
+    first.charged(10); // the declared 30 was above the real 10
+    const second = started(budget, 10);
+    second.charged(10);
+    expect(budget.start(10)).toMatchObject({ kind: 'over-cap', committed: 40 });
+    expect(budget.mayFitLater(10)).toBe(true); // spent 20, and 10 more fits in 40
+    expect(budget.mayFitLater(25)).toBe(false); // would pass the cap whatever the others spend
+    const ended = budget.ended();
+    first.release();
+    await ended;
+    started(budget, 10).charged(10);
+    // 30 spent, nothing running holds more than it spent: a refusal is final.
+    expect(budget.start(20)).toMatchObject({ kind: 'over-cap', committed: 30 });
+    expect(budget.mayFitLater(20)).toBe(false);
+    expect(new CreditBudget(undefined).mayFitLater(10)).toBe(false);
+  });
+
   it('never starts an asset of unknown price under a cap (a cap of 0 starts nothing); without a cap, anything', () => {
     expect(new CreditBudget(1000).start(null)).toEqual({ kind: 'unknown-cost', max: 1000 });
     expect(new CreditBudget(0).start(10)).toMatchObject({ kind: 'over-cap' });

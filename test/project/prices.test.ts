@@ -28,7 +28,7 @@ const project = useMockProject({
 });
 const write = (text: string, dir = project.cwd): void => fs.writeFileSync(path.join(dir, 'assetgen.yaml'), text);
 const build = (args: string[], cwd = project.cwd) => project.run(['build', ...args], { cwd });
-type Item = { id: string; priceSource?: string; cap?: string; estimate: number | null };
+type Item = { id: string; priceSource?: string; cap?: string; estimate: number | null; outcome?: string };
 const byId = (document: Record<string, any>): Record<string, Item> =>
   Object.fromEntries((document.items as Item[]).map((item) => [item.id, item]));
 /** Images the mock generated (each a charged call), and the lock's finished assets of `agent`. */
@@ -128,6 +128,17 @@ describe('declared prices', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(await generatedImages()).toBe(4);
     expect(netSpend(await project.ledger())).toBe(40);
+  });
+
+  it('a cap that the real prices fill exactly: the assets held back by the first one’s declared reservation wait for it, none is refused', async () => {
+    // 30 declared, 10 charged, budget 40: while the first holds 30, only one more fits; once it has
+    // ended (it spent 10), the other two do. Every one is built, the ledger at the cap.
+    write(['budget: 40', 'prices: { agents: { sprite-artist: 30 } }', 'assets:', ...images('sprite-artist', 4), ''].join('\n'));
+    const before = (await project.ledger()).length;
+    const result = await build(['-j', '16', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(Object.values(byId(parseJson(result))).map((item) => item.outcome)).toEqual(['built', 'built', 'built', 'built']);
+    expect(netSpend((await project.ledger()).slice(before))).toBe(40);
   });
 });
 

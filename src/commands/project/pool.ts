@@ -138,7 +138,12 @@ async function workThrough(run: AssetRun, queue: PlanItem[], pool: PoolReport & 
       // The first answer of a declared price replaces it in the estimates of its other assets.
       const planned =
         admission.estimate === item.estimate ? item : { ...item, estimate: admission.estimate, takePrice: admission.takePrice };
-      const reservation = budget.start(planned.estimate);
+      let reservation = budget.start(planned.estimate);
+      // Held back only by what running assets hold and will not all spend: it waits for them.
+      while (isRefusal(reservation) && reservation.kind === 'over-cap' && budget.mayFitLater(planned.estimate)) {
+        await budget.ended();
+        reservation = budget.start(planned.estimate);
+      }
       if (isRefusal(reservation)) {
         declared?.ended(item);
         capped(item, reservation);
