@@ -13,7 +13,7 @@ import { checkIdempotencyKey, paidCall } from '../cli/idempotency.js';
 import { asRecord } from '../cli/follow.js';
 import { command } from '../cli/command.js';
 import { renderSaved, savedResult } from '../cli/report.js';
-import { shellQuote, withPositional } from '../cli/resume.js';
+import { absoluteOutput, shellQuote, withPositional } from '../cli/resume.js';
 import { checkOutputTarget, displayPath, saveOutputs, type SavedFile } from '../cli/save.js';
 import { attachTakes, checkTakesKey, confirmTakes, MAX_TAKES, takeKey, takeOutput, type SavedTake } from '../cli/takes.js';
 import { startProgress, type Progress } from '../ui/progress.js';
@@ -50,7 +50,13 @@ async function generateImage(ctx: CommandContext, prompt: string, options: Gener
       undefined,
       undefined,
       // The same request again, with the same key: the image the first one paid for, not a second charge.
-      { kind: 'image', baseUrl: client.baseUrl, label: prompt, resubmit: (key) => generateWords(ctx, prompt, options, key) },
+      {
+        kind: 'image',
+        baseUrl: client.baseUrl,
+        label: prompt,
+        // Run from anywhere later (`assetgen jobs`): the output as an absolute path.
+        resubmit: (key) => generateWords(ctx, prompt, { ...options, output: absoluteOutput(options.output, ctx.cwd) }, key),
+      },
     );
     progress.update('Downloading…');
     const saved = await saveOutputs(ctx, client, [outputOf(generation)], options);
@@ -84,8 +90,10 @@ async function generateTakes(ctx: CommandContext, prompt: string, options: Gener
 
   const client = await ctx.client(options.stream ? 'session' : 'any');
   const made: SavedTake[] = [];
-  const resumeWords = generateWords(ctx, prompt, { ...options, variants: takes, force: true, yes: true }, keyBase);
-  const resume = ['assetgen', ...resumeWords].map(shellQuote).join(' ');
+  const again = { ...options, variants: takes, force: true, yes: true };
+  const resume = ['assetgen', ...generateWords(ctx, prompt, again, keyBase)].map(shellQuote).join(' ');
+  // The journal's copy runs from anywhere later (`assetgen jobs`): the output as an absolute path.
+  const resumeWords = generateWords(ctx, prompt, { ...again, output: absoluteOutput(options.output, ctx.cwd) }, keyBase);
   for (let k = 1; k <= takes; k++) {
     const progress = await startProgress(ctx.out, `Take ${k} of ${takes}: generating with ${ctx.out.server(options.agent)}…`);
     try {

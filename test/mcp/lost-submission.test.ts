@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resubmitToolCall } from '../../src/cli/resume.js';
-import { parseJson, runCli, shellWords } from '../support/cli.js';
+import { parseJson, runCli, runInProcess, shellWords, spawnCli } from '../support/cli.js';
 import { startMcp } from '../support/mcp.js';
 import { useMockProject } from '../support/project.js';
 import { until } from '../support/until.js';
@@ -86,7 +86,11 @@ describe('an image whose answer never comes back', () => {
       // The prompt starts with "-": the command puts it after `--`, the tool call as `prompt`.
       expect(pending, JSON.stringify(listed.json)).toMatchObject({
         label: '-dash lost gem',
-        resume: expect.stringMatching(/^assetgen generate --agent sprite-artist --idempotency-key \S+ -o \S+gem\.png -- '-dash lost gem'$/),
+        resume: expect.stringMatching(
+          new RegExp(
+            `^assetgen generate --agent sprite-artist --idempotency-key \\S+ -o ${path.join(project.cwd, 'lost', 'gem.png')} -- '-dash lost gem'$`,
+          ),
+        ),
         resumeTool: {
           tool: 'generate_image',
           arguments: {
@@ -107,6 +111,34 @@ describe('an image whose answer never comes back', () => {
     } finally {
       await session.close();
     }
+  });
+});
+
+describe('a generate killed while the service holds it', () => {
+  it('kill -9: `assetgen jobs` run from another folder gives the command that saves the image where it was asked, one charge', async () => {
+    const before = (await imageCharges()).length;
+    await project.mock.hold(['generate']);
+    const child = spawnCli(['generate', 'a killed key', '--agent', 'sprite-artist', '-o', 'keys/'], {
+      env: project.env(),
+      cwd: project.cwd,
+    });
+    try {
+      await until('the generate held', async () => (await project.mock.state()).held >= 1);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    await project.mock.hold([]);
+    await until('the image charged', async () => (await imageCharges()).length === before + 1);
+
+    const elsewhere = fs.mkdtempSync(path.join(project.home.home, 'elsewhere-'));
+    const listed = parseJson(await runInProcess(['jobs', '--json'], { env: project.env(), cwd: elsewhere })).jobs as Job[];
+    const pending = listed.find((job) => job.kind === 'image' && job.state === 'submitting' && job.label === 'a killed key');
+    expect(pending?.resume, JSON.stringify(listed)).toContain(`-o ${path.join(project.cwd, 'keys')}${path.sep}`);
+    const resumed = await runInProcess(shellWords(pending!.resume!).slice(1), { env: project.env(), cwd: elsewhere });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(fs.readdirSync(path.join(project.cwd, 'keys'))).toHaveLength(1);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    expect(await imageCharges()).toHaveLength(before + 1);
   });
 });
 
