@@ -71,7 +71,30 @@ export interface FrontEnd {
    * that command, for the person to run in a terminal.
    */
   regenerate(id: string): string;
+  /**
+   * A build leaving a file alone that it would write over (`change`: replace one assetgen did not
+   * make, regenerate an edited output, re-pack an edited sheet), and how to have it made anyway:
+   * "left alone (--force replaces it)" / remove the file, or `regenerate` for a terminal.
+   */
+  readonly leftAlone: (id: string, change: LeftAloneChange) => string;
 }
+
+/** What a build would do to a file it leaves alone (FrontEnd.leftAlone): the same as PlanOptions.leftAlone's. */
+export type LeftAloneChange = 'replace' | 'regenerate' | 'repack';
+
+/** The command line's words for a file a build leaves alone: what --force would do to it. */
+const FORCE_WOULD: Record<LeftAloneChange, string> = {
+  replace: 'left alone (--force replaces it)',
+  regenerate: 'left alone (--force regenerates)',
+  repack: 'left alone (--force re-packs)',
+};
+
+/** Over MCP: no tool has --force; the person can, in a terminal (or, for a file assetgen did not make, remove it). */
+const TO_HAVE_IT: Record<LeftAloneChange, string> = {
+  replace: 'to replace it, remove the file or',
+  regenerate: 'to regenerate it,',
+  repack: 'to re-pack it,',
+};
 
 /**
  * The mock dies with this command: a command line's (--mock, the demo's steps). An MCP server's
@@ -132,6 +155,7 @@ export const CLI: FrontEnd = {
   buildAgain: (same) => (same ? 'run the same `assetgen build` again' : 'run `assetgen build` again'),
   pick: (id) => `assetgen pick ${id} <k>`,
   regenerate: (id) => `\`assetgen build ${id} --force\``,
+  leftAlone: (_id, change) => FORCE_WOULD[change],
 };
 
 /**
@@ -196,5 +220,8 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     buildAgain: (same) => (same ? 'call `build` again with the same arguments' : 'call `build` again'),
     pick: (id) => `\`pick_variant\` with {"id": ${JSON.stringify(id)}, "take": <k>}`,
     regenerate: (id) => `ask the person to run \`assetgen build ${id} --force\` in a terminal (no tool regenerates by force)`,
+    // `regenerate`'s words, after how to have the file made anyway.
+    leftAlone: (id, change) =>
+      `left alone; ${TO_HAVE_IT[change]} ask the person to run \`assetgen build ${id} --force\` in a terminal (no tool regenerates by force)`,
   };
 }

@@ -102,7 +102,19 @@ export const OUTPUT = {
   list_takes: z.looseObject({
     id: z.string(),
     picked: z.number().int().nullable(),
-    takes: z.array(z.looseObject({ k: z.number().int(), file: z.string(), picked: z.boolean(), state: z.string(), pick: z.string() })),
+    takes: z.array(
+      z.looseObject({
+        k: z.number().int(),
+        file: z.string(),
+        picked: z.boolean(),
+        state: z.string(),
+        // The command line that picks the take (as in --json), and the list_takes tool's: the pick_variant call.
+        pick: z.string(),
+        pickTool: z
+          .looseObject({ tool: z.literal('pick_variant'), arguments: z.looseObject({ id: z.string(), take: z.number().int() }) })
+          .optional(),
+      }),
+    ),
     contactSheet: z.looseObject({ file: z.string(), layout: z.string(), width: z.number().int(), height: z.number().int() }),
   }),
   pick_variant: z.looseObject({
@@ -132,6 +144,9 @@ export const OUTPUT = {
           .optional(),
         picked: z.number().int().optional(),
         unpicked: z.string().optional(),
+        // Paid work the lock holds for a later build: the command line, and the build call that resumes it.
+        resume: z.string().optional(),
+        resumeTool: z.looseObject({ tool: z.literal('build'), arguments: z.looseObject({ ids: z.array(z.string()) }) }).optional(),
       }),
     ),
     totals: z.looseObject({ ...outcomeCounts, assets: z.number().int(), credits: z.number() }).optional(),

@@ -64,12 +64,45 @@ export interface PlanOptions {
   moreOption?: string;
   /** How the reader picks a take (ctx.frontEnd.pick), for the note on an asset nobody picked; default the command. */
   pickCommand?: (id: string) => string;
+  /**
+   * How the reader has a file made that a build leaves alone (ctx.frontEnd.leftAlone): a file at an
+   * asset's `out` assetgen did not make, an edited output or sheet. Default the command line's words
+   * ("left alone (--force replaces it)"), which the sheet and post-step reasons are written in.
+   */
+  leftAlone?: (id: string, change: LeftAloneChange) => string;
   /** `build --prune-takes`: plan to delete the take files of each selected asset that are not picked. */
   pruneTakes?: boolean;
   /** What the remote cache holds (./remote.ts): assets it can give back are planned as `restore`, 0 credits. */
   remote?: RemoteAvailability;
   /** Prices this machine learned for the service (src/config/learned-prices.ts), used after the lock's own. */
   learnedPrices?: PriceIndex['learned'];
+}
+
+/** What a build would do to a file it leaves alone: replace one assetgen did not make, regenerate an edited output, re-pack an edited sheet. */
+export type LeftAloneChange = 'replace' | 'regenerate' | 'repack';
+
+/** The command line's words for each (PlanOptions.leftAlone's default), as sheet.ts and post.ts write them too. */
+const FORCE_WOULD: Record<LeftAloneChange, string> = {
+  replace: 'left alone (--force replaces it)',
+  regenerate: 'left alone (--force regenerates)',
+  repack: 'left alone (--force re-packs)',
+};
+
+const leftAlone = (options: PlanOptions, id: string, change: LeftAloneChange): string =>
+  options.leftAlone ? options.leftAlone(id, change) : FORCE_WOULD[change];
+
+/**
+ * A kept item's reasons in the reader's words (PlanOptions.leftAlone): those of sheet.ts and
+ * post.ts end in the command line's; the item itself, changed in place (it is the plan's own).
+ */
+function rewordLeftAlone(item: PlanItem, options: PlanOptions): void {
+  const words = options.leftAlone;
+  if (!words || item.action !== 'keep') return;
+  item.reasons = item.reasons.map((reason) => {
+    for (const change of Object.keys(FORCE_WOULD) as LeftAloneChange[])
+      if (reason.endsWith(FORCE_WOULD[change])) return `${reason.slice(0, -FORCE_WOULD[change].length)}${words(item.id, change)}`;
+    return reason;
+  });
 }
 
 /**
@@ -169,7 +202,9 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
   const items: PlanItem[] = [];
   for (const asset of manifest.assets) {
     const item = planned.get(asset.id);
-    if (item) items.push(item);
+    if (!item) continue;
+    rewordLeftAlone(item, options);
+    items.push(item);
   }
   for (const id of removedIds) if (wanted(id)) items.push(planRemoved(id, lock.assets[id], hashes, options));
 
@@ -335,7 +370,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       ? item(status, 'generate', said, again, making)
       : options.force
         ? item(status, 'generate', [...said, `--force: replaces ${foreign}, which assetgen did not make`], false, fresh)
-        : item(status, 'keep', [...reasons, `${foreign} exists and assetgen did not make it: left alone (--force replaces it)`]);
+        : item(status, 'keep', [...reasons, `${foreign} exists and assetgen did not make it: ${leftAlone(options, asset.id, 'replace')}`]);
   };
   if (!entry?.spec) return generate('new', ['not built yet']);
   const specChanged = options.compareSpecs !== false && entry.spec !== spec;
@@ -345,7 +380,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
     const also = specChanged ? ['the spec changed too'] : [];
     return options.force
       ? item('edited', 'generate', [what, ...also, '--force: regenerated', ...freshReasons()], false, fresh)
-      : item('edited', 'keep', [what, ...also, 'left alone (--force regenerates)']);
+      : item('edited', 'keep', [what, ...also, leftAlone(options, asset.id, 'regenerate')]);
   }
   if (specChanged) return generate('changed', [describeChange(entry, asset, options.service)]);
   // With takes, the picked take is what post steps run on (as a kept original is), and the build
@@ -369,7 +404,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   if (post && foreign && post.action === 'reprocess')
     return item(post.status, 'keep', [
       ...post.reasons.slice(0, -1),
-      `${foreign} exists and assetgen did not make it: left alone (--force replaces it)`,
+      `${foreign} exists and assetgen did not make it: ${leftAlone(options, asset.id, 'replace')}`,
     ]);
   if (post) return { ...item(post.status, post.action, post.reasons), ...(post.source ? { source: post.source } : {}) };
   const moved = !files.every((file) => inTarget(file.path, asset.id, asset.out));

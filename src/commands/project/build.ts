@@ -194,6 +194,7 @@ async function planFrom(
     more: options.more,
     moreOption: options.more === undefined ? undefined : ctx.frontEnd.option('more', options.more),
     pickCommand: ctx.frontEnd.pick,
+    leftAlone: ctx.frontEnd.leftAlone,
     pruneTakes: options.pruneTakes,
   };
   const remote = await import('./remote.js');

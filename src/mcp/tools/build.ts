@@ -9,6 +9,20 @@ import { OUTPUT } from '../schemas.js';
 import { defineTool } from '../tool.js';
 import { LOCAL, PAID, takeCount } from './common.js';
 import { builtContactSheets } from './takes.js';
+import type { BuildDocument } from '../../commands/project/records.js';
+
+/** The build tool's call that resumes one asset's paid work, which the lock holds: a build of that asset. */
+const resumeBuild = (id: string) => ({ tool: 'build' as const, arguments: { ids: [id] } });
+
+/**
+ * A build's document as the tool returns it: an item with paid work to resume (capped before a
+ * charged poll, failed after its job was recorded) carries `resume`, the command line as in
+ * --json, and `resumeTool`, this tool's call that resumes it. A dry run's is as it is.
+ */
+function withResumeTools(document: BuildDocument): BuildDocument {
+  if ('dryRun' in document) return document;
+  return { ...document, items: document.items.map((item) => (item.resume ? { ...item, resumeTool: resumeBuild(item.id) } : item)) };
+}
 
 export function registerBuildTools(server: McpServer, scope: ServerScope): void {
   defineTool(server, scope, 'build', {
@@ -39,9 +53,11 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
     output: OUTPUT.build,
     kind: PAID,
     async call(ctx, args) {
-      const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd);
+      const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd, 'the build would write there');
       const { build } = await import('../../commands/project/build.js');
-      const result = await callCommand(ctx, build, args.ids ?? [], {
+      // The document with each item's `resumeTool` (also the one a capped or failed build's error carries).
+      const forTool: typeof build = { ...build, document: (done) => withResumeTools(build.document(done)) };
+      const result = await callCommand(ctx, forTool, args.ids ?? [], {
         file,
         dryRun: args.dry_run,
         maxCredits: args.max_credits,
@@ -64,7 +80,7 @@ export function registerBuildTools(server: McpServer, scope: ServerScope): void 
     output: OUTPUT.check_assets,
     kind: LOCAL,
     async call(ctx, args) {
-      const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd);
+      const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd, 'check_assets would read the project there');
       const { check } = await import('../../commands/project/check.js');
       return { result: await callCommand(ctx, check, args.ids ?? [], { file }) };
     },

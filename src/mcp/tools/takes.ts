@@ -23,7 +23,13 @@ export function registerTakeTools(server: McpServer, scope: ServerScope): void {
     output: OUTPUT.list_takes,
     kind: LOCAL_EDIT,
     async call(ctx, args) {
-      const result = await listTakes(ctx, args.id, scope);
+      const listed = await listTakes(ctx, args.id, scope);
+      // Each take carries `pick`, the command line (as in --json), and `pickTool`: the pick_variant call that picks it.
+      const takes = listed.takes.map((take) => ({
+        ...take,
+        pickTool: { tool: 'pick_variant' as const, arguments: { id: listed.id, take: take.k } },
+      }));
+      const result = { ...listed, takes };
       return { result, content: imageContent(result.contactSheet.file) };
     },
   });
@@ -39,7 +45,7 @@ export function registerTakeTools(server: McpServer, scope: ServerScope): void {
     output: OUTPUT.pick_variant,
     kind: LOCAL_EDIT,
     async call(ctx, args) {
-      const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd);
+      const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd, 'pick_variant would write its output there');
       const { pick } = await import('../../commands/project/pick.js');
       return { result: await callCommand(ctx, pick, args.id, String(args.take), { file }) };
     },
@@ -48,7 +54,7 @@ export function registerTakeTools(server: McpServer, scope: ServerScope): void {
 
 /** `assetgen takes <id>` on the server's project: the takes and the contact sheet it wrote. */
 async function listTakes(ctx: CommandContext, id: string, scope: ServerScope) {
-  const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd);
+  const file = await projectManifest(ctx.cwd, scope.allowOutside, ctx.frontEnd, 'list_takes would write its contact sheet there');
   const { takes } = await import('../../commands/project/takes.js');
   return callCommand(ctx, takes, id, { file });
 }
