@@ -245,13 +245,16 @@ export async function waitAndSave(
   try {
     const files = outputFiles(finished, target.kind);
     const saved = await saveOutputs(ctx, client, files, options);
-    if (saved.length) ctx.journal.recordUpdate(target.kind, target.id, client.baseUrl, { saved: saved.filter((file) => file !== '-') });
-    else ctx.out.info(`The ${target.kind === 'video' ? 'video job' : 'run'} produced no files to save.`);
+    // `saved` (even empty) marks the job done here: a succeeded job without it is still to be saved (`assetgen jobs`).
+    ctx.journal.recordUpdate(target.kind, target.id, client.baseUrl, { saved: saved.filter((file) => file !== '-') });
+    if (!saved.length) ctx.out.info(`The ${target.kind === 'video' ? 'video job' : 'run'} produced no files to save.`);
     return savedResult(ctx, saved, {
       ...asRecord(finished.raw),
       ...(target.kind === 'video' ? { assetUrl: (finished as VideoJob).assetUrl } : {}),
     });
   } catch (error) {
+    // A job that succeeded with nothing to save (job_empty) is settled: waiting again would only pay polls.
+    if (error instanceof JobFailedError) ctx.journal.recordUpdate(target.kind, target.id, client.baseUrl, { saved: [] });
     throw rememberPaidJob(ctx, error, target, true); // the job finished: the service answered for it
   }
 }

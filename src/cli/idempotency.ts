@@ -8,6 +8,8 @@ import {
   ApiError,
   AssetgenError,
   CONNECTION_HINT,
+  RATE_LIMIT_HINT,
+  SERVER_HINT,
   ConnectionError,
   InvalidArgumentError,
   RateLimitError,
@@ -15,7 +17,7 @@ import {
   TimeoutError,
 } from '../client/errors.js';
 import type { Credits } from '../client/types.js';
-import { ANSWERED, REFUSED, type JobKind } from '../config/journal.js';
+import { ANSWERED, REFUSED, submissionId, type JobKind } from '../config/journal.js';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
 import { mockEndsWithCommand } from './front-end.js';
@@ -37,7 +39,18 @@ export async function paidCall<T extends { credits: Credits }>(
    * so an answer that never comes back (Ctrl-C, a dropped connection, an MCP client that cancels)
    * leaves `assetgen jobs` the command that asks for the same job again without paying twice.
    */
-  journal?: { kind: JobKind; baseUrl: string; label: string; resubmit: (key: string) => string[] },
+  journal?: {
+    kind: JobKind;
+    baseUrl: string;
+    label: string;
+    resubmit: (key: string) => string[];
+    /**
+     * The answer is not the end (an image: its file still to be saved): the caller settles the
+     * record once it is (`settleSubmission`), so a save that fails leaves the command that gets
+     * the paid image again without paying twice.
+     */
+    settledByCaller?: boolean;
+  },
 ): Promise<T> {
   checkIdempotencyKey(ctx, providedKey);
   const key = providedKey ?? randomUUID();
@@ -45,7 +58,7 @@ export async function paidCall<T extends { credits: Credits }>(
   const settle = (state: string) => pending && ctx.journal.recordUpdate(journal.kind, pending, journal.baseUrl, { state });
   try {
     const answer = await call({ idempotencyKey: key, keyIsNew });
-    settle(ANSWERED);
+    if (!journal?.settledByCaller) settle(ANSWERED);
     return answer;
   } catch (caught) {
     // Ctrl-C or --timeout may surface as any error from the socket; the signal says which it was.
@@ -58,7 +71,7 @@ export async function paidCall<T extends { credits: Credits }>(
     idempotencyKeys.set(error as object, askAgain?.key ?? key);
     const how = askAgain?.how ?? `${ctx.frontEnd.again} with ${ctx.frontEnd.option('idempotencyKey', key)}`;
     // Not "try again": asked again without the key, a call the service carried out is paid twice.
-    if (error instanceof AssetgenError && error.hint === CONNECTION_HINT) error.hint = 'Check the base URL and your network.';
+    if (error instanceof AssetgenError && error.hint !== undefined) error.hint = WITHOUT_TRY_AGAIN.get(error.hint) ?? error.hint;
     const advice = mockEndsWithCommand(ctx.globals, ctx.frontEnd)
       ? // The key is no use there: the next --mock is a fresh mock, which never saw it.
         'This call went to the bundled mock (--mock), which ends with this command: nothing was charged for real, and a later command starts a fresh mock that never saw this call.'
@@ -68,6 +81,33 @@ export async function paidCall<T extends { credits: Credits }>(
     throw error;
   }
 }
+
+/** A journalled submission (sent with `key`) whose answer is in and whose result is saved: no longer pending. */
+export function settleSubmission(ctx: CommandContext, kind: JobKind, baseUrl: string, key: string): void {
+  ctx.journal.recordUpdate(kind, submissionId(key), baseUrl, { state: ANSWERED });
+}
+
+/**
+ * A paid call whose result could not be saved (a file in the way, a full disk, a download cut):
+ * the error carries the key (`--json`: `idempotencyKey`), and says how to get the same result
+ * again without paying twice — first, as that advice decides what the next attempt costs.
+ */
+export function paidButNotSaved(ctx: CommandContext, error: unknown, key: string): unknown {
+  if (!(error instanceof AssetgenError) || error instanceof AbortedError) return error;
+  idempotencyKeys.set(error, key);
+  const advice = mockEndsWithCommand(ctx.globals, ctx.frontEnd)
+    ? 'It was made on the bundled mock (--mock), which ends with this command: nothing was charged for real.'
+    : `It is paid for: ${ctx.frontEnd.again.charAt(0).toLowerCase()}${ctx.frontEnd.again.slice(1)} with ${ctx.frontEnd.option('idempotencyKey', key)} (and ${ctx.frontEnd.option('force')} to replace a file in the way, or another ${ctx.frontEnd.option('output')}) to save it without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`;
+  error.hint = error.hint ? `${advice}\n${error.hint}` : advice;
+  return error;
+}
+
+/** The client's generic hints, without "try again" (said after how to ask again without paying twice). */
+const WITHOUT_TRY_AGAIN = new Map([
+  [CONNECTION_HINT, 'Check the base URL and your network.'],
+  [SERVER_HINT, 'The service had a problem.'],
+  [RATE_LIMIT_HINT, 'The service is rate limiting: wait a little first.'],
+]);
 
 /** Idempotency-Key's rule for a key the user gives: 1–255 visible ASCII characters. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

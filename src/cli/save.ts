@@ -91,6 +91,12 @@ export function checkOutputTarget(
   if (output === '-' && options.several)
     throw new UsageError('-o - (stdout) takes one file; this command may save several: give a folder.');
   if (output === '-' && ctx.out.json) throw new UsageError('-o - (bytes on stdout) cannot be combined with --json (a document on stdout).');
+  // The bytes would land in the terminal (and the paid file be lost): refused before paying.
+  if (output === '-' && ctx.io.stdoutIsTTY)
+    throw new UsageError(
+      '-o - writes the file to stdout, which is a terminal here.',
+      'Pipe it (`-o - > sword.png`, `-o - | …`), or give a file name.',
+    );
   if (output === '-') return;
   if (output === undefined) {
     // The current directory (an MCP call's own folder): written in, and maybe holding the job's files.

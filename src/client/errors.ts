@@ -92,6 +92,9 @@ export class InsufficientCreditsError extends ApiError {
 /** The request never got an HTTP answer (refused, reset, DNS, TLS...). */
 /** A connection error's advice; a paid call whose answer was lost words its own (cli/idempotency.ts: asking again plainly would pay twice). */
 export const CONNECTION_HINT = 'Check the base URL and your network, then try again.';
+/** The hints of a 5xx and a 429: "try again" is right for a call that pays nothing (a paid one says how to ask again without paying twice). */
+export const SERVER_HINT = 'The service had a problem; try again later.';
+export const RATE_LIMIT_HINT = 'The service is rate limiting; wait a little and try again.';
 
 export class ConnectionError extends AssetgenError {
   constructor(message: string, cause?: unknown) {
@@ -252,10 +255,10 @@ export function errorFromResponse(
     return new RateLimitError(message, {
       ...details,
       retryAfterMs: wait,
-      hint: 'The service is rate limiting; wait a little and try again.',
+      hint: RATE_LIMIT_HINT,
     });
   }
   if (status === 400 || status === 409 || status === 413 || status === 422) return new InvalidRequestError(message, details);
-  if (status >= 500) return new ServerError(message, { ...details, hint: 'The service had a problem; try again later.' });
+  if (status >= 500) return new ServerError(message, { ...details, hint: SERVER_HINT });
   return new ApiError(message, details);
 }

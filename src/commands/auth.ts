@@ -22,6 +22,14 @@ interface LoginOptions {
 export const login = command({ run: storeCredential, render: renderCredits });
 
 /**
+ * Unverified (--no-verify), a base URL is still checked as every command will check it (a secret
+ * over plain http:// to another host is refused): nothing is stored that no command would use.
+ */
+async function checkUsable(ctx: CommandContext, baseUrl: string | undefined, secret: { apiKey?: string; sessionCookie?: string }) {
+  if (baseUrl !== undefined) await ctx.clientFor({ baseUrl, ...secret });
+}
+
+/**
  * The writable store, loaded by the commands that write: conf and its JSON-schema validator take
  * ~0.1 s of CPU to load, which `auth status` (it reads the file itself) does not pay.
  */
@@ -48,6 +56,7 @@ async function storeCredential(ctx: CommandContext, options: LoginOptions) {
     const cookie = (await readSecret(ctx, 'Session cookie (name=value)', true)).trim();
     if (!cookie) throw new UsageError('No session cookie on stdin.', 'Pipe it in: `printf %s "$COOKIE" | assetgen auth login --session`.');
     if (verifyAt) await verifyCredential(ctx, { baseUrl: verifyAt, sessionCookie: cookie });
+    else await checkUsable(ctx, baseUrl, { sessionCookie: cookie });
     store.update({ sessionCookie: cookie, baseUrl });
     ctx.out.info(`Stored the session cookie ${maskSecret(cookieValue(cookie))} in ${store.path}.`);
   } else {
@@ -55,6 +64,7 @@ async function storeCredential(ctx: CommandContext, options: LoginOptions) {
     if (!key) throw new UsageError('No API key given.', 'Pipe it in: `printf %s "$KEY" | assetgen auth login --with-key`.');
     if (/\s/.test(key)) throw new UsageError('That does not look like an API key: it contains whitespace.');
     if (verifyAt) await verifyCredential(ctx, { baseUrl: verifyAt, apiKey: key });
+    else await checkUsable(ctx, baseUrl, { apiKey: key });
     store.update({ apiKey: key, baseUrl });
     ctx.out.info(`Stored the API key ${maskSecret(key)} in ${store.path}.`);
   }

@@ -9,7 +9,7 @@ import { redactUrl } from '../client/redact.js';
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
 import { effectiveError } from '../cli/execute.js';
-import { checkIdempotencyKey, paidCall } from '../cli/idempotency.js';
+import { checkIdempotencyKey, paidButNotSaved, paidCall, settleSubmission } from '../cli/idempotency.js';
 import { asRecord } from '../cli/follow.js';
 import { command } from '../cli/command.js';
 import { renderSaved, savedResult } from '../cli/report.js';
@@ -42,11 +42,15 @@ async function generateImage(ctx: CommandContext, prompt: string, options: Gener
   checkOutputTarget(ctx, options.output, Boolean(options.force), { kind: 'image' });
   const client = await ctx.client(options.stream ? 'session' : 'any');
   const progress = await startProgress(ctx.out, `Generating with ${ctx.out.server(options.agent)}…`);
+  let sentKey = '';
   try {
     const generation = await paidCall(
       ctx,
       options.idempotencyKey,
-      (key) => callOnce(ctx, client, prompt, options, progress, key),
+      (key) => {
+        sentKey = key.idempotencyKey;
+        return callOnce(ctx, client, prompt, options, progress, key);
+      },
       undefined,
       undefined,
       // The same request again, with the same key: the image the first one paid for, not a second charge.
@@ -56,10 +60,17 @@ async function generateImage(ctx: CommandContext, prompt: string, options: Gener
         label: prompt,
         // Run from anywhere later (`assetgen jobs`): the output as an absolute path.
         resubmit: (key) => generateWords(ctx, prompt, { ...options, output: absoluteOutput(options.output, ctx.cwd) }, key),
+        settledByCaller: true,
       },
     );
     progress.update('Downloading…');
-    const saved = await saveOutputs(ctx, client, [outputOf(generation)], options);
+    let saved: string[];
+    try {
+      saved = await saveOutputs(ctx, client, [outputOf(generation)], options);
+    } catch (error) {
+      throw paidButNotSaved(ctx, effectiveError(error, ctx.signal), sentKey);
+    }
+    settleSubmission(ctx, 'image', client.baseUrl, sentKey);
     progress.stop();
     const record: Record<string, unknown> = { ...asRecord(generation.raw), assetUrl: generation.assetUrl };
     return savedResult(ctx, saved, record);
@@ -104,12 +115,13 @@ async function generateTakes(ctx: CommandContext, prompt: string, options: Gener
         options.idempotencyKey === undefined,
         { key: keyBase, how: `Make the rest as below` },
         // Every take's submission resumes as the whole command: the takes paid for replay, free.
-        { kind: 'image', baseUrl: client.baseUrl, label: prompt, resubmit: () => resumeWords },
+        { kind: 'image', baseUrl: client.baseUrl, label: prompt, resubmit: () => resumeWords, settledByCaller: true },
       );
       progress.update(`Take ${k} of ${takes}: downloading…`);
       let file: SavedFile | undefined;
       await saveOutputs(ctx, client, [outputOf(generation)], { output: outputs[k - 1], force, onSaved: (saved) => (file = saved) });
       if (!file) throw new Error(`take ${k} was saved without its hash`);
+      settleSubmission(ctx, 'image', client.baseUrl, takeKey(keyBase, k));
       made.push({
         k,
         path: file.path,

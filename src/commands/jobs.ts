@@ -58,7 +58,8 @@ function resumeOf(ctx: CommandContext, entry: JournalEntry, current: string | un
     return words.map(shellQuote).join(' ');
   }
   // An image is only ever a submission: once answered (or refused) there is nothing to wait for.
-  if (entry.kind === 'image' || entry.state === 'succeeded' || entry.state === 'failed') return null;
+  // A succeeded job is done once its files are saved (`saved`); until then, resuming saves them.
+  if (entry.kind === 'image' || (entry.state === 'succeeded' && entry.saved !== undefined) || entry.state === 'failed') return null;
   // A --base-url the waiting command was given is in its resume already.
   const baseUrl = entry.resume?.baseUrl ?? (elsewhere ? entry.baseUrl : undefined);
   return resumeCommand({ kind: entry.kind, id: entry.id, ...entry.resume, ...(baseUrl !== undefined ? { baseUrl } : {}) }, ctx.cwd);

@@ -27,6 +27,10 @@ const MAX_RESUBMIT_WORD = 8_192;
 /** A label (a prompt, a workflow id) is for people reading the list: its start is enough. */
 const MAX_LABEL = 512;
 
+/** The journal's id of the submission sent with `idempotencyKey` (the key itself is not written as an id). */
+export const submissionId = (idempotencyKey: string): string =>
+  `submit-${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 16)}`;
+
 export interface JournalEntry {
   kind: JobKind;
   id: string;
@@ -80,7 +84,7 @@ export class JobJournal {
    * that cancels). Returns the record's id, for `recordUpdate` once the outcome is known.
    */
   recordSubmitting(kind: JobKind, baseUrl: string, idempotencyKey: string, label: string, resubmit: string[]): string {
-    const id = `submit-${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 16)}`;
+    const id = submissionId(idempotencyKey);
     // A command too long to keep (a prompt of over 8 KiB) is not kept: the error still names the key.
     this.recordSubmitted({ kind, id, baseUrl, state: SUBMITTING, label, ...(validResubmit(resubmit) ? { resubmit } : {}) });
     return id;

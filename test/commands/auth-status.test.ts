@@ -58,7 +58,16 @@ describe('auth status: the verdict the commands reach', () => {
 
   it('a key stored for plain http to a remote host: not ready (exit 2), as generate refuses it', async () => {
     const env = project.home.env;
-    const login = await project.run(['auth', 'login', '--with-key', '--no-verify', '--base-url', REMOTE_HTTP], {
+    // Unverified, login still refuses what every command would refuse: nothing stored.
+    const refused = await project.run(['auth', 'login', '--with-key', '--no-verify', '--base-url', REMOTE_HTTP], {
+      env,
+      input: project.mock.apiKey,
+    });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/Refusing to send an API key over plain http/);
+    expect(fs.existsSync(path.join(env.ASSETGEN_CONFIG_DIR!, 'credentials.json'))).toBe(false);
+    // Stored with --allow-insecure-http, it is refused by a command run without it.
+    const login = await project.run(['auth', 'login', '--with-key', '--no-verify', '--base-url', REMOTE_HTTP, '--allow-insecure-http'], {
       env,
       input: project.mock.apiKey,
     });

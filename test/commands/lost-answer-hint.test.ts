@@ -8,20 +8,21 @@ import { useMockProject } from '../support/project.js';
 const project = useMockProject({ mock: { credits: 1_000 }, config: { credits: 1_000 } });
 
 describe('a lost answer to a paid call', () => {
-  it('generate: the idempotency-key advice first, never "try again" (people and --json)', async () => {
-    await project.mock.config({ faults: { rate: 1, kinds: ['truncate'] } });
-    const people = await project.run(['generate', 'x', '--agent', 'sprite-artist', '-o', 'out/']);
-    const machine = await project.run(['generate', 'x', '--agent', 'sprite-artist', '-o', 'out/', '--json']);
-    await project.mock.config({ faults: { rate: 0, kinds: ['truncate'] } });
-    expect(people.code).toBe(1);
-    const lines = people.stderr.split('\n');
-    const afterError = lines[lines.findIndex((line) => line.startsWith('Error: ')) + 1];
-    expect(afterError).toMatch(/^The service may have done this \(and charged for it\).*--idempotency-key /);
-    expect(people.stderr).not.toMatch(/try again/i);
-    const error = JSON.parse(machine.stderr.trim().split('\n').at(-1)!).error as { hint: string; idempotencyKey: string };
-    expect(error.hint.split('\n')[0]).toContain(`--idempotency-key ${error.idempotencyKey}`);
-    expect(error.hint).not.toMatch(/try again/i);
-  });
+  for (const kind of ['truncate', '500', '429'] as const)
+    it(`generate, ${kind}: the idempotency-key advice first, never "try again" (people and --json)`, async () => {
+      await project.mock.config({ faults: { rate: 1, kinds: [kind] } });
+      const people = await project.run(['generate', 'x', '--agent', 'sprite-artist', '-o', 'out/']);
+      const machine = await project.run(['generate', 'x', '--agent', 'sprite-artist', '-o', 'out/', '--json']);
+      await project.mock.config({ faults: { rate: 0, kinds: ['truncate'] } });
+      expect(people.code).toBe(1);
+      const lines = people.stderr.split('\n');
+      const afterError = lines[lines.findIndex((line) => line.startsWith('Error: ')) + 1];
+      expect(afterError).toMatch(/^The service may have done this \(and charged for it\).*--idempotency-key /);
+      expect(people.stderr).not.toMatch(/try again/i);
+      const error = JSON.parse(machine.stderr.trim().split('\n').at(-1)!).error as { hint: string; idempotencyKey: string };
+      expect(error.hint.split('\n')[0]).toContain(`--idempotency-key ${error.idempotencyKey}`);
+      expect(error.hint).not.toMatch(/try again/i);
+    });
 });
 
 describe('a stream cut short after the service charged for it', () => {

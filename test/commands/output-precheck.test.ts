@@ -31,6 +31,18 @@ describe('-o checked before paying, as the file will really be named', () => {
     expect((await project.run(['generate', 'x', '--agent', 'sprite-artist', '-o', 'items', '--force', '-q'])).code).toBe(0);
   });
 
+  it('`-o -` with stdout a terminal: refused before paying (the bytes would be lost in the terminal)', async () => {
+    const before = await spent();
+    const result = await project.run(['generate', 'x', '--agent', 'sprite-artist', '-o', '-'], { tty: { stdout: true } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('-o - writes the file to stdout, which is a terminal here.');
+    expect(await spent()).toBe(before);
+    // Piped, it writes the bytes as before.
+    const piped = await project.run(['generate', 'x', '--agent', 'sprite-artist', '-o', '-']);
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdoutBytes.subarray(1, 4).toString()).toBe('PNG');
+  });
+
   it('a name whose extension the bytes would correct (`-o items.jpg`, the service sends a PNG)', async () => {
     fs.writeFileSync(file('items.png'), 'mine');
     await refusedBeforePaying(['generate', 'x', '--agent', 'sprite-artist', '-o', 'items.jpg'], 'items.png already exists');

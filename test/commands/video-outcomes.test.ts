@@ -82,5 +82,8 @@ describe('a video job that succeeded with output: null', () => {
     const get = await cli(['video', 'get', error.jobId]);
     expect(get.code).toBe(0);
     expect(get.stderr).toContain('the service sent no video for it');
+    // Nothing left to do: `assetgen jobs` offers no wait (each would pay a poll and exit 6 again).
+    const jobs = JSON.parse((await cli(['jobs', '--json'])).stdout) as { jobs: { id: string; resume: string | null }[] };
+    expect(jobs.jobs.find((job) => job.id === error.jobId)).toMatchObject({ resume: null });
   });
 });
