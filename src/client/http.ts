@@ -254,17 +254,68 @@ export class HttpClient {
   /** A JSON call with retries. A 2xx body that is cut short is retried like a network error. */
   async json(call: Call): Promise<JsonResponse> {
     let lost = false;
+    /** What the headers of keyed attempts whose answers were then lost said they charged (each exchange's own charge). */
+    const lostCharges = { charged: 0, remaining: undefined as number | undefined };
     const what = (): string => describe(call);
+    try {
+      return await this.#jsonAttempts(
+        call,
+        what,
+        lostCharges,
+        (value) => (lost = value),
+        () => lost,
+      );
+    } catch (error) {
+      throw this.#chargedThenFailed(call, error, lostCharges);
+    }
+  }
+
+  /**
+   * A keyed call (a paid submission) that failed after one of its attempts was charged and its
+   * answer then lost: each retry was a replay, so the charge was never reported. It is now (to
+   * `onCredits`, once) and the failure says so (ChargedAnswerLostError): a build counts it against
+   * its cap, and its summary and `--json` against the ledger.
+   */
+  #chargedThenFailed(call: Call, error: unknown, lost: { charged: number; remaining: number | undefined }): unknown {
+    if (
+      call.idempotencyKey === undefined ||
+      lost.charged <= 0 ||
+      !(error instanceof AssetgenError) ||
+      error instanceof ChargedAnswerLostError
+    )
+      return error;
+    const charge = { charged: lost.charged, ...(lost.remaining !== undefined ? { remaining: lost.remaining } : {}) };
+    this.settings.hooks.onCredits?.(charge);
+    return new ChargedAnswerLostError(
+      `${error.message} The service charged ${lost.charged} credit${lost.charged === 1 ? '' : 's'} for it before its answer was lost.`,
+      charge,
+      error,
+    );
+  }
+
+  async #jsonAttempts(
+    call: Call,
+    what: () => string,
+    lostCharges: { charged: number; remaining: number | undefined },
+    setLost: (value: boolean) => void,
+    wasLost: () => boolean,
+  ): Promise<JsonResponse> {
+    const noteLostCharge = (headers: HeaderMap): void => {
+      if (call.idempotencyKey === undefined) return;
+      const credits = readCredits(undefined, headers);
+      lostCharges.charged += credits.charged ?? 0;
+      if (credits.remaining !== undefined) lostCharges.remaining = credits.remaining;
+    };
     return this.retrying(call.signal, async (attempt) => {
       let response: OpenResponse;
       try {
         response = await this.once(call, attempt);
       } catch (error) {
         // A status answer (409, 429, 5xx) says the attempt was not carried out; a network failure does not.
-        if (error instanceof RetryableFailure && !(error.error instanceof ApiError)) lost = true;
+        if (error instanceof RetryableFailure && !(error.error instanceof ApiError)) setLost(true);
         throw error;
       }
-      const earlier = lost;
+      const earlier = wasLost();
       let text: string;
       try {
         text = await readLimited(response.body, LIMITS.jsonBytes, what, num(header(response.headers, 'content-length')));
@@ -272,9 +323,10 @@ export class HttpClient {
         if (call.signal?.aborted) throw abortError(call.signal);
         // Too large, or longer than announced: the same answer again would be no better.
         if (error instanceof AssetgenError) throw error;
-        lost = true;
+        setLost(true);
         const failure = transportError(error, `${what()}: reading the response`);
         this.#refuseChargedRetry(call, response.headers, failure);
+        noteLostCharge(response.headers);
         throw new RetryableFailure(failure, failure.message);
       }
       if (response.status >= 300) {
@@ -292,8 +344,9 @@ export class HttpClient {
         });
         // Declared JSON that does not parse was most likely cut short in transit.
         if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
-          lost = true;
+          setLost(true);
           this.#refuseChargedRetry(call, response.headers, failure);
+          noteLostCharge(response.headers);
           throw new RetryableFailure(failure, 'incomplete JSON response');
         }
         throw failure;

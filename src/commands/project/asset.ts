@@ -519,11 +519,20 @@ function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation,
   };
   const getRun = (id: string) => poll((signal) => heard(client.getRun(id, { signal })));
   const getVideo = (id: string) => poll((signal) => heard(client.getVideo(id, { signal })));
+  /** A paid submission: one whose answer was lost after the service charged is counted all the same (the cap holds). */
+  const paid = async <T>(call: Promise<T>): Promise<T> => {
+    try {
+      return await heard(call);
+    } catch (error) {
+      if (error instanceof ChargedAnswerLostError) reservation.charged(error.credits.charged);
+      throw error;
+    }
+  };
   return {
     ...client,
-    generate: async (request, options) => priced(await heard(client.generate(request, options))),
-    runWorkflow: async (id, set, options) => priced(await heard(client.runWorkflow(id, set, options))),
-    createVideo: async (request, options) => counted(await heard(client.createVideo(request, options))),
+    generate: async (request, options) => priced(await paid(client.generate(request, options))),
+    runWorkflow: async (id, set, options) => priced(await paid(client.runWorkflow(id, set, options))),
+    createVideo: async (request, options) => counted(await paid(client.createVideo(request, options))),
     getRun,
     getVideo,
     waitForRun: (id, options) => waitForRun(getRun, id, options),
