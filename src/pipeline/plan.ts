@@ -23,6 +23,7 @@ import { lastCharges, priceFor, type PriceIndex } from './prices.js';
 export { estimateFor, lastCharges, type LastCharges } from './prices.js';
 import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
+import { MEDIA_EXTENSIONS } from '../files/media.js';
 import { planPost } from './post.js';
 import { withRestore, type RemoteAvailability } from './remote.js';
 import { inShard, selectIds, type Shard } from './shard.js';
@@ -111,9 +112,39 @@ function rewordLeftAlone(item: PlanItem, options: PlanOptions): void {
  */
 export function filesToHash(manifest: Manifest, lock: Lock): string[] {
   const targets = manifest.assets.flatMap((asset) =>
-    asset.out.type !== 'file' ? [] : asset.kind === 'sheet' ? sheetFiles(asset.out.path) : [asset.out.path],
+    asset.out.type !== 'file'
+      ? lock.assets[asset.id]
+        ? []
+        : folderOutputNames(asset)
+      : asset.kind === 'sheet'
+        ? sheetFiles(asset.out.path)
+        : [asset.out.path],
   );
   return [...new Set([...recordedFiles(lock), ...targets])];
+}
+
+/**
+ * The names a first build of an image or video asset with a folder `out` may save its output
+ * under: `<dir>/<id>` with each extension of its kind (the bytes decide which). A file already
+ * there is someone's work, left alone as at a single-file `out`. Only for assets the lock does not
+ * know (an up-to-date project stats nothing more).
+ */
+function folderOutputNames(asset: ManifestAsset): string[] {
+  if (asset.out.type !== 'folder' || (asset.kind !== 'image' && asset.kind !== 'video')) return [];
+  const kind = asset.kind;
+  const stem = asset.out.dir === '.' ? asset.id : `${asset.out.dir}/${asset.id}`;
+  return Object.entries(MEDIA_EXTENSIONS)
+    .filter(([, kinds]) => kinds.includes(kind))
+    .map(([extension]) => `${stem}${extension}`);
+}
+
+const lockedPathSets = new WeakMap<Lock, Set<string>>();
+
+/** Every file the lock records, as a set: made once per lock, and only when a plan asks. */
+function lockedPaths(lock: Lock): Set<string> {
+  let paths = lockedPathSets.get(lock);
+  if (!paths) lockedPathSets.set(lock, (paths = new Set(recordedFiles(lock))));
+  return paths;
 }
 
 /** The files the lock records (each entry's files and kept original), which planning checks. */
@@ -360,7 +391,14 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   // A file already where a single-file `out` points, which assetgen did not make, is someone's
   // work: generating over it waits for --force, whatever the reason to generate.
   const target = asset.out.type === 'file' ? asset.out.path : undefined;
-  const foreign = target && hashes.get(target) && !entry?.files.some((file) => file.path === target) ? target : undefined;
+  const foreign = target
+    ? hashes.get(target) && !entry?.files.some((file) => file.path === target)
+      ? target
+      : undefined
+    : entry
+      ? undefined
+      : // A file the lock gives to another asset is not someone's: the ownership check names that clash.
+        folderOutputNames(asset).find((name) => hashes.get(name) && !lockedPaths(lock).has(name));
   // A new generation makes `fresh` takes; the same generation (asked again) makes those given.
   const generate = (status: PlanStatus, reasons: string[], sameGeneration = false, takes?: number[]): PlanItem => {
     const again = sameGeneration && !options.force;
