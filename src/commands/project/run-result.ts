@@ -1,7 +1,7 @@
 // A build that ran, presented (build.ts): people's lines, its exit from its outcomes, and its
 // --json document, each from the result alone. Apart from run.ts, which computes the result, so
 // that presenting it loads none of the paid path (the pool, the lock writer, the save).
-import { AbortedError, AssetgenError, AuthenticationError, withHint } from '../../client/errors.js';
+import { AbortedError, AssetgenError, AuthenticationError, TimeoutError, withHint } from '../../client/errors.js';
 import type { CommandContext } from '../../cli/context.js';
 import { capitalized } from '../../cli/front-end.js';
 import { CreditCapError } from '../../cli/errors.js';
@@ -92,8 +92,12 @@ function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, pric
   const failed = items.filter((item) => item.outcome === 'failed');
   const capped = items.filter((item) => item.outcome === 'capped');
   if (ctx.signal.aborted) {
+    // A fresh error of the signal's kind (Ctrl-C or --timeout): the signal's own reason was handed to
+    // every asset it stopped, and carries their single-call advice (a key, a job's wait command),
+    // which is not how a build resumes.
+    const reason: unknown = ctx.signal.reason;
     throw withHint(
-      new AbortedError(),
+      reason instanceof TimeoutError ? new TimeoutError(reason.message) : new AbortedError(),
       `Paid jobs are recorded in assetgen.lock: ${ctx.frontEnd.buildAgain(true)} to resume them by id, with no second charge (a call whose answer was lost is asked again with its idempotency key: free if the service honours Idempotency-Key).`,
     );
   }
