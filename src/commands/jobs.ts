@@ -15,7 +15,12 @@ export const jobs = command({
     const journal = ctx.journal.read();
     // A submission whose answer came back (or was refused) is settled: the job it made has a line of
     // its own, an image's answer was the image. Listed, they would push unfinished jobs out of `-n`.
-    const entries = journal.entries.filter((entry) => entry.state !== ANSWERED && entry.state !== REFUSED).slice(0, options.limit);
+    // Only what was started here has a submission record (its label): a job only looked at (`video
+    // get <id>`) or followed by a build (whose lock keeps it, and whose next build resumes it) has
+    // bare updates, and no command here would resume it into the right place.
+    const entries = journal.entries
+      .filter((entry) => entry.label !== undefined && entry.state !== ANSWERED && entry.state !== REFUSED)
+      .slice(0, options.limit);
     const current = entries.length ? configuredBaseUrl(ctx) : undefined;
     return {
       jobs: entries.map((entry) => ({ ...entry, resume: resumeOf(ctx, entry, current) })),

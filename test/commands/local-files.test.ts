@@ -67,6 +67,7 @@ describe('the job journal', () => {
       id: 'vid_ok',
       baseUrl: mock.url,
       state: 'running',
+      label: 'a torch',
       createdAt: '2026-01-01T00:00:00Z',
       updatedAt: '2026-01-01T00:00:00Z',
     };
@@ -100,13 +101,34 @@ describe('the job journal', () => {
     expect(human.stderr).toContain(`${journal} on line 6: not JSON (a line cut short by a crash?)`);
   });
 
+  it('a job only looked at (bare updates: `video get <id>`, a build following its own) is not listed as started here', async () => {
+    const journal = path.join(home.env.ASSETGEN_STATE_DIR!, 'jobs.jsonl');
+    fs.mkdirSync(path.dirname(journal), { recursive: true });
+    const at = '2026-01-01T00:00:00Z';
+    const lines = [
+      { kind: 'video', id: 'vid_seen', baseUrl: mock.url, state: 'running', updatedAt: at },
+      { kind: 'video', id: 'vid_mine', baseUrl: mock.url, state: 'running', label: 'a torch', createdAt: at, updatedAt: at },
+    ];
+    fs.writeFileSync(journal, lines.map((line) => JSON.stringify(line)).join('\n'));
+    const jobs = parseJson(await cli(['jobs', '--json'])).jobs as { id: string }[];
+    expect(jobs.map((job) => job.id)).toEqual(['vid_mine']);
+  });
+
   it('a record whose times are null still lists, in human output and --json', async () => {
     const journal = path.join(home.env.ASSETGEN_STATE_DIR!, 'jobs.jsonl');
     fs.mkdirSync(path.dirname(journal), { recursive: true });
     const lines = [
-      { kind: 'video', id: 'vid_null', baseUrl: mock.url, state: 'running', createdAt: null },
-      { kind: 'run', id: 'run_null', baseUrl: mock.url, state: 'running', createdAt: null, updatedAt: null },
-      { kind: 'run', id: 'run_late', baseUrl: mock.url, state: 'succeeded', createdAt: null, updatedAt: '2026-01-02T00:00:00Z' },
+      { kind: 'video', id: 'vid_null', baseUrl: mock.url, state: 'running', label: 'a torch', createdAt: null },
+      { kind: 'run', id: 'run_null', baseUrl: mock.url, state: 'running', label: 'wf_tileset', createdAt: null, updatedAt: null },
+      {
+        kind: 'run',
+        id: 'run_late',
+        baseUrl: mock.url,
+        state: 'succeeded',
+        label: 'wf_tileset',
+        createdAt: null,
+        updatedAt: '2026-01-02T00:00:00Z',
+      },
     ];
     fs.writeFileSync(journal, lines.map((line) => JSON.stringify(line)).join('\n'));
     const human = await cli(['jobs']);

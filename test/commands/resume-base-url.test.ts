@@ -108,7 +108,15 @@ describe('`assetgen jobs` resumes on the service the job is on', () => {
     fs.mkdirSync(path.dirname(journal), { recursive: true });
     const at = new Date().toISOString();
     const lines = [
-      { kind: 'video', id: 'vid_hand', baseUrl: 'http://ann:hunter2@127.0.0.1:9/api', state: 'running', createdAt: at, updatedAt: at },
+      {
+        kind: 'video',
+        id: 'vid_hand',
+        baseUrl: 'http://ann:hunter2@127.0.0.1:9/api',
+        state: 'running',
+        label: 'a torch',
+        createdAt: at,
+        updatedAt: at,
+      },
       {
         kind: 'run',
         id: 'submit-0123456789abcdef',
