@@ -305,6 +305,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
     // Checked by the command, which knows whether --disclosure (which takes no -o) was given too.
     .option('-o, --output <file.html>', 'where to write it (default: assetgen-report.html next to the manifest)')
+    .option('--force', 'replace an -o file that is not a report assetgen wrote')
     .option(
       '--disclosure',
       'instead, print the list of AI-generated files (Markdown; --json: one document), for store and legal disclosures',
@@ -321,6 +322,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       '--contact-sheet <file.png>',
       'where to write the contact sheet (default: .assetgen/takes/<id>.png), its layout beside it as .json',
     )
+    .option('--force', 'replace a --contact-sheet file (or its .json) that assetgen did not write')
     .option('-f, --file <path>', 'the manifest (default: the nearest assetgen.yaml, from here upward)')
     .action(run(async () => (await import('./commands/project/takes.js')).takes));
 

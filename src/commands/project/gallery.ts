@@ -1,6 +1,7 @@
 // The build gallery: `assetgen report` from the manifest and the lock alone (no network, no
 // credentials), and the `--report <file.html>` of `assetgen build` (after a build, or from the plan
 // with --dry-run). The cards come from src/pipeline/report.ts, the page from src/pipeline/gallery.ts.
+import fs from 'node:fs';
 import path from 'node:path';
 import { AssetgenError } from '../../client/errors.js';
 import { command } from '../../cli/command.js';
@@ -17,7 +18,7 @@ import {
 import type { Lock, Plan } from '../../pipeline/records.js';
 import { planBuild } from '../../pipeline/plan.js';
 import { cardsFromBuild, cardsFromPlan, loadCards, type Card } from '../../pipeline/report.js';
-import { placeToWrite, writeFileInside } from '../../files/confine.js';
+import { openRegularSync, placeToWrite, writeFileInside } from '../../files/confine.js';
 import { outputRoot } from '../../cli/save.js';
 import type { AssetResult } from '../../pipeline/outcome.js';
 import type { CheckReport } from '../../pipeline/checks.js';
@@ -37,6 +38,8 @@ export interface ReportOptions {
   output?: string;
   /** The list of AI-generated files (disclosure.ts) instead of the gallery. */
   disclosure?: boolean;
+  /** Replace an `-o` file that is not a gallery assetgen wrote. */
+  force?: boolean;
 }
 
 /** What a gallery is made from: its header line, and what its credits total counts. */
@@ -70,6 +73,8 @@ export const report = command({
 type LockGallery = Awaited<ReturnType<typeof writeLockGallery>>;
 
 async function writeLockGallery(ctx: CommandContext, options: ReportOptions) {
+  // The default file next to the manifest is assetgen's own (replaced every time); a file `-o` names may be someone's.
+  if (options.output && !options.force) refuseForeignReport(ctx, path.resolve(ctx.cwd, options.output));
   const { file, manifest, lockFile, service, lock, hashes } = openPlannedProject(ctx, options.file);
   // The service is part of every spec. Without one configured, the report still shows the lock and
   // the files, but cannot tell whether a spec changed since the build: it says so in the header.
@@ -200,6 +205,42 @@ function summary(ctx: CommandContext, target: string, totals: GalleryTotals, cre
 export function checkReportTarget(ctx: CommandContext, target: string): void {
   const absolute = path.resolve(ctx.cwd, target);
   placeToWrite(outputRoot(ctx, absolute), absolute, displayPath(ctx, absolute));
+}
+
+/** How far into an existing file the gallery's generator tag is looked for (it comes before the stylesheet, in the first KB). */
+const REPORT_HEAD_BYTES = 16 * 1024;
+/** The tag every gallery's <head> carries (pipeline/gallery.ts, renderGallery): what says assetgen wrote a page. */
+const GENERATOR_TAG = '<meta name="generator" content="assetgen">';
+
+/**
+ * Refuses (exit 2, before anything is read or written) an `-o` file that is there already and is
+ * not a gallery assetgen wrote: one whose <head>, within its first bytes, holds the generator tag.
+ * The gallery assetgen wrote there before (`report -o`, `build --report`) is replaced, as a re-run does.
+ * A link or another kind of file is refused by the write itself (files/confine.ts).
+ */
+function refuseForeignReport(ctx: CommandContext, absolute: string): void {
+  const shown = displayPath(ctx, absolute);
+  if (placeToWrite(outputRoot(ctx, absolute), absolute, shown).entry !== 'file' || isOwnReport(absolute)) return;
+  throw new UsageError(
+    sanitizeLine(`${shown} already exists and is not a gallery assetgen wrote (no assetgen generator tag in its <head>).`),
+    sanitizeLine(`Pass ${ctx.frontEnd.option('force')} to replace it, or choose another path with ${ctx.frontEnd.option('output')}.`),
+  );
+}
+
+function isOwnReport(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openRegularSync(file).fd;
+    const head = Buffer.alloc(REPORT_HEAD_BYTES);
+    const text = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0)).toString('utf8');
+    const tag = text.indexOf(GENERATOR_TAG);
+    const headEnd = text.indexOf('</head>');
+    return /^\s*<!doctype html>/i.test(text) && tag > 0 && (headEnd === -1 || tag < headEnd);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 function writeReportInside(ctx: CommandContext, absolute: string, html: string): Promise<void> {
