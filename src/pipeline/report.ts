@@ -107,14 +107,31 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
 
 /** A card as the lock recorded the asset: its description, post steps, what it cost when built, its files. */
 function recordedCard(item: PlanItem, entry: LockEntry | undefined) {
+  const inFlight = entry?.job && entry.credits === undefined ? paidSoFar(entry) : undefined;
   return {
     ...describe(item),
     ...postSteps(entry, item.asset),
-    credits: entry?.credits ?? null,
-    creditsWhen: 'when built',
+    credits: inFlight ?? entry?.credits ?? null,
+    creditsWhen: inFlight !== undefined ? 'paid so far (job in flight)' : 'when built',
     files: paths(item),
     ...(entry?.candidates?.length ? { takes: { candidates: entry.candidates, picked: entry.picked } } : {}),
   };
+}
+
+/**
+ * What the lock says an asset whose job is in flight has paid so far: its takes made and the job's
+ * charges; undefined when a part is not known (a poll's answer, a take's charge).
+ */
+function paidSoFar(entry: LockEntry): number | undefined {
+  if (entry.job?.credits === undefined) return undefined;
+  let total = entry.job.credits;
+  // The take in flight is the job's; the others were paid and recorded as they were made.
+  for (const take of entry.candidates ?? []) {
+    if (take.k === entry.job.take) continue;
+    if (take.credits === null) return undefined;
+    total += take.credits;
+  }
+  return total;
 }
 
 /** The post steps the lock records for the files shown (read defensively: provenance.ts). */

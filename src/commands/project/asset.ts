@@ -118,16 +118,18 @@ export async function buildAsset(
     globals: { quiet: true, json: false },
   });
   const tally = quiet.credits;
-  /** The job's charges so far: what the lock recorded before this build, plus this build's. */
+  /** A charged poll was out when the wait stopped (Ctrl-C, --timeout, a dropped connection): its charge is not known. */
+  const polls = { unknownCharge: false };
+  /** The job's charges so far: what the lock recorded before this build, plus this build's (null: not known). */
   const jobCredits = (): number | null => {
     const base = recordedCharge(item, tally.paidEarlier);
-    return base === null ? null : base + tally.report.charged;
+    return base === null || polls.unknownCharge ? null : base + tally.report.charged;
   };
   try {
     const job: Production = {
       ctx: quiet,
       run,
-      client: budgetedClient(run, item, reservation, jobCredits),
+      client: budgetedClient(run, item, reservation, jobCredits, polls),
       item,
       asset: item.asset!,
       hashes: new Map(),
@@ -144,7 +146,11 @@ export async function buildAsset(
     const cost = paid === null ? null : paid - refunded;
     await run.writer.finished(item.id, { files, credits: cost, ...job.processed, generationId: job.generationId });
     const outcome = item.action === 'resume' ? 'resumed' : 'built';
-    return { id: item.id, outcome, files: files.map((f) => f.path), credits: charged - refunded, cost };
+    // `cost` is the asset's whole cost as the lock now records it (with takes: every take's, those
+    // of earlier builds too), not this call's job alone.
+    const recorded = run.writer.entry(item.id);
+    const whole = recorded && recorded.credits !== undefined ? recorded.credits : cost;
+    return { id: item.id, outcome, files: files.map((f) => f.path), credits: charged - refunded, cost: whole };
   } catch (error) {
     return await recordFailure(run, item, { error, tally, reservation, jobCredits });
   } finally {
@@ -474,7 +480,13 @@ async function produceVideo(job: Production, steps: PaidSteps): Promise<string[]
  * total once it is answered, so a build killed (kill -9) while waiting leaves the exact total for
  * its resume, and one killed during a poll leaves "not known", never a figure short of the ledger.
  */
-function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation, jobCredits: () => number | null): AssetgenClient {
+function budgetedClient(
+  run: AssetRun,
+  item: PlanItem,
+  reservation: Reservation,
+  jobCredits: () => number | null,
+  polls: { unknownCharge: boolean },
+): AssetgenClient {
   const { client, budget, requestSignal } = run;
   /** A call's answer; a refusal of the credentials or the credits is noted for the whole build (no asset starts after it). */
   const heard = async <T>(call: Promise<T>): Promise<T> => {
@@ -510,6 +522,11 @@ function budgetedClient(run: AssetRun, item: PlanItem, reservation: Reservation,
         reservation.charged(error.credits.charged);
         budget.learnPollPrice(error.credits.charged);
         await run.writer.charged(item.id, jobCredits());
+      } else if (!(error instanceof ApiError) && !run.pollsWithSession && budget.pollPrice > 0) {
+        // No answer (stopped, or the connection lost): the service may still charge it. The lock
+        // keeps "not known" (written before the poll), and the cap counts it as charged.
+        polls.unknownCharge = true;
+        reservation.charged(budget.pollPrice);
       }
       throw error;
     }
