@@ -34,7 +34,7 @@ export function unityFolders(manifest: Pick<Manifest, 'assets'>): { folders: str
   if (!folders.length)
     throw new EngineSetupError(
       `No output folder of the manifest is under Assets/ (${all.join(', ')}): Unity imports only what is there.`,
-      'Point `out` (or defaults.out) at a folder under Assets/, e.g. `defaults: { out: Assets/Art/Generated/ }`, then run this again.',
+      "No manifest yet? Run `assetgen init` first (the starter's outputs go to assets/, which Unity does not import). Then point every asset's `out`, and `defaults.out`, at a folder under Assets/ (case matters), e.g. `out: Assets/Art/Generated/`, and run this again.",
     );
   return { folders, outside: all.filter((folder) => !inAssets(folder)) };
 }

@@ -54,6 +54,22 @@ it("docs/mcp.md's annotations table names every tool once, in the row of the hin
   expect(listed.sort()).toEqual(tools.map((tool) => tool.name).sort());
 });
 
+it("docs/mcp.md's argument types list every argument that is not a string, each under its type", async () => {
+  const doc = fs.readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('Argument types'), doc.indexOf('`output` is a file, or a folder'));
+  // Each item of the list, its wrapped lines joined.
+  const item = (start: string): string => section.split('\n- ').find((text) => text.startsWith(start)) ?? '';
+  const listed = { boolean: item('booleans:'), integer: item('whole numbers:'), number: item('numbers:'), other: item('`ids`') };
+  const { tools } = await mcp.client.listTools();
+  for (const tool of tools)
+    for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+      const type = (schema as { type?: string }).type;
+      const where = type === 'boolean' || type === 'integer' || type === 'number' ? listed[type] : type === 'string' ? '' : listed.other;
+      if (type === 'string') expect(section, `${tool.name} ${name}: a string, not listed`).not.toContain(`\`${name}\``);
+      else expect(where, `${tool.name} ${name} (${type})`).toContain(`\`${name}\``);
+    }
+});
+
 it('docs/cli.md counts the tools right and names each one', async () => {
   const doc = fs.readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
   const section = doc.slice(doc.indexOf('### `assetgen mcp'), doc.indexOf('\n### ', doc.indexOf('### `assetgen mcp') + 1));

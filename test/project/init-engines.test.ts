@@ -285,7 +285,16 @@ assets:
     const starter = await init(['--engine', 'unity', '--yes']);
     expect(starter.code).toBe(2);
     expect(starter.stderr).toContain('No output folder of the manifest is under Assets/ (assets/icons)');
+    // The hint works when followed literally: no manifest is written, and the starter's assets have an `out` of their own.
+    expect(starter.stderr).toContain('No manifest yet? Run `assetgen init` first');
+    expect(starter.stderr).toContain("point every asset's `out`, and `defaults.out`, at a folder under Assets/");
     expect(tree()).toEqual([]);
+    // Followed: the starter written, every `out` pointed under Assets/, and the set-up goes through.
+    expect((await init([])).code).toBe(0);
+    fs.writeFileSync(path.join(home.cwd, 'assetgen.yaml'), read('assetgen.yaml').replaceAll('out: assets/', 'out: Assets/Art/'));
+    const followed = await init(['--engine', 'unity', '--yes']);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(read('Assets/Editor/AssetgenImport.cs')).toContain('"Assets/Art/icons",');
   });
 });
 
