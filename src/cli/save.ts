@@ -137,7 +137,7 @@ export function checkOutputTarget(
     const stem = isMediaExtension(extension) ? resolved.slice(0, -extension.length) : resolved;
     for (const candidate of extensionsOf(options.kind).map((other) => `${stem}${other}`)) {
       if (candidate !== resolved && fs.lstatSync(candidate, { throwIfNoEntry: false }))
-        throw new UsageError(...existingTarget(ctx, candidate, named));
+        throw new OutputFileError(...existingTarget(ctx, candidate, named));
     }
   }
 }
@@ -157,7 +157,7 @@ function refuseEarlierOutputs(ctx: CommandContext, folder: string, options: { se
     : extensionsOf(options.kind)
         .map((extension) => `${stem}${extension}`)
         .find((name) => names.includes(name));
-  if (taken !== undefined) throw new UsageError(...existingTarget(ctx, path.join(folder, taken)));
+  if (taken !== undefined) throw new OutputFileError(...existingTarget(ctx, path.join(folder, taken)));
 }
 
 /** "That file is there already", before paying: what to say, and what to do about it. */

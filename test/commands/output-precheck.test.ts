@@ -1,6 +1,7 @@
 // Every way `-o` can fail is found before paying: a name the file would really get (its type's
 // extension added or corrected) that is taken, a job's files saved already, a folder this user
-// may not write in. Each is exit 2, and the mock's ledger shows nothing charged.
+// may not write in. Each is refused with nothing charged on the mock's ledger: a file in the way
+// as every output in the way is (exit 1, code output_file), a folder not writable as a usage error (exit 2).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +18,8 @@ const file = (name: string): string => path.join(project.cwd, name);
 async function refusedBeforePaying(args: string[], message: string): Promise<void> {
   const before = await spent();
   const result = await project.run([...args, '--json']);
-  expect(result.code, result.stderr).toBe(2);
+  expect(result.code, result.stderr).toBe(1);
+  expect(JSON.parse(result.stderr).error.code).toBe('output_file');
   expect(JSON.parse(result.stderr).error.message).toContain(message);
   expect(await spent()).toBe(before);
 }
