@@ -76,7 +76,12 @@ async function startWorkflow(ctx: CommandContext, workflowId: string, options: R
   );
   const target = targetFor(ctx, 'run', run.id, options);
   // On disk before any waiting: a paid run is never lost track of.
-  journalPaidJob(ctx, client, target, { state: run.state, label: workflowId, creditsCharged: run.credits.charged });
+  // A replay of the submission (its answer lost before) charged nothing now: the run cost what the first one paid.
+  journalPaidJob(ctx, client, target, {
+    state: run.state,
+    label: workflowId,
+    creditsCharged: run.credits.paidEarlier ?? run.credits.charged,
+  });
   ctx.out.info(
     `Started run ${run.id} of ${ctx.out.server(workflowId)}${run.totalNodes !== undefined ? ` (${run.totalNodes} nodes)` : ''}.`,
   );

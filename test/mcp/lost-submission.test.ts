@@ -114,6 +114,44 @@ describe('an image whose answer never comes back', () => {
   });
 });
 
+describe('a run whose submission answer never came back', () => {
+  it('run_workflow cancelled, then list_jobs’ resumeTool followed: one charge, and the journal says what the run cost (not the replay’s 0)', async () => {
+    const runCharges = async () => (await project.ledger()).filter((entry) => entry.reason.startsWith('run '));
+    const before = (await runCharges()).length;
+    await project.mock.hold(['runWorkflow']);
+    const session = await startMcp({ env: project.env(), cwd: project.cwd });
+    try {
+      const controller = new AbortController();
+      const call = session.client
+        .callTool({ name: 'run_workflow', arguments: { id: 'wf_sprite_sheet', output_dir: 'sprites/lost' } }, undefined, {
+          signal: controller.signal,
+          timeout: 20_000,
+        })
+        .catch((error: unknown) => error);
+      await until('the submission held', async () => (await project.mock.state()).held >= 1);
+      controller.abort();
+      await call;
+      await project.mock.hold([]);
+      await until('the run charged', async () => (await runCharges()).length === before + 1);
+      const pending = ((await session.call('list_jobs')).json.jobs as Job[]).find(
+        (job) => job.kind === 'run' && job.state === 'submitting',
+      );
+      const { tool, arguments: args } = pending!.resumeTool as { tool: string; arguments: Record<string, unknown> };
+      expect(tool).toBe('run_workflow');
+      const again = await session.call(tool, args, { timeoutMs: 30_000 });
+      expect(again.result.isError, JSON.stringify(again.json)).toBeFalsy();
+      const charges = await runCharges();
+      expect(charges).toHaveLength(before + 1);
+      const run = ((await session.call('list_jobs')).json.jobs as (Job & { creditsCharged?: number })[]).find(
+        (job) => job.id === again.json.id,
+      );
+      expect(run?.creditsCharged).toBe(-charges.at(-1)!.amount);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
 describe('a generate killed while the service holds it', () => {
   it('kill -9: `assetgen jobs` run from another folder gives the command that saves the image where it was asked, one charge', async () => {
     const before = (await imageCharges()).length;

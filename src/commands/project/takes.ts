@@ -191,7 +191,11 @@ async function renderTakes(ctx: CommandContext, result: TakesResult): Promise<vo
   );
   const { contactSheet } = result;
   const picked = result.picked === null ? 'none picked' : `take ${result.picked} picked (* above; green frame on the sheet)`;
-  ctx.out.info(sanitizeLine(`${result.id}: ${result.takes.length} takes, ${picked}. Another: ${pickCommand(result.id, '<k>')} (free).`));
+  ctx.out.info(
+    sanitizeLine(
+      `${result.id}: ${result.takes.length} take${result.takes.length === 1 ? '' : 's'}, ${picked}. Another: ${pickCommand(result.id, '<k>')} (free).`,
+    ),
+  );
   ctx.out.info(
     sanitizeLine(
       `Contact sheet: ${displayPath(ctx, contactSheet.file)} (${contactSheet.width}×${contactSheet.height}, ${contactSheet.bytes} bytes; layout ${displayPath(ctx, contactSheet.layout)})` +
