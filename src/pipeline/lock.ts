@@ -3,6 +3,7 @@
 // entry per asset, written atomically; during a build, only through one LockWriter (./writer.ts).
 // Written by the confinement rule inside the lock's own folder (never through a link), read only
 // when it is a regular file (a FIFO there is refused, never waited on).
+import fs from 'node:fs';
 import path from 'node:path';
 import { PathRefusedError, readRegularFileSync, writeFileInside, writeFileInsideSync } from '../files/confine.js';
 import { LockError } from './errors.js';
@@ -41,6 +42,28 @@ export function readLock(file: string, cache?: PlanCache): Lock {
   if (!records.length) return lock;
   for (const record of records) applyRecord(lock, record);
   return checkLock(lock, journalFileFor(file));
+}
+
+/**
+ * Fills in, from `from`, the entries `lock` lacks: how a new `--lock-out` lock starts from the
+ * project's lock when a first run of its shard, killed before it wrote the lock, left a journal
+ * (LockWriter.seed), and how every reader sees that shard (readLockOut). Changes `lock` in place.
+ */
+export function fillMissingEntries(lock: Lock, from: Lock): void {
+  for (const [id, entry] of Object.entries(from.assets)) if (!Object.hasOwn(lock.assets, id)) lock.assets[id] = structuredClone(entry);
+}
+
+/**
+ * A `--lock-out` lock as its shard's next build starts from it: the file with its journal replayed,
+ * or, when the file is not written yet, its journal over the project's lock (`projectLock`). null
+ * when there is neither file nor journal (nothing of that shard exists).
+ */
+export function readLockOut(file: string, projectLock: () => Lock): Lock | null {
+  if (fs.existsSync(file)) return readLock(file);
+  if (!fs.existsSync(journalFileFor(file))) return null;
+  const lock = readLock(file);
+  fillMissingEntries(lock, projectLock());
+  return lock;
 }
 
 /**

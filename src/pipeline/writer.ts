@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openAppendInside, placeToWrite, removeInside, sweepFolder } from '../files/confine.js';
 import { claim } from './lock-claim.js';
-import { readLock, writeLockAtomic, writeLockAtomicSync } from './lock.js';
+import { fillMissingEntries, readLock, writeLockAtomic, writeLockAtomicSync } from './lock.js';
 import type { Lock, LockedFile, LockedTake, LockEntry, LockJob } from './records.js';
 import { journalFileFor, journalLine, type JournalRecord } from './lock-journal.js';
 import { pickedTake, takeOf } from './takes.js';
@@ -304,10 +304,7 @@ export class LockWriter {
    * project's lock): an entry a killed earlier run journalled here is newer, and stays.
    */
   seed(lock: Lock): Promise<void> {
-    return this.#update('all', (current) => {
-      for (const [id, entry] of Object.entries(lock.assets))
-        if (!Object.hasOwn(current.assets, id)) current.assets[id] = structuredClone(entry);
-    });
+    return this.#update('all', (current) => fillMissingEntries(current, lock));
   }
 
   /** Replaces the whole lock (`lock merge`). */

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLock } from '../../src/pipeline/lock.js';
-import { collect, parseJson, runCli, spawnCli } from '../support/cli.js';
+import { collect, parseJson, runCli, runInProcess, spawnCli } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
 import { until } from '../support/until.js';
 
@@ -28,6 +28,19 @@ describe('kill -9 during a shard’s first --lock-out run', () => {
     expect((await exited).signal).toBe('SIGKILL');
     expect(fs.existsSync(path.join(project.cwd, 'shard-1.lock'))).toBe(false);
     expect(fs.existsSync(path.join(project.cwd, '.shard-1.lock.journal'))).toBe(true);
+    // Every reader sees the shard as its rerun will: the dry run plans lava's job as in flight (no new
+    // charge), and `lock merge` takes the shard from its journal over the project's lock.
+    const planned = parseJson(
+      await runInProcess(['build', '--dry-run', '--json', '--shard', '1/1', '--lock-out', 'shard-1.lock'], {
+        env: project.env(),
+        cwd: project.cwd,
+      }),
+    );
+    const actions = Object.fromEntries((planned.items as { id: string; action: string }[]).map((item) => [item.id, item.action]));
+    expect(actions).toEqual({ lava: 'resume', gem: 'none' });
+    const merged = await runInProcess(['lock', 'merge', 'shard-1.lock'], { env: project.env(), cwd: project.cwd });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(readLock(path.join(project.cwd, 'assetgen.lock')).assets.lava?.job?.jobId).toMatch(/^vid_/);
     // The service forgets idempotency keys (as after a day): only the job id can save the payment.
     await project.mock.config({ idempotency: { maxAgeMs: 1 } });
     await project.mock.hold([]);

@@ -7,7 +7,7 @@ import type { CommandContext } from '../../cli/context.js';
 import { CreditCapError, UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
 import { printTable } from '../../cli/table.js';
-import { readLock } from '../../pipeline/lock.js';
+import { readLock, readLockOut } from '../../pipeline/lock.js';
 import type { FileHashes, Lock, Manifest, OutputTarget, Plan, PlanItem, PlanStatus } from '../../pipeline/records.js';
 import type { RemoteCache } from '../../cache/remote-cache.js';
 import type { LockWriter } from '../../pipeline/writer.js';
@@ -47,7 +47,9 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   checkTakeFlags(ctx, selectors, options);
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
   if (options.dryRun) {
-    const { lock, release, ...project } = openPlannedProject(ctx, options.file);
+    const { lock: projectLock, release, ...project } = openPlannedProject(ctx, options.file);
+    // With --lock-out, the lock that build would start from (its shard's, journal included).
+    const lock = (options.lockOut && readLockOut(path.resolve(ctx.cwd, options.lockOut), () => projectLock)) || projectLock;
     try {
       return await planAndRun(ctx, selectors, options, { ...project, held: { kind: 'read', lock }, shard });
     } finally {

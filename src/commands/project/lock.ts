@@ -7,29 +7,17 @@ import { command } from '../../cli/command.js';
 import type { CommandContext } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { displayPath } from '../../cli/save.js';
-import { lockFileFor, parseLock, serializeLock } from '../../pipeline/lock.js';
+import { lockFileFor, readLockOut, serializeLock } from '../../pipeline/lock.js';
+import { journalFileFor } from '../../pipeline/lock-journal.js';
 import type { Lock } from '../../pipeline/records.js';
 import { locateManifest } from '../../pipeline/manifest.js';
 import { mergeLocks } from '../../pipeline/merge.js';
 import { LockWriter } from '../../pipeline/writer.js';
-import { readRegularFileSync } from '../../files/confine.js';
 
 export const merge = command({ run: mergeLockFiles, render: renderMerge });
 
 async function mergeLockFiles(ctx: CommandContext, files: string[], options: { file?: string }) {
   const target = lockFileFor(locateManifest(ctx.cwd, options.file, ctx.frontEnd.otherManifest));
-  const shards = files.map((file) => {
-    const resolved = path.resolve(ctx.cwd, file);
-    let text: string;
-    try {
-      text = readRegularFileSync(resolved, file, 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-      );
-    }
-    return { file, resolved, lock: parseLock(text, file) };
-  });
   // The project's lock is the common base, not a shard: listing it as one changes nothing. It is
   // claimed while merging, so a build running here cannot interleave its writes.
   const writer = LockWriter.open(target);
@@ -37,6 +25,14 @@ async function mergeLockFiles(ctx: CommandContext, files: string[], options: { f
   let changed: boolean;
   try {
     const base = writer.lock;
+    // Each shard as its next build would see it: its journal replayed (a run killed after it wrote
+    // its lock), or, for one killed before, its journal over the project's lock.
+    const shards = files.map((file) => {
+      const resolved = path.resolve(ctx.cwd, file);
+      const lock = resolved === target ? base : readLockOut(resolved, () => base);
+      if (!lock) throw new UsageError(`Cannot read ${file}: no such file (nor its journal, ${path.basename(journalFileFor(resolved))}).`);
+      return { file, resolved, lock };
+    });
     merged = mergeLocks(
       base,
       shards.filter((shard) => shard.resolved !== target),
