@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resubmitToolCall } from '../../src/cli/resume.js';
 import { parseJson, runCli, runInProcess, shellWords, spawnCli } from '../support/cli.js';
-import { startMcp } from '../support/mcp.js';
+import { startMcp, type McpSession } from '../support/mcp.js';
 import { useMockProject } from '../support/project.js';
 import { until } from '../support/until.js';
 
@@ -18,6 +18,19 @@ const videoCharges = async () => (await project.ledger()).filter((entry) => entr
 const imageCharges = async () => (await project.ledger()).filter((entry) => entry.reason.startsWith('generate '));
 
 type Job = { id: string; kind: string; state: string; resume: string | null; label?: string; resumeTool?: unknown };
+
+/** Calls `tool` while the mock holds `endpoint`, cancels the call once the request is held, then lets the service finish it. */
+async function cancelWhileHeld(session: McpSession, endpoint: string, tool: string, args: Record<string, unknown>): Promise<void> {
+  await project.mock.hold([endpoint]);
+  const controller = new AbortController();
+  const call = session.client
+    .callTool({ name: tool, arguments: args }, undefined, { signal: controller.signal, timeout: 20_000 })
+    .catch((error: unknown) => error);
+  await until(`the ${endpoint} call held`, async () => (await project.mock.state()).held >= 1);
+  controller.abort();
+  await call;
+  await project.mock.hold([]);
+}
 
 describe('a submission whose answer never comes back', () => {
   for (const ending of ['cancelled', 'disconnected'] as const) {
@@ -64,21 +77,13 @@ describe('a submission whose answer never comes back', () => {
 describe('an image whose answer never comes back', () => {
   it('generate_image cancelled while the service holds it: list_jobs gives the same call with its key, which saves the image for no second charge', async () => {
     const before = (await imageCharges()).length;
-    await project.mock.hold(['generate']);
     const session = await startMcp({ env: project.env(), cwd: project.cwd });
     try {
-      const controller = new AbortController();
-      const call = session.client
-        .callTool(
-          { name: 'generate_image', arguments: { prompt: '-dash lost gem', agent: 'sprite-artist', output: 'lost/gem.png' } },
-          undefined,
-          { signal: controller.signal, timeout: 20_000 },
-        )
-        .catch((error: unknown) => error);
-      await until('the generate held', async () => (await project.mock.state()).held >= 1);
-      controller.abort();
-      await call;
-      await project.mock.hold([]);
+      await cancelWhileHeld(session, 'generate', 'generate_image', {
+        prompt: '-dash lost gem',
+        agent: 'sprite-artist',
+        output: 'lost/gem.png',
+      });
       await until('the image charged', async () => (await imageCharges()).length === before + 1);
 
       const listed = await session.call('list_jobs');
@@ -118,20 +123,9 @@ describe('a run whose submission answer never came back', () => {
   it('run_workflow cancelled, then list_jobs’ resumeTool followed: one charge, and the journal says what the run cost (not the replay’s 0)', async () => {
     const runCharges = async () => (await project.ledger()).filter((entry) => entry.reason.startsWith('run '));
     const before = (await runCharges()).length;
-    await project.mock.hold(['runWorkflow']);
     const session = await startMcp({ env: project.env(), cwd: project.cwd });
     try {
-      const controller = new AbortController();
-      const call = session.client
-        .callTool({ name: 'run_workflow', arguments: { id: 'wf_sprite_sheet', output_dir: 'sprites/lost' } }, undefined, {
-          signal: controller.signal,
-          timeout: 20_000,
-        })
-        .catch((error: unknown) => error);
-      await until('the submission held', async () => (await project.mock.state()).held >= 1);
-      controller.abort();
-      await call;
-      await project.mock.hold([]);
+      await cancelWhileHeld(session, 'runWorkflow', 'run_workflow', { id: 'wf_sprite_sheet', output_dir: 'sprites/lost' });
       await until('the run charged', async () => (await runCharges()).length === before + 1);
       const pending = ((await session.call('list_jobs')).json.jobs as Job[]).find(
         (job) => job.kind === 'run' && job.state === 'submitting',
