@@ -436,7 +436,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       exitCode = 0;
       missingCommandOf = undefined;
       try {
-        await program.parseAsync(barePreview(argv), { from: 'user' });
+        await program.parseAsync(barePreview(withoutHelpForUnknown(program, argv)), { from: 'user' });
         return exitCode;
       } catch (error) {
         if (!(error instanceof CommanderError)) throw error;
@@ -447,6 +447,25 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       }
     },
   };
+}
+
+/**
+ * `assetgen nope --help` (or `runs nope -h`): commander would print the nearest help and exit 0,
+ * as if the command existed. Without the help flag the line is what it is: an unknown command,
+ * exit 2, as without --help (gh does the same). Words are followed only up to the first option.
+ */
+export function withoutHelpForUnknown(program: Command, argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  const words = end === -1 ? argv : argv.slice(0, end);
+  if (!words.includes('--help') && !words.includes('-h')) return argv;
+  let command = program;
+  for (const word of words) {
+    if (word.startsWith('-') || command.commands.length === 0) return argv;
+    const sub = command.commands.find((candidate) => candidate.name() === word || candidate.aliases().includes(word));
+    if (!sub) return argv.filter((arg, i) => (end !== -1 && i >= end) || (arg !== '--help' && arg !== '-h'));
+    command = sub;
+  }
+  return argv;
 }
 
 /**

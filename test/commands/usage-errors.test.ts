@@ -118,6 +118,29 @@ describe('a command group without its command', () => {
   });
 });
 
+describe('an unknown command with --help', () => {
+  it('is the unknown command (exit 2), not the nearest help (exit 0); a known one still gets its help', async () => {
+    for (const args of [
+      ['nope', '--help'],
+      ['runs', 'nope', '-h'],
+    ]) {
+      const result = await cli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain("unknown command 'nope'");
+      expect(result.stdout).toBe('');
+    }
+    for (const args of [
+      ['runs', '--help'],
+      ['generate', '-h'],
+      ['runs', 'wait', '--help'],
+    ]) {
+      const result = await cli(args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: assetgen /);
+    }
+  });
+});
+
 describe('count options: one bound in every message', () => {
   it('jobs -n and build -j refuse 0, negatives, fractions and words alike: "a whole number ≥ 1"', async () => {
     for (const [option, flag] of [
