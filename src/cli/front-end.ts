@@ -3,6 +3,7 @@
 // their context (`ctx.frontEnd`) instead of spelling a flag, so an MCP client is never told to
 // "pass --force", an argument it does not have. Both wordings live here, side by side.
 import { ENV } from '../config/credentials.js';
+import { FORCE_WOULD, type LeftAloneChange } from '../api/left-alone.js';
 import { toolArgumentsText, type ResumeToolCall } from './resume.js';
 
 /** An option a message may tell the reader to give. */
@@ -79,15 +80,9 @@ export interface FrontEnd {
   readonly leftAlone: (id: string, change: LeftAloneChange) => string;
 }
 
-/** What a build would do to a file it leaves alone (FrontEnd.leftAlone): the same as PlanOptions.leftAlone's. */
-export type LeftAloneChange = 'replace' | 'regenerate' | 'repack';
-
-/** The command line's words for a file a build leaves alone: what --force would do to it. */
-const FORCE_WOULD: Record<LeftAloneChange, string> = {
-  replace: 'left alone (--force replaces it)',
-  regenerate: 'left alone (--force regenerates)',
-  repack: 'left alone (--force re-packs)',
-};
+/** Over MCP, making an asset again by force: no tool does, the person can in a terminal. */
+const askToRegenerate = (id: string): string =>
+  `ask the person to run \`assetgen build ${id} --force\` in a terminal (no tool regenerates by force)`;
 
 /** Over MCP: no tool has --force; the person can, in a terminal (or, for a file assetgen did not make, remove it). */
 const TO_HAVE_IT: Record<LeftAloneChange, string> = {
@@ -219,9 +214,8 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     buildExample: (call) => `call \`build\` with ${buildArguments(call)}`,
     buildAgain: (same) => (same ? 'call `build` again with the same arguments' : 'call `build` again'),
     pick: (id) => `\`pick_variant\` with {"id": ${JSON.stringify(id)}, "take": <k>}`,
-    regenerate: (id) => `ask the person to run \`assetgen build ${id} --force\` in a terminal (no tool regenerates by force)`,
+    regenerate: askToRegenerate,
     // `regenerate`'s words, after how to have the file made anyway.
-    leftAlone: (id, change) =>
-      `left alone; ${TO_HAVE_IT[change]} ask the person to run \`assetgen build ${id} --force\` in a terminal (no tool regenerates by force)`,
+    leftAlone: (id, change) => `left alone; ${TO_HAVE_IT[change]} ${askToRegenerate(id)}`,
   };
 }

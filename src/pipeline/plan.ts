@@ -23,6 +23,7 @@ import { lastCharges, priceFor, type PriceIndex } from './prices.js';
 export { estimateFor, lastCharges, type LastCharges } from './prices.js';
 import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
+import { FORCE_WOULD, type LeftAloneChange } from '../api/left-alone.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
 import { planPost } from './post.js';
 import { withRestore, type RemoteAvailability } from './remote.js';
@@ -78,16 +79,6 @@ export interface PlanOptions {
   /** Prices this machine learned for the service (src/config/learned-prices.ts), used after the lock's own. */
   learnedPrices?: PriceIndex['learned'];
 }
-
-/** What a build would do to a file it leaves alone: replace one assetgen did not make, regenerate an edited output, re-pack an edited sheet. */
-export type LeftAloneChange = 'replace' | 'regenerate' | 'repack';
-
-/** The command line's words for each (PlanOptions.leftAlone's default), as sheet.ts and post.ts write them too. */
-const FORCE_WOULD: Record<LeftAloneChange, string> = {
-  replace: 'left alone (--force replaces it)',
-  regenerate: 'left alone (--force regenerates)',
-  repack: 'left alone (--force re-packs)',
-};
 
 const leftAlone = (options: PlanOptions, id: string, change: LeftAloneChange): string =>
   options.leftAlone ? options.leftAlone(id, change) : FORCE_WOULD[change];
