@@ -3,7 +3,13 @@
 /** What a build would do to a file it leaves alone: replace one assetgen did not make, regenerate an edited output, re-pack an edited sheet. */
 export type LeftAloneChange = 'replace' | 'regenerate' | 'repack';
 
-/** The command line's words for each (PlanOptions.leftAlone's default), as sheet.ts and post.ts write them too. */
+/**
+ * A front end's words for a file a build leaves alone (FrontEnd.leftAlone): that it is left alone,
+ * and how to have asset `id`'s file made anyway. The planner hands them to sheet.ts and post.ts.
+ */
+export type LeftAloneWords = (id: string, change: LeftAloneChange) => string;
+
+/** The command line's words for each (PlanOptions.leftAlone's default). */
 export const FORCE_WOULD: Record<LeftAloneChange, string> = {
   replace: 'left alone (--force replaces it)',
   regenerate: 'left alone (--force regenerates)',

@@ -23,7 +23,7 @@ import { lastCharges, priceFor, type PriceIndex } from './prices.js';
 export { estimateFor, lastCharges, type LastCharges } from './prices.js';
 import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
-import { FORCE_WOULD, type LeftAloneChange } from '../api/left-alone.js';
+import { FORCE_WOULD, type LeftAloneWords } from '../api/left-alone.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
 import { planPost } from './post.js';
 import { withRestore, type RemoteAvailability } from './remote.js';
@@ -68,10 +68,10 @@ export interface PlanOptions {
   pickCommand?: (id: string) => string;
   /**
    * How the reader has a file made that a build leaves alone (ctx.frontEnd.leftAlone): a file at an
-   * asset's `out` assetgen did not make, an edited output or sheet. Default the command line's words
-   * ("left alone (--force replaces it)"), which the sheet and post-step reasons are written in.
+   * asset's `out` assetgen did not make, an edited output, kept original or sheet; handed to
+   * sheet.ts and post.ts for theirs. Default the command line's words ("left alone (--force replaces it)").
    */
-  leftAlone?: (id: string, change: LeftAloneChange) => string;
+  leftAlone?: LeftAloneWords;
   /** `build --prune-takes`: plan to delete the take files of each selected asset that are not picked. */
   pruneTakes?: boolean;
   /** What the remote cache holds (./remote.ts): assets it can give back are planned as `restore`, 0 credits. */
@@ -80,22 +80,10 @@ export interface PlanOptions {
   learnedPrices?: PriceIndex['learned'];
 }
 
-const leftAlone = (options: PlanOptions, id: string, change: LeftAloneChange): string =>
-  options.leftAlone ? options.leftAlone(id, change) : FORCE_WOULD[change];
+const forceWould: LeftAloneWords = (_id, change) => FORCE_WOULD[change];
 
-/**
- * A kept item's reasons in the reader's words (PlanOptions.leftAlone): those of sheet.ts and
- * post.ts end in the command line's; the item itself, changed in place (it is the plan's own).
- */
-function rewordLeftAlone(item: PlanItem, options: PlanOptions): void {
-  const words = options.leftAlone;
-  if (!words || item.action !== 'keep') return;
-  item.reasons = item.reasons.map((reason) => {
-    for (const change of Object.keys(FORCE_WOULD) as LeftAloneChange[])
-      if (reason.endsWith(FORCE_WOULD[change])) return `${reason.slice(0, -FORCE_WOULD[change].length)}${words(item.id, change)}`;
-    return reason;
-  });
-}
+/** The reader's words for a file a build leaves alone: PlanOptions.leftAlone, or the command line's. */
+const leftAloneWords = (options: PlanOptions): LeftAloneWords => options.leftAlone ?? forceWould;
 
 /**
  * What planning needs hashed: every file the lock records, and every single-file `out` of the
@@ -212,21 +200,20 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
     // joined every shard's lock (docs/ci.md): packing is free, and then every input is there.
     const elsewhere =
       options.shard && madeByOtherShards(manifest.assets, lock, hashes, { ...options, shard: options.shard }, pricesOnce, selected);
+    const leftAlone = leftAloneWords(options);
     // A selection takes along the sheets its assets feed (sheet.ts planSheetItem).
     for (const sheet of manifest.assets) {
       if (sheet.kind !== 'sheet' || !inShard(sheet.id, options.shard)) continue;
       if (elsewhere && sheetInputs(sheet.sheet!.from, manifest.assets).some(elsewhere)) continue;
       const files = (): FileCheck[] => checkFiles(lock.assets[sheet.id], hashes);
-      const item = planSheetItem(sheet, manifest.assets, lock, { files, hashes, building, force: options.force, selected });
+      const item = planSheetItem(sheet, manifest.assets, lock, { files, hashes, building, force: options.force, selected, leftAlone });
       if (item) planned.set(sheet.id, item);
     }
   }
   const items: PlanItem[] = [];
   for (const asset of manifest.assets) {
     const item = planned.get(asset.id);
-    if (!item) continue;
-    rewordLeftAlone(item, options);
-    items.push(item);
+    if (item) items.push(item);
   }
   for (const id of removedIds) if (wanted(id)) items.push(planRemoved(id, lock.assets[id], hashes, options));
 
@@ -312,6 +299,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   const spec = specHash(asset, options.service);
   const entry = lock.assets[asset.id];
   const files = checkFiles(entry, hashes);
+  const leftAlone = leftAloneWords(options);
   // Fields assigned in the order of the --json document (not spread from conditional objects: this
   // runs for every asset of every plan, and each spread is a temporary object).
   const item = (status: PlanStatus, action: PlanAction, reasons: string[], sameGeneration = false, takes?: number[]): PlanItem => {
@@ -399,7 +387,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       ? item(status, 'generate', said, again, making)
       : options.force
         ? item(status, 'generate', [...said, `--force: replaces ${foreign}, which assetgen did not make`], false, fresh)
-        : item(status, 'keep', [...reasons, `${foreign} exists and assetgen did not make it: ${leftAlone(options, asset.id, 'replace')}`]);
+        : item(status, 'keep', [...reasons, `${foreign} exists and assetgen did not make it: ${leftAlone(asset.id, 'replace')}`]);
   };
   if (!entry?.spec) return generate('new', ['not built yet']);
   const specChanged = options.compareSpecs !== false && entry.spec !== spec;
@@ -409,14 +397,14 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
     const also = specChanged ? ['the spec changed too'] : [];
     return options.force
       ? item('edited', 'generate', [what, ...also, '--force: regenerated', ...freshReasons()], false, fresh)
-      : item('edited', 'keep', [what, ...also, leftAlone(options, asset.id, 'regenerate')]);
+      : item('edited', 'keep', [what, ...also, leftAlone(asset.id, 'regenerate')]);
   }
   if (specChanged) return generate('changed', [describeChange(entry, asset, options.service)]);
   // With takes, the picked take is what post steps run on (as a kept original is), and the build
   // makes the output from it again after making any missing take.
   const takes = asset.kind === 'image' && !options.force ? missingTakes(asset, entry, options.more, options.moreOption) : undefined;
   const planned = entry.candidates ? withPickedAsOriginal(entry) : entry;
-  const post = options.force ? undefined : planPost(asset, planned, files, hashes);
+  const post = options.force ? undefined : planPost(asset, planned, files, hashes, leftAlone);
   // The picked take's file is gone: asked for again with its key (a replay where the service keeps answers).
   if (post?.action === 'generate' && entry.candidates) {
     const picked = pickedTake(entry);
@@ -433,7 +421,7 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   if (post && foreign && post.action === 'reprocess')
     return item(post.status, 'keep', [
       ...post.reasons.slice(0, -1),
-      `${foreign} exists and assetgen did not make it: ${leftAlone(options, asset.id, 'replace')}`,
+      `${foreign} exists and assetgen did not make it: ${leftAlone(asset.id, 'replace')}`,
     ]);
   if (post) return { ...item(post.status, post.action, post.reasons), ...(post.source ? { source: post.source } : {}) };
   const moved = !files.every((file) => inTarget(file.path, asset.id, asset.out));

@@ -3,6 +3,7 @@
 // re-processes it with no paid call. Here: the paths, the steps' hash the lock records, and the
 // plan's decision. Pure: sharp is loaded by the build that applies the steps, never by planning.
 import path from 'node:path';
+import type { LeftAloneWords } from '../api/left-alone.js';
 import { sameFormat } from '../files/media.js';
 import { slices, type PostStep } from '../imaging/post-steps.js';
 import { sha256, stableStringify } from './hash.js';
@@ -80,19 +81,28 @@ type State = 'ok' | 'edited' | 'missing';
 
 /**
  * Called once an asset's spec is unchanged and no output is edited by hand: undefined when
- * post-processing leaves nothing to do (the caller goes on as for any asset).
+ * post-processing leaves nothing to do (the caller goes on as for any asset). An edited kept
+ * original is left alone, said in the reader's words (`leftAlone`, PlanOptions.leftAlone).
  */
 export function planPost(
   asset: ManifestAsset,
   entry: LockEntry,
   files: readonly { path: string; state: State }[],
   hashes: ReadonlyMap<string, FileHash | null>,
+  leftAlone: LeftAloneWords,
 ): PostDecision | undefined {
   const wanted = asset.post ? postHash(asset.post) : undefined;
   // The last build paid for the image and kept it, but its steps failed (lock.ts `postFailed`): the
   // steps, fixed or tried again, run on the kept original (asked for again, with the same key, if gone).
   if (entry.postFailed)
-    return fromSource(entry, 'missing', ['its post steps failed after it was paid for'], stateOf(entry.original!, hashes));
+    return fromSource(
+      entry,
+      'missing',
+      ['its post steps failed after it was paid for'],
+      stateOf(entry.original!, hashes),
+      asset.id,
+      leftAlone,
+    );
   if (!wanted && !entry.post) return undefined;
   const original = entry.original;
   const source = original?.path ?? files[0]?.path ?? '';
@@ -112,11 +122,22 @@ export function planPost(
   const status = wanted !== entry.post || moved || renamed ? 'changed' : 'missing';
   // Before `post` was added, the output is the generated file itself: it becomes the original.
   const sourceState: State = original ? stateOf(original, hashes) : files.length === 1 && files[0].state === 'ok' ? 'ok' : 'missing';
-  return fromSource(entry, status, what, sourceState, files[0]?.path);
+  return fromSource(entry, status, what, sourceState, asset.id, leftAlone, files[0]?.path);
 }
 
-/** Re-process from the original (or `output`, the file made before `post`) when intact; keep it when edited; else generate. */
-function fromSource(entry: LockEntry, status: PostDecision['status'], what: string[], state: State, output?: string): PostDecision {
+/**
+ * Re-process from the original (or `output`, the file made before `post`) when intact; keep it when
+ * edited, in the reader's words for asset `id` (`leftAlone`); else generate.
+ */
+function fromSource(
+  entry: LockEntry,
+  status: PostDecision['status'],
+  what: string[],
+  state: State,
+  id: string,
+  leftAlone: LeftAloneWords,
+  output?: string,
+): PostDecision {
   const { original } = entry;
   const source = original?.path ?? output;
   if (state === 'ok' && source)
@@ -125,7 +146,7 @@ function fromSource(entry: LockEntry, status: PostDecision['status'], what: stri
     return {
       status: 'edited',
       action: 'keep',
-      reasons: [...what, `${source} (the kept original) edited since assetgen wrote it: left alone (--force regenerates)`],
+      reasons: [...what, `${source} (the kept original) edited since assetgen wrote it: ${leftAlone(id, 'regenerate')}`],
     };
   const gone = original ? `the kept original ${original.path} is missing` : 'no generated original is left';
   return { status, action: 'generate', reasons: [...what, `${gone}: generated again (a paid call)`] };

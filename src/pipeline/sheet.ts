@@ -3,6 +3,7 @@
 // path, the inputs a sheet names, its frames' names, the options' hash the lock records, and the
 // plan's decision. Packing costs nothing; sharp is loaded by the build that packs, never by planning.
 import path from 'node:path';
+import type { LeftAloneWords } from '../api/left-alone.js';
 import { isMediaExtension } from '../files/media.js';
 import { sha256, stableStringify } from './hash.js';
 import { listIds } from './id-list.js';
@@ -149,7 +150,8 @@ export const unbuiltInputs = (
 /**
  * Whether a sheet is packed again: when an input is built in this build, when an input file's hash
  * differs from the one the sheet was packed from, when its options or `out` changed, or its files
- * are missing. A hand-edited atlas or data file is kept (--force re-packs it).
+ * are missing. A hand-edited atlas or data file is kept (--force re-packs it), as is a sheet whose
+ * files someone made: said in the reader's words (`leftAlone`, PlanOptions.leftAlone).
  */
 export function planSheet(
   asset: ManifestAsset & { sheet: SheetSpec },
@@ -161,6 +163,7 @@ export function planSheet(
     building: ReadonlySet<string>;
     hashes: ReadonlyMap<string, FileHash | null>;
     force?: boolean;
+    leftAlone: LeftAloneWords;
   },
 ): SheetDecision {
   const { entry, files, inputs, building, hashes } = context;
@@ -173,7 +176,7 @@ export function planSheet(
       ? {
           status,
           action: 'keep',
-          reasons: [...reasons, `${listIds(foreign)} exists and assetgen did not make it: left alone (--force replaces it)`],
+          reasons: [...reasons, `${listIds(foreign)} exists and assetgen did not make it: ${context.leftAlone(asset.id, 'replace')}`],
         }
       : { status, action: 'reprocess', reasons: [...reasons, 'packed after its inputs, no paid call'] };
   const unbuilt = unbuiltInputs(inputs, building, context.lockedFiles);
@@ -185,7 +188,7 @@ export function planSheet(
     return {
       status: 'edited',
       action: 'keep',
-      reasons: [`${listIds(edited.map((file) => file.path))} edited since assetgen wrote it`, 'left alone (--force re-packs)'],
+      reasons: [`${listIds(edited.map((file) => file.path))} edited since assetgen wrote it`, context.leftAlone(asset.id, 'repack')],
     };
   const why: string[] = [];
   if (context.force) why.push('--force: re-packed');
@@ -218,6 +221,8 @@ export function planSheetItem(
     force?: boolean;
     /** The ids a selection picked; absent: every asset. */
     selected?: ReadonlySet<string>;
+    /** The reader's words for a sheet left alone (PlanOptions.leftAlone). */
+    leftAlone: LeftAloneWords;
   },
 ): PlanItem | undefined {
   const inputs = sheetInputs(asset.sheet!.from, assets);
@@ -234,6 +239,7 @@ export function planSheetItem(
     entry: lock.assets[asset.id],
     inputs,
     lockedFiles,
+    leftAlone: context.leftAlone,
   });
   const reasons = feeders.length && decision.action !== 'none' ? [`fed by ${listIds(feeders)}`, ...decision.reasons] : decision.reasons;
   const spec = sheetSpecHash(asset.sheet!, inputs);
