@@ -2,7 +2,7 @@
 // binary (node bin/assetgen.js mcp …) with a temp HOME and working directory.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult, ClientCapabilities, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities, JSONRPCMessage, Progress } from '@modelcontextprotocol/sdk/types.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -48,15 +48,39 @@ export async function startMcp(options: {
   const client = new Client({ name: 'assetgen-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
   options.setup?.(client);
   await client.connect(transport);
+  // Progress is read off the wire, not through `onprogress`: the SDK's client hands a notification to
+  // its handler a microtask late but settles a response at once, so a last notification that arrives
+  // in the same chunk as the result (likelier on a loaded machine) finds its handler gone and is
+  // dropped. Each call's notifications are kept under its progressToken, which the SDK sets to the
+  // request's id as it sends it (synchronously, inside callTool).
+  const progressByToken = new Map<unknown, Progress[]>();
+  let sentToken: unknown;
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('method' in message && message.method === 'notifications/progress' && message.params) {
+      const { progressToken, ...update } = message.params;
+      progressByToken.get(progressToken)?.push(update as Progress);
+    }
+    deliver?.(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage) => {
+    if ('method' in message && message.method === 'tools/call') sentToken = message.params?._meta?.progressToken;
+    return send(message);
+  };
   return {
     client,
     stderr: () => stderr,
     async call(name, args = {}, callOptions = {}) {
       const progress: Progress[] = [];
-      const result = (await client.callTool({ name, arguments: args }, undefined, {
-        onprogress: (update) => progress.push(update),
+      sentToken = undefined;
+      const pending = client.callTool({ name, arguments: args }, undefined, {
+        onprogress: () => {},
         timeout: callOptions.timeoutMs ?? 20_000,
-      })) as CallToolResult;
+      });
+      const token = sentToken;
+      if (token !== undefined) progressByToken.set(token, progress);
+      const result = (await pending.finally(() => progressByToken.delete(token))) as CallToolResult;
       const first = result.content.find((item) => item.type === 'text');
       const json = first && first.type === 'text' ? parse(first.text) : {};
       return { result, json, progress };
