@@ -1,4 +1,5 @@
-// The assetgen command line on the real process. `--version` is answered without loading anything,
+// The assetgen command line on the real process. `--version` alone is answered without loading anything
+// (with --json, the command table answers: the document of `assetgen version --json`),
 // a plain help request from the help screens rendered at build time (cli/help-screens.cts);
 // everything else goes through the command table (program.cts). CommonJS on purpose: Node starts a
 // CJS entry faster than an ES module graph, and start-up is most of the time of `--help`. This is

@@ -18,6 +18,7 @@ import {
   MAX_TAKES,
 } from './cli/values.cjs';
 import { PREVIEW_MODES } from './ui/preview/modes.cjs';
+import { errorLine } from './ui/labels.cjs';
 import { ENGINES } from './engines/names.cjs';
 
 export { commandPath, EXAMPLES } from './cli/help.cjs';
@@ -56,20 +57,22 @@ export interface BuiltProgram {
 
 export function buildProgram(host: ProgramHost): BuiltProgram {
   let exitCode = 0;
-  /** Wraps a lazily imported command body: the host builds the context and maps errors to exit codes. */
+  /** Runs a lazily imported command body with `options`: the host builds the context and maps errors to exit codes. */
+  const perform = (load: () => Promise<Action>, options: Record<string, unknown>, commandArgs: unknown[]): Promise<number> =>
+    host.execute(options, async (ctx) => {
+      const action = await load();
+      if (typeof action === 'function') return action(ctx, ...commandArgs);
+      const { present } = await import('./cli/command.js');
+      const args = commandArgs as never[];
+      await present(ctx, action, await action.run(ctx, ...args), ...args);
+    });
   const run =
     (load: () => Promise<Action>) =>
     async (...args: unknown[]): Promise<void> => {
       const command = args[args.length - 1] as Command;
-      const commandArgs = args.slice(0, -1);
-      exitCode = await host.execute(command.optsWithGlobals<Record<string, unknown>>(), async (ctx) => {
-        const action = await load();
-        if (typeof action === 'function') return action(ctx, ...commandArgs);
-        const { present } = await import('./cli/command.js');
-        const args = commandArgs as never[];
-        await present(ctx, action, await action.run(ctx, ...args), ...args);
-      });
+      exitCode = await perform(load, command.optsWithGlobals<Record<string, unknown>>(), args.slice(0, -1));
     };
+  const loadVersion = async (): Promise<Action> => (await import('./commands/version.js')).version;
 
   const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -81,15 +84,22 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       writeErr: (text) => {
         if (!jsonErrors) host.writeErr(text);
       },
-      // Commander says "error: …"; assetgen's own errors (src/cli/execute.ts) say "Error: …": one casing.
+      // Commander's "error: …", labelled as assetgen's own errors are (ui/labels.cts): one style.
       outputError: (text, write) => {
-        if (jsonErrors)
-          host.writeErr(`${JSON.stringify({ error: { code: 'usage', message: text.replace(/^error: /, '').trim(), exitCode: 2 } })}\n`);
-        else write(text.replace(/^error: /, 'Error: '));
+        const message = text.replace(/^error: /, '');
+        if (jsonErrors) host.writeErr(`${JSON.stringify({ error: { code: 'usage', message: message.trim(), exitCode: 2 } })}\n`);
+        else write(errorLine(message));
       },
     })
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .description('Game assets (images, videos) from the asset generation service, saved straight into your project.')
+    // `--version --json` (in any order, wherever commander takes --version): the document of
+    // `assetgen version --json` (commands/version.ts), not the bare line. Registered before
+    // .version() adds its listener, which prints the line; run() below catches this and runs the
+    // version command instead.
+    .on('option:version', () => {
+      if (jsonErrors) throw new CommanderError(0, VERSION_DOCUMENT, 'the version as a --json document');
+    })
     .version(host.version, '-V, --version')
     .option('--base-url <url>', 'service base URL (env ASSETGEN_BASE_URL)', parseBaseUrl)
     .option('--mock', 'run this command against an in-process bundled mock service (no setup, no credits)')
@@ -422,10 +432,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .addOption(new Option('--agent-ids <kind>').choices(['image', 'video']).hideHelp())
     .action(run(async () => (await import('./commands/completion.js')).completionOf(program) as Action));
 
-  program
-    .command('version')
-    .description('print the version of assetgen (also -v, -V, --version)')
-    .action(run(async () => (await import('./commands/version.js')).version));
+  program.command('version').description('print the version of assetgen (also -v, -V, --version)').action(run(loadVersion));
 
   attachExamples(program);
 
@@ -440,6 +447,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
         return exitCode;
       } catch (error) {
         if (!(error instanceof CommanderError)) throw error;
+        if (error.code === VERSION_DOCUMENT) return await perform(loadVersion, { json: true }, []);
         if (error.exitCode === 0) return 0;
         if (jsonErrors && error.code === 'commander.help' && missingCommandOf)
           host.writeErr(`${JSON.stringify({ error: missingCommandError(missingCommandOf) })}\n`);
@@ -448,6 +456,9 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     },
   };
 }
+
+/** The CommanderError code that stands for `--version --json` (see the 'option:version' listener). */
+const VERSION_DOCUMENT = 'assetgen.versionDocument';
 
 /**
  * `assetgen nope --help` (or `runs nope -h`): commander would print the nearest help and exit 0,

@@ -1,5 +1,6 @@
 // What a command spent: every charged call of the command summed (submission and polls), refunds,
-// and the balance from the last response that reported one. `--json` prints it as `credits`.
+// the balance from the last response that reported one, and the charged calls whose answer never
+// came (their charge is not known). `--json` prints it as `credits`.
 import type { Credits } from '../client/types.js';
 
 /** The `credits` object of every `--json` document and error (docs/cli.md, "Credits"). */
@@ -8,6 +9,12 @@ export interface CreditsReport {
   refunded: number;
   /** null until the service has reported a balance. */
   balance: number | null;
+  /**
+   * Calls whose charge is not known (absent when every charge is): a poll made with an API key that
+   * got no answer — the wait stopped while it was out, or its connection was lost — may still be
+   * charged by the service. `charged` is then at least what it says, `balance` at most.
+   */
+  unknownCharges?: number;
 }
 
 export class CreditTally {
@@ -15,6 +22,7 @@ export class CreditTally {
   #refunded = 0;
   #balance: number | null = null;
   #paidEarlier = 0;
+  #unknownCharges = 0;
 
   /** Adds what one response reported. */
   add(credits: Credits | undefined): void {
@@ -35,17 +43,48 @@ export class CreditTally {
     this.#refunded += amount;
   }
 
+  /** A charged call got no answer (a poll with an API key, stopped while out): the service may still charge it. */
+  chargeNotKnown(): void {
+    this.#unknownCharges += 1;
+  }
+
   get report(): CreditsReport {
-    return { charged: this.#charged, refunded: this.#refunded, balance: this.#balance };
+    const report: CreditsReport = { charged: this.#charged, refunded: this.#refunded, balance: this.#balance };
+    if (this.#unknownCharges) report.unknownCharges = this.#unknownCharges;
+    return report;
   }
 }
 
-/** A credits report in words: "Charged 10 credits; 990 remaining.", or undefined when nothing is known. */
+/** "a poll got no answer", "2 polls got no answer": the calls of unknown charge (CreditsReport.unknownCharges). */
+const noAnswer = (count: number): string => `${count === 1 ? 'a poll' : `${count} polls`} got no answer`;
+
+/**
+ * What a report's calls of unknown charge mean, in words (undefined when there are none), for a
+ * message about a stopped poll (a hint, a still-running answer): "A poll got no answer: the service
+ * may still charge it (not counted in the credits reported)."
+ */
+export function unknownChargesNote(report: CreditsReport): string | undefined {
+  const count = report.unknownCharges;
+  if (!count) return undefined;
+  const text = `${noAnswer(count)}: the service may still charge ${count === 1 ? 'it' : 'them'} (not counted in the credits reported).`;
+  return `${text[0].toUpperCase()}${text.slice(1)}`;
+}
+
+/**
+ * A credits report in words: "Charged 10 credits; 990 remaining.", or undefined when nothing is
+ * known. With a charge not known: "Charged at least 10 credits (a poll got no answer: its charge is
+ * not known); at most 990 remaining."
+ */
 export function creditsLine(report: CreditsReport): string | undefined {
   const parts: string[] = [];
-  if (report.charged) parts.push(`Charged ${plural(report.charged, 'credit')}`);
+  const unknown = report.unknownCharges ?? 0;
+  if (unknown)
+    parts.push(
+      `charged at least ${plural(report.charged, 'credit')} (${noAnswer(unknown)}: ${unknown === 1 ? 'its charge is' : 'their charges are'} not known)`,
+    );
+  else if (report.charged) parts.push(`Charged ${plural(report.charged, 'credit')}`);
   if (report.refunded) parts.push(`refunded ${report.refunded}`);
-  if (report.balance !== null) parts.push(`${report.balance} remaining`);
+  if (report.balance !== null) parts.push(`${unknown ? 'at most ' : ''}${report.balance} remaining`);
   if (!parts.length) return undefined;
   const text = parts.join('; ');
   return `${text[0].toUpperCase()}${text.slice(1)}.`;

@@ -10,7 +10,7 @@ export class UsageError extends AssetgenError {
 
 /**
  * The user said no at a confirmation (or pressed Ctrl-C/Escape at a prompt). Not a failure of the
- * tool: printed as a quiet line, never "Error:".
+ * tool: printed as a quiet line, never "error:".
  */
 export class CancelledError extends AssetgenError {
   constructor(message: string) {

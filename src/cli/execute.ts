@@ -15,6 +15,7 @@ import { jobOf } from './resume.js';
 import { takesOf } from './takes.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { LocalFileError, localFileErrorOf } from '../config/errors.js';
+import { errorLine } from '../ui/labels.cjs';
 import { sanitizeText, terminalSafeJson } from '../ui/sanitize.js';
 import { CommandContext, type GlobalOptions, type IO } from './context.js';
 import { interruptSignals } from '../platform.js';
@@ -137,7 +138,8 @@ export function answeredByDocument<E extends object>(error: E): E {
 /** The `error` object of a `--json` failure (and of an MCP tool error), with `credits` once any were spent. */
 export function errorDocument(error: unknown, ctx: CommandContext | undefined): Record<string, unknown> {
   const credits = ctx?.credits.report;
-  const spent = credits && (credits.charged || credits.refunded || credits.balance !== null);
+  // A call of unknown charge (a poll with no answer) may have spent some: said too.
+  const spent = credits && (credits.charged || credits.refunded || credits.balance !== null || credits.unknownCharges);
   return { ...describe(error, exitCodeFor(error)), ...(spent ? { credits } : {}) };
 }
 
@@ -167,9 +169,9 @@ function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Rec
     return;
   }
   const style = ctx?.out.style;
-  const label = (text: string): string => (style ? style.bold(style.red(text)) : text);
+  // Every failure's first line is `error: …` (ui/labels.cts), as commander's usage errors are.
   if (!(error instanceof AssetgenError)) {
-    write(`${label('Error:')} ${error instanceof Error ? error.message : String(error)}`);
+    write(errorLine(error instanceof Error ? error.message : String(error), style));
     if (verbose && error instanceof Error && error.stack) write(error.stack);
     else write('This is a bug in assetgen; run again with --verbose for details.');
     return;
@@ -178,7 +180,8 @@ function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Rec
     write(sanitizeText(error.message));
     return;
   }
-  write(error instanceof AbortedError ? label('Interrupted.') : `${label('Error:')} ${sanitizeText(error.message)}`);
+  const interrupted = style ? style.bold(style.red('Interrupted.')) : 'Interrupted.';
+  write(error instanceof AbortedError ? interrupted : errorLine(sanitizeText(error.message), style));
   if (error.hint) write(sanitizeText(error.hint));
   if (error instanceof ApiError) {
     write(`HTTP ${error.status}${error.requestId ? `, request id ${sanitizeText(error.requestId)}` : ''}`);

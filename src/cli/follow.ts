@@ -1,6 +1,7 @@
 // Following a paid job to its end with live progress: a workflow run (one node per poll) or a
-// video job. One place journals what happened, adds what the polls cost to the command's tally,
-// and makes sure that however the wait ends, the error names the job and the command that resumes it.
+// video job. One place journals what happened, adds what the polls cost to the command's tally (a
+// poll that got no answer as a charge not known), and makes sure that however the wait ends, the
+// error names the job and the command that resumes it.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import {
   AbortedError,
@@ -15,12 +16,14 @@ import {
   TimeoutError,
   withHint,
 } from '../client/errors.js';
+import { pollGotNoAnswer, waitForRun, waitForVideo } from '../client/poll.js';
 import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
 import { isObject } from '../client/values.js';
 import { requireCallerId } from '../client/normalize.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
+import { unknownChargesNote } from './credits.js';
 import { mockEndsWithCommand } from './front-end.js';
 import { savedResult, type SavedResult } from './report.js';
 import { absoluteOutput, attachJob, resumeCommand, resumeToolCall, type PaidJob, type ResumeTarget } from './resume.js';
@@ -139,7 +142,7 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, tar
   // Known paid once the service has answered for the run: its submission, or any poll.
   let answered = initial !== undefined;
   try {
-    const run = await client.waitForRun(target.id, {
+    const run = await waitForRun((id, o) => countedPoll(ctx, () => client.getRun(id, o)), target.id, {
       signal: ctx.signal,
       initial,
       onProgress: (update) => {
@@ -160,8 +163,7 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, tar
     progress.succeed(`Run ${run.id} ${run.state} (${run.completedNodes ?? '?'}/${run.totalNodes ?? '?'} nodes).`);
     return run;
   } catch (error) {
-    finishFailed(ctx, client, progress, target, error);
-    throw rememberPaidJob(ctx, error, target, answered);
+    throw stopped(ctx, client, progress, target, error, answered);
   }
 }
 
@@ -175,7 +177,7 @@ export async function followVideo(
   const progress = await startProgress(ctx.out, `Video job ${target.id}: ${initial?.state ?? 'waiting'}…`);
   let answered = initial !== undefined;
   try {
-    const job = await client.waitForVideo(target.id, {
+    const job = await waitForVideo((id, o) => countedPoll(ctx, () => client.getVideo(id, o)), target.id, {
       signal: ctx.signal,
       initial,
       intervalMs: target.intervalMs,
@@ -197,9 +199,61 @@ export async function followVideo(
     progress.succeed(`Video job ${target.id} succeeded.`);
     return job;
   } catch (error) {
-    finishFailed(ctx, client, progress, target, error);
-    throw rememberPaidJob(ctx, error, target, answered);
+    throw stopped(ctx, client, progress, target, error, answered);
   }
+}
+
+/**
+ * One poll of a job (`poll`), counted for what it leaves unknown: a poll made with an API key is
+ * charged, and one that got no answer (stopped while it was out — Ctrl-C, --timeout,
+ * max_wait_seconds — or its connection lost) may be charged all the same, after the command stopped
+ * listening. The command's `credits` then say so (unknownCharges), so no figure it reports is ever
+ * short of the service's, and the error says it in words.
+ */
+export async function countedPoll<T>(ctx: CommandContext, poll: () => Promise<T>): Promise<T> {
+  try {
+    return await poll();
+  } catch (error) {
+    if (pollGotNoAnswer(error) && pollsCharged(ctx)) {
+      ctx.credits.chargeNotKnown();
+      // What the command reports: the signal's reason when it was stopped.
+      noteUnknownCharge(ctx, ctx.signal.aborted ? ctx.signal.reason : error);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Whether a poll is charged: it goes with the session when one is configured (the client prefers
+ * it for calls that are not paid, and the service charges only key-authenticated calls, service-api
+ * §5) — as the in-process mock's client always has one — and with the API key otherwise.
+ */
+export function pollsCharged(ctx: CommandContext): boolean {
+  if (ctx.globals.mock) return false;
+  try {
+    return !ctx.credentials().sessionCookie;
+  } catch {
+    return true; // credentials that cannot be read again say nothing: the charge is not known
+  }
+}
+
+/** The error a stopped wait ends with says, when a poll's charge is not known, what that means. */
+function noteUnknownCharge<T>(ctx: CommandContext, error: T): T {
+  return withHint(error, unknownChargesNote(ctx.credits.report));
+}
+
+/** However a wait ends but by the job's end: the progress line closed, the job remembered, a poll's unknown charge said. */
+function stopped(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  progress: Progress,
+  target: ResumeTarget,
+  error: unknown,
+  answered: boolean,
+): unknown {
+  finishFailed(ctx, client, progress, target, error);
+  // After rememberPaidJob: it replaces a connection error's hint with the resume advice.
+  return noteUnknownCharge(ctx, rememberPaidJob(ctx, error, target, answered));
 }
 
 function finishFailed(ctx: CommandContext, client: AssetgenClient, progress: Progress, target: ResumeTarget, error: unknown): void {

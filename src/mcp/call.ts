@@ -8,6 +8,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { AbortedError, TimeoutError } from '../client/errors.js';
 import type { Command, CommandResult } from '../cli/command.js';
 import type { CommandContext, JobProgress } from '../cli/context.js';
+import { unknownChargesNote } from '../cli/credits.js';
 import type { FrontEnd } from '../cli/front-end.js';
 import { effectiveError, errorDocument } from '../cli/execute.js';
 import { jobOf, resumeTargetOf, resumeToolCall, toolArgumentsText, type ResumeToolCall } from '../cli/resume.js';
@@ -136,13 +137,15 @@ function stillRunning(
   resume: ResumeToolCall,
   budgetMs: number,
 ): CallToolResult {
+  const credits = ctx.credits.report;
+  const unknown = unknownChargesNote(credits);
   const document = {
     job,
     state: 'running',
-    message: `The ${job.kind === 'video' ? 'video job' : 'run'} ${job.id} is still running after ${Math.round(budgetMs / 1000)}s; it is paid for and goes on.`,
+    message: `The ${job.kind === 'video' ? 'video job' : 'run'} ${job.id} is still running after ${Math.round(budgetMs / 1000)}s; it is paid for and goes on.${unknown ? ` ${unknown}` : ''}`,
     resume,
     hint: stillRunningHint(resume, job.resume),
-    credits: ctx.credits.report,
+    credits,
     ...(ctx.globals.mock ? { mock: true } : {}),
   };
   return { content: [jsonText(document)], structuredContent: document };

@@ -5,7 +5,13 @@
 import { ASSET_OUTCOMES, type AssetOutcome } from '../pipeline/outcome.js';
 import { z } from './sdk.js';
 
-const credits = z.object({ charged: z.number(), refunded: z.number(), balance: z.number().nullable() });
+/** `unknownCharges`: polls that got no answer, whose charge is not known (`charged` is then at least what it says). */
+const credits = z.object({
+  charged: z.number(),
+  refunded: z.number(),
+  balance: z.number().nullable(),
+  unknownCharges: z.number().int().positive().optional(),
+});
 const skipped = z.array(z.looseObject({ id: z.string().nullable(), why: z.string() }));
 const media = z.object({
   path: z.string(),

@@ -2,6 +2,7 @@
 // everything for a human (progress, hints, warnings, errors) on stderr, silenced by --quiet.
 // Colours come from chalk, loaded only when there are colours to draw (a terminal, or FORCE_COLOR):
 // a piped or --json run never pays for it.
+import { errorLine, warningLine } from './labels.cjs';
 import { sanitizeText, terminalSafeJson } from './sanitize.js';
 
 /** The few styles the CLI uses; a chalk instance fits, and so does the plain one. */
@@ -95,14 +96,20 @@ export class Output {
     this.streams.stderr.write(`${message}\n`);
   }
 
+  /** `warning: …` (ui/labels.cts), on stderr; nothing with --quiet. */
   warn(message: string): void {
     if (this.quiet) return;
-    this.streams.stderr.write(`${this.style.yellow('warning:')} ${message}\n`);
+    this.streams.stderr.write(`${warningLine(message, this.style)}\n`);
   }
 
   /** Errors are printed even with --quiet: a script needs to know why it failed. */
   error(message: string): void {
     this.streams.stderr.write(`${message}\n`);
+  }
+
+  /** A failure beside the one the command ends with: `error: …` (ui/labels.cts), even with --quiet. */
+  failure(message: string): void {
+    this.error(errorLine(message, this.style));
   }
 
   /** Server-provided text, made safe for a terminal. */

@@ -145,7 +145,7 @@ describe('auth status --json: one document on one stream', () => {
     const result = await project.run(['auth', 'status'], { env: project.home.env });
     expect(result.code).toBe(4);
     expect(result.stdout).toMatch(/Ready: +no/);
-    expect(result.stderr).toMatch(/^Error: Not logged in/m);
+    expect(result.stderr).toMatch(/^error: Not logged in/m);
   });
 
   it('a credentials file it cannot read is a failure, not an answer: stdout empty, one JSON line on stderr', async () => {

@@ -36,7 +36,7 @@ describe('--json errors', () => {
     expect(expectJsonFailure(await cli(['video', 'create', 'torch']), 2, 'usage').message).toContain('--yes');
   });
 
-  it('without --json, commander\'s usage errors read like assetgen\'s own: "Error: …", exit 2', async () => {
+  it('without --json, commander\'s usage errors read like assetgen\'s own: "error: …", exit 2', async () => {
     for (const args of [
       ['frobnicate'],
       ['generate', 'x', '-a', 'sprite-artist', '--bogus'],
@@ -45,7 +45,7 @@ describe('--json errors', () => {
     ]) {
       const result = await project.run(args);
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr, args.join(' ')).toMatch(/^Error: \S/);
+      expect(result.stderr, args.join(' ')).toMatch(/^error: \S/);
     }
   });
 

@@ -16,7 +16,7 @@ describe('a lost answer to a paid call', () => {
       await project.mock.config({ faults: { rate: 0, kinds: ['truncate'] } });
       expect(people.code).toBe(1);
       const lines = people.stderr.split('\n');
-      const afterError = lines[lines.findIndex((line) => line.startsWith('Error: ')) + 1];
+      const afterError = lines[lines.findIndex((line) => line.startsWith('error: ')) + 1];
       expect(afterError).toMatch(/^The service may have done this \(and charged for it\).*--idempotency-key /);
       expect(people.stderr).not.toMatch(/try again/i);
       const error = JSON.parse(machine.stderr.trim().split('\n').at(-1)!).error as { hint: string; idempotencyKey: string };

@@ -44,7 +44,7 @@ describe('prompts on a terminal', () => {
     // A "no" is a quiet cancel (exit 2, as gh does), not an error.
     expect(await declined.exit).toBe(2);
     expect(declined.output()).toContain('Cancelled: no video job was submitted and nothing was charged.');
-    expect(declined.output()).not.toContain('Error:');
+    expect(declined.output()).not.toContain('error:');
     let state = (await (await fetch(`${mock.url}/__mock/state`)).json()) as { ledger: { amount: number }[] };
     expect(state.ledger.filter((entry) => entry.amount === -180)).toHaveLength(0);
 

@@ -220,10 +220,10 @@ describe.concurrent('assetgen install on a terminal', () => {
     session.write(`${mock.apiKey}\r`);
     await session.waitFor('Write these files?');
     session.write('n\r');
-    // A "no" is a quiet cancel: exit 2, one line, no "Error:".
+    // A "no" is a quiet cancel: exit 2, one line, no "error:".
     expect(await session.exit).toBe(2);
     expect(session.screen()).toContain('Cancelled: nothing was written.');
-    expect(session.screen()).not.toContain('Error:');
+    expect(session.screen()).not.toContain('error:');
     expect(fs.existsSync(path.join(home.home, '.cursor'))).toBe(false);
     expect(fs.existsSync(manifest)).toBe(false);
     expect(fs.existsSync(credentials)).toBe(false);
@@ -276,7 +276,7 @@ describe.concurrent('assetgen install on a terminal', () => {
         if (answer === 'no') {
           expect(await session.exit).toBe(2);
           expect(session.screen()).toContain(cancelled);
-          expect(session.screen()).not.toContain('Error:');
+          expect(session.screen()).not.toContain('error:');
         } else {
           expect(await session.exit).toBe(130);
           expect(session.screen()).toContain('Nothing was changed.');

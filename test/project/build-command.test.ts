@@ -90,7 +90,7 @@ describe('assetgen build --dry-run', () => {
     const before = await project.mock.state();
     const result = await run(['build', '--dry-run']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Error: assetgen.yaml:6:5: assets[0].agnt: unknown field');
+    expect(result.stderr).toContain('error: assetgen.yaml:6:5: assets[0].agnt: unknown field');
     const json = jsonError(await run(['build', '--dry-run', '--json']));
     expect(json).toMatchObject({ code: 'usage', exitCode: 2 });
     expect(json.message).toMatch(/^assetgen\.yaml:6:5: /);

@@ -61,7 +61,7 @@ describe('the service refuses the credentials: exit 4', () => {
     expect(result.code, result.stderr).toBe(EXIT.auth);
     expect(result.stderr).toMatch(/^✗ a1 {2}failed: Unknown API key\.$/m);
     expect(result.stderr).toMatch(/^- a2 {2}skipped: not started: the service refused the credentials$/m);
-    expect(result.stderr).toMatch(/^Error: Unknown API key\.$/m);
+    expect(result.stderr).toMatch(/^error: Unknown API key\.$/m);
     expect(result.stderr).not.toMatch(/assets? failed/);
   });
 

@@ -57,7 +57,7 @@ describe('build --check', () => {
     const again = await served(() => cli(['build', '--check']));
     expect([again.result.code, again.requests, again.charges]).toEqual([EXIT.checksFailed, 0, 0]);
     expect(again.result.stderr).toContain('✗ assets/sword.png (sword): alpha required, but every pixel is opaque');
-    expect(again.result.stderr).toMatch(/^Error: 1 check failed: /m);
+    expect(again.result.stderr).toMatch(/^error: 1 check failed: /m);
 
     // `checks:` is not part of any spec: changing it builds nothing, and the gate passes.
     writeFiles(project.cwd, { 'assetgen.yaml': manifest('forbidden') });

@@ -176,7 +176,7 @@ describe('assetgen check', () => {
     expect(rows.find((row) => row[0] === 'gem-1')!.slice(7)).toEqual(['0/64', 'ok']);
     expect(result.stderr).toContain('✗ assets/sprite.png (sprite): fill 0.25 is below the min of 0.5\n');
     expect(result.stderr).toContain('✗ assets/floor.png (floor): seam 40 is above the max of 8\n');
-    expect(result.stderr).toMatch(/^Error: 4 checks failed: /m);
+    expect(result.stderr).toMatch(/^error: 4 checks failed: /m);
   });
 
   it('the same outputs under rules at their exact figures pass: exit 0', async () => {

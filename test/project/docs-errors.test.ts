@@ -1,5 +1,5 @@
 // docs/build.md's "Errors" example is what assetgen prints: its manifest, run as the doc shows, gives
-// the doc's text byte for byte (the first line with the "Error: " every failure starts with), exit 2.
+// the doc's text byte for byte (the first line with the "error: " every failure starts with), exit 2.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

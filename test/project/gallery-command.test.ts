@@ -110,7 +110,7 @@ describe('assetgen build --report', () => {
     expect(statuses('r.html')).toEqual({ sword: 'new', shield: 'unchanged', hero: 'skipped', torch: 'skipped' });
     expect(card('r.html', 'torch').html).toMatch(/<p class="reason">would pass --max-credits 25/);
     expect(card('r.html', 'hero').html).toMatch(/<p class="reason">its price is unknown/);
-    expect(result.stderr.indexOf('Report: r.html')).toBeLessThan(result.stderr.indexOf('Error: Held at --max-credits 25'));
+    expect(result.stderr.indexOf('Report: r.html')).toBeLessThan(result.stderr.indexOf('error: Held at --max-credits 25'));
   });
 
   it('a report path that cannot be written is refused before anything is charged, as a saved -o file is', async () => {

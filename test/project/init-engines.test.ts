@@ -320,7 +320,9 @@ describe('assetgen init --engine phaser|pixi', () => {
   it('prints the line to add and writes no engine file', async () => {
     const phaser = await init(['--engine', 'phaser']);
     expect(phaser.code, phaser.stderr).toBe(0);
-    expect(phaser.stderr).toContain('  pixelArt: true,');
+    // The code to paste is the result: on stdout, after the files written (test/commands/init-snippet-quiet.test.ts).
+    expect(phaser.stdout).toContain('  pixelArt: true,');
+    expect(phaser.stderr).not.toContain('pixelArt');
     expect(tree()).toEqual(['.gitignore', 'assetgen.yaml']);
     const pixi = await init(['--engine', 'pixi', '--json']);
     expect(pixi.code, pixi.stderr).toBe(0);

@@ -170,7 +170,7 @@ describe('provenance: sidecar', () => {
     const result = await project.run(['build', 'sword', 'broken', '--quiet']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      `Error: 1 provenance sidecar could not be written: ${inFolder('assets/icons/sword.png')}.\nError: 1 asset failed: broken.`,
+      `error: 1 provenance sidecar could not be written: ${inFolder('assets/icons/sword.png')}.\nerror: 1 asset failed: broken.`,
     );
     const json = await project.run(['build', 'sword', 'broken', '--json']);
     expect(jsonError(json)).toMatchObject({ code: 'build_failed' });

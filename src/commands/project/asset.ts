@@ -12,7 +12,7 @@ import {
   JobFailedError,
   RateLimitError,
 } from '../../client/errors.js';
-import { waitForRun, waitForVideo } from '../../client/poll.js';
+import { pollGotNoAnswer, waitForRun, waitForVideo } from '../../client/poll.js';
 import type { AssetgenClient, CallOptions, Credits } from '../../client/types.js';
 import type { CommandContext } from '../../cli/context.js';
 import type { CreditTally } from '../../cli/credits.js';
@@ -522,7 +522,7 @@ function budgetedClient(
         reservation.charged(error.credits.charged);
         budget.learnPollPrice(error.credits.charged);
         await run.writer.charged(item.id, jobCredits());
-      } else if (!(error instanceof ApiError) && !run.pollsWithSession && budget.pollPrice > 0) {
+      } else if (pollGotNoAnswer(error) && !run.pollsWithSession && budget.pollPrice > 0) {
         // No answer (stopped, or the connection lost): the service may still charge it. The lock
         // keeps "not known" (written before the poll), and the cap counts it as charged.
         polls.unknownCharge = true;

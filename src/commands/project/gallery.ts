@@ -74,7 +74,12 @@ type LockGallery = Awaited<ReturnType<typeof writeLockGallery>>;
 
 async function writeLockGallery(ctx: CommandContext, options: ReportOptions) {
   // The default file next to the manifest is assetgen's own (replaced every time); a file `-o` names may be someone's.
-  if (options.output && !options.force) refuseForeignReport(ctx, path.resolve(ctx.cwd, options.output));
+  if (options.output && !options.force)
+    refuseForeignReport(
+      ctx,
+      path.resolve(ctx.cwd, options.output),
+      `Pass ${ctx.frontEnd.option('force')} to replace it, or choose another path with ${ctx.frontEnd.option('output')}.`,
+    );
   const { file, manifest, lockFile, service, lock, hashes } = openPlannedProject(ctx, options.file);
   // The service is part of every spec. Without one configured, the report still shows the lock and
   // the files, but cannot tell whether a spec changed since the build: it says so in the header.
@@ -200,11 +205,16 @@ function summary(ctx: CommandContext, target: string, totals: GalleryTotals, cre
 
 /**
  * Where the gallery goes, by the confinement rule a saved `-o` file follows (its folder is its
- * root; never through a link): checked before a build pays (build.ts), then written.
+ * root; never through a link), and never over a file that is not a gallery assetgen wrote: checked
+ * before a build pays (build.ts), then written. On build, --force means new paid generations, so
+ * nothing overrides the refusal: remove the file or choose another path.
  */
 export function checkReportTarget(ctx: CommandContext, target: string): void {
-  const absolute = path.resolve(ctx.cwd, target);
-  placeToWrite(outputRoot(ctx, absolute), absolute, displayPath(ctx, absolute));
+  refuseForeignReport(
+    ctx,
+    path.resolve(ctx.cwd, target),
+    'Remove it, or choose another path with --report <file.html> (--force does not replace it: on build, it pays to regenerate assets).',
+  );
 }
 
 /** How far into an existing file the gallery's generator tag is looked for (it comes before the stylesheet, in the first KB). */
@@ -213,17 +223,18 @@ const REPORT_HEAD_BYTES = 16 * 1024;
 const GENERATOR_TAG = '<meta name="generator" content="assetgen">';
 
 /**
- * Refuses (exit 2, before anything is read or written) an `-o` file that is there already and is
- * not a gallery assetgen wrote: one whose <head>, within its first bytes, holds the generator tag.
- * The gallery assetgen wrote there before (`report -o`, `build --report`) is replaced, as a re-run does.
- * A link or another kind of file is refused by the write itself (files/confine.ts).
+ * Refuses (exit 2, before anything is read or written) a gallery path (`report -o`, `build
+ * --report`) where a file is there already and is not a gallery assetgen wrote: one whose <head>,
+ * within its first bytes, holds the generator tag. The gallery assetgen wrote there before is
+ * replaced, as a re-run does. A path that leaves its root or goes through a link is refused here
+ * too (placeToWrite); another kind of file, by the write itself (files/confine.ts). `hint`: how to go on.
  */
-function refuseForeignReport(ctx: CommandContext, absolute: string): void {
+function refuseForeignReport(ctx: CommandContext, absolute: string, hint: string): void {
   const shown = displayPath(ctx, absolute);
   if (placeToWrite(outputRoot(ctx, absolute), absolute, shown).entry !== 'file' || isOwnReport(absolute)) return;
   throw new UsageError(
     sanitizeLine(`${shown} already exists and is not a gallery assetgen wrote (no assetgen generator tag in its <head>).`),
-    sanitizeLine(`Pass ${ctx.frontEnd.option('force')} to replace it, or choose another path with ${ctx.frontEnd.option('output')}.`),
+    sanitizeLine(hint),
   );
 }
 

@@ -51,7 +51,7 @@ export interface InitResult {
   files: { path: string; action: PlannedChange['action']; purpose: string }[];
   /** Where the build writes provenance sidecars: the manifest's `provenance:` (`configured`), else where `provenance: sidecar` would. */
   sidecars: { configured: boolean; place: SidecarPlace['sidecars']; dir?: string };
-  /** Phaser and PixiJS: the code to add (nothing is written for them). */
+  /** Phaser and PixiJS: the code to add (nothing is written for them), printed on stdout. */
   snippet?: EngineSetup['snippet'];
   /** Files written, relative to the current directory (printed on stdout). */
   written: string[];
@@ -162,10 +162,12 @@ function renderInit(ctx: CommandContext, result: InitResult): void {
   for (const file of result.written) ctx.out.result(file);
   if (result.dryRun) ctx.out.info('Dry run: nothing was written.');
   else if (!result.changed) ctx.out.info('Already set up: nothing to write.');
+  // Phaser's and PixiJS's one result: the code to paste, on stdout as it is (even with -q), after
+  // the files written; only the line saying where it goes is for people (stderr).
   if (result.snippet) {
     ctx.out.info(`Add this to ${result.snippet.where} (assetgen writes nothing for it):`);
     ctx.out.info('');
-    for (const line of result.snippet.code.split('\n')) ctx.out.info(`  ${line}`);
+    ctx.out.result(result.snippet.code);
     ctx.out.info('');
   }
   const place: SidecarPlace =

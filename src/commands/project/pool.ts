@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CommandContext } from '../../cli/context.js';
 import { plural } from '../../cli/credits.js';
+import { pollsCharged } from '../../cli/follow.js';
 import {
   CreditBudget,
   DeclaredPriceCheck,
@@ -74,8 +75,8 @@ export async function runPlan(
     requestSignal: grace.signal,
     resumeCommand: options.resumeCommand,
     capName: options.capName,
-    // The in-process mock's client has a session of its own.
-    pollsWithSession: ctx.globals.mock || (client !== undefined && Boolean(ctx.credentials().sessionCookie)),
+    // Whether polls go uncharged (a session, or the in-process mock's own): the single commands' rule (cli/follow.ts).
+    pollsWithSession: client === undefined ? ctx.globals.mock : !pollsCharged(ctx),
   };
   /** An asset's end (or its not starting), said in a line of its own. */
   const finish = (result: ItemResult): void => {

@@ -70,11 +70,11 @@ export function settleRun(ctx: CommandContext, result: BuildRun): void {
   try {
     throwForOutcome(ctx, result);
   } catch (error) {
-    if (!ctx.out.json) for (const after of afterwards) ctx.out.error(`Error: ${sanitizeLine(after.message)}`);
+    if (!ctx.out.json) for (const after of afterwards) ctx.out.failure(sanitizeLine(after.message));
     throw error;
   }
   if (!afterwards.length) return;
-  if (!ctx.out.json) for (const after of afterwards.slice(1)) ctx.out.error(`Error: ${sanitizeLine(after.message)}`);
+  if (!ctx.out.json) for (const after of afterwards.slice(1)) ctx.out.failure(sanitizeLine(after.message));
   throw afterwards[0];
 }
 
