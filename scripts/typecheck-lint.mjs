@@ -5,7 +5,8 @@
 // together ~50 s of CPU cold, this ~30 s). Here tsc's program, once checked, is handed to ESLint
 // (`parserOptions.programs`), whose typed rules then read types the check already worked out.
 // The checks are the same: tsconfig.json's diagnostics, then eslint.config.js over the same files
-// as `eslint .`. Prints tsc's errors and ESLint's report; exits 1 when either finds anything.
+// as `eslint .` (src/ only: Biome lints the rest, in `npm run biome-check`). Prints tsc's errors
+// and ESLint's report; exits 1 when either finds anything.
 // package.json runs it with --single-threaded-gc: in `npm test` vitest's workers keep both cores
 // busy, and V8's parallel GC helpers only contend with them (vitest.config.ts says the same).
 import path from 'node:path';

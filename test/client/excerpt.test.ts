@@ -10,7 +10,7 @@ import { LIMITS, readErrorBody } from '../../src/client/limits.js';
 import { gzipBomb } from '../support/http.js';
 
 const MiB = 2 ** 20;
-// eslint-disable-next-line no-control-regex -- looking for exactly these
+// biome-ignore lint/suspicious/noControlCharactersInRegex: looking for exactly these
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 describe('excerpt', () => {

@@ -12,7 +12,7 @@ const MiB = 2 ** 20;
 const REPORT_BOUND = 4096;
 /** One quoted field (a message, `raw`): the 1 KiB excerpt and its size statement. */
 const FIELD_BOUND = 1024 + 200;
-// eslint-disable-next-line no-control-regex -- control bytes other than the line breaks of the report
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control bytes other than the line breaks of the report
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 /** Money words: a charge printed, or a job said to be paid for. */
 const MONEY = /Charged|charged -|paid for|is paid|100000000000000000000 credits/;

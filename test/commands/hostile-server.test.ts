@@ -10,7 +10,7 @@ import { jsonError, runInProcess } from '../support/cli.js';
 import { json, type Handler, useScriptedService } from '../support/http.js';
 
 const PNG = renderPng('sprite-artist', 'hostile');
-// eslint-disable-next-line no-control-regex -- looking for exactly these bytes
+// biome-ignore lint/suspicious/noControlCharactersInRegex: looking for exactly these bytes
 const ESC = /[\u001b\u0007\u009b]/;
 
 const service = useScriptedService(runInProcess);

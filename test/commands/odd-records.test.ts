@@ -59,7 +59,7 @@ describe('workflows list with odd records', () => {
     expect(warnings[0]).toBe(
       'warning: skipped the workflow "wf with spaces": has an id assetgen does not accept (1 to 128 letters, digits, _ . : - only).',
     );
-    // eslint-disable-next-line no-control-regex -- looking for exactly these bytes
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for exactly these bytes
     expect(result.stderr).not.toMatch(/[\u001b\u0007]/);
   });
 

@@ -111,7 +111,7 @@ describe('prompts on a terminal', () => {
     await coloured.waitFor('180 credits');
     coloured.write('n\r');
     await coloured.exit;
-    // eslint-disable-next-line no-control-regex -- looking for colour escapes on purpose
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for colour escapes on purpose
     const colours = /\x1b\[[0-9;]*m/;
     expect(coloured.output()).toMatch(colours);
     const plain = spawnPty(['video', 'create', 'torch', '--no-color'], env);
@@ -127,7 +127,7 @@ describe('prompts on a terminal', () => {
     expect(await session.exit).toBe(0);
     const output = session.output();
     expect(output).toContain('node 1/');
-    // eslint-disable-next-line no-control-regex -- cursor control: erase line, cursor up/hide/show
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: cursor control: erase line, cursor up/hide/show
     expect(output).not.toMatch(/\x1b\[(\d*[ABCDGJK]|\?25[lh])/);
   });
 

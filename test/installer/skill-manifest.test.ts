@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../src/pipeline/manifest.js';
 
 const SKILL = fs.readFileSync(new URL('../../skills/assetgen/SKILL.md', import.meta.url), 'utf8');
-const yamlBlocks = [...SKILL.matchAll(/```yaml\n([^]*?)```/g)].map((match) => match[1]!);
+const yamlBlocks = [...SKILL.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!);
 
 describe("the skill's manifest examples", () => {
   it('the matrix, post steps and sheet example is a valid manifest that expands as its comments say', () => {

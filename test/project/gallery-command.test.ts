@@ -28,7 +28,7 @@ interface Card {
 /** The cards of a gallery file, in order. */
 function cards(file: string): Card[] {
   const html = fs.readFileSync(path.resolve(project.cwd, file), 'utf8');
-  return [...html.matchAll(/<article class="card s-(\w+)" data-id="([^"]*)" data-status="\w+">([^]*?)<\/article>/g)].map((m) => ({
+  return [...html.matchAll(/<article class="card s-(\w+)" data-id="([^"]*)" data-status="\w+">([\s\S]*?)<\/article>/g)].map((m) => ({
     status: m[1]!,
     id: m[2]!,
     html: m[3]!,

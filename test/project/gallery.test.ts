@@ -186,7 +186,7 @@ describe('gallery renderer', () => {
   });
 
   it('puts a checkerboard behind images (CSS only: transparency shows), not behind videos', () => {
-    const style = /<style>([^]*)<\/style>/.exec(renderGallery(gallery([asset()])))![1]!;
+    const style = /<style>([\s\S]*)<\/style>/.exec(renderGallery(gallery([asset()])))![1]!;
     expect(style).toMatch(
       /figure img, figure video, \.placeholder \{[^}]*background: repeating-conic-gradient\(var\(--check-a\) 0 25%, var\(--check-b\) 0 50%\)/,
     );
@@ -216,7 +216,7 @@ describe('gallery renderer', () => {
     ])
       expect(html).toMatch(
         new RegExp(
-          `<article class="card s-${status}" data-id="${id}" data-status="${status}">[^]*?<span class="badge s-${status}">${status}</span>`,
+          `<article class="card s-${status}" data-id="${id}" data-status="${status}">[\\s\\S]*?<span class="badge s-${status}">${status}</span>`,
         ),
       );
     expect(html).toContain('<li class="chip s-new"><span class="n">2</span> new</li>');

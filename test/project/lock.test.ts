@@ -75,8 +75,8 @@ describe('reading a lock', () => {
     expect(bad({ lockfileVersion: 1, assets: { a: { kind: 'sound', files: [] } } })).toBe(
       'assetgen.lock: assets.a.kind: must be image, workflow, video or sheet',
     );
-    for (const escape of ['../outside.png', '/etc/passwd', 'a/../../b.png', 'C:/x.png', 'a\\b.png', ''])
-      expect(bad({ lockfileVersion: 1, assets: { a: { kind: 'image', files: [{ path: escape, sha256: SHA, size: 1 }] } } })).toContain(
+    for (const outside of ['../outside.png', '/etc/passwd', 'a/../../b.png', 'C:/x.png', 'a\\b.png', ''])
+      expect(bad({ lockfileVersion: 1, assets: { a: { kind: 'image', files: [{ path: outside, sha256: SHA, size: 1 }] } } })).toContain(
         'is not a path inside the project',
       );
     expect(bad({ lockfileVersion: 1, assets: { a: { kind: 'image', files: [], job: { spec: 's' } } } })).toContain('assets.a.job');

@@ -165,7 +165,7 @@ describe('sheets in a build', () => {
     expect(items(await build()).icons).toMatchObject({ outcome: 'unchanged' });
     // The gallery shows the first page with its frame outlined, each page a picture, no JSON as one.
     expect((await project.run(['report', '-o', 'out/pages.html'])).code).toBe(0);
-    const card = /<article class="card[^"]*" data-id="icons"[^]*?<\/article>/.exec(fs.readFileSync(file('out/pages.html'), 'utf8'))![0];
+    const card = /<article class="card[^"]*" data-id="icons"[\s\S]*?<\/article>/.exec(fs.readFileSync(file('out/pages.html'), 'utf8'))![0];
     expect(card).toContain('alt="assets/icons-0.png">');
     expect(card).toContain('<dt>frames</dt><dd>1</dd><dt>data</dt><dd><code>assets/icons-0.json</code></dd>');
     expect(card.match(/<figure/g)).toHaveLength(3);
@@ -339,7 +339,7 @@ describe('sheets in a build', () => {
     for (const page of ['out/gallery.html', 'out/lock.html']) {
       if (page === 'out/lock.html') expect((await project.run(['report', '-o', page])).code).toBe(0);
       const html = fs.readFileSync(file(page), 'utf8');
-      const card = /<article class="card[^"]*" data-id="icons"[^]*?<\/article>/.exec(html)![0];
+      const card = /<article class="card[^"]*" data-id="icons"[\s\S]*?<\/article>/.exec(html)![0];
       expect(card).toContain(
         `<div class="frames"><img src="data:image/png;base64,${fs.readFileSync(file('assets/icons.png')).toString('base64')}"`,
       );

@@ -188,7 +188,7 @@ describe('the gallery of a project with takes', () => {
     ]);
     expect(parseJson(result).items.find((item: { id: string }) => item.id === 'shield').takes).toBeUndefined();
     const html = fs.readFileSync(path.join(project.cwd, 'out', 'r.html'), 'utf8');
-    const card = /<article class="card s-\w+ has-takes" data-id="sword"[^]*?<\/article>/.exec(html)![0];
+    const card = /<article class="card s-\w+ has-takes" data-id="sword"[\s\S]*?<\/article>/.exec(html)![0];
     expect(card.match(/<li class="take[^"]*" data-k="(\d+)" data-picked="(\w+)">/g)).toEqual([
       '<li class="take" data-k="1" data-picked="false">',
       '<li class="take picked" data-k="2" data-picked="true">',

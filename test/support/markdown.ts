@@ -39,7 +39,8 @@ export function plainText(node: MdNode): string {
   return (node.children ?? []).map(plainText).join('');
 }
 
-const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function render(node: MdNode, cell = 'td'): string {
   const inner = (tag = cell): string => (node.children ?? []).map((child) => render(child, tag)).join('');
@@ -51,13 +52,13 @@ function render(node: MdNode, cell = 'td'): string {
     case 'heading':
       return `<h${node.depth}>${inner()}</h${node.depth}>\n`;
     case 'text':
-      return escape(node.value ?? '');
+      return escapeHtml(node.value ?? '');
     case 'html':
       return node.value ?? '';
     case 'inlineCode':
-      return `<code>${escape(node.value ?? '')}</code>`;
+      return `<code>${escapeHtml(node.value ?? '')}</code>`;
     case 'inlineMath':
-      return `<span class="math">${escape(node.value ?? '')}</span>`;
+      return `<span class="math">${escapeHtml(node.value ?? '')}</span>`;
     case 'emphasis':
       return `<em>${inner()}</em>`;
     case 'strong':
@@ -67,9 +68,9 @@ function render(node: MdNode, cell = 'td'): string {
     case 'break':
       return '<br>';
     case 'link':
-      return `<a href="${escape(node.url ?? '')}">${inner()}</a>`;
+      return `<a href="${escapeHtml(node.url ?? '')}">${inner()}</a>`;
     case 'image':
-      return `<img src="${escape(node.url ?? '')}" alt="${escape(node.alt ?? '')}">`;
+      return `<img src="${escapeHtml(node.url ?? '')}" alt="${escapeHtml(node.alt ?? '')}">`;
     case 'table': {
       const [head, ...rows] = node.children ?? [];
       return `<table>\n<thead>${head ? render(head, 'th') : ''}</thead>\n<tbody>\n${rows.map((row) => render(row)).join('\n')}\n</tbody>\n</table>\n`;
@@ -85,7 +86,7 @@ function render(node: MdNode, cell = 'td'): string {
     case 'blockquote':
       return `<blockquote>${inner()}</blockquote>\n`;
     case 'code':
-      return `<pre><code>${escape(node.value ?? '')}</code></pre>\n`;
+      return `<pre><code>${escapeHtml(node.value ?? '')}</code></pre>\n`;
     case 'thematicBreak':
       return '<hr>\n';
     default:

@@ -98,11 +98,11 @@ export function replayLines(output: string): { screen: string[]; erased: string[
   const erased: string[] = [];
   let row = 0;
   let atLineStart = true;
-  /* eslint-disable no-control-regex -- escape sequences are what this reads */
+  // biome-ignore-start lint/suspicious/noControlCharactersInRegex: escape sequences are what this reads
   const tokens = output.replace(/\x1b\[[0-9;]*m/g, '').match(/\x1b\[(\d*)([AJ])|\x1b\[\??[0-9;]*[a-zA-Z]|\r|\n|[^\x1b\r\n]+/g) ?? [];
   for (const token of tokens) {
     const move = /^\x1b\[(\d*)([AJ])$/.exec(token);
-    /* eslint-enable no-control-regex */
+    // biome-ignore-end lint/suspicious/noControlCharactersInRegex: the escape sequences end here
     if (move?.[2] === 'A') row = Math.max(0, row - Number(move[1] || 1));
     else if (move?.[2] === 'J') erased.push(...screen.splice(row));
     else if (token === '\r' || token === '\n') {

@@ -28,7 +28,7 @@ async function cells(cell: string): Promise<MdNode[]> {
 }
 
 /** What a cell shows: the text, line breaks and control characters as spaces. */
-// eslint-disable-next-line no-control-regex -- control characters are what a cell turns into spaces
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a cell turns into spaces
 const shown = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
 
 describe('markdownCell', () => {
