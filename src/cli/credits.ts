@@ -12,7 +12,9 @@ export interface CreditsReport {
   /**
    * Calls whose charge is not known (absent when every charge is): a poll made with an API key that
    * got no answer — the wait stopped while it was out, or its connection was lost — may still be
-   * charged by the service. `charged` is then at least what it says, `balance` at most.
+   * charged by the service; so may each attempt of a poll (or any call without an Idempotency-Key
+   * made with the key) that the client asked again after its connection dropped
+   * (Credits.unknownCharges). `charged` is then at least what it says, `balance` at most.
    */
   unknownCharges?: number;
 }
@@ -24,11 +26,12 @@ export class CreditTally {
   #paidEarlier = 0;
   #unknownCharges = 0;
 
-  /** Adds what one response reported. */
+  /** Adds what one response reported: its charge, and the charges of its lost attempts as not known. */
   add(credits: Credits | undefined): void {
     if (credits?.charged !== undefined) this.#charged += credits.charged;
     if (credits?.paidEarlier !== undefined) this.#paidEarlier += credits.paidEarlier;
     if (credits?.remaining !== undefined) this.#balance = credits.remaining;
+    if (credits?.unknownCharges) this.#unknownCharges += credits.unknownCharges;
   }
 
   /**

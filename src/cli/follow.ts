@@ -208,7 +208,9 @@ export async function followVideo(
  * charged, and one that got no answer (stopped while it was out — Ctrl-C, --timeout,
  * max_wait_seconds — or its connection lost) may be charged all the same, after the command stopped
  * listening. The command's `credits` then say so (unknownCharges), so no figure it reports is ever
- * short of the service's, and the error says it in words.
+ * short of the service's, and the error says it in words. (A poll answered only on the client's
+ * retry brings its lost attempts in its answer's credits, Credits.unknownCharges: the tally counts
+ * them as it adds the answer, CreditTally.add.)
  */
 export async function countedPoll<T>(ctx: CommandContext, poll: () => Promise<T>): Promise<T> {
   try {

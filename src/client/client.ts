@@ -114,27 +114,35 @@ export function createClient(options: ClientOptions): AssetgenClient {
     };
   }
 
-  /** One JSON call; whatever its answer says about credits goes to `onCredits`. */
+  /** One JSON call: its body, and what the transport knows of it; whatever it says about credits goes to `onCredits`. */
   async function json(
     name: EndpointName,
     params: Record<string, string>,
     body: unknown,
     o: CallOptions | undefined,
-  ): Promise<JsonResponse> {
-    const response = await http.json(call(name, params, body, o));
-    // A replay after a lost attempt is this call's own charge only if no earlier call can have used
-    // the key: one the client made up, or one the caller says is new.
-    if (response.earlierAttemptLost && !(o?.idempotencyKey === undefined || o.keyIsNew)) response.earlierAttemptLost = false;
-    options.onCredits?.(readCredits(response.body, response.headers, response));
-    return response;
+  ): Promise<{ body: unknown; info: ResponseInfo }> {
+    const spec = call(name, params, body, o);
+    const response = await http.json(spec);
+    const info = responseInfo(spec, response, o);
+    options.onCredits?.(readCredits(response.body, response.headers, info));
+    return { body: response.body, info };
   }
 
-  const info = (response: JsonResponse): ResponseInfo => ({
-    headers: response.headers,
-    requestId: response.requestId,
-    baseUrl: base.href,
-    earlierAttemptLost: response.earlierAttemptLost,
-  });
+  /** What an answer's record and credits are read with, the attempts its call lost (if any) weighed. */
+  function responseInfo(spec: Call, response: JsonResponse, o: CallOptions | undefined): ResponseInfo {
+    const info: ResponseInfo = { headers: response.headers, requestId: response.requestId, baseUrl: base.href };
+    const lost = response.attemptsLost ?? 0;
+    if (!lost) return info;
+    // A replay after a lost attempt is this call's own charge only if no earlier call can have used
+    // the key: one the client made up, or one the caller says is new.
+    if (o?.idempotencyKey === undefined || o.keyIsNew) info.earlierAttemptLost = true;
+    // A call without a key (a poll, a list) made with the API key is charged on every attempt that
+    // reaches the service (service-api §5), and each retry is a call of its own: what each lost
+    // attempt cost is not known (Credits.unknownCharges). A session's calls are not charged, and a
+    // keyed call's retries are replays.
+    if (spec.idempotencyKey === undefined && spec.credential === 'apiKey') info.unknownCharges = lost;
+    return info;
+  }
 
   const client: AssetgenClient = {
     baseUrl: base.href.replace(/\/$/, ''),
@@ -142,7 +150,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
     async generate(req: GenerateRequest, o?: CallOptions) {
       if (http.has('apiKey')) {
         const response = await json('generate', {}, { agentId: req.agentId, prompt: req.prompt }, o);
-        return normalizeGeneration(response.body, info(response));
+        return normalizeGeneration(response.body, response.info);
       }
       if (http.has('session')) return client.generateWithSession(req, o);
       throw new MissingCredentialsError('Generating needs an API key (or a session cookie), and the client has neither.');
@@ -150,7 +158,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
 
     async generateWithSession(req: GenerateRequest, o?: CallOptions) {
       const response = await json('sessionGenerate', {}, { agentId: req.agentId, prompt: req.prompt }, o);
-      return normalizeGeneration(response.body, info(response));
+      return normalizeGeneration(response.body, response.info);
     },
 
     stream(req: GenerateRequest, o?: CallOptions) {
@@ -172,12 +180,12 @@ export function createClient(options: ClientOptions): AssetgenClient {
     async runWorkflow(id: string, overrides?: Record<string, string>, o?: CallOptions) {
       const body = overrides && Object.keys(overrides).length > 0 ? { overrides } : {};
       const response = await json('runWorkflow', { id: requireCallerId(id, 'The workflow id') }, body, o);
-      return normalizeRun(response.body, info(response));
+      return normalizeRun(response.body, response.info);
     },
 
     async getRun(runId: string, o?: SignalOptions) {
       const response = await json('getRun', { runId: requireCallerId(runId, 'The run id') }, undefined, o);
-      return normalizeRun(response.body, info(response));
+      return normalizeRun(response.body, response.info);
     },
 
     waitForRun: (runId, o) => waitForRun((id, options) => client.getRun(id, options), requireCallerId(runId, 'The run id'), o),
@@ -188,12 +196,12 @@ export function createClient(options: ClientOptions): AssetgenClient {
       if (req.durationSeconds !== undefined) body.durationSeconds = req.durationSeconds;
       if (req.aspectRatio !== undefined) body.aspectRatio = req.aspectRatio;
       const response = await json('createVideo', {}, body, o);
-      return normalizeVideo(response.body, info(response));
+      return normalizeVideo(response.body, response.info);
     },
 
     async getVideo(id: string, o?: SignalOptions) {
       const response = await json('getVideo', { id: requireCallerId(id, 'The video job id') }, undefined, o);
-      return normalizeVideo(response.body, info(response));
+      return normalizeVideo(response.body, response.info);
     },
 
     waitForVideo: (id, o) => waitForVideo((jobId, options) => client.getVideo(jobId, options), requireCallerId(id, 'The video job id'), o),

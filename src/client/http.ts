@@ -55,10 +55,12 @@ export interface JsonResponse {
   body: unknown;
   requestId?: string;
   /**
-   * An earlier attempt of this call got no whole answer (the connection dropped, the body was cut
-   * short): the service may have carried it out, so a replayed answer to the retry is this call's own.
+   * How many earlier attempts of this call got no whole answer (the connection dropped, the body was
+   * cut short; absent when none): the service may have carried each of them out. For a keyed call, a
+   * replayed answer to the retry may then be this call's own charge; an unkeyed one's attempts were
+   * each a call of its own (client.ts, `responseInfo`, says what they cost).
    */
-  earlierAttemptLost?: boolean;
+  attemptsLost?: number;
 }
 
 /**
@@ -253,18 +255,11 @@ export class HttpClient {
 
   /** A JSON call with retries. A 2xx body that is cut short is retried like a network error. */
   async json(call: Call): Promise<JsonResponse> {
-    let lost = false;
     /** What the headers of keyed attempts whose answers were then lost said they charged (each exchange's own charge). */
     const lostCharges = { charged: 0, remaining: undefined as number | undefined };
     const what = (): string => describe(call);
     try {
-      return await this.#jsonAttempts(
-        call,
-        what,
-        lostCharges,
-        (value) => (lost = value),
-        () => lost,
-      );
+      return await this.#jsonAttempts(call, what, lostCharges);
     } catch (error) {
       throw this.#chargedThenFailed(call, error, lostCharges);
     }
@@ -297,9 +292,9 @@ export class HttpClient {
     call: Call,
     what: () => string,
     lostCharges: { charged: number; remaining: number | undefined },
-    setLost: (value: boolean) => void,
-    wasLost: () => boolean,
   ): Promise<JsonResponse> {
+    /** The attempts so far that got no whole answer (JsonResponse.attemptsLost). */
+    let lost = 0;
     const noteLostCharge = (headers: HeaderMap): void => {
       if (call.idempotencyKey === undefined) return;
       const credits = readCredits(undefined, headers);
@@ -312,10 +307,9 @@ export class HttpClient {
         response = await this.once(call, attempt);
       } catch (error) {
         // A status answer (409, 429, 5xx) says the attempt was not carried out; a network failure does not.
-        if (error instanceof RetryableFailure && !(error.error instanceof ApiError)) setLost(true);
+        if (error instanceof RetryableFailure && !(error.error instanceof ApiError)) lost += 1;
         throw error;
       }
-      const earlier = wasLost();
       let text: string;
       try {
         text = await readLimited(response.body, LIMITS.jsonBytes, what, num(header(response.headers, 'content-length')));
@@ -323,7 +317,7 @@ export class HttpClient {
         if (call.signal?.aborted) throw abortError(call.signal);
         // Too large, or longer than announced: the same answer again would be no better.
         if (error instanceof AssetgenError) throw error;
-        setLost(true);
+        lost += 1;
         const failure = transportError(error, `${what()}: reading the response`);
         this.#refuseChargedRetry(call, response.headers, failure);
         noteLostCharge(response.headers);
@@ -344,7 +338,7 @@ export class HttpClient {
         });
         // Declared JSON that does not parse was most likely cut short in transit.
         if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
-          setLost(true);
+          lost += 1;
           this.#refuseChargedRetry(call, response.headers, failure);
           noteLostCharge(response.headers);
           throw new RetryableFailure(failure, 'incomplete JSON response');
@@ -357,7 +351,7 @@ export class HttpClient {
         body,
         requestId: response.requestId ?? requestIdOf(response.headers, body),
       };
-      if (earlier) answer.earlierAttemptLost = true;
+      if (lost) answer.attemptsLost = lost;
       return answer;
     });
   }

@@ -15,6 +15,8 @@ export interface ResponseInfo {
   baseUrl: string;
   /** See readCredits. */
   earlierAttemptLost?: boolean;
+  /** Earlier attempts of the call whose charge is not known: see Credits.unknownCharges. */
+  unknownCharges?: number;
 }
 
 const STATES: Record<string, JobState> = {};
@@ -102,8 +104,14 @@ function findContentType(record: Json): string | undefined {
  * the headers are absent. `earlierAttemptLost`: an earlier attempt of this same call, with a key no
  * other call used, got no answer,
  * so the charge a replay reports was this call's own (the service carried out the lost attempt).
+ * `unknownCharges`: earlier attempts of an unkeyed call made with the API key that got no answer,
+ * each of which the service may have charged (client.ts works it out); carried as it is.
  */
-export function readCredits(body: unknown, headers: HeaderMap, options: { earlierAttemptLost?: boolean } = {}): Credits {
+export function readCredits(
+  body: unknown,
+  headers: HeaderMap,
+  options: { earlierAttemptLost?: boolean; unknownCharges?: number } = {},
+): Credits {
   let bodyCharged: number | undefined;
   let bodyRemaining: number | undefined;
   if (isObject(body)) {
@@ -130,6 +138,7 @@ export function readCredits(body: unknown, headers: HeaderMap, options: { earlie
     if (charged !== undefined) credits.charged = charged;
   }
   if (remaining !== undefined) credits.remaining = remaining;
+  if (options.unknownCharges) credits.unknownCharges = options.unknownCharges;
   return credits;
 }
 

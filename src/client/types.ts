@@ -75,6 +75,15 @@ export interface Credits {
    * its asset's cost when nothing recorded that charge.
    */
   paidEarlier?: number;
+  /**
+   * Earlier attempts of this call that got no answer, whose charge is therefore not known (absent
+   * when there were none). Only for a call without an Idempotency-Key (a poll, a list) made with the
+   * API key: the service charges each such attempt that reaches it, and the client asked again after
+   * the connection dropped or the answer was cut short, a call of its own. `charged` is this
+   * answer's alone: the ledger may hold up to this many calls' price more. A session's calls (not
+   * charged) and keyed calls (their retries are replays) never carry it.
+   */
+  unknownCharges?: number;
 }
 
 export interface Meta {

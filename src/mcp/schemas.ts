@@ -5,7 +5,7 @@
 import { ASSET_OUTCOMES, type AssetOutcome } from '../pipeline/outcome.js';
 import { z } from './sdk.js';
 
-/** `unknownCharges`: polls that got no answer, whose charge is not known (`charged` is then at least what it says). */
+/** `unknownCharges`: polls (or attempts of them the client retried) that got no answer, whose charge is not known (`charged` is then at least what it says). */
 const credits = z.object({
   charged: z.number(),
   refunded: z.number(),

@@ -118,7 +118,10 @@ export async function buildAsset(
     globals: { quiet: true, json: false },
   });
   const tally = quiet.credits;
-  /** A charged poll was out when the wait stopped (Ctrl-C, --timeout, a dropped connection): its charge is not known. */
+  /**
+   * A charged poll was out when the wait stopped (Ctrl-C, --timeout, a dropped connection), or an
+   * answered poll's earlier attempt got no answer (Credits.unknownCharges): its charge is not known.
+   */
   const polls = { unknownCharge: false };
   /** The job's charges so far: what the lock recorded before this build, plus this build's (null: not known). */
   const jobCredits = (): number | null => {
@@ -479,6 +482,8 @@ async function produceVideo(job: Production, steps: PaidSteps): Promise<string[]
  * journalled too: the job's charge is recorded as unknown while the poll is out and as the new
  * total once it is answered, so a build killed (kill -9) while waiting leaves the exact total for
  * its resume, and one killed during a poll leaves "not known", never a figure short of the ledger.
+ * A poll whose charge is not known (stopped while out, or answered after attempts that got none)
+ * leaves the job's total not known for good, and the cap counts a poll's price for each such charge.
  */
 function budgetedClient(
   run: AssetRun,
@@ -522,15 +527,15 @@ function budgetedClient(
         reservation.charged(error.credits.charged);
         budget.learnPollPrice(error.credits.charged);
         await run.writer.charged(item.id, jobCredits());
-      } else if (pollGotNoAnswer(error) && !run.pollsWithSession && budget.pollPrice > 0) {
-        // No answer (stopped, or the connection lost): the service may still charge it. The lock
-        // keeps "not known" (written before the poll), and the cap counts it as charged.
-        polls.unknownCharge = true;
-        reservation.charged(budget.pollPrice);
+      } else if (pollGotNoAnswer(error)) {
+        // No answer (stopped, or the connection lost): the service may still charge it.
+        pollChargesNotKnown(run, reservation, polls, 1);
       }
       throw error;
     }
     budget.learnPollPrice(answer.credits.charged ?? 0);
+    // Answered after attempts that got no answer (the client asked again): each may have been charged.
+    if (answer.credits.unknownCharges) pollChargesNotKnown(run, reservation, polls, answer.credits.unknownCharges);
     await run.writer.charged(item.id, jobCredits());
     return answer;
   };
@@ -555,6 +560,17 @@ function budgetedClient(
     waitForRun: (id, options) => waitForRun(getRun, id, options),
     waitForVideo: (id, options) => waitForVideo(getVideo, id, options),
   };
+}
+
+/**
+ * `count` charges of an asset's polls not known: the service may have taken them. The lock keeps
+ * "not known" (written before the poll: budgetedClient), and the cap counts each at a poll's price.
+ * Not when polls are known to be free: with a session, or at a price learned as 0.
+ */
+function pollChargesNotKnown(run: AssetRun, reservation: Reservation, polls: { unknownCharge: boolean }, count: number): void {
+  if (run.pollsWithSession || run.budget.pollPrice <= 0) return;
+  polls.unknownCharge = true;
+  reservation.charged(count * run.budget.pollPrice);
 }
 
 /** `-o` as the single commands take it (absolute: the manifest's paths are relative to its folder): a file, or a folder with a trailing slash. */
