@@ -47,8 +47,8 @@ export class CreditTally {
   }
 
   /** A charged call got no answer (a poll with an API key, stopped while out): the service may still charge it. */
-  chargeNotKnown(): void {
-    this.#unknownCharges += 1;
+  chargeNotKnown(count = 1): void {
+    this.#unknownCharges += count;
   }
 
   get report(): CreditsReport {

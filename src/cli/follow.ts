@@ -16,7 +16,7 @@ import {
   TimeoutError,
   withHint,
 } from '../client/errors.js';
-import { pollGotNoAnswer, waitForRun, waitForVideo } from '../client/poll.js';
+import { pollChargesNotKnownIn, waitForRun, waitForVideo } from '../client/poll.js';
 import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
 import { isObject } from '../client/values.js';
 import { requireCallerId } from '../client/normalize.js';
@@ -216,8 +216,9 @@ export async function countedPoll<T>(ctx: CommandContext, poll: () => Promise<T>
   try {
     return await poll();
   } catch (error) {
-    if (pollGotNoAnswer(error) && pollsCharged(ctx)) {
-      ctx.credits.chargeNotKnown();
+    const unknown = pollChargesNotKnownIn(error);
+    if (unknown > 0 && pollsCharged(ctx)) {
+      ctx.credits.chargeNotKnown(unknown);
       // What the command reports: the signal's reason when it was stopped.
       noteUnknownCharge(ctx, ctx.signal.aborted ? ctx.signal.reason : error);
     }

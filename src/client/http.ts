@@ -258,10 +258,13 @@ export class HttpClient {
     /** What the headers of keyed attempts whose answers were then lost said they charged (each exchange's own charge). */
     const lostCharges = { charged: 0, remaining: undefined as number | undefined };
     const what = (): string => describe(call);
+    const attempts = { unanswered: 0 };
     try {
-      return await this.#jsonAttempts(call, what, lostCharges);
+      return await this.#jsonAttempts(call, what, lostCharges, attempts);
     } catch (error) {
-      throw this.#chargedThenFailed(call, error, lostCharges);
+      const failure = this.#chargedThenFailed(call, error, lostCharges);
+      if (failure instanceof AssetgenError && attempts.unanswered > 0) failure.unansweredAttempts = attempts.unanswered;
+      throw failure;
     }
   }
 
@@ -292,22 +295,35 @@ export class HttpClient {
     call: Call,
     what: () => string,
     lostCharges: { charged: number; remaining: number | undefined },
+    attempts: { unanswered: number },
   ): Promise<JsonResponse> {
-    /** The attempts so far that got no whole answer (JsonResponse.attemptsLost). */
-    let lost = 0;
     const noteLostCharge = (headers: HeaderMap): void => {
       if (call.idempotencyKey === undefined) return;
       const credits = readCredits(undefined, headers);
       lostCharges.charged += credits.charged ?? 0;
       if (credits.remaining !== undefined) lostCharges.remaining = credits.remaining;
     };
+    /** The attempt's whole answer is in: it is not one of the unanswered (JsonResponse.attemptsLost). */
+    const answered = (): void => {
+      attempts.unanswered -= 1;
+    };
+    /** A whole answer, with the attempts before it that got none. */
+    const withLost = (answer: JsonResponse): JsonResponse => {
+      answered();
+      if (attempts.unanswered > 0) answer.attemptsLost = attempts.unanswered;
+      return answer;
+    };
     return this.retrying(call.signal, async (attempt) => {
+      // Counted as unanswered from the moment it may be sent until a whole answer is in: one stopped
+      // while out, cut short, or refused is one whose outcome (and charge) is not known.
+      attempts.unanswered += 1;
       let response: OpenResponse;
       try {
         response = await this.once(call, attempt);
       } catch (error) {
-        // A status answer (409, 429, 5xx) says the attempt was not carried out; a network failure does not.
-        if (error instanceof RetryableFailure && !(error.error instanceof ApiError)) lost += 1;
+        // A status answer (409, 429, 5xx, 4xx) is an answer; a request refused before sending was never out.
+        const statusAnswer = error instanceof ApiError || (error instanceof RetryableFailure && error.error instanceof ApiError);
+        if (statusAnswer || error instanceof InvalidArgumentError) answered();
         throw error;
       }
       let text: string;
@@ -317,7 +333,6 @@ export class HttpClient {
         if (call.signal?.aborted) throw abortError(call.signal);
         // Too large, or longer than announced: the same answer again would be no better.
         if (error instanceof AssetgenError) throw error;
-        lost += 1;
         const failure = transportError(error, `${what()}: reading the response`);
         this.#refuseChargedRetry(call, response.headers, failure);
         noteLostCharge(response.headers);
@@ -329,7 +344,8 @@ export class HttpClient {
           text,
         );
       }
-      if (text.trim() === '') return { status: response.status, headers: response.headers, body: null, requestId: response.requestId };
+      if (text.trim() === '')
+        return withLost({ status: response.status, headers: response.headers, body: null, requestId: response.requestId });
       const body = parseJson(text);
       if (body === undefined) {
         const size = num(header(response.headers, 'content-length'));
@@ -338,21 +354,18 @@ export class HttpClient {
         });
         // Declared JSON that does not parse was most likely cut short in transit.
         if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
-          lost += 1;
           this.#refuseChargedRetry(call, response.headers, failure);
           noteLostCharge(response.headers);
           throw new RetryableFailure(failure, 'incomplete JSON response');
         }
         throw failure;
       }
-      const answer: JsonResponse = {
+      return withLost({
         status: response.status,
         headers: response.headers,
         body,
         requestId: response.requestId ?? requestIdOf(response.headers, body),
-      };
-      if (lost) answer.attemptsLost = lost;
-      return answer;
+      });
     });
   }
 

@@ -2,7 +2,7 @@
 // credits, so waitForRun polls back to back while the run advances and stops at the first
 // terminal answer; waitForVideo backs off from the service's hint up to a cap.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
-import { AbortedError, ChargedAnswerLostError, ConnectionError, JobFailedError, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { AssetgenError, ChargedAnswerLostError, JobFailedError } from './errors.js';
 import { excerpt } from './excerpt.js';
 import { pause, throwIfAborted } from './failures.js';
 import { isTerminal } from './normalize.js';
@@ -27,21 +27,18 @@ async function pollOnce<T>(poll: () => Promise<T>, lost: { inARow: number }): Pr
 }
 
 /**
- * A poll that failed this way got no answer the client counted: it was stopped while out (the
- * caller's abort, a timeout), its connection was lost, or its answer was refused (nothing of a
- * refused answer is counted). The service may have charged it all the same — a poll made with an
- * API key is charged — so what it cost is not known. An error answer (ApiError) says what it cost,
- * a ChargedAnswerLostError was counted from its headers, and an error thrown before anything was
- * sent (a refused id, a budget's refusal) cost nothing: those are known.
+ * How many attempts of a failed poll got no answer the client counted (0 when all did): stopped
+ * while out (the caller's abort, a timeout), the connection lost, cut short, or refused. The service
+ * may have charged each of them all the same — a poll made with the API key is charged — so what
+ * they cost is not known. The http layer counts them on the error (`unansweredAttempts`); a
+ * ChargedAnswerLostError's own attempt was counted from its headers, an error answer (ApiError)
+ * says what it cost, and an error thrown before anything was sent (a refused id, a budget's
+ * refusal) cost nothing.
  */
-export function pollGotNoAnswer(error: unknown): boolean {
-  if (error instanceof ChargedAnswerLostError) return false;
-  return (
-    error instanceof ConnectionError ||
-    error instanceof AbortedError ||
-    error instanceof TimeoutError ||
-    error instanceof UnexpectedResponseError
-  );
+export function pollChargesNotKnownIn(error: unknown): number {
+  if (!(error instanceof AssetgenError)) return 0;
+  const unanswered = error.unansweredAttempts ?? 0;
+  return error instanceof ChargedAnswerLostError ? Math.max(0, unanswered - 1) : unanswered;
 }
 
 /** When a poll shows no progress (a service that does not advance per poll), slow down. */

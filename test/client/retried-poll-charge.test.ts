@@ -7,6 +7,8 @@
 // Session calls (not charged) and keyed calls (their retries are replays, charged 0) stay exact.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type AssetgenClient, type Credits } from '../../src/index.js';
+import { AbortedError, AssetgenError, ConnectionError } from '../../src/client/errors.js';
+import { pollChargesNotKnownIn } from '../../src/client/poll.js';
 import { chargingService, POLL_PRICE, VIDEO_PRICE, type Arrival } from '../support/charging-service.js';
 import { FAST, KEY, startServer, type TestServer } from '../support/http.js';
 
@@ -103,5 +105,52 @@ describe('calls whose every charge is known stay exact', () => {
     expect(job.credits).toEqual({ charged: VIDEO_PRICE, remaining: 820 });
     expect(reports).toEqual([job.credits]);
     expect(service.spent()).toBe(VIDEO_PRICE);
+  });
+});
+
+describe('a poll that fails after attempts with no answer: each is a charge not known, on the error', () => {
+  it('every attempt dropped (charged): a ConnectionError whose unansweredAttempts is the ledger', async () => {
+    const { service, reports, client, server } = await on(99, { apiKey: KEY });
+    const error = await client.getVideo('vid_1').then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(server.requests).toHaveLength(3); // the attempt and two retries (maxRetries 2)
+    expect((error as ConnectionError).unansweredAttempts).toBe(3);
+    expect(pollChargesNotKnownIn(error)).toBe(3);
+    expect(reports).toEqual([]);
+    expect(service.spent()).toBe(3);
+  });
+
+  it('stopped while its first attempt is out: one charge not known', async () => {
+    let arrived = 0;
+    server = await startServer(() => {
+      arrived += 1; // never answered: the attempt stays out until the caller stops it
+    });
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+    const controller = new AbortController();
+    const polling = client.getVideo('vid_1', { signal: controller.signal }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    for (let i = 0; i < 200 && arrived === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(arrived).toBe(1);
+    controller.abort();
+    const error = await polling;
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(pollChargesNotKnownIn(error)).toBe(1);
+  });
+
+  it('refused before anything was sent (an id that is not one): nothing not known', async () => {
+    server = await startServer(() => {});
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+    const error = await client.getVideo('../etc').then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(AssetgenError);
+    expect(pollChargesNotKnownIn(error)).toBe(0);
+    expect(server.requests).toHaveLength(0);
   });
 });

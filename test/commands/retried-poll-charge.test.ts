@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJson, runInProcess } from '../support/cli.js';
+import { jsonError, parseJson, runInProcess } from '../support/cli.js';
 import { chargingService, dropFirstPoll, MP4, POLL_PRICE, VIDEO_PRICE, type ChargingService } from '../support/charging-service.js';
 import { KEY, startServer, useScriptedService } from '../support/http.js';
 
@@ -101,5 +101,16 @@ describe('calls whose every charge is known stay exact', () => {
     expect(scripted.server.requests).toHaveLength(2);
     expect(parseJson(result).credits).toEqual({ charged: VIDEO_PRICE, refunded: 0, balance: 820 });
     expect(service.spent()).toBe(VIDEO_PRICE);
+  });
+});
+
+describe('a poll that fails after its attempts were dropped (each charged)', () => {
+  it('video get --json: the error says unknownCharges 3 (the attempt and two retries), the ledger 3', async () => {
+    const service = chargingService({ drop: (arrival) => arrival.method === 'GET' });
+    const result = await scripted.against(service.handler, ['video', 'get', 'vid_1', '--json']);
+    expect(result.code).not.toBe(0);
+    expect(scripted.server.requests).toHaveLength(3);
+    expect(jsonError(result).credits).toEqual({ charged: 0, refunded: 0, balance: null, unknownCharges: 3 });
+    expect(service.spent()).toBe(3);
   });
 });

@@ -12,7 +12,7 @@ import {
   JobFailedError,
   RateLimitError,
 } from '../../client/errors.js';
-import { pollGotNoAnswer, waitForRun, waitForVideo } from '../../client/poll.js';
+import { pollChargesNotKnownIn, waitForRun, waitForVideo } from '../../client/poll.js';
 import type { AssetgenClient, CallOptions, Credits } from '../../client/types.js';
 import type { CommandContext } from '../../cli/context.js';
 import type { CreditTally } from '../../cli/credits.js';
@@ -523,13 +523,13 @@ function budgetedClient(
       answer = counted(await call(AbortSignal.any([requestSignal])));
     } catch (error) {
       // Charged, its answer lost: counted like an answer (the wait asks again, through allow above).
+      // Attempts with no answer (stopped, the connection lost, cut short): the service may still charge each.
+      const unknown = pollChargesNotKnownIn(error);
+      if (unknown > 0) pollChargesNotKnown(run, reservation, polls, unknown);
       if (error instanceof ChargedAnswerLostError) {
         reservation.charged(error.credits.charged);
         budget.learnPollPrice(error.credits.charged);
         await run.writer.charged(item.id, jobCredits());
-      } else if (pollGotNoAnswer(error)) {
-        // No answer (stopped, or the connection lost): the service may still charge it.
-        pollChargesNotKnown(run, reservation, polls, 1);
       }
       throw error;
     }
