@@ -111,6 +111,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
       body,
       idempotencyKey: spec.paid ? (o?.idempotencyKey ?? http.newIdempotencyKey()) : undefined,
       signal: o?.signal,
+      mayRetry: o?.mayRetry,
     };
   }
 

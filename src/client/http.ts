@@ -40,6 +40,8 @@ export interface Call {
   accept?: string;
   /** Streams and downloads: no timeout between body chunks. */
   unboundedBody?: boolean;
+  /** SignalOptions.mayRetry: asked before each retry of a JSON call. */
+  mayRetry?: (unansweredAttempts: number) => boolean;
 }
 
 export interface OpenResponse {
@@ -152,7 +154,12 @@ export class HttpClient {
    * Runs `attempt` until it succeeds, throws a non-retryable error, or retries run out. Only
    * RetryableFailure is retried; the wait honours the server's Retry-After up to the cap.
    */
-  async retrying<T>(signal: AbortSignal | undefined, attempt: (n: number) => Promise<T>, retries = this.settings.maxRetries): Promise<T> {
+  async retrying<T>(
+    signal: AbortSignal | undefined,
+    attempt: (n: number) => Promise<T>,
+    retries = this.settings.maxRetries,
+    mayRetry: () => boolean = () => true,
+  ): Promise<T> {
     for (let n = 1; ; n++) {
       throwIfAborted(signal);
       try {
@@ -160,7 +167,7 @@ export class HttpClient {
       } catch (error) {
         if (signal?.aborted) throw abortError(signal);
         if (!(error instanceof RetryableFailure)) throw error;
-        if (n > retries) throw error.error;
+        if (n > retries || !mayRetry()) throw error.error;
         // A Retry-After beyond the cap is not worth waiting for here: our own backoff decides.
         const hinted =
           error.retryAfterMs !== undefined && error.retryAfterMs <= this.settings.maxRetryAfterMs ? error.retryAfterMs : undefined;
@@ -313,60 +320,66 @@ export class HttpClient {
       if (attempts.unanswered > 0) answer.attemptsLost = attempts.unanswered;
       return answer;
     };
-    return this.retrying(call.signal, async (attempt) => {
-      // Counted as unanswered from the moment it may be sent until a whole answer is in: one stopped
-      // while out, cut short, or refused is one whose outcome (and charge) is not known.
-      attempts.unanswered += 1;
-      let response: OpenResponse;
-      try {
-        response = await this.once(call, attempt);
-      } catch (error) {
-        // A status answer (409, 429, 5xx, 4xx) is an answer; a request refused before sending was never out.
-        const statusAnswer = error instanceof ApiError || (error instanceof RetryableFailure && error.error instanceof ApiError);
-        if (statusAnswer || error instanceof InvalidArgumentError) answered();
-        throw error;
-      }
-      let text: string;
-      try {
-        text = await readLimited(response.body, LIMITS.jsonBytes, what, num(header(response.headers, 'content-length')));
-      } catch (error) {
-        if (call.signal?.aborted) throw abortError(call.signal);
-        // Too large, or longer than announced: the same answer again would be no better.
-        if (error instanceof AssetgenError) throw error;
-        const failure = transportError(error, `${what()}: reading the response`);
-        this.#refuseChargedRetry(call, response.headers, failure);
-        noteLostCharge(response.headers);
-        throw new RetryableFailure(failure, failure.message);
-      }
-      if (response.status >= 300) {
-        throw new UnexpectedResponseError(
-          `${what()}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
-          text,
-        );
-      }
-      if (text.trim() === '')
-        return withLost({ status: response.status, headers: response.headers, body: null, requestId: response.requestId });
-      const body = parseJson(text);
-      if (body === undefined) {
-        const size = num(header(response.headers, 'content-length'));
-        const failure = new UnexpectedResponseError(`${what()}: the response is not valid JSON.`, text, {
-          ...(size !== undefined ? { size: { bytes: size } } : {}),
-        });
-        // Declared JSON that does not parse was most likely cut short in transit.
-        if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
+    const mayRetry = call.mayRetry && ((): boolean => call.mayRetry!(attempts.unanswered));
+    return this.retrying(
+      call.signal,
+      async (attempt) => {
+        // Counted as unanswered from the moment it may be sent until a whole answer is in: one stopped
+        // while out, cut short, or refused is one whose outcome (and charge) is not known.
+        attempts.unanswered += 1;
+        let response: OpenResponse;
+        try {
+          response = await this.once(call, attempt);
+        } catch (error) {
+          // A status answer (409, 429, 5xx, 4xx) is an answer; a request refused before sending was never out.
+          const statusAnswer = error instanceof ApiError || (error instanceof RetryableFailure && error.error instanceof ApiError);
+          if (statusAnswer || error instanceof InvalidArgumentError) answered();
+          throw error;
+        }
+        let text: string;
+        try {
+          text = await readLimited(response.body, LIMITS.jsonBytes, what, num(header(response.headers, 'content-length')));
+        } catch (error) {
+          if (call.signal?.aborted) throw abortError(call.signal);
+          // Too large, or longer than announced: the same answer again would be no better.
+          if (error instanceof AssetgenError) throw error;
+          const failure = transportError(error, `${what()}: reading the response`);
           this.#refuseChargedRetry(call, response.headers, failure);
           noteLostCharge(response.headers);
-          throw new RetryableFailure(failure, 'incomplete JSON response');
+          throw new RetryableFailure(failure, failure.message);
         }
-        throw failure;
-      }
-      return withLost({
-        status: response.status,
-        headers: response.headers,
-        body,
-        requestId: response.requestId ?? requestIdOf(response.headers, body),
-      });
-    });
+        if (response.status >= 300) {
+          throw new UnexpectedResponseError(
+            `${what()}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
+            text,
+          );
+        }
+        if (text.trim() === '')
+          return withLost({ status: response.status, headers: response.headers, body: null, requestId: response.requestId });
+        const body = parseJson(text);
+        if (body === undefined) {
+          const size = num(header(response.headers, 'content-length'));
+          const failure = new UnexpectedResponseError(`${what()}: the response is not valid JSON.`, text, {
+            ...(size !== undefined ? { size: { bytes: size } } : {}),
+          });
+          // Declared JSON that does not parse was most likely cut short in transit.
+          if (/json/i.test(header(response.headers, 'content-type') ?? '')) {
+            this.#refuseChargedRetry(call, response.headers, failure);
+            noteLostCharge(response.headers);
+            throw new RetryableFailure(failure, 'incomplete JSON response');
+          }
+          throw failure;
+        }
+        return withLost({
+          status: response.status,
+          headers: response.headers,
+          body,
+          requestId: response.requestId ?? requestIdOf(response.headers, body),
+        });
+      },
+      undefined,
+      mayRetry,
+    );
   }
 
   /**

@@ -187,8 +187,7 @@ export type StreamEvent =
   /** Any other event the service sends, passed through under its own name. */
   | { type: 'other'; name: string; data: unknown };
 
-export interface CallOptions {
-  signal?: AbortSignal;
+export interface CallOptions extends SignalOptions {
   /** For paid calls: reuse a key to make a repeated call free (the server replays the first answer). */
   idempotencyKey?: string;
   /**
@@ -201,6 +200,12 @@ export interface CallOptions {
 
 export interface SignalOptions {
   signal?: AbortSignal;
+  /**
+   * Asked before the client retries this call after an attempt failed, with how many attempts so far
+   * got no answer (each may have been carried out, and charged: a poll made with the API key); false
+   * ends the call with the last attempt's error. A budget asks whether those and one more still fit.
+   */
+  mayRetry?: (unansweredAttempts: number) => boolean;
 }
 
 export interface GenerateRequest {

@@ -47,4 +47,15 @@ describe('a build whose poll was retried after its first attempt was dropped (ch
     expect(entry.job).toMatchObject({ jobId: 'vid_1' });
     expect(entry.job!.credits ?? null).toBeNull();
   });
+
+  it('asks the cap before the client retries a poll: at --max-credits 181 the dropped poll (maybe charged) leaves no room for its retry', async () => {
+    const { service, result, document, entry } = await build(['--max-credits', '181']);
+    // 180 + the dropped poll = 181: a retry would pass the cap, so the poll ends with no answer.
+    expect(service.ledger.map((charge) => charge.amount)).toEqual([VIDEO_PRICE, 1]);
+    expect(service.spent()).toBe(181);
+    expect(result.code).not.toBe(0);
+    expect(document.credits ?? parseJson(result).credits).toMatchObject({ charged: 180, unknownCharges: 1 });
+    expect(entry.job).toMatchObject({ jobId: 'vid_1' });
+    expect(entry.job!.credits ?? null).toBeNull();
+  });
 });

@@ -13,7 +13,7 @@ import {
   RateLimitError,
 } from '../../client/errors.js';
 import { pollChargesNotKnownIn, waitForRun, waitForVideo } from '../../client/poll.js';
-import type { AssetgenClient, CallOptions, Credits } from '../../client/types.js';
+import type { AssetgenClient, CallOptions, Credits, SignalOptions } from '../../client/types.js';
 import type { CommandContext } from '../../cli/context.js';
 import type { CreditTally } from '../../cli/credits.js';
 import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } from '../../cli/follow.js';
@@ -492,7 +492,7 @@ function budgetedClient(
   jobCredits: () => number | null,
   polls: { unknownCharge: boolean },
 ): AssetgenClient {
-  const { client, budget, requestSignal } = run;
+  const { client } = run;
   /** A call's answer; a refusal of the credentials or the credits is noted for the whole build (no asset starts after it). */
   const heard = async <T>(call: Promise<T>): Promise<T> => {
     try {
@@ -512,35 +512,10 @@ function budgetedClient(
     run.prices.answered(item, answer.credits);
     return answer;
   };
-  const poll = async <T extends { credits: Credits }>(call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
-    const refusal = reservation.allow(budget.pollPrice);
-    if (refusal) throw new CapReached(refusal, run);
-    // A poll whose charge is known before its answer (none: with a session, or a price learned as 0)
-    // leaves the job's total as it is, so a kill during it leaves that total exact, not unknown.
-    if (!run.pollsWithSession && budget.pollPrice > 0) await run.writer.charged(item.id, null);
-    let answer: T;
-    try {
-      answer = counted(await call(AbortSignal.any([requestSignal])));
-    } catch (error) {
-      // Charged, its answer lost: counted like an answer (the wait asks again, through allow above).
-      // Attempts with no answer (stopped, the connection lost, cut short): the service may still charge each.
-      const unknown = pollChargesNotKnownIn(error);
-      if (unknown > 0) pollChargesNotKnown(run, reservation, polls, unknown);
-      if (error instanceof ChargedAnswerLostError) {
-        reservation.charged(error.credits.charged);
-        budget.learnPollPrice(error.credits.charged);
-        await run.writer.charged(item.id, jobCredits());
-      }
-      throw error;
-    }
-    budget.learnPollPrice(answer.credits.charged ?? 0);
-    // Answered after attempts that got no answer (the client asked again): each may have been charged.
-    if (answer.credits.unknownCharges) pollChargesNotKnown(run, reservation, polls, answer.credits.unknownCharges);
-    await run.writer.charged(item.id, jobCredits());
-    return answer;
-  };
-  const getRun = (id: string) => poll((signal) => heard(client.getRun(id, { signal })));
-  const getVideo = (id: string) => poll((signal) => heard(client.getVideo(id, { signal })));
+  const poll = <T extends { credits: Credits }>(call: (options: SignalOptions) => Promise<T>): Promise<T> =>
+    pollWithinBudget({ run, item, reservation, jobCredits, polls }, call);
+  const getRun = (id: string) => poll((options) => heard(client.getRun(id, options)));
+  const getVideo = (id: string) => poll((options) => heard(client.getVideo(id, options)));
   /** A paid submission: one whose answer was lost after the service charged is counted all the same (the cap holds). */
   const paid = async <T>(call: Promise<T>): Promise<T> => {
     try {
@@ -565,12 +540,65 @@ function budgetedClient(
 /**
  * `count` charges of an asset's polls not known: the service may have taken them. The lock keeps
  * "not known" (written before the poll: budgetedClient), and the cap counts each at a poll's price.
- * Not when polls are known to be free: with a session, or at a price learned as 0.
+ * Not when polls are known to be free: with a session, or at a price learned as 0. `failed`: they
+ * came with a failed poll, which the client reported to nobody, so the build's credits count them
+ * here (an answered poll's came to them through the client's onCredits).
  */
-function pollChargesNotKnown(run: AssetRun, reservation: Reservation, polls: { unknownCharge: boolean }, count: number): void {
+function pollChargesNotKnown(
+  run: AssetRun,
+  reservation: Reservation,
+  polls: { unknownCharge: boolean },
+  count: number,
+  failed = false,
+): void {
   if (run.pollsWithSession || run.budget.pollPrice <= 0) return;
   polls.unknownCharge = true;
   reservation.charged(count * run.budget.pollPrice);
+  if (failed) run.ctx.credits.chargeNotKnown(count);
+}
+
+/**
+ * One poll of a paid job within the build's cap: asked of the budget first (each retry the client
+ * makes of it too), its answer counted and journalled, its charge not known when an attempt got no
+ * answer (the lock's cost then stays not known, and the cap counts a poll's price for each).
+ */
+async function pollWithinBudget<T extends { credits: Credits }>(
+  asset: { run: AssetRun; item: PlanItem; reservation: Reservation; jobCredits: () => number | null; polls: { unknownCharge: boolean } },
+  call: (options: SignalOptions) => Promise<T>,
+): Promise<T> {
+  const { run, item, reservation, jobCredits, polls } = asset;
+  const { budget, requestSignal } = run;
+  const refusal = reservation.allow(budget.pollPrice);
+  if (refusal) throw new CapReached(refusal, run);
+  // A poll whose charge is known before its answer (none: with a session, or a price learned as 0)
+  // leaves the job's total as it is, so a kill during it leaves that total exact, not unknown.
+  if (!run.pollsWithSession && budget.pollPrice > 0) await run.writer.charged(item.id, null);
+  let answer: T;
+  try {
+    answer = await call({
+      signal: AbortSignal.any([requestSignal]),
+      // The client's own retry of this poll is a poll too, and each attempt with no answer may
+      // have been charged: it goes only if those and one more fit the cap.
+      mayRetry: (unanswered) => reservation.allow(budget.pollPrice * (unanswered + 1)) === undefined,
+    });
+  } catch (error) {
+    // Charged, its answer lost: counted like an answer (the wait asks again, through allow above).
+    // Attempts with no answer (stopped, the connection lost, cut short): the service may still charge each.
+    const unknown = pollChargesNotKnownIn(error);
+    if (unknown > 0) pollChargesNotKnown(run, reservation, polls, unknown, true);
+    if (error instanceof ChargedAnswerLostError) {
+      reservation.charged(error.credits.charged);
+      budget.learnPollPrice(error.credits.charged);
+      await run.writer.charged(item.id, jobCredits());
+    }
+    throw error;
+  }
+  reservation.charged(answer.credits.charged ?? 0);
+  budget.learnPollPrice(answer.credits.charged ?? 0);
+  // Answered after attempts that got no answer (the client asked again): each may have been charged.
+  if (answer.credits.unknownCharges) pollChargesNotKnown(run, reservation, polls, answer.credits.unknownCharges);
+  await run.writer.charged(item.id, jobCredits());
+  return answer;
 }
 
 /** `-o` as the single commands take it (absolute: the manifest's paths are relative to its folder): a file, or a folder with a trailing slash. */
