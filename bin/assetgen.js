@@ -6,7 +6,7 @@ try {
   require('../dist/cli.cjs');
 } catch (error) {
   if (error && error.code === 'MODULE_NOT_FOUND' && String(error.message).includes('dist/cli.cjs')) {
-    process.stderr.write('assetgen: dist/ is missing; run `npm run build` in the assetgen checkout.\n');
+    process.stderr.write('error: dist/ is missing; run `npm run build` in the assetgen checkout.\n'); // ui/labels.cts's label (dist/ is what is missing)
     process.exit(1);
   }
   throw error;

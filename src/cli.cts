@@ -6,10 +6,14 @@
 // the only place that ends the process: it sets the exit code and lets the output drain.
 import type * as HelpScreens from './cli/help-screens.cjs';
 import { packageVersion } from './package-info.cjs';
+import { warningLine } from './ui/labels.cjs';
 import type * as Program from './program.cjs';
 
 const version = packageVersion();
-const args = process.argv.slice(2);
+// `-v` is `-V` among the options before a command (commander takes one short flag per option, and
+// `-v` alone is answered below): `assetgen -v --json` is the version document, as `-V --json` is.
+const firstCommand = process.argv.slice(2).findIndex((arg) => !arg.startsWith('-'));
+const args = process.argv.slice(2).map((arg, i) => (arg === '-v' && (firstCommand === -1 || i < firstCommand) ? '-V' : arg));
 
 // Before anything is written, on every path: `assetgen --version | true` exits 141 like the rest.
 exitQuietlyOnBrokenPipe();
@@ -64,7 +68,7 @@ async function endWhenDrained(verbose: boolean): Promise<void> {
   setTimeout(() => {
     if (verbose) {
       const open = process.getActiveResourcesInfo().join(', ');
-      process.stderr.write(`assetgen: still open ${EXIT_GRACE_MS} ms after the command ended (${open}); exiting.\n`);
+      process.stderr.write(`${warningLine(`still open ${EXIT_GRACE_MS} ms after the command ended (${open}); exiting.`)}\n`);
     }
     process.exit();
   }, EXIT_GRACE_MS).unref();

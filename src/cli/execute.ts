@@ -15,7 +15,7 @@ import { jobOf } from './resume.js';
 import { takesOf } from './takes.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { LocalFileError, localFileErrorOf } from '../config/errors.js';
-import { errorLine } from '../ui/labels.cjs';
+import { errorLine, warningLine } from '../ui/labels.cjs';
 import { sanitizeText, terminalSafeJson } from '../ui/sanitize.js';
 import { CommandContext, type GlobalOptions, type IO } from './context.js';
 import { interruptSignals } from '../platform.js';
@@ -70,7 +70,7 @@ export async function execute(
     // alive; unref'd, it never keeps alive a process that is done.
     if (runtime.signals)
       setTimeout(() => {
-        runtime.io.stderr.write(`assetgen: still running ${INTERRUPT_GRACE_MS / 1000} s after the interrupt; stopping now.\n`);
+        runtime.io.stderr.write(`${warningLine(`still running ${INTERRUPT_GRACE_MS / 1000} s after the interrupt; stopping now.`)}\n`);
         process.exit(EXIT.interrupted);
       }, INTERRUPT_GRACE_MS).unref();
   };

@@ -2,6 +2,7 @@
 // same commands, kit and client as the CLI: one context per call (see call.ts), derived from the
 // command's own context, so credentials, --base-url and --mock resolve exactly as for any command.
 // Stdout carries protocol messages only; logs go to stderr.
+import { warningLine } from '../ui/labels.cjs';
 import type { Readable, Writable } from 'node:stream';
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { CommandContext } from '../cli/context.js';
@@ -50,7 +51,10 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   // Messages reach the transport through a bound (line-limit.ts); its own cap is then never reached.
   const input = new LineLimit({
     onOversize: () =>
-      ctx.out.error(`assetgen mcp: refusing a message longer than ${MCP_MESSAGE_LIMIT_MIB} MiB (skipping it; still serving).`),
+      // Said even with --quiet (an MCP server's stderr is its only log), labelled as every warning is.
+      ctx.out.error(
+        warningLine(`assetgen mcp refused a message longer than ${MCP_MESSAGE_LIMIT_MIB} MiB (skipping it; still serving).`, ctx.out.style),
+      ),
     onSkipped: (bytes, id) => {
       if (id === undefined) return;
       const message = `The message is ${bytes} bytes; assetgen mcp reads at most ${MCP_MESSAGE_LIMIT_MIB} MiB per message.`;

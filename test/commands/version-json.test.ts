@@ -25,6 +25,8 @@ describe('assetgen --version --json', () => {
       ['--version', '--json'],
       ['--json', '--version'],
       ['-V', '--json'],
+      ['-v', '--json'],
+      ['--json', '-v'],
       ['build', '--json', '--version'],
     ]) {
       const result = await cli(args);

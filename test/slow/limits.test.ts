@@ -209,6 +209,6 @@ it('assetgen mcp: a 12 MiB message gets an error answer and a line on stderr; th
   expect(listed.result.tools.length).toBeGreaterThan(0);
   child.stdin!.end();
   expect(await exited, stderr).toBe(0);
-  expect(stderr).toMatch(/refusing a message longer than 4 MiB \(skipping it; still serving\)/);
+  expect(stderr).toMatch(/warning: assetgen mcp refused a message longer than 4 MiB \(skipping it; still serving\)/);
   expect(peakRssMiB()).toBeLessThanOrEqual(PEAK_RSS_MIB);
 });
