@@ -5,8 +5,8 @@
 // CJS entry faster than an ES module graph, and start-up is most of the time of `--help`. This is
 // the only place that ends the process: it sets the exit code and lets the output drain.
 import type * as HelpScreens from './cli/help-screens.cjs';
+import type * as Labels from './ui/labels.cjs';
 import { packageVersion } from './package-info.cjs';
-import { warningLine } from './ui/labels.cjs';
 import type * as Program from './program.cjs';
 
 const version = packageVersion();
@@ -18,7 +18,7 @@ const args = process.argv.slice(2).map((arg, i) => (arg === '-v' && (firstComman
 // Before anything is written, on every path: `assetgen --version | true` exits 141 like the rest.
 exitQuietlyOnBrokenPipe();
 
-if (args.length === 1 && ['-V', '--version', '-v', 'version'].includes(args[0] ?? '')) {
+if (args.length === 1 && ['-V', '--version', 'version'].includes(args[0] ?? '')) {
   process.stdout.write(`${version}\n`);
 } else if (!answeredHelp()) {
   void main();
@@ -68,6 +68,9 @@ async function endWhenDrained(verbose: boolean): Promise<void> {
   setTimeout(() => {
     if (verbose) {
       const open = process.getActiveResourcesInfo().join(', ');
+      // Loaded here only: the entry stays tiny (`--version` compiles nothing more).
+      /* eslint-disable-next-line @typescript-eslint/no-require-imports */
+      const { warningLine } = require('./ui/labels.cjs') as typeof Labels;
       process.stderr.write(`${warningLine(`still open ${EXIT_GRACE_MS} ms after the command ended (${open}); exiting.`)}\n`);
     }
     process.exit();

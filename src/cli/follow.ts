@@ -16,8 +16,8 @@ import {
   TimeoutError,
   withHint,
 } from '../client/errors.js';
-import { pollChargesNotKnownIn, waitForRun, waitForVideo } from '../client/poll.js';
-import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
+import { waitForRun, waitForVideo } from '../client/poll.js';
+import type { AssetgenClient, Run, SignalOptions, VideoJob } from '../client/types.js';
 import { isObject } from '../client/values.js';
 import { requireCallerId } from '../client/normalize.js';
 import { sanitizeLine } from '../ui/sanitize.js';
@@ -142,7 +142,7 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, tar
   // Known paid once the service has answered for the run: its submission, or any poll.
   let answered = initial !== undefined;
   try {
-    const run = await waitForRun((id, o) => countedPoll(ctx, () => client.getRun(id, o)), target.id, {
+    const run = await waitForRun((id, o) => countedPoll(ctx, (counting) => client.getRun(id, { ...o, ...counting })), target.id, {
       signal: ctx.signal,
       initial,
       onProgress: (update) => {
@@ -177,7 +177,7 @@ export async function followVideo(
   const progress = await startProgress(ctx.out, `Video job ${target.id}: ${initial?.state ?? 'waiting'}…`);
   let answered = initial !== undefined;
   try {
-    const job = await waitForVideo((id, o) => countedPoll(ctx, () => client.getVideo(id, o)), target.id, {
+    const job = await waitForVideo((id, o) => countedPoll(ctx, (counting) => client.getVideo(id, { ...o, ...counting })), target.id, {
       signal: ctx.signal,
       initial,
       intervalMs: target.intervalMs,
@@ -212,11 +212,11 @@ export async function followVideo(
  * retry brings its lost attempts in its answer's credits, Credits.unknownCharges: the tally counts
  * them as it adds the answer, CreditTally.add.)
  */
-export async function countedPoll<T>(ctx: CommandContext, poll: () => Promise<T>): Promise<T> {
+export async function countedPoll<T>(ctx: CommandContext, poll: (counting: Pick<SignalOptions, 'onUnanswered'>) => Promise<T>): Promise<T> {
+  let unknown = 0;
   try {
-    return await poll();
+    return await poll({ onUnanswered: (attempts) => (unknown = attempts) });
   } catch (error) {
-    const unknown = pollChargesNotKnownIn(error);
     if (unknown > 0 && pollsCharged(ctx)) {
       ctx.credits.chargeNotKnown(unknown);
       // What the command reports: the signal's reason when it was stopped.

@@ -112,6 +112,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
       idempotencyKey: spec.paid ? (o?.idempotencyKey ?? http.newIdempotencyKey()) : undefined,
       signal: o?.signal,
       mayRetry: o?.mayRetry,
+      onUnanswered: o?.onUnanswered,
     };
   }
 

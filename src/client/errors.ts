@@ -9,13 +9,6 @@ export class AssetgenError extends Error {
   readonly code: string;
   /** What the user can do about it, when there is something to say (see `withHint`). */
   hint?: string;
-  /**
-   * A call that failed after sending: how many of its attempts got no whole answer (stopped while
-   * out, connection lost, cut short, or refused; absent when none). Each may have been carried out,
-   * and charged, by the service: a poll made with the API key counts them as charges not known
-   * (client/poll.ts, `pollChargesNotKnownIn`).
-   */
-  unansweredAttempts?: number;
 
   constructor(message: string, options: { code: string; hint?: string; cause?: unknown }) {
     super(message, { cause: options.cause });

@@ -42,6 +42,8 @@ export interface Call {
   unboundedBody?: boolean;
   /** SignalOptions.mayRetry: asked before each retry of a JSON call. */
   mayRetry?: (unansweredAttempts: number) => boolean;
+  /** SignalOptions.onUnanswered: told how many attempts of a failed JSON call got no answer. */
+  onUnanswered?: (attempts: number) => void;
 }
 
 export interface OpenResponse {
@@ -270,7 +272,9 @@ export class HttpClient {
       return await this.#jsonAttempts(call, what, lostCharges, attempts);
     } catch (error) {
       const failure = this.#chargedThenFailed(call, error, lostCharges);
-      if (failure instanceof AssetgenError && attempts.unanswered > 0) failure.unansweredAttempts = attempts.unanswered;
+      // A ChargedAnswerLostError's own attempt was counted from its headers.
+      const unknown = attempts.unanswered - (failure instanceof ChargedAnswerLostError ? 1 : 0);
+      if (unknown > 0) call.onUnanswered?.(unknown);
       throw failure;
     }
   }

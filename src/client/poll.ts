@@ -2,7 +2,7 @@
 // credits, so waitForRun polls back to back while the run advances and stops at the first
 // terminal answer; waitForVideo backs off from the service's hint up to a cap.
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
-import { AssetgenError, ChargedAnswerLostError, JobFailedError } from './errors.js';
+import { ChargedAnswerLostError, JobFailedError } from './errors.js';
 import { excerpt } from './excerpt.js';
 import { pause, throwIfAborted } from './failures.js';
 import { isTerminal } from './normalize.js';
@@ -24,21 +24,6 @@ async function pollOnce<T>(poll: () => Promise<T>, lost: { inARow: number }): Pr
     if (!(error instanceof ChargedAnswerLostError) || ++lost.inARow > MAX_LOST_POLL_ANSWERS) throw error;
     return undefined;
   }
-}
-
-/**
- * How many attempts of a failed poll got no answer the client counted (0 when all did): stopped
- * while out (the caller's abort, a timeout), the connection lost, cut short, or refused. The service
- * may have charged each of them all the same — a poll made with the API key is charged — so what
- * they cost is not known. The http layer counts them on the error (`unansweredAttempts`); a
- * ChargedAnswerLostError's own attempt was counted from its headers, an error answer (ApiError)
- * says what it cost, and an error thrown before anything was sent (a refused id, a budget's
- * refusal) cost nothing.
- */
-export function pollChargesNotKnownIn(error: unknown): number {
-  if (!(error instanceof AssetgenError)) return 0;
-  const unanswered = error.unansweredAttempts ?? 0;
-  return error instanceof ChargedAnswerLostError ? Math.max(0, unanswered - 1) : unanswered;
 }
 
 /** When a poll shows no progress (a service that does not advance per poll), slow down. */

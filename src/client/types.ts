@@ -206,6 +206,14 @@ export interface SignalOptions {
    * ends the call with the last attempt's error. A budget asks whether those and one more still fit.
    */
   mayRetry?: (unansweredAttempts: number) => boolean;
+  /**
+   * Called once when the call fails after attempts that got no whole answer (stopped while out, the
+   * connection lost, cut short, or refused), with how many, less one whose charge its headers said
+   * (ChargedAnswerLostError). Each may have been carried out, and charged: a poll made with the API
+   * key counts them as charges not known. Per call, never written on the error (an abort's error is
+   * the signal's reason, shared by every call of a command).
+   */
+  onUnanswered?: (attempts: number) => void;
 }
 
 export interface GenerateRequest {

@@ -22,7 +22,7 @@ interface RunRecord {
 export const get = command({
   async run(ctx: CommandContext, runId: string): Promise<RunRecord> {
     const client = await ctx.client();
-    const run = await countedPoll(ctx, () => client.getRun(runId, { signal: ctx.signal }));
+    const run = await countedPoll(ctx, (counting) => client.getRun(runId, { signal: ctx.signal, ...counting }));
     ctx.journal.recordUpdate('run', run.id, client.baseUrl, { state: run.state });
     return { document: withCredits(ctx, asRecord(run.raw)), run };
   },

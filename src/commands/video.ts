@@ -95,7 +95,7 @@ interface VideoJobRecord {
 export const get = command({
   async run(ctx: CommandContext, id: string): Promise<VideoJobRecord> {
     const client = await ctx.client();
-    const job = await countedPoll(ctx, () => client.getVideo(id, { signal: ctx.signal }));
+    const job = await countedPoll(ctx, (counting) => client.getVideo(id, { signal: ctx.signal, ...counting }));
     ctx.journal.recordUpdate('video', job.id, client.baseUrl, { state: job.state, ...(job.refunded ? { refunded: true } : {}) });
     return { document: withCredits(ctx, asRecord(job.raw)), job };
   },

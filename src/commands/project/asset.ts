@@ -12,7 +12,7 @@ import {
   JobFailedError,
   RateLimitError,
 } from '../../client/errors.js';
-import { pollChargesNotKnownIn, waitForRun, waitForVideo } from '../../client/poll.js';
+import { waitForRun, waitForVideo } from '../../client/poll.js';
 import type { AssetgenClient, CallOptions, Credits, SignalOptions } from '../../client/types.js';
 import type { CommandContext } from '../../cli/context.js';
 import type { CreditTally } from '../../cli/credits.js';
@@ -574,18 +574,20 @@ async function pollWithinBudget<T extends { credits: Credits }>(
   // leaves the job's total as it is, so a kill during it leaves that total exact, not unknown.
   if (!run.pollsWithSession && budget.pollPrice > 0) await run.writer.charged(item.id, null);
   let answer: T;
+  let unknown = 0;
   try {
     answer = await call({
       signal: AbortSignal.any([requestSignal]),
+      // Per call: a failed poll's attempts with no answer (stopped, the connection lost, cut short).
+      onUnanswered: (attempts) => (unknown = attempts),
       // The client's own retry of this poll is a poll too, and each attempt with no answer may
       // have been charged: it goes only if those and one more fit the cap.
       mayRetry: (unanswered) => reservation.allow(budget.pollPrice * (unanswered + 1)) === undefined,
     });
   } catch (error) {
-    // Charged, its answer lost: counted like an answer (the wait asks again, through allow above).
-    // Attempts with no answer (stopped, the connection lost, cut short): the service may still charge each.
-    const unknown = pollChargesNotKnownIn(error);
+    // Attempts with no answer: the service may still charge each.
     if (unknown > 0) pollChargesNotKnown(run, reservation, polls, unknown, true);
+    // Charged, its answer lost: counted like an answer (the wait asks again, through allow above).
     if (error instanceof ChargedAnswerLostError) {
       reservation.charged(error.credits.charged);
       budget.learnPollPrice(error.credits.charged);
