@@ -46,11 +46,6 @@ export class CreditTally {
     this.#refunded += amount;
   }
 
-  /** A charged call got no answer (a poll with an API key, stopped while out): the service may still charge it. */
-  chargeNotKnown(count = 1): void {
-    this.#unknownCharges += count;
-  }
-
   get report(): CreditsReport {
     const report: CreditsReport = { charged: this.#charged, refunded: this.#refunded, balance: this.#balance };
     if (this.#unknownCharges) report.unknownCharges = this.#unknownCharges;
@@ -58,13 +53,16 @@ export class CreditTally {
   }
 }
 
-/** "a poll got no answer", "2 polls got no answer": the calls of unknown charge (CreditsReport.unknownCharges). */
-const noAnswer = (count: number): string => `${count === 1 ? 'a poll' : `${count} polls`} got no answer`;
+/**
+ * "an attempt got no answer", "2 attempts got no answer": the calls of unknown charge
+ * (CreditsReport.unknownCharges) — a poll stopped while out, or an attempt the client asked again.
+ */
+const noAnswer = (count: number): string => `${count === 1 ? 'an attempt' : `${count} attempts`} got no answer`;
 
 /**
  * What a report's calls of unknown charge mean, in words (undefined when there are none), for a
- * message about a stopped poll (a hint, a still-running answer): "A poll got no answer: the service
- * may still charge it (not counted in the credits reported)."
+ * message about a stopped poll (a hint, a still-running answer): "An attempt got no answer: the
+ * service may still charge it (not counted in the credits reported)."
  */
 export function unknownChargesNote(report: CreditsReport): string | undefined {
   const count = report.unknownCharges;
@@ -75,7 +73,7 @@ export function unknownChargesNote(report: CreditsReport): string | undefined {
 
 /**
  * A credits report in words: "Charged 10 credits; 990 remaining.", or undefined when nothing is
- * known. With a charge not known: "Charged at least 10 credits (a poll got no answer: its charge is
+ * known. With a charge not known: "Charged at least 10 credits (an attempt got no answer: its charge is
  * not known); at most 990 remaining."
  */
 export function creditsLine(report: CreditsReport): string | undefined {

@@ -8,7 +8,9 @@ import {
   JobFailedError,
   TimeoutError,
   UnexpectedResponseError,
+  withHint,
 } from '../client/errors.js';
+import { unknownChargesNote } from './credits.js';
 import { CancelledError } from './errors.js';
 import { idempotencyKeyOf } from './idempotency.js';
 import { jobOf } from './resume.js';
@@ -135,8 +137,17 @@ export function answeredByDocument<E extends object>(error: E): E {
   return error;
 }
 
+/**
+ * A failure after calls whose charge is not known (an attempt that got no answer: a poll stopped
+ * while out, a list's dropped attempt) says what that means, whichever call it was (a hint).
+ */
+function withUnknownChargesNote(error: unknown, ctx: CommandContext | undefined): unknown {
+  return ctx ? withHint(error, unknownChargesNote(ctx.credits.report)) : error;
+}
+
 /** The `error` object of a `--json` failure (and of an MCP tool error), with `credits` once any were spent. */
-export function errorDocument(error: unknown, ctx: CommandContext | undefined): Record<string, unknown> {
+export function errorDocument(failure: unknown, ctx: CommandContext | undefined): Record<string, unknown> {
+  const error = withUnknownChargesNote(failure, ctx);
   const credits = ctx?.credits.report;
   // A call of unknown charge (a poll with no answer) may have spent some: said too.
   const spent = credits && (credits.charged || credits.refunded || credits.balance !== null || credits.unknownCharges);
@@ -158,7 +169,13 @@ function toGlobals(raw: Record<string, unknown>): GlobalOptions {
   };
 }
 
-function report(error: unknown, ctx: CommandContext | undefined, rawOptions: Record<string, unknown>, stderr: NodeJS.WritableStream): void {
+function report(
+  failure: unknown,
+  ctx: CommandContext | undefined,
+  rawOptions: Record<string, unknown>,
+  stderr: NodeJS.WritableStream,
+): void {
+  const error = withUnknownChargesNote(failure, ctx);
   const json = ctx?.globals.json ?? rawOptions.json === true;
   const verbose = ctx?.globals.verbose ?? rawOptions.verbose === true;
   const write = (text: string): void => void stderr.write(`${text}\n`);

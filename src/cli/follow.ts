@@ -17,13 +17,12 @@ import {
   withHint,
 } from '../client/errors.js';
 import { waitForRun, waitForVideo } from '../client/poll.js';
-import type { AssetgenClient, Run, SignalOptions, VideoJob } from '../client/types.js';
+import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
 import { isObject } from '../client/values.js';
 import { requireCallerId } from '../client/normalize.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
-import { unknownChargesNote } from './credits.js';
 import { mockEndsWithCommand } from './front-end.js';
 import { savedResult, type SavedResult } from './report.js';
 import { absoluteOutput, attachJob, resumeCommand, resumeToolCall, type PaidJob, type ResumeTarget } from './resume.js';
@@ -142,7 +141,7 @@ export async function followRun(ctx: CommandContext, client: AssetgenClient, tar
   // Known paid once the service has answered for the run: its submission, or any poll.
   let answered = initial !== undefined;
   try {
-    const run = await waitForRun((id, o) => countedPoll(ctx, (counting) => client.getRun(id, { ...o, ...counting })), target.id, {
+    const run = await waitForRun((id, o) => client.getRun(id, o), target.id, {
       signal: ctx.signal,
       initial,
       onProgress: (update) => {
@@ -177,7 +176,7 @@ export async function followVideo(
   const progress = await startProgress(ctx.out, `Video job ${target.id}: ${initial?.state ?? 'waiting'}…`);
   let answered = initial !== undefined;
   try {
-    const job = await waitForVideo((id, o) => countedPoll(ctx, (counting) => client.getVideo(id, { ...o, ...counting })), target.id, {
+    const job = await waitForVideo((id, o) => client.getVideo(id, o), target.id, {
       signal: ctx.signal,
       initial,
       intervalMs: target.intervalMs,
@@ -203,49 +202,7 @@ export async function followVideo(
   }
 }
 
-/**
- * One poll of a job (`poll`), counted for what it leaves unknown: a poll made with an API key is
- * charged, and one that got no answer (stopped while it was out — Ctrl-C, --timeout,
- * max_wait_seconds — or its connection lost) may be charged all the same, after the command stopped
- * listening. The command's `credits` then say so (unknownCharges), so no figure it reports is ever
- * short of the service's, and the error says it in words. (A poll answered only on the client's
- * retry brings its lost attempts in its answer's credits, Credits.unknownCharges: the tally counts
- * them as it adds the answer, CreditTally.add.)
- */
-export async function countedPoll<T>(ctx: CommandContext, poll: (counting: Pick<SignalOptions, 'onUnanswered'>) => Promise<T>): Promise<T> {
-  let unknown = 0;
-  try {
-    return await poll({ onUnanswered: (attempts) => (unknown = attempts) });
-  } catch (error) {
-    if (unknown > 0 && pollsCharged(ctx)) {
-      ctx.credits.chargeNotKnown(unknown);
-      // What the command reports: the signal's reason when it was stopped.
-      noteUnknownCharge(ctx, ctx.signal.aborted ? ctx.signal.reason : error);
-    }
-    throw error;
-  }
-}
-
-/**
- * Whether a poll is charged: it goes with the session when one is configured (the client prefers
- * it for calls that are not paid, and the service charges only key-authenticated calls, service-api
- * §5) — as the in-process mock's client always has one — and with the API key otherwise.
- */
-export function pollsCharged(ctx: CommandContext): boolean {
-  if (ctx.globals.mock) return false;
-  try {
-    return !ctx.credentials().sessionCookie;
-  } catch {
-    return true; // credentials that cannot be read again say nothing: the charge is not known
-  }
-}
-
-/** The error a stopped wait ends with says, when a poll's charge is not known, what that means. */
-function noteUnknownCharge<T>(ctx: CommandContext, error: T): T {
-  return withHint(error, unknownChargesNote(ctx.credits.report));
-}
-
-/** However a wait ends but by the job's end: the progress line closed, the job remembered, a poll's unknown charge said. */
+/** However a wait ends but by the job's end: the progress line closed, the job remembered. */
 function stopped(
   ctx: CommandContext,
   client: AssetgenClient,
@@ -255,8 +212,7 @@ function stopped(
   answered: boolean,
 ): unknown {
   finishFailed(ctx, client, progress, target, error);
-  // After rememberPaidJob: it replaces a connection error's hint with the resume advice.
-  return noteUnknownCharge(ctx, rememberPaidJob(ctx, error, target, answered));
+  return rememberPaidJob(ctx, error, target, answered);
 }
 
 function finishFailed(ctx: CommandContext, client: AssetgenClient, progress: Progress, target: ResumeTarget, error: unknown): void {

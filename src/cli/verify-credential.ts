@@ -19,15 +19,8 @@ export async function verifyCredential(
   const what = credentials.apiKey ? 'API key' : 'session cookie';
   try {
     const workflows = await client.listWorkflows({ signal: ctx.signal });
-    const { charged, balance, unknownCharges } = ctx.credits.report;
-    // Asked again after an attempt got no answer (with a key, that attempt may have been charged too).
-    const cost = unknownCharges
-      ? `charged at least ${plural(charged, 'credit')} (${unknownCharges === 1 ? 'an attempt got no answer: its charge is' : `${unknownCharges} attempts got no answer: their charges are`} not known)`
-      : charged
-        ? `charged ${plural(charged, 'credit')}`
-        : 'no charge';
-    const left = balance === null ? '' : `, ${unknownCharges ? 'at most ' : ''}${balance} remaining`;
-    ctx.out.info(`The service accepted the ${what} (GET /api/v1/workflows: ${workflows.length} workflows; ${cost}${left}).`);
+    // What the check cost is the command's own credits line, said once at its end (cli/credits.ts).
+    ctx.out.info(`The service accepted the ${what} (GET /api/v1/workflows: ${plural(workflows.length, 'workflow')}).`);
   } catch (error) {
     if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
       throw withHint(

@@ -2,7 +2,7 @@
 import { ENDPOINTS, endpointPath, type EndpointName } from '../api/endpoints.js';
 import { download } from './download.js';
 import { MissingCredentialsError, InvalidArgumentError } from './errors.js';
-import { HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
+import { chargesEveryAttempt, HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
 import { normalizeGeneration, normalizeRun, normalizeVideo, readCredits, requireCallerId, type ResponseInfo } from './normalize.js';
 import { normalizeAgents, normalizeWorkflows } from './lists.js';
 import { waitForRun, waitForVideo } from './poll.js';
@@ -138,16 +138,16 @@ export function createClient(options: ClientOptions): AssetgenClient {
     // A replay after a lost attempt is this call's own charge only if no earlier call can have used
     // the key: one the client made up, or one the caller says is new.
     if (o?.idempotencyKey === undefined || o.keyIsNew) info.earlierAttemptLost = true;
-    // A call without a key (a poll, a list) made with the API key is charged on every attempt that
-    // reaches the service (service-api §5), and each retry is a call of its own: what each lost
-    // attempt cost is not known (Credits.unknownCharges). A session's calls are not charged, and a
-    // keyed call's retries are replays.
-    if (spec.idempotencyKey === undefined && spec.credential === 'apiKey') info.unknownCharges = lost;
+    // Each lost attempt of a call charged per attempt (a poll, a list, with the API key) was a call
+    // of its own: what it cost is not known (Credits.unknownCharges).
+    if (chargesEveryAttempt(spec)) info.unknownCharges = lost;
     return info;
   }
 
   const client: AssetgenClient = {
     baseUrl: base.href.replace(/\/$/, ''),
+    // The credential a poll would go with ('none' when the client has neither: a poll then fails unsent).
+    pollsCharged: chargesEveryAttempt({ credential: http.has('apiKey') || http.has('session') ? credentialFor('getVideo') : 'none' }),
 
     async generate(req: GenerateRequest, o?: CallOptions) {
       if (http.has('apiKey')) {

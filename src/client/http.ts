@@ -46,6 +46,16 @@ export interface Call {
   onUnanswered?: (attempts: number) => void;
 }
 
+/**
+ * Whether each attempt of this call that reaches the service is charged as a call of its own: one
+ * without an Idempotency-Key (a poll, a list) made with the API key (service-api §5). A session's
+ * calls are not charged, and a keyed call's retries are replays. So an attempt of such a call that
+ * got no answer has a charge that is not known (Credits.unknownCharges), answered on a retry or not.
+ */
+export function chargesEveryAttempt(call: Pick<Call, 'idempotencyKey' | 'credential'>): boolean {
+  return call.idempotencyKey === undefined && call.credential === 'apiKey';
+}
+
 export interface OpenResponse {
   status: number;
   headers: HeaderMap;
@@ -274,7 +284,12 @@ export class HttpClient {
       const failure = this.#chargedThenFailed(call, error, lostCharges);
       // A ChargedAnswerLostError's own attempt was counted from its headers.
       const unknown = attempts.unanswered - (failure instanceof ChargedAnswerLostError ? 1 : 0);
-      if (unknown > 0) call.onUnanswered?.(unknown);
+      if (unknown > 0) {
+        call.onUnanswered?.(unknown);
+        // Said where every charge is said (the answered case's comes with its answer, client.ts),
+        // so every front end's tally counts them without a rule of its own.
+        if (chargesEveryAttempt(call)) this.settings.hooks.onCredits?.({ unknownCharges: unknown });
+      }
       throw failure;
     }
   }

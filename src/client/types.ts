@@ -209,9 +209,11 @@ export interface SignalOptions {
   /**
    * Called once when the call fails after attempts that got no whole answer (stopped while out, the
    * connection lost, cut short, or refused), with how many, less one whose charge its headers said
-   * (ChargedAnswerLostError). Each may have been carried out, and charged: a poll made with the API
-   * key counts them as charges not known. Per call, never written on the error (an abort's error is
-   * the signal's reason, shared by every call of a command).
+   * (ChargedAnswerLostError). Each may have been carried out, and charged: for a call charged on
+   * every attempt (a poll or a list made with the API key) the client has also reported them to
+   * `onCredits` as `unknownCharges`; this tells the one call (a build's asset) its own. Per call,
+   * never written on the error (an abort's error is the signal's reason, shared by every call of a
+   * command).
    */
   onUnanswered?: (attempts: number) => void;
 }
@@ -276,6 +278,13 @@ export interface DownloadResult {
 
 export interface AssetgenClient {
   readonly baseUrl: string;
+  /**
+   * Whether this client's polls (getRun, getVideo) are charged calls: they go with the API key when
+   * the client has no session (it prefers a session for calls that are not paid; the service charges
+   * only key-authenticated calls). Then a poll's attempt that got no answer has a charge that is not
+   * known, which the client reports to `onCredits` as `unknownCharges`.
+   */
+  readonly pollsCharged: boolean;
   /** With an API key: POST /api/v1/generate; with only a session: POST /api/ai/generate. */
   generate(req: GenerateRequest, o?: CallOptions): Promise<Generation>;
   /** POST /api/ai/generate (session). */

@@ -2,7 +2,7 @@
 // so a run is never polled after it finished, and a run of N nodes is followed with exactly N polls.
 import type { Run } from '../client/types.js';
 import type { CommandContext } from '../cli/context.js';
-import { asRecord, countedPoll, describeRunProgress, targetFor, waitAndSave } from '../cli/follow.js';
+import { asRecord, describeRunProgress, targetFor, waitAndSave } from '../cli/follow.js';
 import { command } from '../cli/command.js';
 import { renderCredits, withCredits, type Charged } from '../cli/charged.js';
 import { renderSaved } from '../cli/report.js';
@@ -22,7 +22,7 @@ interface RunRecord {
 export const get = command({
   async run(ctx: CommandContext, runId: string): Promise<RunRecord> {
     const client = await ctx.client();
-    const run = await countedPoll(ctx, (counting) => client.getRun(runId, { signal: ctx.signal, ...counting }));
+    const run = await client.getRun(runId, { signal: ctx.signal });
     ctx.journal.recordUpdate('run', run.id, client.baseUrl, { state: run.state });
     return { document: withCredits(ctx, asRecord(run.raw)), run };
   },

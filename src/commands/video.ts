@@ -5,7 +5,7 @@ import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { VideoJob } from '../client/types.js';
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
-import { asRecord, countedPoll, journalPaidJob, leaveJob, targetFor, waitAndSave } from '../cli/follow.js';
+import { asRecord, journalPaidJob, leaveJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
 import { confirmCharge } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
@@ -95,7 +95,7 @@ interface VideoJobRecord {
 export const get = command({
   async run(ctx: CommandContext, id: string): Promise<VideoJobRecord> {
     const client = await ctx.client();
-    const job = await countedPoll(ctx, (counting) => client.getVideo(id, { signal: ctx.signal, ...counting }));
+    const job = await client.getVideo(id, { signal: ctx.signal });
     ctx.journal.recordUpdate('video', job.id, client.baseUrl, { state: job.state, ...(job.refunded ? { refunded: true } : {}) });
     return { document: withCredits(ctx, asRecord(job.raw)), job };
   },

@@ -107,6 +107,24 @@ describe('calls whose every charge is known stay exact', () => {
   });
 });
 
+describe('pollsCharged: whether the client’s polls go with the API key (charged)', () => {
+  it('the key alone: charged; a session (alone or beside the key): not; the ledger agrees', async () => {
+    const made = (credentials: { apiKey?: string; sessionCookie?: string }) =>
+      createClient({ baseUrl: 'http://127.0.0.1:9/', ...credentials }).pollsCharged;
+    expect(made({ apiKey: KEY })).toBe(true);
+    expect(made({ sessionCookie: SESSION })).toBe(false);
+    expect(made({ apiKey: KEY, sessionCookie: SESSION })).toBe(false);
+    expect(made({})).toBe(false);
+    for (const credentials of [{ apiKey: KEY }, { apiKey: KEY, sessionCookie: SESSION }]) {
+      const { service, client: polling } = await on(0, credentials);
+      await polling.getVideo('vid_1');
+      expect(service.spent()).toBe(polling.pollsCharged ? POLL_PRICE : 0);
+      await polling.close();
+      await server!.close();
+    }
+  });
+});
+
 describe('a poll that fails after attempts with no answer: each is a charge not known, on the error', () => {
   it('every attempt dropped (charged): a ConnectionError, the call told 3 attempts unanswered: the ledger', async () => {
     const { service, reports, client, server } = await on(99, { apiKey: KEY });
@@ -118,8 +136,26 @@ describe('a poll that fails after attempts with no answer: each is a charge not 
     expect(error).toBeInstanceOf(ConnectionError);
     expect(server.requests).toHaveLength(3); // the attempt and two retries (maxRetries 2)
     expect(told).toEqual([3]);
-    expect(reports).toEqual([]);
+    // Reported where every charge is, so a command's tally needs no rule of its own.
+    expect(reports).toEqual([{ unknownCharges: 3 }]);
     expect(service.spent()).toBe(3);
+  });
+
+  it('a list (GET /api/v1/workflows) whose every attempt was dropped: the same, 3 reported; with a session beside the key, none (not charged)', async () => {
+    const { service, reports, client: keyed } = await on(99, { apiKey: KEY });
+    await expect(keyed.listWorkflows()).rejects.toBeInstanceOf(ConnectionError);
+    expect(reports).toEqual([{ unknownCharges: 3 }]);
+    expect(service.spent()).toBe(3);
+    await keyed.close();
+    await server!.close();
+    const withSession = await on(99, { apiKey: KEY, sessionCookie: SESSION });
+    const told: number[] = [];
+    await expect(withSession.client.listWorkflows({ onUnanswered: (attempts) => told.push(attempts) })).rejects.toBeInstanceOf(
+      ConnectionError,
+    );
+    expect(told).toEqual([3]);
+    expect(withSession.reports).toEqual([]);
+    expect(withSession.service.spent()).toBe(0);
   });
 
   it('stopped while its first attempt is out: one charge not known', async () => {

@@ -77,7 +77,9 @@ describe('auth', () => {
       project.mock.apiKey,
     );
     expect(login.code, login.stderr).toBe(0);
-    expect(login.stderr).toMatch(/accepted the API key .*charged 1 credit, \d+ remaining/);
+    expect(login.stderr).toMatch(
+      /accepted the API key \(GET \/api\/v1\/workflows: \d+ workflows?\)\.\n(.*\n)*Charged 1 credit; \d+ remaining\./,
+    );
     expect(parseJson(login)).toMatchObject({ stored: 'apiKey', verified: true, credits: { charged: 1, balance: before - 1 } });
     expect((await project.mock.state()).credits).toBe(before - 1);
     expect((await cli(['auth', 'status'], project.home.env)).code).toBe(0);
@@ -87,7 +89,8 @@ describe('auth', () => {
     const before = (await project.mock.state()).credits as number;
     const login = await cli(['auth', 'login', '--session', '--base-url', project.mock.url], project.home.env, project.mock.sessionCookie);
     expect(login.code, login.stderr).toBe(0);
-    expect(login.stderr).toMatch(/accepted the session cookie .*no charge/);
+    expect(login.stderr).toMatch(/accepted the session cookie \(GET \/api\/v1\/workflows: \d+ workflows?\)\.\n/);
+    expect(login.stderr).not.toContain('Charged');
     expect((await project.mock.state()).credits).toBe(before);
   });
 

@@ -53,10 +53,12 @@ describe('a poll made with the key, retried after its first attempt was dropped 
     expect(service.spent()).toBe(2);
   });
 
-  it('for people: "Charged at least 1 credit (a poll got no answer …); at most 998 remaining."', async () => {
+  it('for people: "Charged at least 1 credit (an attempt got no answer …); at most 998 remaining."', async () => {
     const { result } = await against(['video', 'get', 'vid_1']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('Charged at least 1 credit (a poll got no answer: its charge is not known); at most 998 remaining.');
+    expect(result.stderr).toContain(
+      'Charged at least 1 credit (an attempt got no answer: its charge is not known); at most 998 remaining.',
+    );
   });
 });
 
@@ -71,8 +73,10 @@ describe('a list made with the key, retried after its first attempt was dropped 
         input: KEY,
       });
       expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('The service accepted the API key (GET /api/v1/workflows: 1 workflow).');
+      // What the check cost, once, in the command's credits line.
       expect(result.stderr).toContain(
-        'charged at least 1 credit (an attempt got no answer: its charge is not known), at most 998 remaining',
+        'Charged at least 1 credit (an attempt got no answer: its charge is not known); at most 998 remaining.',
       );
       expect(parseJson(result).credits).toEqual({ charged: 1, refunded: 0, balance: 998, unknownCharges: 1 });
       expect(service.spent()).toBe(2);
@@ -112,5 +116,23 @@ describe('a poll that fails after its attempts were dropped (each charged)', () 
     expect(scripted.server.requests).toHaveLength(3);
     expect(jsonError(result).credits).toEqual({ charged: 0, refunded: 0, balance: null, unknownCharges: 3 });
     expect(service.spent()).toBe(3);
+  });
+});
+
+describe('a list that fails after its attempts were dropped (each charged)', () => {
+  it('workflows list: --json error unknownCharges 3 and the ledger 3; for people, the note beside the error', async () => {
+    const service = chargingService({ drop: (arrival) => arrival.path === '/api/v1/workflows' });
+    const result = await scripted.against(service.handler, ['workflows', 'list', '--json']);
+    expect(result.code).not.toBe(0);
+    expect(jsonError(result).credits).toEqual({ charged: 0, refunded: 0, balance: null, unknownCharges: 3 });
+    expect(jsonError(result).hint).toContain('3 attempts got no answer: the service may still charge them');
+    expect(service.spent()).toBe(3);
+    await scripted.server.close();
+    const people = await scripted.against(chargingService({ drop: (arrival) => arrival.path === '/api/v1/workflows' }).handler, [
+      'workflows',
+      'list',
+    ]);
+    expect(people.code).not.toBe(0);
+    expect(people.stderr).toContain('3 attempts got no answer: the service may still charge them (not counted in the credits reported).');
   });
 });

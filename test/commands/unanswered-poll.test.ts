@@ -70,7 +70,7 @@ describe('a wait stopped while a charged poll is out says its charge is not know
     expect(cost).toBe(error.credits.charged + PRICES.keyCall);
     // The balance is the last one an answer reported: the ledger's is lower by the poll.
     expect(error.credits.balance).toBe((await project.mock.state()).credits + PRICES.keyCall);
-    expect(error.hint).toContain('A poll got no answer: the service may still charge it');
+    expect(error.hint).toContain('An attempt got no answer: the service may still charge it');
   });
 
   it('video create --timeout: charged 180 known, unknownCharges 1, the ledger 181', async () => {
@@ -115,7 +115,7 @@ describe('a wait stopped while a charged poll is out says its charge is not know
     const id = await submitted('video');
     const { result } = await stoppedWhileHeld(['video', 'wait', id], 'getVideo', 'timeout');
     expect(result.code, result.stderr).toBe(7);
-    expect(result.stderr).toContain('A poll got no answer: the service may still charge it (not counted in the credits reported).');
+    expect(result.stderr).toContain('An attempt got no answer: the service may still charge it (not counted in the credits reported).');
     expect(result.stderr).toContain(`resume with: assetgen video wait ${id}`);
   });
 });

@@ -61,7 +61,7 @@ function expectUnknownPoll(outcome: ToolOutcome, charged: number, cost: number):
   const document = outcome.result.structuredContent as Record<string, any>;
   expect(document).toMatchObject({ state: 'running', credits: { charged, unknownCharges: 1 } });
   expect(outcome.json.credits).toEqual(document.credits);
-  expect(document.message).toContain('A poll got no answer: the service may still charge it');
+  expect(document.message).toContain('An attempt got no answer: the service may still charge it');
   // The ledger: what the answer knew, plus the poll it could not know.
   expect(cost).toBe(charged + PRICES.keyCall);
 }

@@ -53,8 +53,10 @@ describe('a build whose poll was retried after its first attempt was dropped (ch
     // 180 + the dropped poll = 181: a retry would pass the cap, so the poll ends with no answer.
     expect(service.ledger.map((charge) => charge.amount)).toEqual([VIDEO_PRICE, 1]);
     expect(service.spent()).toBe(181);
-    expect(result.code).not.toBe(0);
-    expect(document.credits ?? parseJson(result).credits).toMatchObject({ charged: 180, unknownCharges: 1 });
+    // The cap ended it, not the service: capped (exit 8, the resume advice), as a poll refused before sending is.
+    expect(result.code, result.stderr).toBe(8);
+    expect(document.items).toMatchObject([{ id: 'torch', outcome: 'capped' }]);
+    expect(document.credits).toMatchObject({ charged: 180, unknownCharges: 1 });
     expect(entry.job).toMatchObject({ jobId: 'vid_1' });
     expect(entry.job!.credits ?? null).toBeNull();
   });

@@ -540,21 +540,13 @@ function budgetedClient(
 /**
  * `count` charges of an asset's polls not known: the service may have taken them. The lock keeps
  * "not known" (written before the poll: budgetedClient), and the cap counts each at a poll's price.
- * Not when polls are known to be free: with a session, or at a price learned as 0. `failed`: they
- * came with a failed poll, which the client reported to nobody, so the build's credits count them
- * here (an answered poll's came to them through the client's onCredits).
+ * Not when polls are known to be free: with a session, or at a price learned as 0. (The build's
+ * credits have them already: the client reports them to onCredits, answered or failed.)
  */
-function pollChargesNotKnown(
-  run: AssetRun,
-  reservation: Reservation,
-  polls: { unknownCharge: boolean },
-  count: number,
-  failed = false,
-): void {
-  if (run.pollsWithSession || run.budget.pollPrice <= 0) return;
+function pollChargesNotKnown(run: AssetRun, reservation: Reservation, polls: { unknownCharge: boolean }, count: number): void {
+  if (!run.pollsCharged || run.budget.pollPrice <= 0) return;
   polls.unknownCharge = true;
   reservation.charged(count * run.budget.pollPrice);
-  if (failed) run.ctx.credits.chargeNotKnown(count);
 }
 
 /**
@@ -572,9 +564,10 @@ async function pollWithinBudget<T extends { credits: Credits }>(
   if (refusal) throw new CapReached(refusal, run);
   // A poll whose charge is known before its answer (none: with a session, or a price learned as 0)
   // leaves the job's total as it is, so a kill during it leaves that total exact, not unknown.
-  if (!run.pollsWithSession && budget.pollPrice > 0) await run.writer.charged(item.id, null);
+  if (run.pollsCharged && budget.pollPrice > 0) await run.writer.charged(item.id, null);
   let answer: T;
   let unknown = 0;
+  let retryRefused: CapRefusal | undefined;
   try {
     answer = await call({
       signal: AbortSignal.any([requestSignal]),
@@ -582,17 +575,23 @@ async function pollWithinBudget<T extends { credits: Credits }>(
       onUnanswered: (attempts) => (unknown = attempts),
       // The client's own retry of this poll is a poll too, and each attempt with no answer may
       // have been charged: it goes only if those and one more fit the cap.
-      mayRetry: (unanswered) => reservation.allow(budget.pollPrice * (unanswered + 1)) === undefined,
+      mayRetry: (unanswered) => {
+        retryRefused = reservation.allow(budget.pollPrice * (unanswered + 1));
+        return retryRefused === undefined;
+      },
     });
   } catch (error) {
     // Attempts with no answer: the service may still charge each.
-    if (unknown > 0) pollChargesNotKnown(run, reservation, polls, unknown, true);
+    if (unknown > 0) pollChargesNotKnown(run, reservation, polls, unknown);
     // Charged, its answer lost: counted like an answer (the wait asks again, through allow above).
     if (error instanceof ChargedAnswerLostError) {
       reservation.charged(error.credits.charged);
       budget.learnPollPrice(error.credits.charged);
       await run.writer.charged(item.id, jobCredits());
     }
+    // The cap, not the service, ended this poll: the asset is capped (its job kept), as when the
+    // cap refuses a poll before it is sent.
+    if (retryRefused !== undefined) throw new CapReached(retryRefused, run);
     throw error;
   }
   reservation.charged(answer.credits.charged ?? 0);

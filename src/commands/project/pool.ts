@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CommandContext } from '../../cli/context.js';
 import { plural } from '../../cli/credits.js';
-import { pollsCharged } from '../../cli/follow.js';
 import {
   CreditBudget,
   DeclaredPriceCheck,
@@ -75,8 +74,8 @@ export async function runPlan(
     requestSignal: grace.signal,
     resumeCommand: options.resumeCommand,
     capName: options.capName,
-    // Whether polls go uncharged (a session, or the in-process mock's own): the single commands' rule (cli/follow.ts).
-    pollsWithSession: client === undefined ? ctx.globals.mock : !pollsCharged(ctx),
+    // No client: nothing is submitted or polled (a build that only re-processes).
+    pollsCharged: client?.pollsCharged ?? false,
   };
   /** An asset's end (or its not starting), said in a line of its own. */
   const finish = (result: ItemResult): void => {

@@ -171,8 +171,8 @@ export interface AssetRun {
   /** The cap as the reader set it (`--max-credits 5`, `` `budget: 5` in assetgen.yaml ``), for refusals. */
   capName: string;
   /**
-   * Polls go with a session (the client prefers it for calls that are not paid), and only
-   * key-authenticated calls are charged (service-api §5): a poll's charge is then known (none).
+   * The build's polls are charged (AssetgenClient.pollsCharged: made with the API key). When not
+   * (a session's polls), a poll's charge is known (none), answered or not.
    */
-  pollsWithSession: boolean;
+  pollsCharged: boolean;
 }
