@@ -9,9 +9,12 @@ export type LeftAloneChange = 'replace' | 'regenerate' | 'repack';
  */
 export type LeftAloneWords = (id: string, change: LeftAloneChange) => string;
 
-/** The command line's words for each (PlanOptions.leftAlone's default). */
-export const FORCE_WOULD: Record<LeftAloneChange, string> = {
+/** The command line's words for each. */
+const FORCE_WOULD: Record<LeftAloneChange, string> = {
   replace: 'left alone (--force replaces it)',
   regenerate: 'left alone (--force regenerates)',
   repack: 'left alone (--force re-packs)',
 };
+
+/** The command line's words (its FrontEnd.leftAlone, and PlanOptions.leftAlone's default). */
+export const commandLineLeftAlone: LeftAloneWords = (_id, change) => FORCE_WOULD[change];

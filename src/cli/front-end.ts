@@ -3,7 +3,7 @@
 // their context (`ctx.frontEnd`) instead of spelling a flag, so an MCP client is never told to
 // "pass --force", an argument it does not have. Both wordings live here, side by side.
 import { ENV } from '../config/credentials.js';
-import { FORCE_WOULD, type LeftAloneChange } from '../api/left-alone.js';
+import { commandLineLeftAlone, type LeftAloneChange } from '../api/left-alone.js';
 import { toolArgumentsText, type ResumeToolCall } from './resume.js';
 
 /** An option a message may tell the reader to give. */
@@ -150,7 +150,7 @@ export const CLI: FrontEnd = {
   buildAgain: (same) => (same ? 'run the same `assetgen build` again' : 'run `assetgen build` again'),
   pick: (id) => `assetgen pick ${id} <k>`,
   regenerate: (id) => `\`assetgen build ${id} --force\``,
-  leftAlone: (_id, change) => FORCE_WOULD[change],
+  leftAlone: commandLineLeftAlone,
 };
 
 /**

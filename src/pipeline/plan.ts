@@ -23,7 +23,7 @@ import { lastCharges, priceFor, type PriceIndex } from './prices.js';
 export { estimateFor, lastCharges, type LastCharges } from './prices.js';
 import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
-import { FORCE_WOULD, type LeftAloneWords } from '../api/left-alone.js';
+import { commandLineLeftAlone, type LeftAloneWords } from '../api/left-alone.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
 import { planPost } from './post.js';
 import { withRestore, type RemoteAvailability } from './remote.js';
@@ -80,10 +80,8 @@ export interface PlanOptions {
   learnedPrices?: PriceIndex['learned'];
 }
 
-const forceWould: LeftAloneWords = (_id, change) => FORCE_WOULD[change];
-
 /** The reader's words for a file a build leaves alone: PlanOptions.leftAlone, or the command line's. */
-const leftAloneWords = (options: PlanOptions): LeftAloneWords => options.leftAlone ?? forceWould;
+const leftAloneWords = (options: PlanOptions): LeftAloneWords => options.leftAlone ?? commandLineLeftAlone;
 
 /**
  * What planning needs hashed: every file the lock records, and every single-file `out` of the
