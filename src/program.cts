@@ -4,7 +4,7 @@
 // streams (test/support/cli.ts). CommonJS, like the entry, for a fast start.
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { VIDEO_JOB_COST } from './api/endpoints.js';
-import { attachExamples, commandPath } from './cli/help.cjs';
+import { attachExamples, commandPath, HELP_LAYOUT, wrapLikeHelp } from './cli/help.cjs';
 import {
   parseBaseUrl,
   parseCount,
@@ -91,7 +91,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
         else write(errorLine(message));
       },
     })
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp(HELP_LAYOUT)
     .description('Game assets (images, videos) from the asset generation service, saved straight into your project.')
     // `--version --json` (in any order, wherever commander takes --version): the document of
     // `assetgen version --json` (commands/version.ts), not the bare line. Registered before
@@ -288,7 +288,10 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       '--remote-cache <url>',
       'a shared Turborepo remote-cache server: restore files it holds (0 credits), upload what the build makes (default: ASSETGEN_REMOTE_CACHE_URL)',
     )
-    .option('--remote-cache-read-only', 'restore from the remote cache, never upload to it (or ASSETGEN_REMOTE_CACHE_READ_ONLY=1)')
+    .option(
+      '--remote-cache-read-only',
+      'restore from the remote cache, never upload to it (or set env ASSETGEN_REMOTE_CACHE_READ_ONLY to 1)',
+    )
     .option('--check', 'then run `assetgen check` on the outputs (exit 9 when a checks: rule is broken)')
     .action(run(async () => (await import('./commands/project/build.js')).build));
 
@@ -390,19 +393,29 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .command('mcp')
     .description('run an MCP server on stdio: assetgen as tools for MCP clients (Claude Code, Cursor, VS Code, …)')
     .option('--allow-outside', "let tools save outside the server's working directory")
-    .addHelpText(
-      'after',
+    // The prose is wrapped to the terminal like the rest of the screen; each client's configuration
+    // is kept on one line, under the client's name, to be pasted as it is.
+    .addHelpText('after', (context) =>
       [
         '',
-        'Stdout carries MCP messages only; logs go to stderr. Credentials come from `assetgen auth login` or',
-        'ASSETGEN_BASE_URL / ASSETGEN_API_KEY / ASSETGEN_SESSION — never put the key in a client config.',
+        wrapLikeHelp(
+          context,
+          'Stdout carries MCP messages only; logs go to stderr. Credentials come from `assetgen auth login` or ASSETGEN_BASE_URL / ASSETGEN_API_KEY / ASSETGEN_SESSION — never put the key in a client config.',
+        ),
         '',
-        'Add it to an MCP client by hand (any client: command "assetgen", args ["mcp"]):',
-        '  claude mcp add assetgen -- assetgen mcp                      Claude Code',
-        '  {"mcpServers": {"assetgen": {"command": "assetgen", "args": ["mcp"]}}}   .mcp.json, .cursor/mcp.json',
-        '  {"servers": {"assetgen": {"type": "stdio", "command": "assetgen", "args": ["mcp"]}}}   .vscode/mcp.json',
-        '  [mcp_servers.assetgen] command = "assetgen" args = ["mcp"]    ~/.codex/config.toml',
-        'Or let the installer do it: assetgen install --mcp. Try it: npx @modelcontextprotocol/inspector assetgen mcp --mock',
+        wrapLikeHelp(context, 'Add it to an MCP client by hand (any client: command "assetgen", args ["mcp"]):'),
+        '  Claude Code:',
+        '    claude mcp add assetgen -- assetgen mcp',
+        '  .mcp.json, .cursor/mcp.json:',
+        '    {"mcpServers": {"assetgen": {"command": "assetgen", "args": ["mcp"]}}}',
+        '  .vscode/mcp.json:',
+        '    {"servers": {"assetgen": {"type": "stdio", "command": "assetgen", "args": ["mcp"]}}}',
+        '  ~/.codex/config.toml:',
+        '    [mcp_servers.assetgen] command = "assetgen" args = ["mcp"]',
+        wrapLikeHelp(
+          context,
+          'Or let the installer do it: assetgen install --mcp. Try it: npx @modelcontextprotocol/inspector assetgen mcp --mock',
+        ),
       ].join('\n'),
     )
     .action(run(async () => (await import('./commands/mcp.js')).mcp as Action));
@@ -443,7 +456,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       exitCode = 0;
       missingCommandOf = undefined;
       try {
-        await program.parseAsync(barePreview(withoutHelpForUnknown(program, argv)), { from: 'user' });
+        await program.parseAsync(barePreview(withoutHelpForUnknown(program, helpOfSubcommand(program, argv))), { from: 'user' });
         return exitCode;
       } catch (error) {
         if (!(error instanceof CommanderError)) throw error;
@@ -459,6 +472,30 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
 
 /** The CommanderError code that stands for `--version --json` (see the 'option:version' listener). */
 const VERSION_DOCUMENT = 'assetgen.versionDocument';
+
+/**
+ * `assetgen help video create`, as `gh help pr create`: the help of `video create`. Commander's help
+ * command reads one word (it would show `video`'s help), so the line is made `assetgen video help
+ * create`, which the group's own help command answers — with its error for a word that is not one of
+ * its commands (`help video nope`: exit 2, as `video help nope`). Only when `help` is the first word.
+ */
+export function helpOfSubcommand(program: Command, argv: readonly string[]): readonly string[] {
+  if (argv[0] !== 'help') return argv;
+  let end = 1;
+  while (end < argv.length && !argv[end].startsWith('-')) end += 1;
+  const words = argv.slice(1, end);
+  // The groups named before the last word: `video` in `help video create`.
+  let command = program;
+  let groups = 0;
+  while (groups < words.length - 1) {
+    const sub = command.commands.find((candidate) => candidate.name() === words[groups] || candidate.aliases().includes(words[groups]));
+    if (!sub || sub.commands.length === 0) break;
+    command = sub;
+    groups += 1;
+  }
+  if (groups === 0) return argv;
+  return [...words.slice(0, groups), 'help', ...words.slice(groups), ...argv.slice(end)];
+}
 
 /**
  * `assetgen nope --help` (or `runs nope -h`): commander would print the nearest help and exit 0,

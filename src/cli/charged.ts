@@ -13,10 +13,24 @@ export function withCredits<T extends object>(ctx: CommandContext, document: T):
   return { ...document, credits: ctx.credits.report, ...(ctx.globals.mock ? { mock: true as const } : {}) };
 }
 
+/** The commands whose credits line people have been shown (a failure after it says it once, not twice). */
+const shown = new WeakSet<CommandContext>();
+
 /** People's end of a command that talked to the service: what it cost (the result's `credits`), on stderr. */
 export function renderCredits(ctx: CommandContext, result: { credits: CreditsReport }): void {
   const line = creditsLine(result.credits);
   if (line) ctx.out.info(ctx.out.style.dim(`${line}${mockMark(ctx)}`));
+  shown.add(ctx);
+}
+
+/**
+ * People's end of a command that failed: what it spent so far, when its result did not say it
+ * (the `--json` error carries the same `credits`). undefined when nothing was spent or it was said.
+ */
+export function creditsOfFailure(ctx: CommandContext): string | undefined {
+  if (shown.has(ctx)) return undefined;
+  const line = creditsLine(ctx.credits.report);
+  return line && ctx.out.style.dim(`${line}${mockMark(ctx)}`);
 }
 
 /** ` (mock)` after what a command on the bundled mock reports. */

@@ -23,22 +23,25 @@ export class CreditTally {
   #charged = 0;
   #refunded = 0;
   #balance: number | null = null;
-  #paidEarlier = 0;
+  /** undefined until a replay says what its original call was charged: "no replay said" is not 0. */
+  #paidEarlier: number | undefined;
   #unknownCharges = 0;
 
   /** Adds what one response reported: its charge, and the charges of its lost attempts as not known. */
   add(credits: Credits | undefined): void {
     if (credits?.charged !== undefined) this.#charged += credits.charged;
-    if (credits?.paidEarlier !== undefined) this.#paidEarlier += credits.paidEarlier;
+    if (credits?.paidEarlier !== undefined) this.#paidEarlier = (this.#paidEarlier ?? 0) + credits.paidEarlier;
     if (credits?.remaining !== undefined) this.#balance = credits.remaining;
     if (credits?.unknownCharges) this.#unknownCharges += credits.unknownCharges;
   }
 
   /**
    * What replayed answers say their original calls were charged (not this command's spending: a
-   * build adds it to an asset's cost when its lock did not record that charge).
+   * build adds it to an asset's cost when its lock did not record that charge); undefined when no
+   * answer said it — none was a replay, or a replay did not restate its original charge (a service
+   * with credits in `X-Credits-*` headers only): never read as 0.
    */
-  get paidEarlier(): number {
+  get paidEarlier(): number | undefined {
     return this.#paidEarlier;
   }
 
@@ -74,14 +77,14 @@ export function unknownChargesNote(report: CreditsReport): string | undefined {
 /**
  * A credits report in words: "Charged 10 credits; 990 remaining.", or undefined when nothing is
  * known. With a charge not known: "Charged at least 10 credits (an attempt got no answer: its charge is
- * not known); at most 990 remaining."
+ * not known); at most 990 remaining." ("No charge known (…)" when none was.)
  */
 export function creditsLine(report: CreditsReport): string | undefined {
   const parts: string[] = [];
   const unknown = report.unknownCharges ?? 0;
   if (unknown)
     parts.push(
-      `charged at least ${plural(report.charged, 'credit')} (${noAnswer(unknown)}: ${unknown === 1 ? 'its charge is' : 'their charges are'} not known)`,
+      `${report.charged ? `charged at least ${plural(report.charged, 'credit')}` : 'no charge known'} (${noAnswer(unknown)}: ${unknown === 1 ? 'its charge is' : 'their charges are'} not known)`,
     );
   else if (report.charged) parts.push(`Charged ${plural(report.charged, 'credit')}`);
   if (report.refunded) parts.push(`refunded ${report.refunded}`);

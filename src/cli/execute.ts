@@ -10,6 +10,7 @@ import {
   UnexpectedResponseError,
   withHint,
 } from '../client/errors.js';
+import { creditsOfFailure } from './charged.js';
 import { unknownChargesNote } from './credits.js';
 import { CancelledError } from './errors.js';
 import { idempotencyKeyOf } from './idempotency.js';
@@ -191,6 +192,8 @@ function report(
     write(errorLine(error instanceof Error ? error.message : String(error), style));
     if (verbose && error instanceof Error && error.stack) write(error.stack);
     else write('This is a bug in assetgen; run again with --verbose for details.');
+    const spent = ctx && creditsOfFailure(ctx);
+    if (spent) write(spent);
     return;
   }
   if (error instanceof CancelledError) {
@@ -207,6 +210,9 @@ function report(
   // Text is the client's bounded excerpt already (quoted as it is); a small parsed value as JSON.
   const raw = error instanceof UnexpectedResponseError ? error.raw : undefined;
   if (raw !== undefined) write(`Raw response: ${sanitizeText(typeof raw === 'string' ? raw : JSON.stringify(raw))}`);
+  // What the command spent before it failed, as a success says it.
+  const spent = ctx && creditsOfFailure(ctx);
+  if (spent) write(spent);
   if (verbose && error.stack) write(error.stack);
 }
 

@@ -19,7 +19,7 @@ import {
 import { waitForRun, waitForVideo } from '../client/poll.js';
 import type { AssetgenClient, Run, VideoJob } from '../client/types.js';
 import { isObject } from '../client/values.js';
-import { requireCallerId } from '../client/normalize.js';
+import { isTerminal, requireCallerId } from '../client/normalize.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { startProgress, type Progress } from '../ui/progress.js';
 import type { CommandContext } from './context.js';
@@ -37,11 +37,8 @@ import { saveOutputs, type OutputFile } from './save.js';
  */
 export function rememberPaidJob(ctx: CommandContext, error: unknown, target: ResumeTarget, answered: boolean): unknown {
   const effective: unknown = ctx.signal.aborted && !(error instanceof JobFailedError) ? ctx.signal.reason : error;
-  if (effective instanceof JobFailedError) {
-    if (target.kind === 'video' && effective.refunded === false && effective.code === 'job_failed')
-      withHint(effective, `The service refunds failed jobs by itself; ${ctx.frontEnd.pollVideo(target.id)} shows when it has.`);
-    return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
-  }
+  // (A failed video job's refund is worded where the wait saw it end: videoFailure.)
+  if (effective instanceof JobFailedError) return attachJob(effective, { id: target.id, kind: target.kind, resume: null });
   // An id assetgen refuses to send was never a job of ours.
   if (effective instanceof InvalidArgumentError) return effective;
   const what = target.kind === 'video' ? 'video job' : 'run';
@@ -175,6 +172,9 @@ export async function followVideo(
 ): Promise<VideoJob> {
   const progress = await startProgress(ctx.out, `Video job ${target.id}: ${initial?.state ?? 'waiting'}…`);
   let answered = initial !== undefined;
+  // What this command saw of the job: its last answer, and whether an answer before the last showed
+  // it unfinished (then a refund the last one states was made while this command watched: refundSeen).
+  const seen: SeenVideo = { job: initial, watched: initial !== undefined && !isTerminal(initial.state) && isNews(initial) };
   try {
     const job = await waitForVideo((id, o) => client.getVideo(id, o), target.id, {
       signal: ctx.signal,
@@ -182,6 +182,9 @@ export async function followVideo(
       intervalMs: target.intervalMs,
       onProgress: (update) => {
         answered = true;
+        // The failing answer ends the wait: only the answers before it can set `watched`.
+        if (!isTerminal(update.state)) seen.watched = true;
+        seen.job = update;
         const pct = typeof update.progress === 'number' ? ` ${Math.round(update.progress * 100)}%` : '';
         ctx.onJobProgress?.({
           kind: 'video',
@@ -198,8 +201,69 @@ export async function followVideo(
     progress.succeed(`Video job ${target.id} succeeded.`);
     return job;
   } catch (error) {
-    throw stopped(ctx, client, progress, target, error, answered);
+    throw stopped(ctx, client, progress, target, error instanceof JobFailedError ? videoFailure(ctx, error, seen) : error, answered, seen);
   }
+}
+
+/** A video job as one command saw it (followVideo). */
+interface SeenVideo {
+  /** The last answer about it: the submission's, or a poll's. */
+  job?: VideoJob;
+  /** An answer of this command before the last showed the job unfinished. */
+  watched: boolean;
+}
+
+/**
+ * A submission's answer is news of the job, unless it replays the stored answer of an earlier call
+ * with the same key (charged 0 here): that one tells how the job was then, not now.
+ */
+const isNews = (job: VideoJob): boolean => job.credits.paidEarlier === undefined && job.credits.charged !== 0;
+
+/**
+ * The refund of a failed video job that this command counts in its `credits.refunded` (and a build
+ * frees in its cap): only one the service's answer states (`refunded: true` or a `refund` record:
+ * its amount when given, else the job's price), and only when this command saw the job unfinished
+ * first — so the refund was made while it watched, and `credits` moves as the ledger did meanwhile.
+ * A job already failed at this command's first answer was refunded (or not) before: its refund is
+ * told, never counted again (docs/cli.md, "Credits").
+ */
+function refundSeen(seen: SeenVideo, error: JobFailedError): number {
+  const job = failedAnswer(seen, error);
+  const refunded = job?.refunded ?? error.refunded;
+  return refunded === true && seen.watched ? (job?.refundAmount ?? VIDEO_JOB_COST) : 0;
+}
+
+/** The answer that said the job failed (the last one seen). */
+const failedAnswer = (seen: SeenVideo, error: JobFailedError): VideoJob | undefined =>
+  seen.job?.state === 'failed' && seen.job.id === error.jobId ? seen.job : undefined;
+
+/**
+ * A failed video job's error, its refund in words: refunded (counted or not, and why), not refunded
+ * yet, or — when the service's record says nothing of it — not known yet, and how to look.
+ */
+function videoFailure(ctx: CommandContext, error: JobFailedError, seen: SeenVideo): JobFailedError {
+  const job = failedAnswer(seen, error);
+  const refunded = job?.refunded ?? error.refunded;
+  const amount = job?.refundAmount ?? VIDEO_JOB_COST;
+  const look = ctx.frontEnd.pollVideo(error.jobId);
+  if (refunded === true) {
+    if (seen.watched) return error;
+    return withHint(
+      error,
+      `The job was refunded already at this command's first answer about it: that refund is not counted in this command's credits.`,
+    );
+  }
+  if (refunded === false) return withHint(error, `The service refunds failed jobs by itself; ${look} shows when it has.`);
+  // The record says nothing of a refund: it may come later, or have come already; nothing is counted.
+  const why = job?.error ? `: ${job.error.message}` : '';
+  const failed = new JobFailedError(
+    `Video job ${error.jobId} failed${/[.!?]$/.test(why) ? why : `${why}.`} Its record does not say whether the ${amount} credits have been refunded yet.`,
+    { jobId: error.jobId, record: error.record, code: error.code, hint: error.hint },
+  );
+  return withHint(
+    failed,
+    `The service refunds failed jobs by itself; assetgen counts a refund only once an answer states it (not counted in the credits reported). ${look} shows the job's record, and the account's balance shows the refund once it is made.`,
+  );
 }
 
 /** However a wait ends but by the job's end: the progress line closed, the job remembered. */
@@ -210,19 +274,28 @@ function stopped(
   target: ResumeTarget,
   error: unknown,
   answered: boolean,
+  seen?: SeenVideo,
 ): unknown {
-  finishFailed(ctx, client, progress, target, error);
+  finishFailed(ctx, client, progress, target, error, seen);
   return rememberPaidJob(ctx, error, target, answered);
 }
 
-function finishFailed(ctx: CommandContext, client: AssetgenClient, progress: Progress, target: ResumeTarget, error: unknown): void {
+function finishFailed(
+  ctx: CommandContext,
+  client: AssetgenClient,
+  progress: Progress,
+  target: ResumeTarget,
+  error: unknown,
+  seen?: SeenVideo,
+): void {
   if (!(error instanceof JobFailedError)) {
     progress.stop();
     return;
   }
   const what = target.kind === 'video' ? 'Video job' : 'Run';
   progress.fail(`${what} ${target.id} failed.`);
-  if (target.kind === 'video' && error.refunded !== false) ctx.credits.refund(VIDEO_JOB_COST);
+  const refund = target.kind === 'video' && seen ? refundSeen(seen, error) : 0;
+  if (refund) ctx.credits.refund(refund);
   ctx.journal.recordUpdate(target.kind, target.id, client.baseUrl, {
     state: 'failed',
     ...(error.refunded !== undefined ? { refunded: error.refunded } : {}),

@@ -29,7 +29,8 @@ export function helpWidth(stdout: { isTTY?: boolean; columns?: number }): number
 
 /**
  * The key of the screen a plain help request asks for — `[cmd…] --help`, `[cmd…] -h`,
- * `[cmd…] help [sub]` — or undefined for any other command line.
+ * `[cmd…] help [sub]`, `help <cmd> <sub>…` (as `gh help pr create`) — or undefined for any other
+ * command line.
  */
 export function requestedScreen(args: readonly string[], screens: HelpScreens): string | undefined {
   const last = args[args.length - 1];
@@ -38,11 +39,14 @@ export function requestedScreen(args: readonly string[], screens: HelpScreens): 
     return Object.hasOwn(screens, key) ? key : undefined;
   };
   if (last === '--help' || last === '-h') return known(args.slice(0, -1));
-  const at = args.lastIndexOf('help');
-  if (at === -1 || at < args.length - 2) return undefined;
+  const at = args.indexOf('help');
+  if (at === -1) return undefined;
   const parent = known(args.slice(0, at));
   if (parent === undefined || !screens[parent].parent) return undefined;
-  return at === args.length - 1 ? parent : known([...args.slice(0, at), args[at + 1]]);
+  // `video help create`; and below the program, every word after help: `help video create`.
+  const named = args.slice(at + 1);
+  if (named.length === 0) return parent;
+  return at === 0 || named.length === 1 ? known([...args.slice(0, at), ...named]) : undefined;
 }
 
 /** The screen's text at `width`, when it was rendered for that width. */

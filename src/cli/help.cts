@@ -1,6 +1,51 @@
-// What the help screens add to the command table: headings for the top-level commands, and the
-// examples at the end of every screen. CommonJS, like the table.
-import type { Command } from 'commander';
+// What the help screens add to the command table: headings for the top-level commands, the
+// examples at the end of every screen, and the layout that keeps them within a narrow terminal.
+// CommonJS, like the table.
+import { Help, type AddHelpTextContext, type Command, type HelpConfiguration } from 'commander';
+
+/**
+ * The narrowest description column worth wrapping beside its option. Commander's default, 40,
+ * stopped wrapping below about 67 columns (the terms of `build --help` and the global options take
+ * 28), so each description ran on as one long line; at 24, a 60-column terminal keeps the usual
+ * two columns.
+ */
+export const MIN_DESCRIPTION_WIDTH = 24;
+/** Where a description goes when its column would be narrower than that: the lines under its term. */
+const UNDER_TERM_INDENT = 6;
+/** What commander puts before the usage line. */
+const USAGE_TITLE = 'Usage: ';
+
+/**
+ * How every help screen is laid out (the command table's configureHelp). On a terminal too narrow
+ * for the two columns (a 40-column pane), each description is wrapped to the width under its
+ * option instead of running past the edge. Example command lines are never broken: they are
+ * pasted as they are.
+ */
+export const HELP_LAYOUT: HelpConfiguration = {
+  showGlobalOptions: true,
+  sortSubcommands: false,
+  minWidthToWrap: MIN_DESCRIPTION_WIDTH,
+  formatItem(term: string, termWidth: number, description: string, helper: Help): string {
+    const width = helper.helpWidth ?? 80;
+    // formatItem's own arithmetic: an indent of 2, the term, a gap of 2.
+    if (!description || width - termWidth - 4 >= helper.minWidthToWrap || helper.preformatted(description))
+      return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
+    const indent = ' '.repeat(UNDER_TERM_INDENT);
+    return `  ${term}\n${helper.boxWrap(description, width - UNDER_TERM_INDENT).replace(/^/gm, indent)}`;
+  },
+  // The usage line too (`Usage: assetgen workflows run [options] <id>`), continued under its first word.
+  styleUsage(this: Help, usage: string): string {
+    const styled = Help.prototype.styleUsage.call(this, usage);
+    return this.boxWrap(styled, (this.helpWidth ?? 80) - USAGE_TITLE.length).replace(/\n/g, `\n${' '.repeat(USAGE_TITLE.length)}`);
+  },
+};
+
+/** Prose added to a help screen, wrapped as commander wraps a command's description: to the help's width. */
+export function wrapLikeHelp({ command, error }: AddHelpTextContext, text: string): string {
+  const output = command.configureOutput();
+  const width = (error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? 80;
+  return command.createHelp().boxWrap(text, width);
+}
 
 /** Top-level commands under headings, as gh groups them. */
 const GROUPS: Record<string, string> = {

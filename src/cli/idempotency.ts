@@ -15,6 +15,7 @@ import {
   RateLimitError,
   ServerError,
   TimeoutError,
+  UnexpectedResponseError,
 } from '../client/errors.js';
 import type { Credits } from '../client/types.js';
 import { ANSWERED, REFUSED, submissionId, type JobKind } from '../config/journal.js';
@@ -75,7 +76,7 @@ export async function paidCall<T extends { credits: Credits }>(
     const advice = mockEndsWithCommand(ctx.globals, ctx.frontEnd)
       ? // The key is no use there: the next --mock is a fresh mock, which never saw it.
         'This call went to the bundled mock (--mock), which ends with this command: nothing was charged for real, and a later command starts a fresh mock that never saw this call.'
-      : `The service may have done this (and charged for it) before the answer was lost. ${how} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`;
+      : `${error instanceof UnexpectedResponseError ? 'The service answered, but its answer could not be used: it may have done this (and charged for it).' : 'The service may have done this (and charged for it) before the answer was lost.'} ${how} to get that result without paying twice, if the service honours Idempotency-Key (its document does not promise it; the bundled mock does).`;
     // The way to ask again comes first: it is what decides whether the next attempt pays.
     if (error instanceof AssetgenError && !error.hint?.includes(advice)) error.hint = error.hint ? `${advice}\n${error.hint}` : advice;
     throw error;
@@ -126,10 +127,14 @@ export function idempotencyKeyOf(error: unknown): string | undefined {
   return error !== null && typeof error === 'object' ? idempotencyKeys.get(error) : undefined;
 }
 
-/** Failures after which the request may or may not have been carried out. */
+/**
+ * Failures after which the request may or may not have been carried out: no answer, a server
+ * error, or an answer that could not be used (it may be the record of a paid job).
+ */
 function outcomeUnknown(error: unknown): boolean {
   return (
     error instanceof ConnectionError ||
+    error instanceof UnexpectedResponseError ||
     error instanceof ServerError ||
     error instanceof RateLimitError ||
     error instanceof TimeoutError ||

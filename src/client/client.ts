@@ -135,6 +135,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
     const info: ResponseInfo = { headers: response.headers, requestId: response.requestId, baseUrl: base.href };
     const lost = response.attemptsLost ?? 0;
     if (!lost) return info;
+    if (response.chargedThenLost) info.chargedThenLost = response.chargedThenLost;
     // A replay after a lost attempt is this call's own charge only if no earlier call can have used
     // the key: one the client made up, or one the caller says is new.
     if (o?.idempotencyKey === undefined || o.keyIsNew) info.earlierAttemptLost = true;

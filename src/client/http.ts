@@ -75,6 +75,12 @@ export interface JsonResponse {
    * each a call of its own (client.ts, `responseInfo`, says what they cost).
    */
   attemptsLost?: number;
+  /**
+   * What the headers of this keyed call's earlier attempts said they charged (not replays) before
+   * their answers were lost: this call's own charge for certain, whatever the key's history (the
+   * answer in hand is then a replay, charged 0). Absent when none said so.
+   */
+  chargedThenLost?: number;
 }
 
 /**
@@ -310,6 +316,8 @@ export class HttpClient {
       return error;
     const charge = { charged: lost.charged, ...(lost.remaining !== undefined ? { remaining: lost.remaining } : {}) };
     this.settings.hooks.onCredits?.(charge);
+    // Stopped (Ctrl-C, --timeout): the stop is what ends the command; the charge is counted all the same.
+    if (call.signal?.aborted) return error;
     return new ChargedAnswerLostError(
       `${error.message} The service charged ${lost.charged} credit${lost.charged === 1 ? '' : 's'} for it before its answer was lost.`,
       charge,
@@ -333,10 +341,11 @@ export class HttpClient {
     const answered = (): void => {
       attempts.unanswered -= 1;
     };
-    /** A whole answer, with the attempts before it that got none. */
+    /** A whole answer, with the attempts before it that got none (and what their headers said they charged). */
     const withLost = (answer: JsonResponse): JsonResponse => {
       answered();
       if (attempts.unanswered > 0) answer.attemptsLost = attempts.unanswered;
+      if (lostCharges.charged > 0) answer.chargedThenLost = lostCharges.charged;
       return answer;
     };
     const mayRetry = call.mayRetry && ((): boolean => call.mayRetry!(attempts.unanswered));
@@ -359,7 +368,11 @@ export class HttpClient {
         try {
           text = await readLimited(response.body, LIMITS.jsonBytes, what, num(header(response.headers, 'content-length')));
         } catch (error) {
-          if (call.signal?.aborted) throw abortError(call.signal);
+          if (call.signal?.aborted) {
+            // Stopped after the headers: what they said this attempt charged is counted (json()).
+            noteLostCharge(response.headers);
+            throw abortError(call.signal);
+          }
           // Too large, or longer than announced: the same answer again would be no better.
           if (error instanceof AssetgenError) throw error;
           const failure = transportError(error, `${what()}: reading the response`);

@@ -15,6 +15,8 @@ export interface ResponseInfo {
   baseUrl: string;
   /** See readCredits. */
   earlierAttemptLost?: boolean;
+  /** See readCredits (JsonResponse.chargedThenLost). */
+  chargedThenLost?: number;
   /** Earlier attempts of the call whose charge is not known: see Credits.unknownCharges. */
   unknownCharges?: number;
 }
@@ -104,13 +106,15 @@ function findContentType(record: Json): string | undefined {
  * the headers are absent. `earlierAttemptLost`: an earlier attempt of this same call, with a key no
  * other call used, got no answer,
  * so the charge a replay reports was this call's own (the service carried out the lost attempt).
+ * `chargedThenLost`: what the headers of this call's lost attempts said they charged (not replays):
+ * this call's own charge whatever the key's history, the replay in hand adding its own (0).
  * `unknownCharges`: earlier attempts of an unkeyed call made with the API key that got no answer,
  * each of which the service may have charged (client.ts works it out); carried as it is.
  */
 export function readCredits(
   body: unknown,
   headers: HeaderMap,
-  options: { earlierAttemptLost?: boolean; unknownCharges?: number } = {},
+  options: { earlierAttemptLost?: boolean; chargedThenLost?: number; unknownCharges?: number } = {},
 ): Credits {
   let bodyCharged: number | undefined;
   let bodyRemaining: number | undefined;
@@ -128,14 +132,16 @@ export function readCredits(
   const credits: Credits = {};
   if (/^true$/i.test(header(headers, 'idempotent-replayed') ?? '')) {
     // The body is the stored answer of the call that paid; this exchange cost what the header says (0).
-    if (options.earlierAttemptLost && bodyCharged !== undefined) credits.charged = bodyCharged + (headerCharged ?? 0);
+    if (options.chargedThenLost) credits.charged = options.chargedThenLost + (headerCharged ?? 0);
+    else if (options.earlierAttemptLost && bodyCharged !== undefined) credits.charged = bodyCharged + (headerCharged ?? 0);
     else {
       credits.charged = headerCharged ?? 0;
       if (bodyCharged !== undefined) credits.paidEarlier = bodyCharged;
     }
   } else {
+    // Not a replay after a lost attempt that said it charged: a service that ignored the key charged twice.
     const charged = headerCharged ?? bodyCharged;
-    if (charged !== undefined) credits.charged = charged;
+    if (charged !== undefined || options.chargedThenLost) credits.charged = (charged ?? 0) + (options.chargedThenLost ?? 0);
   }
   if (remaining !== undefined) credits.remaining = remaining;
   if (options.unknownCharges) credits.unknownCharges = options.unknownCharges;

@@ -9,7 +9,7 @@ import { LIMITS, formatBytes, readLimited } from './limits.js';
 import { StreamMeter } from './sse-meter.js';
 import { abortError, RetryableFailure, transportError } from './failures.js';
 import { normalizeGeneration, readCredits, type ResponseInfo } from './normalize.js';
-import { header, isObject, num, str } from './values.js';
+import { header, isObject, num, str, type HeaderMap } from './values.js';
 import type { StreamEvent } from './types.js';
 
 /** Raw events of one response body, in order; a line or an event past its limit ends the stream. */
@@ -91,25 +91,43 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
   const signal = controller.signal;
   const what = `${call.method} ${redactUrl(call.url)}`;
   let finished = false;
+  /**
+   * What the headers of attempts that broke off before their first event said they charged: the
+   * call's own (the retry, with the same key, is a replay charged 0). Counted when the stream opens,
+   * or reported as the call fails.
+   */
+  let chargedThenLost = 0;
+  const noteLost = (headers: HeaderMap): void => {
+    chargedThenLost += readCredits(undefined, headers).charged ?? 0;
+  };
   try {
-    const opened = await http.retrying(signal, async (attempt) => {
-      const response = await http.once({ ...call, signal, accept: 'text/event-stream', unboundedBody: true }, attempt);
-      const info: ResponseInfo = { headers: response.headers, requestId: response.requestId, baseUrl: http.settings.baseUrl };
-      const contentType = header(response.headers, 'content-type') ?? '';
-      if (!/event-stream/i.test(contentType)) return { response, info, iterator: undefined, first: undefined };
-      const iterator = messages(response, what, signal);
-      let first: IteratorResult<EventSourceMessage>;
-      try {
-        first = await iterator.next();
-      } catch (error) {
-        if (signal.aborted) throw error;
-        if (error instanceof ResponseTooLargeError) throw error; // the same again would be no better
-        const failure = error instanceof AssetgenError ? error : transportError(error, what);
-        throw new RetryableFailure(failure, 'the stream broke off before its first event');
-      }
-      if (first.done) throw new RetryableFailure(new ConnectionError(`${what}: the stream ended before its first event.`), 'empty stream');
-      return { response, info, iterator, first: first.value };
-    });
+    const opened = await http
+      .retrying(signal, async (attempt) => {
+        const response = await http.once({ ...call, signal, accept: 'text/event-stream', unboundedBody: true }, attempt);
+        const info: ResponseInfo = { headers: response.headers, requestId: response.requestId, baseUrl: http.settings.baseUrl };
+        const contentType = header(response.headers, 'content-type') ?? '';
+        if (!/event-stream/i.test(contentType)) return { response, info, iterator: undefined, first: undefined };
+        const iterator = messages(response, what, signal);
+        let first: IteratorResult<EventSourceMessage>;
+        try {
+          first = await iterator.next();
+        } catch (error) {
+          noteLost(response.headers);
+          if (signal.aborted) throw error;
+          if (error instanceof ResponseTooLargeError) throw error; // the same again would be no better
+          const failure = error instanceof AssetgenError ? error : transportError(error, what);
+          throw new RetryableFailure(failure, 'the stream broke off before its first event');
+        }
+        if (first.done) {
+          noteLost(response.headers);
+          throw new RetryableFailure(new ConnectionError(`${what}: the stream ended before its first event.`), 'empty stream');
+        }
+        return { response, info, iterator, first: first.value };
+      })
+      .catch((error: unknown) => {
+        if (chargedThenLost > 0) http.settings.hooks.onCredits?.({ charged: chargedThenLost });
+        throw error;
+      });
 
     if (!opened.iterator) {
       // A service that answers with a plain JSON generation instead of a stream.
@@ -124,6 +142,7 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
         );
       }
       const generation = normalizeGeneration(body, opened.info);
+      if (chargedThenLost > 0) generation.credits.charged = (generation.credits.charged ?? 0) + chargedThenLost;
       http.settings.hooks.onCredits?.(generation.credits);
       yield { type: 'result', generation, data: body };
       finished = true;
@@ -133,6 +152,8 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
     // The stream's headers say what the call was charged: counted now, so a stream cut short later
     // (Ctrl-C, a dropped connection) still reports its charge; the result then adds only its balance.
     const opening = readCredits(undefined, opened.response.headers);
+    // An attempt that broke off before its first event said what it charged: this call's own.
+    if (chargedThenLost > 0) opening.charged = (opening.charged ?? 0) + chargedThenLost;
     const chargedAtOpen = opening.charged !== undefined && opening.charged > 0;
     if (chargedAtOpen) http.settings.hooks.onCredits?.(opening);
     for (let message: EventSourceMessage | undefined = opened.first; message; ) {

@@ -16,7 +16,13 @@ export const agents = command({ run: listAgents, render: renderAgents });
 
 async function listAgents(ctx: CommandContext) {
   const creds = ctx.credentials();
-  if (!ctx.globals.mock && creds.baseUrl && !creds.sessionCookie && creds.apiKey) return fromCache(ctx, creds.baseUrl.value);
+  if (!ctx.globals.mock && creds.baseUrl && !creds.sessionCookie && creds.apiKey) {
+    // The client every command would get, built first (it sends nothing): a base URL that is not
+    // an http(s) URL, or a key over plain http:// to a remote host, is refused here as there (exit 2),
+    // not answered from a cache.
+    await ctx.client();
+    return fromCache(ctx, creds.baseUrl.value);
+  }
   const client = await ctx.client('session');
   const list = await client.listAgents({ signal: ctx.signal });
   // The in-process mock's URL lives for one command: nothing to remember.

@@ -135,6 +135,13 @@ function confirmVideoCharge(ctx: CommandContext, yes: boolean): Promise<void> {
 
 function failureText(job: VideoJob): string {
   const reason = job.error?.message ? `: ${job.error.message}` : '';
-  const refund = job.refunded === false ? ' The service has not reported a refund yet.' : ` The ${VIDEO_JOB_COST} credits were refunded.`;
+  const amount = job.refundAmount ?? VIDEO_JOB_COST;
+  // Only what the record says: a record silent about refunds says nothing of one (docs/cli.md, "Credits").
+  const refund =
+    job.refunded === true
+      ? ` The ${amount} credits were refunded.`
+      : job.refunded === false
+        ? ' The service has not reported a refund yet.'
+        : ` Its record does not say whether the ${amount} credits have been refunded yet.`;
   return `Video job ${job.id} failed${reason}.${refund}`;
 }

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { MissingCredentialsError } from '../client/errors.js';
 import { configDir, type Env } from './paths.js';
-import { readRegularFileSync } from '../files/confine.js';
+import { ownFileFailure, readRegularFileSync } from '../files/confine.js';
 
 export const ENV = {
   apiKey: 'ASSETGEN_API_KEY',
@@ -77,7 +77,11 @@ export function readStoredCredentials(file: string): StoredSettings {
     text = readRegularFileSync(file, file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new MissingCredentialsError(`Cannot read the credentials file ${file}: ${(error as Error).message}.`);
+    const { message, hint } = ownFileFailure('read', 'the credentials file', file, error, {
+      moved: '`assetgen auth login` then stores your credentials in a new one.',
+      otherwise: 'Check its permissions.',
+    });
+    throw new MissingCredentialsError(message, hint);
   }
   let parsed: unknown;
   try {

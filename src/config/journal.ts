@@ -9,7 +9,7 @@ import { SAFE_ID } from '../api/endpoints.js';
 import { redactUrl } from '../client/redact.js';
 import { LocalFileError } from './errors.js';
 import { stateDir, type Env } from './paths.js';
-import { appendRegularFileSync, readRegularFileSync } from '../files/confine.js';
+import { appendRegularFileSync, ownFileFailure, readRegularFileSync } from '../files/confine.js';
 
 export type JobKind = 'video' | 'run' | 'image';
 /** The kinds a journal line may name. An image is only ever a submission: its answer is the image. */
@@ -62,6 +62,8 @@ export interface SkippedLine {
 }
 
 const REPAIR_HINT = 'Move it away (assetgen starts a new one) or fix it by hand; it only lists jobs, the service keeps them.';
+/** When something other than a file is where the journal goes: nothing of it is lost by moving that. */
+const MOVED_HINT = 'assetgen then starts a new journal (it only lists jobs; the service keeps them).';
 
 export class JobJournal {
   /** null for a memory-only journal (jobs on an in-process mock die with the process). */
@@ -107,12 +109,11 @@ export class JobJournal {
       text = this.file === null ? this.#memory.join('') : readRegularFileSync(this.file, this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: [] };
-      throw new LocalFileError(
-        this.file ?? '',
-        `Cannot read the job journal ${this.file}: ${(error as Error).message}.`,
-        `Check its permissions. ${REPAIR_HINT}`,
-        error,
-      );
+      const { message, hint } = ownFileFailure('read', 'the job journal', this.file ?? '', error, {
+        moved: MOVED_HINT,
+        otherwise: `Check its permissions. ${REPAIR_HINT}`,
+      });
+      throw new LocalFileError(this.file ?? '', message, hint, error);
     }
     const byKey = new Map<string, JournalEntry>();
     const skipped: SkippedLine[] = [];
@@ -157,12 +158,11 @@ export class JobJournal {
       fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
       appendRegularFileSync(this.file, line, 0o600);
     } catch (error) {
-      throw new LocalFileError(
-        this.file,
-        `Cannot write the job journal ${this.file}: ${(error as Error).message}.`,
-        `Check that its folder is writable (ASSETGEN_STATE_DIR names another). ${REPAIR_HINT}`,
-        error,
-      );
+      const { message, hint } = ownFileFailure('write', 'the job journal', this.file, error, {
+        moved: MOVED_HINT,
+        otherwise: `Check that its folder is writable (ASSETGEN_STATE_DIR names another). ${REPAIR_HINT}`,
+      });
+      throw new LocalFileError(this.file, message, hint, error);
     }
   }
 }

@@ -44,8 +44,13 @@ const emptyList = (): PriceList => ({
   workflows: Object.create(null) as Record<string, number>,
 });
 
+/**
+ * A whole number of credits above 0: every call that generates something is charged (service-api.md
+ * §1), so a 0 is never a price — it was taken from a replay that did not restate its original charge
+ * (an older assetgen stored it so): never stored, and dropped from a store that holds it.
+ */
 const isPrice = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_PRICE;
+  typeof value === 'number' && Number.isSafeInteger(value) && value > 0 && value <= MAX_PRICE;
 
 /** One section as found in the file: safe ids and whole prices only, at most MAX_PER_SECTION. */
 function cleanSection(value: unknown): Record<string, number> {

@@ -274,12 +274,50 @@ function kindOf(stat: fs.Stats): string {
   return 'not a regular file';
 }
 
+/** A file assetgen would open for itself is something else (a folder, a FIFO, a device, a socket). */
+export class NotRegularFileError extends PathRefusedError {
+  /** What is there instead: `a folder`, `a named pipe (FIFO)`, `a socket`, `a device`. */
+  readonly kind: string;
+
+  constructor(shown: string, kind: string) {
+    super(
+      `${shown} is ${kind === NOT_REGULAR ? NOT_REGULAR : `${kind}, ${NOT_REGULAR}`}; assetgen opens only regular files for itself.`,
+      'Remove it or move it away; assetgen makes the file again when it needs one.',
+    );
+    this.kind = kind;
+  }
+}
+
+const NOT_REGULAR = 'not a regular file';
+
 /** A file assetgen would open for itself is something else: reading it could block forever, or read a device. */
 export function notRegularFile(shown: string, stat: fs.Stats): PathRefusedError {
-  return new PathRefusedError(
-    `${shown} is ${kindOf(stat)}, not a regular file; assetgen opens only regular files for itself.`,
-    'Remove it or move it away; assetgen makes the file again when it needs one.',
-  );
+  return new NotRegularFileError(shown, kindOf(stat));
+}
+
+/**
+ * The error for one of assetgen's own files (`what`: "the job journal") that could not be read or
+ * written: one sentence naming it and why, and a hint that fits the cause. Something that is not a
+ * regular file there (a folder, a FIFO) is moved or removed (`moved`: what happens then); any other
+ * failure — permissions, a full disk — has the hint `otherwise`. The cause's own words end the
+ * sentence with one full stop, not two.
+ */
+export function ownFileFailure(
+  verb: 'read' | 'write',
+  what: string,
+  file: string,
+  error: unknown,
+  hints: { moved: string; otherwise: string },
+): { message: string; hint: string } {
+  if (error instanceof NotRegularFileError) {
+    const thing = error.kind === 'a folder' ? 'that folder' : 'it';
+    return {
+      message: `Cannot ${verb} ${what} ${file}: it is ${error.kind === NOT_REGULAR ? NOT_REGULAR : `${error.kind}, ${NOT_REGULAR}`}.`,
+      hint: `Move ${thing} away or remove it; ${hints.moved}`,
+    };
+  }
+  const reason = (error instanceof Error ? error.message : String(error)).trim().replace(/[.\s]+$/, '');
+  return { message: `Cannot ${verb} ${what} ${file}: ${reason}.`, hint: hints.otherwise };
 }
 
 /**

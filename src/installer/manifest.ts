@@ -9,7 +9,8 @@ import type { Scope } from './agents.js';
 import { InstallerError } from './errors.js';
 import { writeFileAtomicSync } from '../files/atomic.js';
 import type { WrittenEntry } from './mcp-config.js';
-import { readRegularFileSync } from '../files/confine.js';
+import { ownFileFailure, readRegularFileSync } from '../files/confine.js';
+import { jsonSyntaxProblem } from '../files/json-problem.js';
 
 export interface ManifestFile {
   /** Absolute path of the file. */
@@ -67,18 +68,18 @@ export function readManifest(env: Env): Manifest {
     text = readRegularFileSync(file, file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyManifest();
-    throw new InstallerError(`Cannot read the install manifest ${file}: ${(error as Error).message}.`, {
-      code: 'damaged_manifest',
-      hint: `Check its permissions. ${REPAIR_HINT}`,
-      cause: error,
+    const { message, hint } = ownFileFailure('read', 'the install manifest', file, error, {
+      moved: 'the next `assetgen skills install` writes a new one.',
+      otherwise: `Check its permissions. ${REPAIR_HINT}`,
     });
+    throw new InstallerError(message, { code: 'damaged_manifest', hint, cause: error });
   }
   // A damaged manifest must stop us: guessing would mean deleting or overwriting the wrong files.
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new InstallerError(`The install manifest ${file} is not valid JSON (${(error as Error).message}).`, {
+    throw new InstallerError(`The install manifest ${file} is not valid JSON (${jsonSyntaxProblem(error, text)}).`, {
       code: 'damaged_manifest',
       hint: REPAIR_HINT,
     });

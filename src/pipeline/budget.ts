@@ -40,7 +40,13 @@ export class CreditBudget {
   /** Woken when a running asset ends (`ended()`). */
   #waiting: (() => void)[] = [];
 
-  constructor(readonly max: number | undefined) {}
+  constructor(
+    readonly max: number | undefined,
+    /** What the build was charged before its assets started (planning's `workflows list`): spent, within the cap. */
+    spentBefore = 0,
+  ) {
+    this.#spentByEnded = spentBefore;
+  }
 
   /** Spent or held: each running asset counts at the larger of its reservation and its spending. */
   get committed(): number {

@@ -13,6 +13,7 @@ import { compareProjectPaths, isProjectPath } from './paths.js';
 import { SAFE_ID } from '../api/endpoints.js';
 import { applyRecord, journalFileFor, readJournal } from './lock-journal.js';
 import type { PlanCache } from './plan-cache.js';
+import { jsonSyntaxProblem } from '../files/json-problem.js';
 
 export const LOCK_FILE = 'assetgen.lock';
 const KINDS = ['image', 'workflow', 'video', 'sheet'];
@@ -21,6 +22,19 @@ const STRING_FIELDS = ['agent', 'workflow', 'spec', 'finishedAt', 'jobId', 'serv
 
 export const emptyLock = (): Lock => ({ lockfileVersion: LOCK_VERSION, assets: {} });
 
+/**
+ * Whose lock a file is, for what to do when it is not valid JSON: the project's assetgen.lock, a
+ * shard's `--lock-out` lock its next build starts from, or a shard's lock named to `lock merge`.
+ */
+export type LockRole = 'project' | 'lock-out' | 'merge';
+
+const DAMAGED_HINT: Record<LockRole, string> = {
+  project: 'Restore it from version control, or delete it (every asset is then seen as new).',
+  'lock-out': "It is a shard's lock (--lock-out): restore it, or delete it and the shard's next build starts from the project's lock.",
+  merge:
+    "It was named to `assetgen lock merge` as a shard's lock: take it again from the shard's build that wrote it (`--lock-out`), or leave it out; assetgen.lock was not changed.",
+};
+
 /** The lock that belongs to a manifest: assetgen.lock in the same directory. */
 export const lockFileFor = (manifestFile: string): string => path.join(path.dirname(manifestFile), LOCK_FILE);
 
@@ -28,7 +42,7 @@ export const lockFileFor = (manifestFile: string): string => path.join(path.dirn
  * Reads a lockfile (a missing one is an empty lock), with the journal of a build that is running or
  * died (lock-journal.ts) replayed on top: what every reader sees is where the build got to.
  */
-export function readLock(file: string, cache?: PlanCache): Lock {
+export function readLock(file: string, cache?: PlanCache, role: LockRole = 'project'): Lock {
   // Bytes, not text: the cache's key is their hash, cheaper taken on bytes than on a decoded string.
   let text: Buffer | undefined;
   try {
@@ -37,7 +51,7 @@ export function readLock(file: string, cache?: PlanCache): Lock {
     if (error instanceof PathRefusedError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new LockError(`Cannot read ${file}: ${(error as Error).message}`);
   }
-  const lock = text === undefined ? emptyLock() : parseLock(text, file, cache);
+  const lock = text === undefined ? emptyLock() : parseLock(text, file, cache, role);
   const records = readJournal(journalFileFor(file));
   if (!records.length) return lock;
   for (const record of records) applyRecord(lock, record);
@@ -58,38 +72,40 @@ export function fillMissingEntries(lock: Lock, from: Lock): void {
  * or, when the file is not written yet, its journal over the project's lock (`projectLock`). null
  * when there is neither file nor journal (nothing of that shard exists).
  */
-export function readLockOut(file: string, projectLock: () => Lock): Lock | null {
-  if (fs.existsSync(file)) return readLock(file);
+export function readLockOut(file: string, projectLock: () => Lock, role: LockRole = 'lock-out'): Lock | null {
+  if (fs.existsSync(file)) return readLock(file, undefined, role);
   if (!fs.existsSync(journalFileFor(file))) return null;
-  const lock = readLock(file);
+  const lock = readLock(file, undefined, role);
   fillMissingEntries(lock, projectLock());
   return lock;
 }
 
 /**
- * Parses and checks a lockfile's text; `file` names it in errors. With `cache`, a text that passed
- * the checks before (the same sha256) is parsed without them (./plan-cache.ts).
+ * Parses and checks a lockfile's text; `file` names it in errors, `role` says whose it is (the hint
+ * for one that is not JSON). With `cache`, a text that passed the checks before (the same sha256)
+ * is parsed without them (./plan-cache.ts).
  */
-export function parseLock(text: string | Buffer, file: string, cache?: PlanCache): Lock {
+export function parseLock(text: string | Buffer, file: string, cache?: PlanCache, role: LockRole = 'project'): Lock {
   const checked = cache?.lockChecked(text);
   const json = typeof text === 'string' ? text : text.toString('utf8');
-  if (checked) return parseLockJson(json, file) as Lock;
-  const lock = checkLock(parseLockJson(json, file), file);
+  if (checked) return parseLockJson(json, file, role) as Lock;
+  const lock = checkLock(parseLockJson(json, file, role), file);
   cache?.noteLockChecked(text);
   return lock;
 }
 
-function parseLockJson(text: string, file: string): unknown {
+function parseLockJson(text: string, file: string, role: LockRole): unknown {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
     const conflict = /^(<{7}|={7}|>{7})/m.test(text);
+    // One line: the parser quotes the text around the fault as it is, line breaks and all.
     throw new LockError(
-      `${file} is not valid JSON: ${(error as Error).message}`,
+      `${file} is not valid JSON: ${jsonSyntaxProblem(error, text)}`,
       conflict
         ? 'It has merge-conflict markers: take either side, or join shard locks with `assetgen lock merge`; a rebuild fixes the rest.'
-        : 'Restore it from version control, or delete it (every asset is then seen as new).',
+        : DAMAGED_HINT[role],
     );
   }
   return data;

@@ -29,7 +29,20 @@ export function findManifest(start: string): string | null {
 export function locateManifest(cwd: string, file: string | undefined, otherManifest: string): string {
   if (file !== undefined) {
     const resolved = path.resolve(cwd, file);
-    if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isFile()) throw new PipelineError(`-f ${file}: no such file.`);
+    const stat = fs.statSync(resolved, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) {
+      // `-f .`: the folder, not the manifest in it.
+      const inside = path.join(resolved, MANIFEST_FILE);
+      const named = path.join(file, MANIFEST_FILE);
+      throw new PipelineError(
+        `-f ${file}: a folder, not a file; -f names the manifest file itself.`,
+        fs.statSync(inside, { throwIfNoEntry: false })?.isFile()
+          ? `Pass -f ${named} (the manifest in that folder).`
+          : `There is no ${MANIFEST_FILE} in it: name the manifest file, or run \`assetgen init -f ${named}\` to create one there.`,
+      );
+    }
+    if (!stat) throw new PipelineError(`-f ${file}: no such file.`);
+    if (!stat.isFile()) throw new PipelineError(`-f ${file}: not a regular file; -f names the manifest file itself.`);
     return resolved;
   }
   const found = findManifest(cwd);

@@ -2,8 +2,9 @@
 // project's lock (observed: what this project was charged), this machine's store (learned: what any
 // project here was charged by the same service, src/config/learned-prices.ts) or the manifest's
 // `prices` (declared: what the account page or an invoice says), in that order. A video's price is
-// the service document's (published). Planning looks each asset's price up here (./plan.ts); the
-// build's cap treats a declared price as a claim to check on the first call (docs/build.md, "Credits").
+// the lock's last whole cost of one (its 180 and the polls it took), else the service document's
+// (published). Planning looks each asset's price up here (./plan.ts); the build's cap treats a
+// declared price as a claim to check on the first call (docs/build.md, "Credits").
 import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { DeclaredPrices, Lock, ManifestAsset, PriceSource } from './records.js';
 
@@ -41,8 +42,11 @@ export function lastCharges(lock: Lock): LastCharges {
   const last = new Map<string, { at: string; credits: number }>();
   for (const entry of Object.values(lock.assets)) {
     // An asset with takes records their sum: one call's price is a take's own charge.
-    const credits = entry.candidates ? entry.candidates.findLast((take) => typeof take.credits === 'number')?.credits : entry.credits;
-    if (typeof credits !== 'number' || !entry.finishedAt) continue;
+    // Every paid call costs something (service-api §1): a 0 (written by an older assetgen for a
+    // replay that did not restate its charge) is not a price.
+    const charged = (credits: number | null | undefined): credits is number => typeof credits === 'number' && credits > 0;
+    const credits = entry.candidates ? entry.candidates.findLast((take) => charged(take.credits))?.credits : entry.credits;
+    if (!charged(credits) || !entry.finishedAt) continue;
     const key = chargeKey(entry);
     const seen = last.get(key);
     if (!seen || entry.finishedAt > seen.at) last.set(key, { at: entry.finishedAt, credits });
@@ -55,8 +59,13 @@ const own = (list: Record<string, number> | undefined, id: string): number | und
 
 /** What one call of `asset` costs and where that comes from: observed, then learned, then declared; null when none says. */
 export function priceFor(asset: Priced, index: PriceIndex): Price | null {
-  if (asset.kind === 'video') return { credits: VIDEO_JOB_COST, source: 'published' };
   const observed = index.observed.get(chargeKey(asset));
+  // A video: its published 180 plus the polls it took when made with an API key, as the lock
+  // records the whole cost of the last one made (of the same agent); never below the published price.
+  if (asset.kind === 'video')
+    return observed !== undefined && observed >= VIDEO_JOB_COST
+      ? { credits: observed, source: 'observed' }
+      : { credits: VIDEO_JOB_COST, source: 'published' };
   if (observed !== undefined) return { credits: observed, source: 'observed' };
   const name = priceName(asset);
   if (!name) return null;
@@ -67,9 +76,9 @@ export function priceFor(asset: Priced, index: PriceIndex): Price | null {
 }
 
 /**
- * What generating `asset` should cost: a video job's fixed price; otherwise the last charge the
- * lock records for the same agent (images) or workflow, then a learned or declared price
- * (with a PriceIndex); null when nothing says.
+ * What generating `asset` should cost: a video job's last whole cost in the lock, else its
+ * published price; otherwise the last charge the lock records for the same agent (images) or
+ * workflow, then a learned or declared price (with a PriceIndex); null when nothing says.
  */
 export function estimateFor(asset: Priced, prices: Lock | LastCharges | PriceIndex): number | null {
   const index: PriceIndex =

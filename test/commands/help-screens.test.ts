@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type * as ProgramModule from '../../src/program.cjs';
 import type * as ScreensModule from '../../src/cli/help-screens.cjs';
+import { runCli, tempHome } from '../support/cli.js';
 
 const require = createRequire(import.meta.url);
 const { buildProgram } = require('../../dist/program.cjs') as typeof ProgramModule;
@@ -48,6 +49,8 @@ function requests(words: string[], parent: boolean): string[][] {
   ];
   if (parent) forms.push([...words, 'help']);
   if (words.length > 0) forms.push([...words.slice(0, -1), 'help', words[words.length - 1]!]);
+  // `help video create`, as `gh help pr create`: every word after help.
+  if (words.length > 1) forms.push(['help', ...words]);
   return forms;
 }
 
@@ -89,7 +92,10 @@ describe('help screens rendered at build time', () => {
       ['generate'],
       ['generate', 'help'], // generate has no subcommands: "help" would be its prompt
       ['generate', 'sword', '--help'],
-      ['help', 'auth', 'login'],
+      ['help', 'auth', 'login', 'extra'],
+      ['help', 'generate', 'extra'],
+      ['help', 'video', 'nope'],
+      ['video', 'help', 'create', 'extra'],
       ['auth', 'help', 'frobnicate'],
       ['frobnicate', '--help'],
       ['--json', '--help'],
@@ -98,6 +104,48 @@ describe('help screens rendered at build time', () => {
       ['-h', 'generate'],
     ]) {
       expect(requestedScreen(argv, screens), argv.join(' ')).toBeUndefined();
+    }
+  });
+
+  it("`help <group> <command>` is that command's help, from the screens and from commander alike (not the group's)", async () => {
+    for (const words of [
+      ['video', 'create'],
+      ['runs', 'wait'],
+      ['auth', 'login'],
+    ]) {
+      const wanted = (await commander([...words, '--help'], 80)).out;
+      expect(wanted).toMatch(new RegExp(`^Usage: assetgen ${words.join(' ')} `));
+      expect(requestedScreen(['help', ...words], screens)).toBe(words.join(' '));
+      expect(screenText(screens[words.join(' ')]!, 80)).toBe(wanted);
+      // Commander answers it at any width the screens were not rendered for.
+      for (const width of [80, 77]) {
+        const real = await commander(['help', ...words], width);
+        expect({ code: real.code, err: real.err, out: real.out }).toEqual({
+          code: 0,
+          err: '',
+          out: (await commander([...words, '--help'], width)).out,
+        });
+      }
+    }
+    // A word that is not a command of the group: the group's help on stderr, exit 2, as `video help nope`.
+    const nope = await commander(['help', 'video', 'nope'], 80);
+    expect(nope).toEqual({ ...(await commander(['video', 'help', 'nope'], 80)), code: 2 });
+    expect(nope.err).toMatch(/^Usage: assetgen video \[options\] \[command\]/);
+  });
+
+  it("the binary: `assetgen help video create` and `help runs wait` print those commands' help, exit 0", async () => {
+    const home = tempHome();
+    try {
+      for (const words of [
+        ['video', 'create'],
+        ['runs', 'wait'],
+      ]) {
+        const result = await runCli(['help', ...words], { env: home.env, cwd: home.cwd });
+        expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+        expect(result.stdout).toBe(screenText(screens[words.join(' ')]!, 80));
+      }
+    } finally {
+      home.remove();
     }
   });
 

@@ -150,7 +150,7 @@ describe('the job journal', () => {
     expect(json.code).toBe(1);
     expect(jsonError(json)).toMatchObject({ code: 'local_file', exitCode: 1, file: journal });
     expect(jsonError(json).message).toContain(journal);
-    expect(jsonError(json).hint).toMatch(/Move it away/);
+    expect(jsonError(json).hint).toMatch(/^Move that folder away or remove it; assetgen then starts a new journal/);
     const human = await cli(['jobs']);
     expect(human.code).toBe(1);
     expect(human.stderr).toContain(journal);

@@ -118,6 +118,16 @@ describe('a wait stopped while a charged poll is out says its charge is not know
     expect(result.stderr).toContain('An attempt got no answer: the service may still charge it (not counted in the credits reported).');
     expect(result.stderr).toContain(`resume with: assetgen video wait ${id}`);
   });
+
+  it('for people, a failure after paying says what was spent, as a success does (the --json error carries the same credits)', async () => {
+    const { result, cost } = await stoppedWhileHeld(['video', 'create', 'torch', '--yes'], 'getVideo', 'timeout');
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stderr).toMatch(
+      /Charged at least 180 credits \(an attempt got no answer: its charge is not known\); at most \d+ remaining\./,
+    );
+    expect(result.stderr.match(/Charged/g)).toHaveLength(1);
+    expect(cost).toBe(PRICES.video + PRICES.keyCall);
+  });
 });
 
 describe('a wait whose charges are all known stays exact', () => {

@@ -16,6 +16,7 @@ import { waitForRun, waitForVideo } from '../../client/poll.js';
 import type { AssetgenClient, CallOptions, Credits, SignalOptions } from '../../client/types.js';
 import type { CommandContext } from '../../cli/context.js';
 import type { CreditTally } from '../../cli/credits.js';
+import { chargeOfAnswer, priceOfAnswer } from './build-prices.js';
 import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } from '../../cli/follow.js';
 import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
@@ -123,16 +124,17 @@ export async function buildAsset(
    * answered poll's earlier attempt got no answer (Credits.unknownCharges): its charge is not known.
    */
   const polls = { unknownCharge: false };
+  const paidCalls: PaidCalls = { price: (item.takes ? item.takePrice : item.estimate) ?? 0, unstated: false };
   /** The job's charges so far: what the lock recorded before this build, plus this build's (null: not known). */
   const jobCredits = (): number | null => {
-    const base = recordedCharge(item, tally.paidEarlier);
+    const base = recordedCharge(item, tally.paidEarlier, paidCalls.unstated);
     return base === null || polls.unknownCharge ? null : base + tally.report.charged;
   };
   try {
     const job: Production = {
       ctx: quiet,
       run,
-      client: budgetedClient(run, item, reservation, jobCredits, polls),
+      client: budgetedClient(run, item, reservation, jobCredits, { polls, paidCalls }),
       item,
       asset: item.asset!,
       hashes: new Map(),
@@ -140,6 +142,7 @@ export async function buildAsset(
       status: progress.status,
       jobCredits,
       reservation,
+      paidCalls,
     };
     const paths = await quiet.spendOn(() => produce(job));
     const files = await describeFiles(run.root, paths, job.hashes);
@@ -170,7 +173,8 @@ async function recordFailure(
   const { ctx, writer } = run;
   const { error, reservation } = failure;
   // What was charged is in the build's tally already (the shared client reports to it); a
-  // refund is known only to the asset's context.
+  // refund is known only to the asset's context — one the service's answer stated, made while this
+  // build watched the job (cli/follow.ts refundSeen) — and only such a refund frees the cap.
   const { charged, refunded } = failure.tally.report;
   if (refunded) {
     ctx.credits.refund(refunded);
@@ -214,14 +218,29 @@ async function recordFailure(
 }
 
 /**
- * What the lock knew this job had been charged before this build: a resume of a job whose charge
- * was recorded adds to it; one whose answer was never recorded learns it from the replayed answer
- * (`paidEarlier`); a job recorded by an older assetgen (an id, no charge) is unknown.
+ * What the job had been charged before this build's own charges (the tally's): a resume of a job
+ * whose charge was recorded adds to it; a job recorded by an older assetgen (an id, no charge) is
+ * unknown. Otherwise this build's paid call says: a fresh answer's charge is this build's own (0
+ * here), a replay's is what it restates of the call that paid (`paidEarlier`); a replay that does
+ * not restate it (`unstated`: PaidCalls) leaves the cost not known (null), never 0.
  */
-function recordedCharge(item: PlanItem, paidEarlier: number): number | null {
+function recordedCharge(item: PlanItem, paidEarlier: number | undefined, unstated: boolean): number | null {
   if (item.action === 'resume' && item.job?.credits !== undefined) return item.job.credits;
   if (item.action === 'resume' && item.job?.jobId) return null;
-  return paidEarlier;
+  if (unstated) return null;
+  return paidEarlier ?? 0;
+}
+
+/**
+ * An asset's paid calls in this build (its submission, or each take): what the cap holds for the
+ * one in flight, and whether an answer did not say what its key was charged (priceOfAnswer: a
+ * replay that does not restate its original charge, or a service that says nothing).
+ */
+interface PaidCalls {
+  /** The credits the cap holds for the paid call in flight: the asset's estimate, or one take's price. */
+  price: number;
+  /** An answer did not say its charge: the asset's cost is not known, and the cap counted `price` for it. */
+  unstated: boolean;
 }
 
 /** One asset's making: its context and client, and what it fills in for the lock. */
@@ -243,6 +262,8 @@ interface Production {
   jobCredits: () => number | null;
   /** The asset's share of the credit budget: each take asks it before its call. */
   reservation: Reservation;
+  /** Its paid calls in this build: a take sets the price the cap holds for it. */
+  paidCalls: PaidCalls;
 }
 
 /** The paid call and the saves of one asset, with its key and its lock records. */
@@ -394,13 +415,15 @@ async function produceTakes(job: Production): Promise<string[]> {
     job.status(`take ${k} of ${item.takes!.at(-1)}: generating with ${asset.agent}`);
     const steps = paidSteps(job, k);
     await steps.record();
+    // An answer that does not say its charge is counted against the cap at this price (budgetedClient).
+    job.paidCalls.price = price;
     const generated = await steps.pay((options) => client.generate({ agentId: asset.agent!, prompt: asset.prompt! }, options));
     const file = { url: generated.assetUrl, stem: String(k), contentType: generated.contentType, fallbackExtension: '.png' };
     const [saved] = await steps.save([{ ...file, bytes: generated.assetBytes }], folder);
-    const { charged, paidEarlier } = generated.credits;
-    // A replay's charge is the call that paid for it: each take's figure is what its key cost.
-    const credits = charged === undefined && paidEarlier === undefined ? null : (charged ?? 0) + (paidEarlier ?? 0);
-    price = Math.max(price, charged ?? 0);
+    // A replay's charge is the call that paid for it: each take's figure is what its key cost, null
+    // when its answer does not say (a replay that does not restate it: never 0).
+    const credits = chargeOfAnswer(generated.credits) ?? null;
+    price = Math.max(price, priceOfAnswer(generated.credits) ?? 0);
     const made = generated.id === undefined ? {} : { generationId: generated.id };
     await writer.tookTake(item.id, { k, file: lockPath(root, saved), ...job.hashes.get(path.resolve(saved))!, credits, ...made });
   }
@@ -490,7 +513,7 @@ function budgetedClient(
   item: PlanItem,
   reservation: Reservation,
   jobCredits: () => number | null,
-  polls: { unknownCharge: boolean },
+  { polls, paidCalls }: { polls: { unknownCharge: boolean }; paidCalls: PaidCalls },
 ): AssetgenClient {
   const { client } = run;
   /** A call's answer; a refusal of the credentials or the credits is noted for the whole build (no asset starts after it). */
@@ -502,8 +525,18 @@ function budgetedClient(
       throw error;
     }
   };
+  /**
+   * A paid call's answer, counted. One that does not say what its key was charged (a replay that
+   * does not restate its original charge: priceOfAnswer) counts at the price the cap held for the
+   * call, as if this build paid it (it may have: a retry after its first attempt's answer was lost),
+   * so the ledger never passes the cap; the asset's cost is then not known (recordedCharge).
+   */
   const counted = <T extends { credits: Credits }>(answer: T): T => {
     reservation.charged(answer.credits.charged ?? 0);
+    if (chargeOfAnswer(answer.credits) === undefined) {
+      paidCalls.unstated = true;
+      reservation.charged(paidCalls.price);
+    }
     return answer;
   };
   /** A paid call's answer: counted, and what it says one call of the asset's agent or workflow costs learned. */

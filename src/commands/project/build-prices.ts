@@ -9,9 +9,28 @@ import type { CapRefusal, DeclaredPriceCheck } from '../../pipeline/budget.js';
 import { chargeKey, priceName } from '../../pipeline/prices.js';
 import type { PlanItem } from '../../pipeline/records.js';
 
-/** What one paid call cost by its answer: a replay's is what the call that paid for it was charged; undefined when unknown. */
+/**
+ * What one paid call (an image, a take, a run's or a video's submission) cost by its answer: its
+ * own charge, or for a replay what the call that paid for it was charged (`paidEarlier`);
+ * undefined when the answer does not say. Every call that generates something deducts credits
+ * (service-api.md §1), so 0 is never such a call's price: an answer that says 0 and nothing of an
+ * earlier charge is a replay that does not restate what its original call was charged (its
+ * `X-Credits-Charged: 0` is what the replay itself cost), and one that says nothing is a service
+ * that does not say. Either way the charge is not known: never recorded as 0, never learned.
+ */
 export function priceOfAnswer(credits: Credits): number | undefined {
-  return credits.paidEarlier ?? credits.charged;
+  if (credits.paidEarlier !== undefined && credits.paidEarlier > 0) return credits.paidEarlier;
+  return credits.charged !== undefined && credits.charged > 0 ? credits.charged : undefined;
+}
+
+/**
+ * What a paid call's key has cost, by its answer: this call's own charge, plus for a replay what the
+ * call that paid for it was charged; undefined when the answer does not say that (priceOfAnswer).
+ */
+export function chargeOfAnswer(credits: Credits): number | undefined {
+  const price = priceOfAnswer(credits);
+  if (price === undefined) return undefined;
+  return credits.paidEarlier !== undefined && credits.paidEarlier > 0 ? price + (credits.charged ?? 0) : price;
 }
 
 export class BuildPrices {
@@ -27,8 +46,10 @@ export class BuildPrices {
 
   /**
    * A paid call of `item` (an image, a take, a run's submission) was answered: its price is
-   * remembered when new, and checked against a declaration. A refusal when the asset must make no
-   * further paid call (its agent charged more than declared).
+   * remembered when new, and checked against a declaration. An answer that does not say its price
+   * (priceOfAnswer) teaches nothing: a declared price stays unchecked, so the next asset of that
+   * agent goes alone as its first did. A refusal when the asset must make no further paid call (its
+   * agent charged more than declared).
    */
   answered(item: PlanItem, credits: Credits): CapRefusal | undefined {
     const price = priceOfAnswer(credits);

@@ -35,7 +35,7 @@ import { hashProjectFiles, planBuild, type PlanOptions } from '../../pipeline/pl
 import { parseShard, type Shard } from '../../pipeline/shard.js';
 import { anyOf } from '../../cli/front-end.js';
 import { learnedPrices, rememberPrices } from '../../config/learned-prices.js';
-import { capName, capOf, unknownPriceRemedy } from './cap.js';
+import { capName, capOf, unknownPriceRemedy, type Cap } from './cap.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 
 /** The outcomes whose assets a build offers the remote cache (a restored one came from it). */
@@ -79,7 +79,7 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
 
 /**
  * --more pays for each asset it names: never for every asset by omission; and it keeps what
- * --prune-takes would delete. --check goes with a build, not a dry run.
+ * --prune-takes would delete. --check goes with a build, not a dry run; --format with a dry run only.
  */
 function checkTakeFlags(ctx: CommandContext, selectors: string[], options: BuildOptions): void {
   const words = ctx.frontEnd;
@@ -88,6 +88,12 @@ function checkTakeFlags(ctx: CommandContext, selectors: string[], options: Build
     throw new UsageError(
       `${words.option('check')} measures the outputs a build leaves, and ${words.option('dryRun')} builds nothing: use one at a time.`,
       `${words.use('check')} to hold the outputs as they are to their rules.`,
+    );
+  // The Markdown summary is a plan's: without a dry run the command would build (and pay) instead.
+  if (options.format !== undefined && !options.dryRun)
+    throw new UsageError(
+      `--format ${options.format} writes the plan of a dry run, and this build would make the assets (paid calls): add ${words.option('dryRun')}.`,
+      `For example: assetgen build --dry-run --format ${options.format} > plan.md`,
     );
   if (options.more === undefined) return;
   if (!selectors.length)
@@ -161,9 +167,9 @@ async function planAndRun(
       'No service URL is configured: the plan depends on which service builds the assets.',
       `${anyOf([...ctx.frontEnd.setBaseUrl, `plan against ${ctx.frontEnd.useMock}`])}.`,
     );
-  const { plan, fileHashes, planOptions, cache } = await planFrom(ctx, selectors, options, found);
+  const { plan, fileHashes, planOptions, cache, planningCredits } = await planFrom(ctx, selectors, options, found);
   try {
-    return await runOrShow(ctx, plan, options, { ...found, cache, hashes: fileHashes, planOptions });
+    return await runOrShow(ctx, plan, options, { ...found, cache, hashes: fileHashes, planOptions, planningCredits });
   } finally {
     await cache?.close();
   }
@@ -180,15 +186,20 @@ async function planFrom(
   selectors: string[],
   options: BuildOptions,
   found: OpenedBuild & { hashes: (lock: Lock) => Promise<FileHashes> },
-): Promise<{ plan: Plan; fileHashes: FileHashes; planOptions: PlanOptions; cache?: RemoteCache }> {
+): Promise<{ plan: Plan; fileHashes: FileHashes; planOptions: PlanOptions; cache?: RemoteCache; planningCredits: number }> {
   const { held, manifest, shard, service, hashes } = found;
   const lock = held.kind === 'read' ? held.lock : held.writer.lock;
+  const charged = ctx.credits.report.charged;
   const planOptions: PlanOptions = {
     service,
     // What this machine has seen the service charge, in any project: used where the lock has no charge.
     learnedPrices: learnedPrices(service, ctx.env),
-    // A paid build asks the service (a free list) for workflow nodes the lock does not know; a dry run asks nothing.
-    workflowNodes: held.kind === 'writing' ? await workflowNodes(ctx, manifest, lock) : undefined,
+    // A paid build asks the service (`workflows list`, charged with the API key: within the cap)
+    // for workflow nodes the lock does not know; a dry run asks nothing.
+    workflowNodes:
+      held.kind === 'writing'
+        ? await workflowNodes(ctx, manifest, lock, capOf(options.maxCredits, manifest.budget), found.file)
+        : undefined,
     select: selectors,
     shard,
     force: options.force,
@@ -216,7 +227,7 @@ async function planFrom(
       if (rememberPrices(service, fromCache, ctx.env)) planOptions.learnedPrices = learnedPrices(service, ctx.env);
       plan = planBuild(manifest, lock, fileHashes, planOptions);
     }
-    return { plan, fileHashes, planOptions, cache };
+    return { plan, fileHashes, planOptions, cache, planningCredits: ctx.credits.report.charged - charged };
   } catch (error) {
     await cache?.close();
     throw error;
@@ -228,7 +239,7 @@ async function runOrShow(
   ctx: CommandContext,
   plan: Plan,
   options: BuildOptions,
-  found: OpenedBuild & { cache?: RemoteCache; hashes: FileHashes; planOptions: PlanOptions },
+  found: OpenedBuild & { cache?: RemoteCache; hashes: FileHashes; planOptions: PlanOptions; planningCredits: number },
 ): Promise<BuildResult> {
   const { file, lockFile, held, manifest, shard, service, cache } = found;
   if (plan.unmatched.length)
@@ -274,6 +285,8 @@ async function runOrShow(
     // The service refused the credentials or the credits, and the assets after it were not started: its own exit (4, 5).
     const refused = (await import('./asset.js')).serviceRefusal(writer);
     if (refused) result.refused = refused;
+    // Planning's charged `workflows list`: in `credits` already (and counted by the cap: pool.ts), said apart from the assets'.
+    if (found.planningCredits) result.planningCredits = found.planningCredits;
     // What this build made, and what it found up to date: an asset built before the cache was set,
     // or by a run killed before its upload, is uploaded by the next build that has it (as a
     // Turborepo run asks the cache for every task), so a fresh clone finds everything.
@@ -344,13 +357,63 @@ function throwIfOverBudget(ctx: CommandContext, budget: BudgetCheck | undefined)
 }
 
 /**
- * Node ids of the workflows that might write over another asset's file (src/pipeline/owners.ts), from the
- * service's free `workflows list`; asked only when the lock does not know them (usually never).
+ * What a call that makes nothing (a poll, `workflows list`) is taken to cost with the API key before
+ * an answer says: the price the cap asks for a build's first poll (pipeline/budget.ts pollPrice).
  */
-async function workflowNodes(ctx: CommandContext, manifest: Manifest, lock: Lock): Promise<Map<string, string[]>> {
+const KEY_CALL_PRICE = 1;
+
+/**
+ * Node ids of the workflows that might write over another asset's file (src/pipeline/owners.ts),
+ * from the service's `workflows list`; asked only when the lock does not know them (usually never).
+ * The list goes with the session when one is configured (free), else with the API key, which the
+ * service charges: then it is asked of the cap like any other charged call — at a key call's price,
+ * and again before the client retries it after a dropped connection (each attempt that reached the
+ * service is charged) — and not made when the cap cannot afford it (a cap of 0 charges nothing):
+ * the warning says what planning could not learn, and the save's own check (no file another asset
+ * owns is replaced) is what stands. What it was charged is in the build's credits and counts
+ * against the cap (pool.ts starts the budget from it).
+ */
+async function workflowNodes(
+  ctx: CommandContext,
+  manifest: Manifest,
+  lock: Lock,
+  cap: Cap | undefined,
+  file: string,
+): Promise<Map<string, string[]>> {
   const wanted = workflowsToList(manifest, lock);
   if (!wanted.length) return new Map();
-  const workflows = await (await ctx.client()).listWorkflows({ signal: ctx.signal });
+  const client = await ctx.client();
+  // Its credential is a poll's (a call that makes nothing: the session when there is one).
+  const price = client.pollsCharged ? KEY_CALL_PRICE : 0;
+  const fits = (calls: number): boolean => cap === undefined || calls * price <= cap.max;
+  /** Planning goes on without the nodes (the cap would not pay for the list, or for its retry): said once. */
+  const without = (why: string): Map<string, string[]> => {
+    const them = wanted.length === 1 ? 'it' : 'they';
+    ctx.out.warn(
+      sanitizeLine(
+        `Planning did not learn the nodes of ${listIds(wanted.map((id) => `workflow ${id}`))}: ${why}. ` +
+          `Whether the files ${them} would write belong to another asset is not checked before paying (the save still never replaces one); with a session (free for that list) or a larger cap it is.`,
+      ),
+    );
+    return new Map();
+  };
+  const charged = `\`workflows list\` is charged with the API key (${price} credit${price === 1 ? '' : 's'} a call)`;
+  if (!fits(1)) return without(`${charged}, which ${capName(ctx, cap!, file)} does not allow`);
+  let retryRefused = false;
+  let workflows;
+  try {
+    workflows = await client.listWorkflows({
+      signal: ctx.signal,
+      // The client's retry after a dropped connection is another charged call: only within the cap.
+      mayRetry: (unanswered) => {
+        retryRefused = !fits(unanswered + 1);
+        return !retryRefused;
+      },
+    });
+  } catch (error) {
+    if (!retryRefused || ctx.signal.aborted) throw error;
+    return without(`${charged}; its connection dropped and ${capName(ctx, cap!, file)} does not allow asking again`);
+  }
   return new Map(
     workflows.filter((workflow) => wanted.includes(workflow.id)).map((workflow) => [workflow.id, workflow.nodes.map((node) => node.id)]),
   );

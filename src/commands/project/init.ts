@@ -10,6 +10,7 @@ import { command } from '../../cli/command.js';
 import type { CommandContext } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
+import { shellQuote } from '../../cli/resume.js';
 import { displayPath } from '../../cli/save.js';
 import { readRegularFileSync } from '../../files/confine.js';
 import { GITIGNORE, ignoredLines } from '../../engines/gitignore.js';
@@ -151,10 +152,13 @@ async function confirmChanges(ctx: CommandContext, changes: readonly PlannedChan
     return;
   }
   const edits = asked.filter((change) => change.action === 'update').map((change) => change.path);
+  // With -q no diff was shown: say where to see it instead of pointing above.
   if (edits.length)
     throw new UsageError(
-      `assetgen init would change ${edits.join(', ')} (the diff above); there is no terminal to ask on (or --no-input was given).`,
-      'Pass --yes to write it, or --dry-run to only see it; nothing was written.',
+      `assetgen init would change ${edits.join(', ')} (${ctx.out.quiet ? 'not shown with -q' : 'the diff above'}); there is no terminal to ask on (or --no-input was given).`,
+      ctx.out.quiet
+        ? 'Pass --yes to write it, or --dry-run without -q to see the diff first; nothing was written.'
+        : 'Pass --yes to write it, or --dry-run to only see it; nothing was written.',
     );
 }
 
@@ -177,5 +181,15 @@ function renderInit(ctx: CommandContext, result: InitResult): void {
       ? `Provenance sidecars go ${describePlace(place)}${place.sidecars === 'beside' ? ', where they ship with the game' : ', outside the outputs: never shipped'}.`
       : `Provenance sidecars (with \`provenance: sidecar\` in the manifest) go ${describePlace(place)}, outside the outputs: never shipped.`,
   );
-  if (result.created) ctx.out.info('Next: list your assets in it, then `assetgen build --dry-run` shows the plan and its cost.');
+  if (result.created)
+    ctx.out.info(`Next: list your assets in it, then \`${dryRunCommand(ctx, result.manifest)}\` shows the plan and its cost.`);
+}
+
+/**
+ * The dry run of the manifest just made, as it runs from here: with `-f <path>` unless it is the one
+ * a plain `assetgen build` finds (the nearest assetgen.yaml from here upward).
+ */
+function dryRunCommand(ctx: CommandContext, manifest: string): string {
+  if (findManifest(ctx.cwd) === manifest) return 'assetgen build --dry-run';
+  return `assetgen build -f ${shellQuote(displayPath(ctx, manifest))} --dry-run`;
 }

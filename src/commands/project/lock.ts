@@ -29,7 +29,7 @@ async function mergeLockFiles(ctx: CommandContext, files: string[], options: { f
     // its lock), or, for one killed before, its journal over the project's lock.
     const shards = files.map((file) => {
       const resolved = path.resolve(ctx.cwd, file);
-      const lock = resolved === target ? base : readLockOut(resolved, () => base);
+      const lock = resolved === target ? base : readLockOut(resolved, () => base, 'merge');
       if (!lock) throw new UsageError(`Cannot read ${file}: no such file (nor its journal, ${path.basename(journalFileFor(resolved))}).`);
       return { file, resolved, lock };
     });

@@ -45,13 +45,14 @@ export function checkBudget(
 /**
  * Which prices the estimate uses and where each comes from: `sprite-artist 10 (declared in
  * assetgen.yaml), wf_tileset 40 (learned on this machine)`; unknown ones as `?`. Undefined when the
- * plan pays nothing. The video job's published price is left out unless it is the only one.
+ * plan pays nothing. The video job's published price is left out unless it is the only one; its
+ * price observed in the lock (the polls it took included) is said.
  */
 export function pricesLine(plan: PlanView, code: (text: string) => string = (text) => text): string | undefined {
   const prices = plan.prices ?? [];
-  const named = prices.filter((price) => price.name !== undefined);
+  const worthSaying = prices.filter((price) => price.name !== undefined || price.source !== 'published');
   if (!prices.length) return undefined;
-  const shown = (named.length ? named : prices).map((price) => {
+  const shown = (worthSaying.length ? worthSaying : prices).map((price) => {
     const what = price.name === undefined ? 'video job' : code(price.name);
     return price.credits === null ? `${what} ? (unknown)` : `${what} ${price.credits} (${PRICE_SOURCE_WORDS[price.source!]})`;
   });

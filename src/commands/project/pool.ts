@@ -65,7 +65,9 @@ export async function runPlan(
     // Which asset each output file belongs to: a save never replaces another asset's file (owners.ts).
     claims: new OutputClaims(writer.lock, (file) => fs.existsSync(path.join(root, file))),
     writer,
-    budget: new CreditBudget(options.maxCredits),
+    // What the command was charged before its assets (planning's `workflows list`, its attempts of
+    // unknown charge at a key call's price) is spent already: the cap holds for the whole build.
+    budget: new CreditBudget(options.maxCredits, ctx.credits.report.charged + (ctx.credits.report.unknownCharges ?? 0)),
     prices: new BuildPrices(
       options.service,
       ctx.env,

@@ -135,6 +135,11 @@ export interface BuildRunResult {
   staleSheets?: StaleSheet[];
   /** With --check: the figures of every output image and the rules they break (`assetgen check --json`). */
   checks?: CheckDocument;
+  /**
+   * What planning's `workflows list` was charged (made with the API key, for workflow node ids the
+   * lock does not know): in `credits` and within the cap, but no asset's. Absent when nothing.
+   */
+  planningCredits?: number;
   credits: CreditsReport;
   mock?: true;
 }

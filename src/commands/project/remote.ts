@@ -110,9 +110,19 @@ async function fetchSpecEntry(ctx: CommandContext, cache: RemoteCache, spec: str
   }
 }
 
-/** The part of a lock entry that travels: what was made and what it cost, never a job in flight or this lock's own marks. */
+/**
+ * The part of a lock entry that travels: what was made and what it cost, never a job in flight or
+ * this lock's own marks. A cost of 0 (the asset's, or a take's) travels as null, not known, both
+ * ways: every call that generates something is charged (service-api.md §1), so a 0 was recorded
+ * from a replay that did not restate its original charge (an assetgen before 0 stopped being
+ * taken for a price: build-prices.ts priceOfAnswer); no machine learns it as a price.
+ */
 function sharedEntry(entry: LockEntry): LockEntry {
   const { job: _job, postFailed: _failed, inputs: _inputs, restoredFrom: _restored, ...shared } = entry;
+  if (shared.credits === 0) shared.credits = null;
+  const known = <T extends { credits: number | null }>(take: T): T => (take.credits === 0 ? { ...take, credits: null } : take);
+  if (shared.candidates) shared.candidates = shared.candidates.map(known);
+  if (shared.prunedTakes) shared.prunedTakes = shared.prunedTakes.map(known);
   return shared;
 }
 
@@ -208,13 +218,13 @@ async function uploadEntry(cache: RemoteCache, entry: LockEntry, root: string): 
 /**
  * The prices in the cache's entries (PlanOptions.remote.prices, keyed as pipeline/prices.ts
  * chargeKey) as the learned-prices store takes them: images by agent, workflows by workflow (a
- * video's price is published, never learned).
+ * video's price is published, never learned). A 0 is never one (sharedEntry): left out.
  */
 export function cachedPrices(charges: ReadonlyMap<string, number>): ObservedPrices {
   const prices: PriceList = { agents: {}, workflows: {} };
   for (const [key, credits] of charges) {
     const [kind, id] = key.split('\u0000');
-    if (!id) continue;
+    if (!id || !(credits > 0)) continue;
     if (kind === 'image') prices.agents[id] = credits;
     else if (kind === 'workflow') prices.workflows[id] = credits;
   }

@@ -34,7 +34,8 @@ export async function renderRun(ctx: CommandContext, result: BuildRunResult): Pr
       `${totals.kept ? `, kept ${totals.kept} edited by hand` : ''}${totals.failed ? `, failed ${totals.failed}` : ''}` +
       `${totals.interrupted ? `, interrupted ${totals.interrupted} (paid, kept in the lock)` : ''}` +
       `${totals.capped ? `, held back by the cap ${totals.capped}` : ''}` +
-      `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${plural(totals.credits, 'credit')}.`,
+      `${totals.skipped ? `, skipped ${totals.skipped}` : ''}${totals.pruned ? `, pruned ${totals.pruned}` : ''}; ${plural(totals.credits, 'credit')}` +
+      `${result.planningCredits ? `, and ${result.planningCredits} for planning's \`workflows list\`` : ''}.`,
   );
   if (result.sidecars) ctx.out.info(sidecarsLine(result.sidecars));
   renderCredits(ctx, result);
