@@ -3,11 +3,19 @@ import { ENDPOINTS, endpointPath, type EndpointName } from '../api/endpoints.js'
 import { download } from './download.js';
 import { MissingCredentialsError, InvalidArgumentError } from './errors.js';
 import { chargesEveryAttempt, HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
-import { normalizeGeneration, normalizeRun, normalizeVideo, readCredits, requireCallerId, type ResponseInfo } from './normalize.js';
+import {
+  normalizeGeneration,
+  normalizeRun,
+  normalizeVideo,
+  readCredits,
+  requireCallerId,
+  soundChargeOf,
+  type ResponseInfo,
+} from './normalize.js';
 import { normalizeAgents, normalizeWorkflows } from './lists.js';
 import { waitForRun, waitForVideo } from './poll.js';
 import { streamEvents } from './sse.js';
-import type { AssetgenClient, CallOptions, ClientOptions, GenerateRequest, SignalOptions, VideoRequest } from './types.js';
+import type { AssetgenClient, CallOptions, ClientOptions, Credits, GenerateRequest, SignalOptions, VideoRequest } from './types.js';
 
 const DEFAULTS = {
   connectTimeoutMs: 10_000,
@@ -126,7 +134,16 @@ export function createClient(options: ClientOptions): AssetgenClient {
     const spec = call(name, params, body, o);
     const response = await http.json(spec);
     const info = responseInfo(spec, response, o);
-    options.onCredits?.(readCredits(response.body, response.headers, info));
+    let credits: Credits;
+    try {
+      credits = readCredits(response.body, response.headers, info);
+    } catch (error) {
+      // The answer is refused (a protocol error), but a sound charge in its headers was taken.
+      const charged = soundChargeOf(response.headers);
+      if (charged !== undefined) options.onCredits?.({ charged });
+      throw error;
+    }
+    options.onCredits?.(credits);
     return { body: response.body, info };
   }
 

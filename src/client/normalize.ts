@@ -149,6 +149,17 @@ export function readCredits(
 }
 
 /**
+ * What an answer refused for another figure (an absurd balance, say) says this exchange charged,
+ * when that charge itself is a sound figure and not a replay's: counted all the same, so a refused
+ * answer never hides money the service took. undefined when it says none, or nothing sound.
+ */
+export function soundChargeOf(headers: HeaderMap): number | undefined {
+  if (/^true$/i.test(header(headers, 'idempotent-replayed') ?? '')) return undefined;
+  const figure = creditFigure(header(headers, 'x-credits-charged'));
+  return typeof figure === 'number' && figure > 0 ? figure : undefined;
+}
+
+/**
  * A credit figure of an answer (see creditFigure): a number no account can hold — negative, not
  * finite, past MAX_CREDITS — is a protocol error that refuses the whole answer, never money to print.
  */

@@ -33,4 +33,21 @@ describe('a paid answer refused as a protocol error', () => {
     expect(error.credits).toMatchObject({ charged: 180 });
     expect(error.credits.charged).toBe(ledger.reduce((sum, amount) => sum + amount, 0));
   });
+
+  it('an answer refused for an absurd balance (X-Credits-Remaining: -20): its sound charge, 180, is counted (the ledger), with the key', async () => {
+    const ledger: number[] = [];
+    const result = await scripted.against(
+      (_req, res) => {
+        ledger.push(180);
+        return json(res, 202, { id: 'vid_1', status: 'queued' }, { 'x-credits-charged': '180', 'x-credits-remaining': '-20' });
+      },
+      ['video', 'create', 'a torch', '--yes', '--no-wait', '--json'],
+    );
+    expect(result.code).not.toBe(0);
+    const error = jsonError(result);
+    expect(error.code).toBe('unexpected_response');
+    expect(error.idempotencyKey).toEqual(expect.any(String));
+    expect(error.credits).toEqual({ charged: 180, refunded: 0, balance: null });
+    expect(error.credits.charged).toBe(ledger.reduce((sum, amount) => sum + amount, 0));
+  });
 });
