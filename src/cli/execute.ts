@@ -198,6 +198,11 @@ function report(
   }
   if (error instanceof CancelledError) {
     write(sanitizeText(error.message));
+    // A "no" after something was charged (the message then does not say "nothing"): what was. Not
+    // a balance alone: a free call's answer is no charge.
+    const credits = ctx?.credits.report;
+    const spent = credits && (credits.charged || credits.refunded || credits.unknownCharges) ? creditsOfFailure(ctx) : undefined;
+    if (spent) write(spent);
     return;
   }
   const interrupted = style ? style.bold(style.red('Interrupted.')) : 'Interrupted.';

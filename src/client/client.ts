@@ -1,17 +1,9 @@
 // createClient: one typed method per endpoint of the service, plus waits, the stream and downloads.
 import { ENDPOINTS, endpointPath, type EndpointName } from '../api/endpoints.js';
 import { download } from './download.js';
-import { MissingCredentialsError, InvalidArgumentError } from './errors.js';
+import { MissingCredentialsError, InvalidArgumentError, UnexpectedResponseError } from './errors.js';
 import { chargesEveryAttempt, HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
-import {
-  normalizeGeneration,
-  normalizeRun,
-  normalizeVideo,
-  readCredits,
-  requireCallerId,
-  soundChargeOf,
-  type ResponseInfo,
-} from './normalize.js';
+import { normalizeGeneration, normalizeRun, normalizeVideo, readCredits, requireCallerId, type ResponseInfo } from './normalize.js';
 import { normalizeAgents, normalizeWorkflows } from './lists.js';
 import { waitForRun, waitForVideo } from './poll.js';
 import { streamEvents } from './sse.js';
@@ -124,13 +116,18 @@ export function createClient(options: ClientOptions): AssetgenClient {
     };
   }
 
-  /** One JSON call: its body, and what the transport knows of it; whatever it says about credits goes to `onCredits`. */
-  async function json(
+  /**
+   * One JSON call, its answer read into a record by `read`; whatever it says about credits goes to
+   * `onCredits`. An answer refused as a protocol error (a figure no account holds, a record that is
+   * not one) still says what the call was charged when its headers did: the service took it.
+   */
+  async function json<T>(
     name: EndpointName,
     params: Record<string, string>,
     body: unknown,
     o: CallOptions | undefined,
-  ): Promise<{ body: unknown; info: ResponseInfo }> {
+    read: (body: unknown, info: ResponseInfo) => T,
+  ): Promise<T> {
     const spec = call(name, params, body, o);
     const response = await http.json(spec);
     const info = responseInfo(spec, response, o);
@@ -138,13 +135,16 @@ export function createClient(options: ClientOptions): AssetgenClient {
     try {
       credits = readCredits(response.body, response.headers, info);
     } catch (error) {
-      // The answer is refused (a protocol error), but a sound charge in its headers was taken.
-      const charged = soundChargeOf(response.headers);
-      if (charged !== undefined) options.onCredits?.({ charged });
-      throw error;
+      throw error instanceof UnexpectedResponseError ? http.refusedAnswer(error, response.headers, response.chargedThenLost) : error;
     }
     options.onCredits?.(credits);
-    return { body: response.body, info };
+    try {
+      return read(response.body, info);
+    } catch (error) {
+      // Its charge is counted already (above): written on the refusal for a caller counting per call.
+      if (error instanceof UnexpectedResponseError && credits.charged) error.charged ??= credits.charged;
+      throw error;
+    }
   }
 
   /** What an answer's record and credits are read with, the attempts its call lost (if any) weighed. */
@@ -156,6 +156,10 @@ export function createClient(options: ClientOptions): AssetgenClient {
     // A replay after a lost attempt is this call's own charge only if no earlier call can have used
     // the key: one the client made up, or one the caller says is new.
     if (o?.idempotencyKey === undefined || o.keyIsNew) info.earlierAttemptLost = true;
+    // A key that may have been used before (the caller's, or one a build kept), its lost attempt's
+    // charge unsaid: a replay may be of that attempt (this call's charge) or of an earlier call's.
+    // One charge not known (Credits.unknownCharges): a keyed call is charged once at most.
+    else if (spec.idempotencyKey !== undefined && !response.chargedThenLost) info.unknownCharges = 1;
     // Each lost attempt of a call charged per attempt (a poll, a list, with the API key) was a call
     // of its own: what it cost is not known (Credits.unknownCharges).
     if (chargesEveryAttempt(spec)) info.unknownCharges = lost;
@@ -169,16 +173,14 @@ export function createClient(options: ClientOptions): AssetgenClient {
 
     async generate(req: GenerateRequest, o?: CallOptions) {
       if (http.has('apiKey')) {
-        const response = await json('generate', {}, { agentId: req.agentId, prompt: req.prompt }, o);
-        return normalizeGeneration(response.body, response.info);
+        return json('generate', {}, { agentId: req.agentId, prompt: req.prompt }, o, normalizeGeneration);
       }
       if (http.has('session')) return client.generateWithSession(req, o);
       throw new MissingCredentialsError('Generating needs an API key (or a session cookie), and the client has neither.');
     },
 
     async generateWithSession(req: GenerateRequest, o?: CallOptions) {
-      const response = await json('sessionGenerate', {}, { agentId: req.agentId, prompt: req.prompt }, o);
-      return normalizeGeneration(response.body, response.info);
+      return json('sessionGenerate', {}, { agentId: req.agentId, prompt: req.prompt }, o, normalizeGeneration);
     },
 
     stream(req: GenerateRequest, o?: CallOptions) {
@@ -188,24 +190,20 @@ export function createClient(options: ClientOptions): AssetgenClient {
     },
 
     async listAgents(o?: SignalOptions) {
-      const response = await json('listAgents', {}, undefined, o);
-      return normalizeAgents(response.body);
+      return json('listAgents', {}, undefined, o, normalizeAgents);
     },
 
     async listWorkflows(o?: SignalOptions) {
-      const response = await json('listWorkflows', {}, undefined, o);
-      return normalizeWorkflows(response.body);
+      return json('listWorkflows', {}, undefined, o, normalizeWorkflows);
     },
 
     async runWorkflow(id: string, overrides?: Record<string, string>, o?: CallOptions) {
       const body = overrides && Object.keys(overrides).length > 0 ? { overrides } : {};
-      const response = await json('runWorkflow', { id: requireCallerId(id, 'The workflow id') }, body, o);
-      return normalizeRun(response.body, response.info);
+      return json('runWorkflow', { id: requireCallerId(id, 'The workflow id') }, body, o, normalizeRun);
     },
 
     async getRun(runId: string, o?: SignalOptions) {
-      const response = await json('getRun', { runId: requireCallerId(runId, 'The run id') }, undefined, o);
-      return normalizeRun(response.body, response.info);
+      return json('getRun', { runId: requireCallerId(runId, 'The run id') }, undefined, o, normalizeRun);
     },
 
     waitForRun: (runId, o) => waitForRun((id, options) => client.getRun(id, options), requireCallerId(runId, 'The run id'), o),
@@ -215,13 +213,11 @@ export function createClient(options: ClientOptions): AssetgenClient {
       if (req.agentId !== undefined) body.agentId = req.agentId;
       if (req.durationSeconds !== undefined) body.durationSeconds = req.durationSeconds;
       if (req.aspectRatio !== undefined) body.aspectRatio = req.aspectRatio;
-      const response = await json('createVideo', {}, body, o);
-      return normalizeVideo(response.body, response.info);
+      return json('createVideo', {}, body, o, normalizeVideo);
     },
 
     async getVideo(id: string, o?: SignalOptions) {
-      const response = await json('getVideo', { id: requireCallerId(id, 'The video job id') }, undefined, o);
-      return normalizeVideo(response.body, response.info);
+      return json('getVideo', { id: requireCallerId(id, 'The video job id') }, undefined, o, normalizeVideo);
     },
 
     waitForVideo: (id, o) => waitForVideo((jobId, options) => client.getVideo(jobId, options), requireCallerId(id, 'The video job id'), o),

@@ -159,6 +159,12 @@ export class GenerationFailedError extends AssetgenError {
  */
 export class UnexpectedResponseError extends AssetgenError {
   readonly raw: unknown;
+  /**
+   * What the service charged for the call whose answer this refuses, as far as its headers (and
+   * those of the call's lost attempts) soundly said: already reported to `onCredits`, here for a
+   * caller that counts per call (a build's cap). Set by the client on the error it made for this call.
+   */
+  charged?: number;
   constructor(message: string, raw: unknown, options: { code?: string; hint?: string; size?: SentSize } = {}) {
     super(message, { code: options.code ?? 'unexpected_response', hint: options.hint });
     this.raw = boundedRaw(raw, options.size);

@@ -18,7 +18,7 @@ import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import { formatBytes, LIMITS, readErrorBody, readLimited, type BodyHead } from './limits.js';
-import { readCredits } from './normalize.js';
+import { readCredits, soundChargeOf } from './normalize.js';
 import { header, num, retryAfterMs, type HeaderMap } from './values.js';
 import { createTransport } from './transport.js';
 import type { Transport, WireResponse } from './transport-records.js';
@@ -41,7 +41,7 @@ export interface Call {
   /** Streams and downloads: no timeout between body chunks. */
   unboundedBody?: boolean;
   /** SignalOptions.mayRetry: asked before each retry of a JSON call. */
-  mayRetry?: (unansweredAttempts: number) => boolean;
+  mayRetry?: (unansweredAttempts: number, chargedThenLost: number) => boolean;
   /** SignalOptions.onUnanswered: told how many attempts of a failed JSON call got no answer. */
   onUnanswered?: (attempts: number) => void;
 }
@@ -348,7 +348,7 @@ export class HttpClient {
       if (lostCharges.charged > 0) answer.chargedThenLost = lostCharges.charged;
       return answer;
     };
-    const mayRetry = call.mayRetry && ((): boolean => call.mayRetry!(attempts.unanswered));
+    const mayRetry = call.mayRetry && ((): boolean => call.mayRetry!(attempts.unanswered, lostCharges.charged));
     return this.retrying(
       call.signal,
       async (attempt) => {
@@ -381,9 +381,12 @@ export class HttpClient {
           throw new RetryableFailure(failure, failure.message);
         }
         if (response.status >= 300) {
-          throw new UnexpectedResponseError(
-            `${what()}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
-            text,
+          throw this.refusedAnswer(
+            new UnexpectedResponseError(
+              `${what()}: unexpected redirect (HTTP ${response.status}) to ${header(response.headers, 'location') ?? 'nowhere'}.`,
+              text,
+            ),
+            response.headers,
           );
         }
         if (text.trim() === '')
@@ -400,7 +403,7 @@ export class HttpClient {
             noteLostCharge(response.headers);
             throw new RetryableFailure(failure, 'incomplete JSON response');
           }
-          throw failure;
+          throw this.refusedAnswer(failure, response.headers);
         }
         return withLost({
           status: response.status,
@@ -412,6 +415,23 @@ export class HttpClient {
       undefined,
       mayRetry,
     );
+  }
+
+  /**
+   * An answer refused (not JSON, a redirect, a figure no account holds…) whose headers said,
+   * soundly, what this exchange charged — plus `chargedThenLost`, what the call's lost attempts'
+   * headers said, when nothing else reports it (an answer the transport returned whole): the
+   * service took that money whatever assetgen makes of the answer, so it is reported to
+   * `onCredits` and written on the refusal (`charged`) for a caller that counts per call. (A refusal
+   * inside the transport leaves the lost attempts' charge to json(): ChargedAnswerLostError.)
+   */
+  refusedAnswer<E extends UnexpectedResponseError>(error: E, headers: HeaderMap, chargedThenLost = 0): E {
+    const charged = (soundChargeOf(headers) ?? 0) + chargedThenLost;
+    if (charged > 0 && error.charged === undefined) {
+      error.charged = charged;
+      this.settings.hooks.onCredits?.({ charged });
+    }
+    return error;
   }
 
   /**

@@ -144,6 +144,7 @@ export function readCredits(
     if (charged !== undefined || options.chargedThenLost) credits.charged = (charged ?? 0) + (options.chargedThenLost ?? 0);
   }
   if (remaining !== undefined) credits.remaining = remaining;
+  if (options.chargedThenLost) credits.chargedThenLost = options.chargedThenLost;
   if (options.unknownCharges) credits.unknownCharges = options.unknownCharges;
   return credits;
 }

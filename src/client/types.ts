@@ -77,13 +77,22 @@ export interface Credits {
   paidEarlier?: number;
   /**
    * Earlier attempts of this call that got no answer, whose charge is therefore not known (absent
-   * when there were none). Only for a call without an Idempotency-Key (a poll, a list) made with the
+   * when there were none). For a call without an Idempotency-Key (a poll, a list) made with the
    * API key: the service charges each such attempt that reaches it, and the client asked again after
-   * the connection dropped or the answer was cut short, a call of its own. `charged` is this
-   * answer's alone: the ledger may hold up to this many calls' price more. A session's calls (not
-   * charged) and keyed calls (their retries are replays) never carry it.
+   * the connection dropped or the answer was cut short, a call of its own. For a keyed call whose
+   * key may have been used before (the caller's own, not `keyIsNew`), 1 when an attempt got no
+   * answer and its headers never said what it charged: the replay that answered may be of that
+   * attempt (this call's charge, `paidEarlier` then says how much) or of an earlier call's.
+   * `charged` is this answer's alone: the ledger may hold up to this many calls' price more. A
+   * session's polls (not charged) and calls whose every attempt was answered never carry it.
    */
   unknownCharges?: number;
+  /**
+   * Of `charged`, what the headers of this keyed call's earlier attempts said they charged before
+   * their answers were lost (absent when none did). With a replay, `charged` is that alone; with a
+   * fresh answer (a service that did not honour the key) it adds the answer's own: two calls' worth.
+   */
+  chargedThenLost?: number;
 }
 
 export interface Meta {
@@ -202,10 +211,12 @@ export interface SignalOptions {
   signal?: AbortSignal;
   /**
    * Asked before the client retries this call after an attempt failed, with how many attempts so far
-   * got no answer (each may have been carried out, and charged: a poll made with the API key); false
-   * ends the call with the last attempt's error. A budget asks whether those and one more still fit.
+   * got no answer (each may have been carried out, and charged: a poll made with the API key) and
+   * what the headers of a keyed call's lost attempts said they charged (its retry is free only if
+   * the service honours the key); false ends the call with the last attempt's error. A budget asks
+   * whether those and one more still fit.
    */
-  mayRetry?: (unansweredAttempts: number) => boolean;
+  mayRetry?: (unansweredAttempts: number, chargedThenLost: number) => boolean;
   /**
    * Called once when the call fails after attempts that got no whole answer (stopped while out, the
    * connection lost, cut short, or refused), with how many, less one whose charge its headers said

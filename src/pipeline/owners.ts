@@ -25,10 +25,13 @@ export function workflowStem(asset: Pick<ManifestAsset, 'id' | 'out'>, nodeId: s
 const workflowPrefix = (asset: ManifestAsset): string => workflowStem(asset, '');
 
 /**
- * The workflows whose node ids planning must ask the service for: those that might write over
- * another asset's output (by name prefix) and whose files the lock does not record yet. Usually none.
+ * The workflows whose node ids planning must ask the service for: those of the workflow assets the
+ * build runs (`running`: submits or resumes; a workflow left alone writes nothing, and when a later
+ * build runs it, that build asks) that might write over another asset's output (by name prefix) and
+ * whose files the lock does not record yet. Usually none.
  */
-export function workflowsToList(manifest: Manifest, lock: Lock): string[] {
+export function workflowsToList(manifest: Manifest, lock: Lock, running: ReadonlySet<string>): string[] {
+  if (!running.size) return [];
   const outputs = manifest.assets.map((asset) =>
     asset.kind === 'workflow'
       ? { workflow: true, stem: workflowPrefix(asset) }
@@ -36,7 +39,7 @@ export function workflowsToList(manifest: Manifest, lock: Lock): string[] {
   );
   const wanted = new Set<string>();
   manifest.assets.forEach((asset, index) => {
-    if (asset.kind !== 'workflow' || knownFromLock(asset, lock)) return;
+    if (asset.kind !== 'workflow' || !running.has(asset.id) || knownFromLock(asset, lock)) return;
     const prefix = workflowPrefix(asset);
     const mightMeet = outputs.some(
       (other, at) => at !== index && (other.stem.startsWith(prefix) || (other.workflow && prefix.startsWith(other.stem))),
@@ -106,7 +109,8 @@ export function checkOwnership(
   }
   if (problems.length)
     throw new PipelineError(
-      `Two assets would write the same file (nothing was sent):\n  ${[...new Set(problems)].join('\n  ')}`,
+      // Nodes from the service's list: that call was sent (charged with the API key; the credits line says).
+      `Two assets would write the same file (${nodes.size ? 'no asset was sent' : 'nothing was sent'}):\n  ${[...new Set(problems)].join('\n  ')}`,
       'Give them different `out` folders or ids; for an asset gone from the manifest, `assetgen build --prune <id>` deletes its files first.',
     );
 }

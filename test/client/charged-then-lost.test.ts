@@ -7,7 +7,7 @@
 import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type AssetgenClient, type Credits } from '../../src/index.js';
-import { AbortedError } from '../../src/client/errors.js';
+import { AbortedError, UnexpectedResponseError } from '../../src/client/errors.js';
 import { jsonError, runInProcess } from '../support/cli.js';
 import { FAST, json, KEY, startServer, useScriptedService, type Seen, type TestServer } from '../support/http.js';
 
@@ -82,6 +82,33 @@ describe('the SDK', () => {
     expect(await calling).toBeInstanceOf(AbortedError);
     expect(reports).toEqual([{ charged: PRICE, remaining: 1000 - PRICE }]);
     expect(paying.spent()).toBe(PRICE);
+  });
+});
+
+describe('an answer refused, its headers saying what the call was charged', () => {
+  it('an HTML page (201) and an absurd balance: the refusal carries the charge, onCredits has it once; a replay (0) none', async () => {
+    for (const [headers, body, expected] of [
+      [{ 'content-type': 'text/html', 'x-credits-charged': '10' }, '<html>busy</html>', 10],
+      [{ 'content-type': 'application/json', 'x-credits-charged': '10', 'x-credits-remaining': '-20' }, JSON.stringify(IMAGE), 10],
+      [{ 'content-type': 'text/html', 'x-credits-charged': '0', 'idempotent-replayed': 'true' }, '<html>busy</html>', undefined],
+    ] as const) {
+      server = await startServer((_req, res) => {
+        res.writeHead(201, { ...headers, 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      });
+      const reports: Credits[] = [];
+      client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST, onCredits: (credits) => reports.push(credits) });
+      const error = await client.generate({ agentId: 'sprite-artist', prompt: 'a sword' }).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect((error as UnexpectedResponseError).charged).toBe(expected);
+      expect(reports).toEqual(expected === undefined ? [] : [{ charged: expected }]);
+      await client.close();
+      await server.close();
+      server = client = undefined;
+    }
   });
 });
 

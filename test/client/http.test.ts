@@ -419,8 +419,17 @@ describe('what a replay after a lost answer cost', () => {
     }
   });
 
-  it('with a key that may have been used before (given by the user, or resumed): 0, and what the first call paid is reported apart', async () => {
+  it('with a key that may have been used before (given by the user, or resumed): 0 known, what the first call paid apart, and one charge not known (the lost attempt may have been that call)', async () => {
     server = await lostThenReplayed();
+    client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
+    const result = await client.generate({ agentId: 'a', prompt: 'p' }, { idempotencyKey: 'k-old' });
+    expect(result.credits).toEqual({ charged: 0, remaining: 990, paidEarlier: 10, unknownCharges: 1 });
+  });
+
+  it('with such a key, every attempt answered (a resume whose job an earlier call paid): 0, nothing not known', async () => {
+    server = await startServer((_req, res) =>
+      json(res, 201, generation(), { 'idempotent-replayed': 'true', 'x-credits-charged': '0', 'x-credits-remaining': '990' }),
+    );
     client = createClient({ baseUrl: server.url, apiKey: KEY, ...FAST });
     const result = await client.generate({ agentId: 'a', prompt: 'p' }, { idempotencyKey: 'k-old' });
     expect(result.credits).toEqual({ charged: 0, remaining: 990, paidEarlier: 10 });

@@ -4,12 +4,12 @@
 // given), and only by the command that saw it happen — one whose earlier answer showed the job
 // unfinished. A job already failed and refunded at a command's first answer is told, not counted
 // again: each command's `credits` moves as the ledger did while it ran (docs/cli.md, "Credits").
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
 import { chargingService, POLL_PRICE, VIDEO_PRICE } from '../support/charging-service.js';
 import { KEY, startServer, useScriptedService, type TestServer } from '../support/http.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
-import { startMock, type MockHandle } from '../support/mock.js';
+import { useMockProject } from '../support/project.js';
 
 describe('a failed video job whose record does not state a refund (the service refunds it 60 s later)', () => {
   const scripted = useScriptedService(runInProcess);
@@ -69,25 +69,14 @@ describe('a failed video job whose record does not state a refund (the service r
 });
 
 describe('a refund counted once, by the command that saw it happen (the bundled mock)', () => {
-  let mock: MockHandle;
-  let home: ReturnType<typeof tempHome>;
-  beforeAll(async () => {
-    mock = await startMock();
-  });
-  afterAll(() => mock.close());
-  beforeEach(async () => {
-    home = tempHome();
-    await mock.reset();
-  });
-  afterEach(() => home.remove());
-
-  const env = () => ({ ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey });
-  const cli = (args: string[]) => runInProcess(args, { env: env(), cwd: home.cwd });
+  // The mock reset before each test (each test sets its own config), a temp home, the ledger.
+  const project = useMockProject({ config: {} });
+  const cli = (args: string[]) => project.run(args);
   /** Net credits the ledger took (charges minus refunds) while `work` ran, and its refunds meanwhile. */
   async function ledgerDuring<T>(work: () => Promise<T>): Promise<{ result: T; net: number; refunds: number }> {
-    const before = (await mock.state()).ledger.length;
+    const before = (await project.mock.state()).ledger.length;
     const result = await work();
-    const entries = (await mock.state()).ledger.slice(before);
+    const entries = (await project.mock.state()).ledger.slice(before);
     const net = -entries.reduce((sum, entry) => sum + entry.amount, 0);
     const refunds = entries.filter((entry) => entry.amount > 0).reduce((sum, entry) => sum + entry.amount, 0);
     return { result, net, refunds };
@@ -96,14 +85,14 @@ describe('a refund counted once, by the command that saw it happen (the bundled 
   async function refunded(id: string): Promise<void> {
     const deadline = Date.now() + 5_000;
     while (Date.now() < deadline) {
-      if ((await mock.state()).ledger.some((entry) => entry.reason === `refund ${id}` && entry.amount > 0)) return;
+      if ((await project.mock.state()).ledger.some((entry) => entry.reason === `refund ${id}` && entry.amount > 0)) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`the mock did not refund ${id} within 5 s`);
   }
 
   it('a job failed and refunded before any wait: three `video wait`s each count no refund; the ledger has one', async () => {
-    await mock.config({ videoOutcome: 'fail', videoSteps: 1, videoPollAfterMs: 0 });
+    await project.mock.config({ videoOutcome: 'fail', videoSteps: 1, videoPollAfterMs: 0 });
     const created = await cli(['video', 'create', 'torch', '--yes', '--no-wait', '--json']);
     expect(created.code, created.stderr).toBe(0);
     const id = parseJson(created).id as string;
@@ -119,12 +108,12 @@ describe('a refund counted once, by the command that saw it happen (the bundled 
       expect(error).toMatchObject({ code: 'job_failed', refunded: true });
       expect(error.hint).toContain("refunded already at this command's first answer about it");
     }
-    const ledger = (await mock.state()).ledger;
+    const ledger = (await project.mock.state()).ledger;
     expect(ledger.filter((entry) => entry.amount > 0).map((entry) => entry.amount)).toEqual([VIDEO_PRICE]);
   });
 
   it('a job seen running, then failed and refunded: that command counts the refund, as the ledger moved', async () => {
-    await mock.config({ videoOutcome: 'fail', videoSteps: 2, videoPollAfterMs: 0 });
+    await project.mock.config({ videoOutcome: 'fail', videoSteps: 2, videoPollAfterMs: 0 });
     const { result, net, refunds } = await ledgerDuring(() => cli(['video', 'create', 'torch', '--yes', '--json']));
     expect(result.code, result.stderr).toBe(6);
     const error = jsonError(result);
@@ -135,7 +124,7 @@ describe('a refund counted once, by the command that saw it happen (the bundled 
   });
 
   it('a replayed submission (the same --idempotency-key) is old news: the refund made before is not counted again', async () => {
-    await mock.config({ videoOutcome: 'fail', videoSteps: 1, videoPollAfterMs: 0 });
+    await project.mock.config({ videoOutcome: 'fail', videoSteps: 1, videoPollAfterMs: 0 });
     const key = ['--idempotency-key', 'torch-once'];
     const first = await cli(['video', 'create', 'torch', '--yes', '--no-wait', '--json', ...key]);
     expect(first.code, first.stderr).toBe(0);
@@ -157,12 +146,12 @@ describe('a refund counted once, by the command that saw it happen (the bundled 
     });
 
     it('wait_video on a job refunded before the call: refunded 0 each time; the ledger has one refund', async () => {
-      await mock.config({ videoOutcome: 'fail', videoSteps: 1, videoPollAfterMs: 0 });
-      const submitted = await mock.call('POST', '/api/v1/video', { body: { prompt: 'torch' } });
+      await project.mock.config({ videoOutcome: 'fail', videoSteps: 1, videoPollAfterMs: 0 });
+      const submitted = await project.mock.call('POST', '/api/v1/video', { body: { prompt: 'torch' } });
       expect(submitted.status).toBe(202);
       const id = submitted.json.id as string;
       await refunded(id);
-      mcp = await startMcp({ env: env(), cwd: home.cwd });
+      mcp = await startMcp({ env: project.env(), cwd: project.home.cwd });
       for (let call = 1; call <= 2; call++) {
         const { result, net } = await ledgerDuring(() => mcp!.call('wait_video', { id, max_wait_seconds: 20 }));
         expect(result.result.isError).toBe(true);
@@ -171,7 +160,7 @@ describe('a refund counted once, by the command that saw it happen (the bundled 
         expect(error.credits).toMatchObject({ charged: 1, refunded: 0 });
         expect(error.credits.charged - error.credits.refunded).toBe(net);
       }
-      expect((await mock.state()).ledger.filter((entry) => entry.amount > 0)).toHaveLength(1);
+      expect((await project.mock.state()).ledger.filter((entry) => entry.amount > 0)).toHaveLength(1);
     });
   });
 });

@@ -11,6 +11,7 @@ import {
   InsufficientCreditsError,
   JobFailedError,
   RateLimitError,
+  UnexpectedResponseError,
 } from '../../client/errors.js';
 import { waitForRun, waitForVideo } from '../../client/poll.js';
 import type { AssetgenClient, CallOptions, Credits, SignalOptions } from '../../client/types.js';
@@ -537,6 +538,9 @@ function budgetedClient(
       paidCalls.unstated = true;
       reservation.charged(paidCalls.price);
     }
+    // A replay after this call's own attempt got no answer, its key sent before (a pending job's):
+    // the charge it restates may have been this build's (Credits.unknownCharges), so the cap counts it.
+    else if (answer.credits.unknownCharges) reservation.charged(answer.credits.paidEarlier ?? 0);
     return answer;
   };
   /** A paid call's answer: counted, and what it says one call of the asset's agent or workflow costs learned. */
@@ -549,24 +553,43 @@ function budgetedClient(
     pollWithinBudget({ run, item, reservation, jobCredits, polls }, call);
   const getRun = (id: string) => poll((options) => heard(client.getRun(id, options)));
   const getVideo = (id: string) => poll((options) => heard(client.getVideo(id, options)));
-  /** A paid submission: one whose answer was lost after the service charged is counted all the same (the cap holds). */
-  const paid = async <T>(call: Promise<T>): Promise<T> => {
-    try {
-      return await heard(call);
-    } catch (error) {
-      if (error instanceof ChargedAnswerLostError) reservation.charged(error.credits.charged);
-      throw error;
-    }
-  };
+  const paid = paidWithinBudget(run, reservation, paidCalls);
   return {
     ...client,
-    generate: async (request, options) => priced(await paid(client.generate(request, options))),
-    runWorkflow: async (id, set, options) => priced(await paid(client.runWorkflow(id, set, options))),
-    createVideo: async (request, options) => counted(await paid(client.createVideo(request, options))),
+    generate: async (request, options) => priced(await paid((o) => heard(client.generate(request, o)), options)),
+    runWorkflow: async (id, set, options) => priced(await paid((o) => heard(client.runWorkflow(id, set, o)), options)),
+    createVideo: async (request, options) => counted(await paid((o) => heard(client.createVideo(request, o)), options)),
     getRun,
     getVideo,
     waitForRun: (id, options) => waitForRun(getRun, id, options),
     waitForVideo: (id, options) => waitForVideo(getVideo, id, options),
+  };
+}
+
+/**
+ * An asset's paid submission within the cap. One whose answer was lost (or refused) after the
+ * service charged is counted all the same. Its own retry after an attempt whose headers said it was
+ * charged is free if the service honours the key (a replay) and charged again if not (its document
+ * does not promise it), so it is asked of the cap first, for that charge and one more call; refused,
+ * the asset is capped (the cap, not the service, ended it), its key kept for the next build.
+ */
+function paidWithinBudget(run: AssetRun, reservation: Reservation, paidCalls: PaidCalls) {
+  return async <T, O extends SignalOptions>(call: (options: O) => Promise<T>, options: O | undefined): Promise<T> => {
+    let retryRefused: CapRefusal | undefined;
+    const mayRetry = (_unanswered: number, chargedThenLost: number): boolean => {
+      if (chargedThenLost <= 0) return true;
+      retryRefused = reservation.allow(chargedThenLost + paidCalls.price);
+      return retryRefused === undefined;
+    };
+    try {
+      return await call({ ...options, mayRetry } as O);
+    } catch (error) {
+      if (error instanceof ChargedAnswerLostError) reservation.charged(error.credits.charged);
+      // An answer refused as a protocol error whose headers said what was charged: taken all the same.
+      else if (error instanceof UnexpectedResponseError && error.charged) reservation.charged(error.charged);
+      if (retryRefused !== undefined) throw new CapReached(retryRefused, run);
+      throw error;
+    }
   };
 }
 
@@ -621,7 +644,7 @@ async function pollWithinBudget<T extends { credits: Credits }>(
       reservation.charged(error.credits.charged);
       budget.learnPollPrice(error.credits.charged);
       await run.writer.charged(item.id, jobCredits());
-    }
+    } else if (error instanceof UnexpectedResponseError && error.charged) reservation.charged(error.charged);
     // The cap, not the service, ended this poll: the asset is capped (its job kept), as when the
     // cap refuses a poll before it is sent.
     if (retryRefused !== undefined) throw new CapReached(retryRefused, run);

@@ -20,7 +20,10 @@ import type { PlanItem } from '../../pipeline/records.js';
  */
 export function priceOfAnswer(credits: Credits): number | undefined {
   if (credits.paidEarlier !== undefined && credits.paidEarlier > 0) return credits.paidEarlier;
-  return credits.charged !== undefined && credits.charged > 0 ? credits.charged : undefined;
+  // One call's price, when `charged` also holds a lost attempt's (a service that did not honour the key charged twice).
+  const lost = credits.chargedThenLost ?? 0;
+  const charged = credits.charged !== undefined && lost > 0 && credits.charged > lost ? credits.charged - lost : credits.charged;
+  return charged !== undefined && charged > 0 ? charged : undefined;
 }
 
 /**
@@ -30,7 +33,8 @@ export function priceOfAnswer(credits: Credits): number | undefined {
 export function chargeOfAnswer(credits: Credits): number | undefined {
   const price = priceOfAnswer(credits);
   if (price === undefined) return undefined;
-  return credits.paidEarlier !== undefined && credits.paidEarlier > 0 ? price + (credits.charged ?? 0) : price;
+  // A replay: the call that paid, plus this one's own; otherwise all this call was charged (two calls' worth when a lost attempt's charge is in it).
+  return credits.paidEarlier !== undefined && credits.paidEarlier > 0 ? price + (credits.charged ?? 0) : (credits.charged ?? price);
 }
 
 export class BuildPrices {

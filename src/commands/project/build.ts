@@ -167,39 +167,31 @@ async function planAndRun(
       'No service URL is configured: the plan depends on which service builds the assets.',
       `${anyOf([...ctx.frontEnd.setBaseUrl, `plan against ${ctx.frontEnd.useMock}`])}.`,
     );
-  const { plan, fileHashes, planOptions, cache, planningCredits } = await planFrom(ctx, selectors, options, found);
+  const { plan, fileHashes, planOptions, cache } = await planFrom(ctx, selectors, options, found);
   try {
-    return await runOrShow(ctx, plan, options, { ...found, cache, hashes: fileHashes, planOptions, planningCredits });
+    return await runOrShow(ctx, plan, options, { ...found, cache, hashes: fileHashes, planOptions });
   } finally {
     await cache?.close();
   }
 }
 
 /**
- * The plan, from the dry run's lock or a copy of the writer's: the copy (a few MiB in a large
- * project) lives only while planning, not through the build, where the writer's lock is the one
- * read. The remote cache is opened here (after the workflows are listed, as before) and left open
- * for the build when planning succeeds.
+ * The plan, from the dry run's lock or the writer's. It sends nothing to the service: the workflow
+ * nodes it may need (a charged call) are asked for by runOrShow, once the build can no longer be
+ * refused for free. The remote cache is opened here and left open for the build when planning succeeds.
  */
 async function planFrom(
   ctx: CommandContext,
   selectors: string[],
   options: BuildOptions,
   found: OpenedBuild & { hashes: (lock: Lock) => Promise<FileHashes> },
-): Promise<{ plan: Plan; fileHashes: FileHashes; planOptions: PlanOptions; cache?: RemoteCache; planningCredits: number }> {
+): Promise<{ plan: Plan; fileHashes: FileHashes; planOptions: PlanOptions; cache?: RemoteCache }> {
   const { held, manifest, shard, service, hashes } = found;
   const lock = held.kind === 'read' ? held.lock : held.writer.lock;
-  const charged = ctx.credits.report.charged;
   const planOptions: PlanOptions = {
     service,
     // What this machine has seen the service charge, in any project: used where the lock has no charge.
     learnedPrices: learnedPrices(service, ctx.env),
-    // A paid build asks the service (`workflows list`, charged with the API key: within the cap)
-    // for workflow nodes the lock does not know; a dry run asks nothing.
-    workflowNodes:
-      held.kind === 'writing'
-        ? await workflowNodes(ctx, manifest, lock, capOf(options.maxCredits, manifest.budget), found.file)
-        : undefined,
     select: selectors,
     shard,
     force: options.force,
@@ -227,7 +219,7 @@ async function planFrom(
       if (rememberPrices(service, fromCache, ctx.env)) planOptions.learnedPrices = learnedPrices(service, ctx.env);
       plan = planBuild(manifest, lock, fileHashes, planOptions);
     }
-    return { plan, fileHashes, planOptions, cache, planningCredits: ctx.credits.report.charged - charged };
+    return { plan, fileHashes, planOptions, cache };
   } catch (error) {
     await cache?.close();
     throw error;
@@ -239,7 +231,7 @@ async function runOrShow(
   ctx: CommandContext,
   plan: Plan,
   options: BuildOptions,
-  found: OpenedBuild & { cache?: RemoteCache; hashes: FileHashes; planOptions: PlanOptions; planningCredits: number },
+  found: OpenedBuild & { cache?: RemoteCache; hashes: FileHashes; planOptions: PlanOptions },
 ): Promise<BuildResult> {
   const { file, lockFile, held, manifest, shard, service, cache } = found;
   if (plan.unmatched.length)
@@ -255,6 +247,21 @@ async function runOrShow(
   const priceRemedy = cap && unknownPriceRemedy(ctx, plan.prices, cap, options);
   if (held.kind === 'writing') {
     const { writer } = held;
+    const run = await import('./run.js');
+    // Everything above refuses for free; so does the videos' confirmation (--yes, or a yes on a
+    // terminal), asked before the build's first charged call: a refusal or a "no" costs nothing.
+    await run.confirmVideos(ctx, plan, options.yes);
+    const confirmed = new Set(plan.items.filter((item) => item.kind === 'video' && item.action === 'generate').map((item) => item.id));
+    // Then the nodes of the workflows it runs, when the lock does not know them and a clash is
+    // possible (`workflows list`, charged with the API key: within the cap), and the plan again with
+    // them: its ownership check now covers their files (exit 2 on a clash, the list's charge said).
+    const charged = ctx.credits.report.charged;
+    const nodes = await workflowNodes(ctx, manifest, writer.lock, workflowsRun(plan), cap, file);
+    const planningCredits = ctx.credits.report.charged - charged;
+    if (nodes.size) {
+      found.planOptions.workflowNodes = nodes;
+      plan = planBuild(manifest, writer.lock, found.hashes, found.planOptions);
+    }
     let restored: ItemResult[] = [];
     if (cache && plan.items.some((item) => item.action === 'restore')) {
       const remote = await import('./remote.js');
@@ -267,7 +274,7 @@ async function runOrShow(
       plan = planBuild(manifest, writer.lock, done.hashes, { ...rest, ...prices });
     }
     // The paid path (the pool, the lock writer, the save), loaded on use: a dry run needs none of it.
-    const result = await (await import('./run.js')).runBuild(
+    const result = await run.runBuild(
       ctx,
       plan,
       manifest.root,
@@ -281,12 +288,13 @@ async function runOrShow(
       },
       { file, lockFile: writer.file, service, manifest },
       restored,
+      confirmed,
     );
     // The service refused the credentials or the credits, and the assets after it were not started: its own exit (4, 5).
     const refused = (await import('./asset.js')).serviceRefusal(writer);
     if (refused) result.refused = refused;
     // Planning's charged `workflows list`: in `credits` already (and counted by the cap: pool.ts), said apart from the assets'.
-    if (found.planningCredits) result.planningCredits = found.planningCredits;
+    if (planningCredits) result.planningCredits = planningCredits;
     // What this build made, and what it found up to date: an asset built before the cache was set,
     // or by a run killed before its upload, is uploaded by the next build that has it (as a
     // Turborepo run asks the cache for every task), so a fresh clone finds everything.
@@ -295,6 +303,9 @@ async function runOrShow(
     return result;
   }
 
+  // A dry run sends nothing: the nodes a build would ask for are not learned, and that is said.
+  const unlisted = workflowsToList(manifest, held.lock, workflowsRun(plan));
+  if (unlisted.length) ctx.out.warn(sanitizeLine(unlistedWarning(unlisted)));
   const budget = checkBudget(plan, capWords, priceRemedy);
   const report = options.report
     ? await (await import('./gallery.js')).writePlanReport(ctx, options.report, plan, { file, lock: held.lock })
@@ -356,6 +367,24 @@ function throwIfOverBudget(ctx: CommandContext, budget: BudgetCheck | undefined)
   );
 }
 
+/** The workflow assets a build runs (submits, or resumes): the only ones whose nodes it may ask for. */
+function workflowsRun(plan: Plan): Set<string> {
+  const running = new Set<string>();
+  for (const item of plan.items)
+    if (item.kind === 'workflow' && (item.action === 'generate' || item.action === 'resume')) running.add(item.id);
+  return running;
+}
+
+/** What a dry run could not check without the service's `workflows list`, which the build makes. */
+function unlistedWarning(workflows: readonly string[]): string {
+  const them = workflows.length === 1 ? 'it' : 'they';
+  return (
+    `The dry run did not learn the nodes of ${listIds(workflows.map((id) => `workflow ${id}`))} (a dry run sends nothing): ` +
+    `whether the files ${them} would write belong to another asset is checked by the build, which asks the service's \`workflows list\` ` +
+    `(charged with the API key, within the cap; free with a session) before it pays for any asset.`
+  );
+}
+
 /**
  * What a call that makes nothing (a poll, `workflows list`) is taken to cost with the API key before
  * an answer says: the price the cap asks for a build's first poll (pipeline/budget.ts pollPrice).
@@ -363,8 +392,9 @@ function throwIfOverBudget(ctx: CommandContext, budget: BudgetCheck | undefined)
 const KEY_CALL_PRICE = 1;
 
 /**
- * Node ids of the workflows that might write over another asset's file (src/pipeline/owners.ts),
- * from the service's `workflows list`; asked only when the lock does not know them (usually never).
+ * Node ids of the workflows the build runs that might write over another asset's file
+ * (src/pipeline/owners.ts), from the service's `workflows list`; asked only when the lock does not
+ * know them (usually never), and only once nothing can refuse the build for free (runOrShow).
  * The list goes with the session when one is configured (free), else with the API key, which the
  * service charges: then it is asked of the cap like any other charged call — at a key call's price,
  * and again before the client retries it after a dropped connection (each attempt that reached the
@@ -377,10 +407,11 @@ async function workflowNodes(
   ctx: CommandContext,
   manifest: Manifest,
   lock: Lock,
+  running: ReadonlySet<string>,
   cap: Cap | undefined,
   file: string,
 ): Promise<Map<string, string[]>> {
-  const wanted = workflowsToList(manifest, lock);
+  const wanted = workflowsToList(manifest, lock, running);
   if (!wanted.length) return new Map();
   const client = await ctx.client();
   // Its credential is a poll's (a call that makes nothing: the session when there is one).

@@ -3,6 +3,7 @@
 // get one summary line, and the exit code comes from the outcomes.
 import path from 'node:path';
 import type { CommandContext } from '../../cli/context.js';
+import { AbortedError } from '../../client/errors.js';
 import { UsageError } from '../../cli/errors.js';
 import { confirmOrCancel } from '../../cli/prompt.js';
 import { withCredits } from '../../cli/charged.js';
@@ -30,8 +31,10 @@ export async function runBuild(
   where: { file: string; lockFile: string; service: string; manifest: Manifest },
   /** Assets restored from the remote cache before the plan ran (./remote.ts): their outcome unless the pool worked on them too. */
   restored: readonly ItemResult[] = [],
+  /** The videos build.ts had confirmed before planning's charged calls: asked again only for others (a restore that failed). */
+  confirmed: ReadonlySet<string> = new Set(),
 ): Promise<BuildRun> {
-  await confirmVideos(ctx, plan, flags);
+  await confirmVideos(ctx, plan, flags.yes, confirmed);
   const results = await runPlan(ctx, plan.items, root, writer, {
     concurrency: flags.concurrency,
     maxCredits: flags.maxCredits,
@@ -118,19 +121,39 @@ const ON_DISK = new Set<AssetOutcome>(['built', 'resumed', 'unchanged', 'kept', 
 /** Those whose files are the lock's (not edited by hand since): what the lock says of them holds. */
 const AS_WRITTEN = new Set<AssetOutcome>(['built', 'resumed', 'unchanged', 'restored']);
 
-/** A plan with videos spends VIDEO_JOB_COST credits each: it needs --yes, or a yes on a terminal. */
-async function confirmVideos(ctx: CommandContext, plan: Plan, flags: RunFlags): Promise<void> {
-  const videos = plan.items.filter((item) => item.action === 'generate' && item.kind === 'video');
-  if (!videos.length || flags.yes) return;
+/**
+ * A plan with videos spends VIDEO_JOB_COST credits each: it needs --yes, or a yes on a terminal.
+ * build.ts asks before anything of the build is charged (planning's `workflows list` included), so a
+ * refusal or a "no" costs nothing; asked again here only for videos not confirmed then (`confirmed`:
+ * one the remote cache was to restore and did not), when something may have been charged already —
+ * then a "no" does not say "nothing was charged": the credits line says what was.
+ */
+export async function confirmVideos(
+  ctx: CommandContext,
+  plan: Pick<Plan, 'items'>,
+  yes: boolean | undefined,
+  confirmed: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  const videos = plan.items.filter((item) => item.action === 'generate' && item.kind === 'video' && !confirmed.has(item.id));
+  if (!videos.length || yes) return;
   const cost = `${videos.length} video job${videos.length === 1 ? '' : 's'} (${videos.length * VIDEO_JOB_COST} credits, refunded if a job fails): ${listIds(videos.map((item) => item.id))}`;
   if (!ctx.interactive)
     throw new UsageError(
       `This build submits ${cost}: pass ${ctx.frontEnd.option('yes')} to confirm.`,
       `${ctx.frontEnd.againWith('dryRun')} to see the whole plan first.`,
     );
-  await confirmOrCancel(ctx, `This build submits ${cost}. Go ahead?`, {
-    default: false,
-    untouched: 'charged',
-    cancelled: 'Cancelled: nothing was charged.',
-  });
+  const { charged, unknownCharges } = ctx.credits.report;
+  const spent = charged > 0 || (unknownCharges ?? 0) > 0;
+  try {
+    await confirmOrCancel(ctx, `This build submits ${cost}. Go ahead?`, {
+      default: false,
+      untouched: 'charged',
+      // What was charged before the question (the credits line after this one) is not "nothing".
+      cancelled: spent ? 'Cancelled: no video job was submitted.' : 'Cancelled: nothing was charged.',
+    });
+  } catch (error) {
+    // Backing out (Ctrl-C, Escape) says "Nothing was charged." (prompt.ts): not when something was.
+    if (spent && error instanceof AbortedError && !ctx.signal.aborted) throw new AbortedError(error.message, 'No video job was submitted.');
+    throw error;
+  }
 }

@@ -1,0 +1,118 @@
+// Planning's `workflows list` (charged with the API key: the mock, 1 credit) is needed only to check
+// who owns the files of a workflow the build will run, when one of them may clash with another
+// asset's output. It is made after everything that can refuse the build for free — an unmatched
+// selector, a video confirmation (--yes, or a yes on a terminal), the targets — and only for the
+// workflow assets the build runs. A dry run never makes it: it says what it could not learn. A "no"
+// at the confirmation says "nothing was charged" only when nothing was.
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseJson } from '../support/cli.js';
+import { spawnPty } from '../support/pty.js';
+import { useMockProject } from '../support/project.js';
+
+const project = useMockProject({ mock: { credits: 1_000 }, config: { credits: 1_000, faults: { rate: 0 }, videoPollAfterMs: 20 } });
+const spent = async (): Promise<number> => (await project.ledger()).reduce((sum, entry) => sum - entry.amount, 0);
+const lists = async (): Promise<number> => (await project.ledger()).filter((entry) => entry.reason === 'list workflows').length;
+
+// A workflow asset beside an image whose name starts with its id (its nodes are needed), and a video.
+const MANIFEST = [
+  'defaults: { agent: sprite-artist, out: assets/ }',
+  'assets:',
+  '  - { id: hero, workflow: wf_sprite_sheet, out: assets/ }',
+  '  - { id: hero-extra, prompt: extra thing }',
+  '  - { id: torch, video: a torch, out: assets/fx/ }',
+  '',
+].join('\n');
+
+function write(manifest = MANIFEST): void {
+  fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), manifest);
+}
+
+describe("planning's charged `workflows list` comes after the free refusals", () => {
+  it('a build of videos without --yes and no terminal is refused (exit 2) before the list: nothing charged', async () => {
+    write();
+    const result = await project.run(['build', '--json']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('pass --yes to confirm');
+    expect(await spent()).toBe(0);
+    expect(JSON.parse(result.stderr.trim()).error.credits).toBeUndefined();
+  });
+
+  it('an unmatched selector is refused (exit 2) before the list: nothing charged', async () => {
+    write();
+    const result = await project.run(['build', 'hero-extar', '--yes', '--json']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(JSON.parse(result.stderr.trim()).error.message).toContain('No asset matches "hero-extar"');
+    expect(await spent()).toBe(0);
+  });
+
+  it('a build that does not run the workflow (only the image selected) lists nothing', async () => {
+    write();
+    const result = await project.run(['build', 'hero-extra', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const document = parseJson(result);
+    expect(document.planningCredits).toBeUndefined();
+    expect(await lists()).toBe(0);
+    expect(await spent()).toBe(document.totals.credits);
+    expect(document.credits.charged).toBe(document.totals.credits);
+  });
+
+  it('a build that runs the workflow lists once, after the checks, and counts it as planning', async () => {
+    write(MANIFEST.replace(/ {2}- \{ id: torch.*\n/, ''));
+    const result = await project.run(['build', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const document = parseJson(result);
+    expect(await lists()).toBe(1);
+    expect(document.planningCredits).toBe(1);
+    expect(await spent()).toBe(document.totals.credits + 1);
+  });
+
+  it('a clash only the list can show: exit 2 after the list, which says what it was charged (never "nothing was sent")', async () => {
+    // The mock's wf_sprite_sheet has an `idle` node: hero-idle.* is also the workflow's file.
+    write(MANIFEST.replace('hero-extra', 'hero-idle').replace(/ {2}- \{ id: torch.*\n/, ''));
+    const json = await project.run(['build', '--json']);
+    expect(json.code, json.stderr).toBe(2);
+    const error = JSON.parse(json.stderr.trim()).error;
+    expect(error.message).toContain('Two assets would write the same file (no asset was sent)');
+    expect(error.credits).toMatchObject({ charged: 1 });
+    expect(await spent()).toBe(1);
+    const human = await project.run(['build']);
+    expect(human.code, human.stderr).toBe(2);
+    expect(human.stderr).toContain('Charged 1 credit;');
+  });
+
+  it('a dry run sends nothing, and says which workflow nodes it could not learn (the build asks for them)', async () => {
+    write();
+    const result = await project.run(['build', '--dry-run', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await spent()).toBe(0);
+    expect(result.stderr).toContain('The dry run did not learn the nodes of workflow wf_sprite_sheet');
+    // Not said when the build would not ask: the workflow left out by the selection.
+    const image = await project.run(['build', 'hero-extra', '--dry-run']);
+    expect(image.code, image.stderr).toBe(0);
+    expect(image.stderr).not.toContain('did not learn');
+  });
+
+  it('on a terminal, "no" at the video confirmation: nothing was charged, and it is true', async () => {
+    write();
+    const session = spawnPty(['build', '--no-color'], { env: project.env(), cwd: project.cwd });
+    await session.waitFor('Go ahead?');
+    session.write('n\r');
+    expect(await session.exit).toBe(2);
+    expect(session.output()).toContain('Cancelled: nothing was charged.');
+    expect(await project.ledger()).toEqual([]);
+  });
+
+  it('on a terminal, "yes": the list is made after the answer, and the build goes on', async () => {
+    write();
+    const session = spawnPty(['build', '--no-color'], { env: project.env(), cwd: project.cwd });
+    await session.waitFor('Go ahead?');
+    // Bounded: the prompt waits; whatever planning would charge it has charged by now.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await lists()).toBe(0);
+    session.write('y\r');
+    expect(await session.exit).toBe(0);
+    expect(await lists()).toBe(1);
+  });
+});
