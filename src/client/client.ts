@@ -2,7 +2,7 @@
 import { ENDPOINTS, endpointPath, type EndpointName } from '../api/endpoints.js';
 import { download } from './download.js';
 import { MissingCredentialsError, InvalidArgumentError, UnexpectedResponseError } from './errors.js';
-import { chargesEveryAttempt, HttpClient, isLoopback, type Call, type Credential, type JsonResponse } from './http.js';
+import { chargesEveryAttempt, HttpClient, isLoopback, lostAttemptsInfo, type Call, type Credential, type JsonResponse } from './http.js';
 import { normalizeGeneration, normalizeRun, normalizeVideo, readCredits, requireCallerId, type ResponseInfo } from './normalize.js';
 import { normalizeAgents, normalizeWorkflows } from './lists.js';
 import { waitForRun, waitForVideo } from './poll.js';
@@ -110,6 +110,8 @@ export function createClient(options: ClientOptions): AssetgenClient {
       credential: credentialFor(name),
       body,
       idempotencyKey: spec.paid ? (o?.idempotencyKey ?? http.newIdempotencyKey()) : undefined,
+      // A key the client made, or one the caller says was never sent: a replay after a lost attempt is this call's charge.
+      keyIsNew: spec.paid && (o?.idempotencyKey === undefined || o.keyIsNew === true),
       signal: o?.signal,
       mayRetry: o?.mayRetry,
       onUnanswered: o?.onUnanswered,
@@ -130,7 +132,7 @@ export function createClient(options: ClientOptions): AssetgenClient {
   ): Promise<T> {
     const spec = call(name, params, body, o);
     const response = await http.json(spec);
-    const info = responseInfo(spec, response, o);
+    const info = responseInfo(spec, response);
     let credits: Credits;
     try {
       credits = readCredits(response.body, response.headers, info);
@@ -148,22 +150,13 @@ export function createClient(options: ClientOptions): AssetgenClient {
   }
 
   /** What an answer's record and credits are read with, the attempts its call lost (if any) weighed. */
-  function responseInfo(spec: Call, response: JsonResponse, o: CallOptions | undefined): ResponseInfo {
-    const info: ResponseInfo = { headers: response.headers, requestId: response.requestId, baseUrl: base.href };
-    const lost = response.attemptsLost ?? 0;
-    if (!lost) return info;
-    if (response.chargedThenLost) info.chargedThenLost = response.chargedThenLost;
-    // A replay after a lost attempt is this call's own charge only if no earlier call can have used
-    // the key: one the client made up, or one the caller says is new.
-    if (o?.idempotencyKey === undefined || o.keyIsNew) info.earlierAttemptLost = true;
-    // A key that may have been used before (the caller's, or one a build kept), its lost attempt's
-    // charge unsaid: a replay may be of that attempt (this call's charge) or of an earlier call's.
-    // One charge not known (Credits.unknownCharges): a keyed call is charged once at most.
-    else if (spec.idempotencyKey !== undefined && !response.chargedThenLost) info.unknownCharges = 1;
-    // Each lost attempt of a call charged per attempt (a poll, a list, with the API key) was a call
-    // of its own: what it cost is not known (Credits.unknownCharges).
-    if (chargesEveryAttempt(spec)) info.unknownCharges = lost;
-    return info;
+  function responseInfo(spec: Call, response: JsonResponse): ResponseInfo {
+    return {
+      headers: response.headers,
+      requestId: response.requestId,
+      baseUrl: base.href,
+      ...lostAttemptsInfo(spec, response.attemptsLost ?? 0, response.chargedThenLost),
+    };
   }
 
   const client: AssetgenClient = {

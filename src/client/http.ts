@@ -18,7 +18,7 @@ import { SESSION_COOKIE_NAME } from '../api/endpoints.js';
 import { RetryableFailure, abortError, throwIfAborted, pause, transportError } from './failures.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import { formatBytes, LIMITS, readErrorBody, readLimited, type BodyHead } from './limits.js';
-import { readCredits, soundChargeOf } from './normalize.js';
+import { readCredits, soundChargeOf, type ResponseInfo } from './normalize.js';
 import { header, num, retryAfterMs, type HeaderMap } from './values.js';
 import { createTransport } from './transport.js';
 import type { Transport, WireResponse } from './transport-records.js';
@@ -44,6 +44,8 @@ export interface Call {
   mayRetry?: (unansweredAttempts: number, chargedThenLost: number) => boolean;
   /** SignalOptions.onUnanswered: told how many attempts of a failed JSON call got no answer. */
   onUnanswered?: (attempts: number) => void;
+  /** The key was never sent before this call (the client made it, or the caller says so: CallOptions.keyIsNew). */
+  keyIsNew?: boolean;
 }
 
 /**
@@ -54,6 +56,28 @@ export interface Call {
  */
 export function chargesEveryAttempt(call: Pick<Call, 'idempotencyKey' | 'credential'>): boolean {
   return call.idempotencyKey === undefined && call.credential === 'apiKey';
+}
+
+/**
+ * What an answer's credits are read with when attempts of its call got no whole answer before it
+ * (`attemptsLost`; `chargedThenLost`, what their headers said they charged): one rule for JSON
+ * calls and streams. A replay is this call's own charge only if no earlier call can have used the
+ * key (`keyIsNew`); a key that may have been (the caller's, a resumed job's), its lost attempt's
+ * charge unsaid, leaves one charge not known (a keyed call is charged once at most); each lost
+ * attempt of a call charged per attempt (a poll, a list, with the API key) was a call of its own.
+ */
+export function lostAttemptsInfo(
+  call: Pick<Call, 'idempotencyKey' | 'credential' | 'keyIsNew'>,
+  attemptsLost: number,
+  chargedThenLost = 0,
+): Pick<ResponseInfo, 'earlierAttemptLost' | 'unknownCharges' | 'chargedThenLost'> {
+  if (attemptsLost <= 0) return {};
+  const info: Pick<ResponseInfo, 'earlierAttemptLost' | 'unknownCharges' | 'chargedThenLost'> = {};
+  if (chargedThenLost > 0) info.chargedThenLost = chargedThenLost;
+  if (call.idempotencyKey !== undefined && call.keyIsNew) info.earlierAttemptLost = true;
+  else if (call.idempotencyKey !== undefined && chargedThenLost <= 0) info.unknownCharges = 1;
+  if (chargesEveryAttempt(call)) info.unknownCharges = attemptsLost;
+  return info;
 }
 
 export interface OpenResponse {

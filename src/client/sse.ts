@@ -2,8 +2,16 @@
 // request; the body has no idle timeout, since a generation may think for a while between events.
 import { redactUrl } from './redact.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { AssetgenError, ConnectionError, GenerationFailedError, ResponseTooLargeError, UnexpectedResponseError } from './errors.js';
-import { type Call, type HttpClient, type OpenResponse } from './http.js';
+import {
+  ApiError,
+  AssetgenError,
+  ConnectionError,
+  GenerationFailedError,
+  InvalidArgumentError,
+  ResponseTooLargeError,
+  UnexpectedResponseError,
+} from './errors.js';
+import { lostAttemptsInfo, type Call, type HttpClient, type OpenResponse } from './http.js';
 import { excerpt } from './excerpt.js';
 import { LIMITS, formatBytes, readLimited } from './limits.js';
 import { StreamMeter } from './sse-meter.js';
@@ -97,14 +105,31 @@ export async function* streamEvents(http: HttpClient, call: Call, outerSignal: A
    * or reported as the call fails.
    */
   let chargedThenLost = 0;
+  /** Attempts that got no answer before the one that opened (the service may have carried them out). */
+  let attemptsLost = 0;
   const noteLost = (headers: HeaderMap): void => {
+    attemptsLost += 1;
     chargedThenLost += readCredits(undefined, headers).charged ?? 0;
   };
   try {
     const opened = await http
       .retrying(signal, async (attempt) => {
-        const response = await http.once({ ...call, signal, accept: 'text/event-stream', unboundedBody: true }, attempt);
-        const info: ResponseInfo = { headers: response.headers, requestId: response.requestId, baseUrl: http.settings.baseUrl };
+        let response: OpenResponse;
+        try {
+          response = await http.once({ ...call, signal, accept: 'text/event-stream', unboundedBody: true }, attempt);
+        } catch (error) {
+          // A status answer (429, 5xx) is an answer; a request refused before sending was never out.
+          const answered = error instanceof ApiError || (error instanceof RetryableFailure && error.error instanceof ApiError);
+          if (!answered && !(error instanceof InvalidArgumentError)) attemptsLost += 1;
+          throw error;
+        }
+        const info: ResponseInfo = {
+          headers: response.headers,
+          requestId: response.requestId,
+          baseUrl: http.settings.baseUrl,
+          // The rule JSON calls follow (a replay after a lost attempt: whose charge it restates).
+          ...lostAttemptsInfo(call, attemptsLost, chargedThenLost),
+        };
         const contentType = header(response.headers, 'content-type') ?? '';
         if (!/event-stream/i.test(contentType)) return { response, info, iterator: undefined, first: undefined };
         const iterator = messages(response, what, signal);

@@ -153,9 +153,7 @@ function callOnce(
   key: { idempotencyKey: string; keyIsNew: boolean },
 ): Promise<Generation> {
   const request = { agentId: options.agent, prompt };
-  return options.stream
-    ? streamGeneration(ctx, client, request, progress, key.idempotencyKey)
-    : client.generate(request, { signal: ctx.signal, ...key });
+  return options.stream ? streamGeneration(ctx, client, request, progress, key) : client.generate(request, { signal: ctx.signal, ...key });
 }
 
 const outputOf = (generation: Generation) => ({
@@ -206,9 +204,9 @@ async function streamGeneration(
   client: AssetgenClient,
   request: { agentId: string; prompt: string },
   progress: Progress,
-  idempotencyKey: string,
+  key: { idempotencyKey: string; keyIsNew: boolean },
 ): Promise<Generation> {
-  for await (const event of client.stream(request, { signal: ctx.signal, idempotencyKey })) {
+  for await (const event of client.stream(request, { signal: ctx.signal, ...key })) {
     if (event.type === 'progress') {
       const pct = typeof event.progress === 'number' ? ` ${Math.round(event.progress * 100)}%` : '';
       progress.update(`${ctx.out.server(event.message ?? 'Working')}${pct}`);

@@ -151,6 +151,38 @@ describe('a stream (session generate) that broke off before its first event, aft
   });
 });
 
+describe('a stream that broke off before its first event, against a service crediting in bodies only', () => {
+  it('the replay restates 10: the client’s own key → charged 10 (the ledger); a key maybe used before → one charge not known', async () => {
+    for (const key of [undefined, 'maybe-used-before'] as const) {
+      const ledger: number[] = [];
+      const keys = new Set<string>();
+      server = await startServer((_req, res, seen) => {
+        const sent = String(seen.headers['idempotency-key']);
+        const replay = keys.has(sent);
+        if (!replay) ledger.push(PRICE);
+        keys.add(sent);
+        res.writeHead(200, { 'content-type': 'text/event-stream', ...(replay ? { 'idempotent-replayed': 'true' } : {}) });
+        if (!replay) {
+          res.flushHeaders();
+          return setImmediate(() => res.socket?.destroy());
+        }
+        res.write(`event: result\ndata: ${JSON.stringify({ ...IMAGE, credits: { charged: PRICE, remaining: 990 } })}\n\n`);
+        return res.end();
+      });
+      const reports: Credits[] = [];
+      client = createClient({ baseUrl: server.url, sessionCookie: 'ag_session=s', ...FAST, onCredits: (credits) => reports.push(credits) });
+      for await (const _event of client.stream({ agentId: 'sprite-artist', prompt: 'a sword' }, key ? { idempotencyKey: key } : {}));
+      const charged = reports.reduce((sum, credits) => sum + (credits.charged ?? 0), 0);
+      const unknown = reports.reduce((sum, credits) => sum + (credits.unknownCharges ?? 0), 0);
+      expect(ledger).toEqual([PRICE]);
+      expect([charged, unknown]).toEqual(key ? [0, 1] : [PRICE, 0]);
+      await client.close();
+      await server.close();
+      server = client = undefined;
+    }
+  });
+});
+
 describe('the command line', () => {
   const scripted = useScriptedService(runInProcess);
 
