@@ -78,7 +78,7 @@ export function resubmitToolCall(words: readonly string[], cwd: string): Resubmi
       break;
     }
     if (!word.startsWith('-')) positionals.push(word);
-    else if (['--force', '--yes', '--stream'].includes(word)) flags.set(word, ['']);
+    else if (['--force', '--yes', '--stream', '--no-wait'].includes(word)) flags.set(word, ['']);
     else flags.set(word, [...(flags.get(word) ?? []), rest[++i] ?? '']);
   }
   const one = (flag: string) => flags.get(flag)?.[0];
@@ -112,7 +112,8 @@ export function resubmitToolCall(words: readonly string[], cwd: string): Resubmi
         ...(duration !== undefined ? { duration_seconds: Number(duration) } : {}),
         ...(aspectRatio !== undefined ? { aspect_ratio: aspectRatio } : {}),
         confirm_credits: VIDEO_JOB_COST,
-        wait: true,
+        // As the first call was: waiting for the job, or only submitting it.
+        wait: !flags.has('--no-wait'),
         ...(shown !== '.' ? { output: shown } : {}),
         ...saving,
       },

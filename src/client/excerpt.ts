@@ -15,8 +15,9 @@ export interface SentSize {
 
 // CSI (ESC [ ... final), OSC (ESC ] ... BEL/ST), other two-byte ESC sequences, and the 8-bit CSI.
 const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
-// C0 controls except tab and newline, DEL, and C1 controls.
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+// C0 controls except tab and newline, DEL, C1 controls, and the bidirectional controls (marks,
+// embeddings, overrides, isolates: text that reads in another order than it is stored).
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // What a decoder makes of bytes that are not UTF-8, and the controls above (CR, tab and newline aside).
 const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffd]/g;
 /** Past this share of unprintable characters (and this many), a body is described as binary rather than quoted. */

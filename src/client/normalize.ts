@@ -170,7 +170,7 @@ function checkedCredits(value: unknown, what: string, body: unknown): number | u
   throw new UnexpectedResponseError(
     `The service's answer gives ${what} as ${excerpt(String(value))}, not a credit amount (0 to ${MAX_CREDITS.toLocaleString('en-US')}); the answer was not used.`,
     body,
-    { hint: 'The service broke its protocol: report it with the request id (`--verbose` shows the exchange).' },
+    { hint: 'The service broke its protocol: report it with the request id.' },
   );
 }
 

@@ -65,6 +65,8 @@ async function createVideo(ctx: CommandContext, prompt: string, options: CreateO
           '-o',
           absoluteOutput(options.output, ctx.cwd),
           ...(options.force ? ['--force'] : []),
+          // Asked again as it was asked: waiting for the job, or only submitting it.
+          ...(options.wait === false ? ['--no-wait'] : []),
           '--idempotency-key',
           key,
         ]),

@@ -26,17 +26,21 @@ export function registerWorkflowTools(server: McpServer, scope: ServerScope): vo
     kind: READ_ONLY,
     async call(ctx) {
       const { withCredits } = await import('../../cli/charged.js');
+      const { sanitizeLine, sanitizeText } = await import('../../ui/sanitize.js');
       const client = await ctx.client();
       const workflows = await client.listWorkflows({ signal: ctx.signal });
+      // The service's words reach the agent as printable text (no escape, control or bidi characters), as they reach a terminal.
+      const line = (text: string | undefined) => (text === undefined ? undefined : sanitizeLine(text));
+      const text = (value: string | undefined) => (value === undefined ? undefined : sanitizeText(value));
       const result = withCredits(ctx, {
         workflows: workflows.map((workflow) => ({
           id: workflow.id,
-          name: workflow.name,
-          description: workflow.description,
+          name: line(workflow.name),
+          description: text(workflow.description),
           nodes: workflow.nodes.length,
           overridableNodes: workflow.nodes
             .filter((node) => node.overridable)
-            .map((node) => ({ id: node.id, label: node.label, defaultPrompt: node.prompt })),
+            .map((node) => ({ id: node.id, label: line(node.label), defaultPrompt: text(node.prompt) })),
         })),
         skipped: workflows.skipped,
       });
