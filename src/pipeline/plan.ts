@@ -393,9 +393,14 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   if (edited.length) {
     const what = `${edited.map((file) => file.path).join(', ')} edited since assetgen wrote it`;
     const also = specChanged ? ['the spec changed too'] : [];
+    // More takes asked for an asset left alone: said, never dropped without a word.
+    const noTakes =
+      asset.kind === 'image' && options.more
+        ? [`${options.moreOption ?? `--more ${options.more}`}: no takes made while it is left alone`]
+        : [];
     return options.force
       ? item('edited', 'generate', [what, ...also, '--force: regenerated', ...freshReasons()], false, fresh)
-      : item('edited', 'keep', [what, ...also, leftAlone(asset.id, 'regenerate')]);
+      : item('edited', 'keep', [what, ...also, leftAlone(asset.id, 'regenerate'), ...noTakes]);
   }
   if (specChanged) return generate('changed', [describeChange(entry, asset, options.service)]);
   // With takes, the picked take is what post steps run on (as a kept original is), and the build
