@@ -28,8 +28,10 @@ export function renderCredits(ctx: CommandContext, result: { credits: CreditsRep
  * (the `--json` error carries the same `credits`). undefined when nothing was spent or it was said.
  */
 export function creditsOfFailure(ctx: CommandContext): string | undefined {
-  if (shown.has(ctx)) return undefined;
-  const line = creditsLine(ctx.credits.report);
+  const report = ctx.credits.report;
+  // A balance alone is no spending (a free call's answer says one): nothing to tell then.
+  if (shown.has(ctx) || !(report.charged || report.refunded || report.unknownCharges)) return undefined;
+  const line = creditsLine(report);
   return line && ctx.out.style.dim(`${line}${mockMark(ctx)}`);
 }
 

@@ -177,6 +177,8 @@ function report(
   stderr: NodeJS.WritableStream,
 ): void {
   const error = withUnknownChargesNote(failure, ctx);
+  // What the command spent before it failed, said as a success says it (after the error's own lines).
+  const spent = ctx && creditsOfFailure(ctx);
   const json = ctx?.globals.json ?? rawOptions.json === true;
   const verbose = ctx?.globals.verbose ?? rawOptions.verbose === true;
   const write = (text: string): void => void stderr.write(`${text}\n`);
@@ -192,16 +194,12 @@ function report(
     write(errorLine(error instanceof Error ? error.message : String(error), style));
     if (verbose && error instanceof Error && error.stack) write(error.stack);
     else write('This is a bug in assetgen; run again with --verbose for details.');
-    const spent = ctx && creditsOfFailure(ctx);
     if (spent) write(spent);
     return;
   }
   if (error instanceof CancelledError) {
     write(sanitizeText(error.message));
-    // A "no" after something was charged (the message then does not say "nothing"): what was. Not
-    // a balance alone: a free call's answer is no charge.
-    const credits = ctx?.credits.report;
-    const spent = credits && (credits.charged || credits.refunded || credits.unknownCharges) ? creditsOfFailure(ctx) : undefined;
+    // A "no" after something was charged (the message then does not say "nothing"): what was.
     if (spent) write(spent);
     return;
   }
@@ -215,8 +213,6 @@ function report(
   // Text is the client's bounded excerpt already (quoted as it is); a small parsed value as JSON.
   const raw = error instanceof UnexpectedResponseError ? error.raw : undefined;
   if (raw !== undefined) write(`Raw response: ${sanitizeText(typeof raw === 'string' ? raw : JSON.stringify(raw))}`);
-  // What the command spent before it failed, as a success says it.
-  const spent = ctx && creditsOfFailure(ctx);
   if (spent) write(spent);
   if (verbose && error.stack) write(error.stack);
 }

@@ -228,23 +228,38 @@ const isNews = (job: VideoJob): boolean => job.credits.paidEarlier === undefined
  * told, never counted again (docs/cli.md, "Credits").
  */
 function refundSeen(seen: SeenVideo, error: JobFailedError): number {
-  const job = failedAnswer(seen, error);
-  const refunded = job?.refunded ?? error.refunded;
-  return refunded === true && seen.watched ? (job?.refundAmount ?? VIDEO_JOB_COST) : 0;
+  const { refunded, amount } = refundOf(seen, error);
+  return refunded === true && seen.watched ? amount : 0;
 }
 
-/** The answer that said the job failed (the last one seen). */
-const failedAnswer = (seen: SeenVideo, error: JobFailedError): VideoJob | undefined =>
-  seen.job?.state === 'failed' && seen.job.id === error.jobId ? seen.job : undefined;
+/** What the answer that said the job failed (the last one seen) states of its refund, and of how much. */
+function refundOf(seen: SeenVideo, error: JobFailedError): { job?: VideoJob; refunded?: boolean; amount: number } {
+  const job = seen.job?.state === 'failed' && seen.job.id === error.jobId ? seen.job : undefined;
+  return { job, refunded: job?.refunded ?? error.refunded, amount: job?.refundAmount ?? VIDEO_JOB_COST };
+}
+
+/**
+ * A failed video job in words, its refund as its record states it: refunded, not yet, or — the record
+ * silent — not known (`video get` and a wait's failure say the same).
+ */
+export function failedVideoText(job: Pick<VideoJob, 'id' | 'error' | 'refunded' | 'refundAmount'>): string {
+  const why = job.error?.message ? `: ${job.error.message}` : '';
+  const amount = job.refundAmount ?? VIDEO_JOB_COST;
+  const refund =
+    job.refunded === true
+      ? `The ${amount} credits were refunded.`
+      : job.refunded === false
+        ? 'The service has not reported a refund yet.'
+        : `Its record does not say whether the ${amount} credits have been refunded yet.`;
+  return `Video job ${job.id} failed${/[.!?]$/.test(why) ? why : `${why}.`} ${refund}`;
+}
 
 /**
  * A failed video job's error, its refund in words: refunded (counted or not, and why), not refunded
  * yet, or — when the service's record says nothing of it — not known yet, and how to look.
  */
 function videoFailure(ctx: CommandContext, error: JobFailedError, seen: SeenVideo): JobFailedError {
-  const job = failedAnswer(seen, error);
-  const refunded = job?.refunded ?? error.refunded;
-  const amount = job?.refundAmount ?? VIDEO_JOB_COST;
+  const { job, refunded } = refundOf(seen, error);
   const look = ctx.frontEnd.pollVideo(error.jobId);
   if (refunded === true) {
     if (seen.watched) return error;
@@ -255,11 +270,12 @@ function videoFailure(ctx: CommandContext, error: JobFailedError, seen: SeenVide
   }
   if (refunded === false) return withHint(error, `The service refunds failed jobs by itself; ${look} shows when it has.`);
   // The record says nothing of a refund: it may come later, or have come already; nothing is counted.
-  const why = job?.error ? `: ${job.error.message}` : '';
-  const failed = new JobFailedError(
-    `Video job ${error.jobId} failed${/[.!?]$/.test(why) ? why : `${why}.`} Its record does not say whether the ${amount} credits have been refunded yet.`,
-    { jobId: error.jobId, record: error.record, code: error.code, hint: error.hint },
-  );
+  const failed = new JobFailedError(failedVideoText(job ?? { id: error.jobId }), {
+    jobId: error.jobId,
+    record: error.record,
+    code: error.code,
+    hint: error.hint,
+  });
   return withHint(
     failed,
     `The service refunds failed jobs by itself; assetgen counts a refund only once an answer states it (not counted in the credits reported). ${look} shows the job's record, and the account's balance shows the refund once it is made.`,

@@ -96,7 +96,7 @@ export interface JsonResponse {
    * How many earlier attempts of this call got no whole answer (the connection dropped, the body was
    * cut short; absent when none): the service may have carried each of them out. For a keyed call, a
    * replayed answer to the retry may then be this call's own charge; an unkeyed one's attempts were
-   * each a call of its own (client.ts, `responseInfo`, says what they cost).
+   * each a call of its own (`lostAttemptsInfo` says what they cost).
    */
   attemptsLost?: number;
   /**

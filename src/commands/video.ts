@@ -5,7 +5,7 @@ import { VIDEO_JOB_COST } from '../api/endpoints.js';
 import type { VideoJob } from '../client/types.js';
 import type { CommandContext } from '../cli/context.js';
 import { UsageError } from '../cli/errors.js';
-import { asRecord, journalPaidJob, leaveJob, targetFor, waitAndSave } from '../cli/follow.js';
+import { asRecord, failedVideoText, journalPaidJob, leaveJob, targetFor, waitAndSave } from '../cli/follow.js';
 import { paidCall } from '../cli/idempotency.js';
 import { confirmCharge } from '../cli/prompt.js';
 import { command } from '../cli/command.js';
@@ -112,7 +112,7 @@ export const get = command({
 function renderVideoJob(ctx: CommandContext, job: VideoJob): void {
   const progress = typeof job.progress === 'number' ? ` ${Math.round(job.progress * 100)}%` : '';
   ctx.out.result([job.id, job.state + progress, ...(job.assetUrl ? [job.assetUrl] : [])].map((cell) => ctx.out.server(cell)).join('\t'));
-  if (job.state === 'failed') ctx.out.info(ctx.out.server(failureText(job)));
+  if (job.state === 'failed') ctx.out.info(ctx.out.server(failedVideoText(job)));
   if (job.state === 'succeeded' && !job.assetUrl) ctx.out.warn(`Video job ${job.id} succeeded, but the service sent no video for it.`);
 }
 
@@ -133,17 +133,4 @@ function confirmVideoCharge(ctx: CommandContext, yes: boolean): Promise<void> {
     question: `A video job costs ${VIDEO_JOB_COST} credits, charged now (refunded automatically if the job fails). Submit it?`,
     cancelled: 'Cancelled: no video job was submitted and nothing was charged.',
   });
-}
-
-function failureText(job: VideoJob): string {
-  const reason = job.error?.message ? `: ${job.error.message}` : '';
-  const amount = job.refundAmount ?? VIDEO_JOB_COST;
-  // Only what the record says: a record silent about refunds says nothing of one (docs/cli.md, "Credits").
-  const refund =
-    job.refunded === true
-      ? ` The ${amount} credits were refunded.`
-      : job.refunded === false
-        ? ' The service has not reported a refund yet.'
-        : ` Its record does not say whether the ${amount} credits have been refunded yet.`;
-  return `Video job ${job.id} failed${reason}.${refund}`;
 }

@@ -15,12 +15,12 @@ const videos = (n: number): string =>
 
 describe('a build of failing videos under --max-credits 370 (-j 1)', () => {
   const scripted = useScriptedService(runInProcess);
-  const build = async (service: ReturnType<typeof chargingService>) => {
+  const build = async (service: ReturnType<typeof chargingService>, jobs = '1') => {
     fs.writeFileSync(path.join(scripted.home.cwd, 'assetgen.yaml'), videos(4));
     const result = await scripted.against(service.handler, [
       'build',
       '-j',
-      '1',
+      jobs,
       '--yes',
       '--max-credits',
       '370',
@@ -44,6 +44,13 @@ describe('a build of failing videos under --max-credits 370 (-j 1)', () => {
     expect(outcomes).toEqual({ vid1: 'failed', vid2: 'failed', vid3: 'capped', vid4: 'capped' });
     expect(document.credits).toMatchObject({ charged: service.charged(), refunded: service.refunded() });
     expect(document.credits.refunded).toBe(0);
+  });
+
+  it('-j 16, records silent about refunds: nothing freed, the ledger within the cap, every figure the ledger’s', async () => {
+    const service = chargingService({ videoOutcome: 'fail', refund: { afterMs: 60_000, stated: false } });
+    const { document } = await build(service, '16');
+    expect(service.charged()).toBeLessThanOrEqual(370);
+    expect(document.credits).toMatchObject({ charged: service.charged(), refunded: 0 });
   });
 
   it('a stated refund (100 of the 180) is freed at its amount: the credits say the ledger’s refunds', async () => {
