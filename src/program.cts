@@ -82,7 +82,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
     .configureOutput({
       writeOut: (text) => host.writeOut(text),
       writeErr: (text) => {
-        if (!jsonErrors) host.writeErr(text);
+        if (!jsonErrors && !unknownHelpOf) host.writeErr(text);
       },
       // Commander's "error: …", labelled as assetgen's own errors are (ui/labels.cts): one style.
       outputError: (text, write) => {
@@ -121,9 +121,15 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
   // A command group named without its subcommand (`assetgen runs`, or `assetgen` alone) is answered
   // by commander with the group's help on stderr, exit 2; with --json that help is not written, so
   // the usage error must say it instead, naming the commands to choose from (see run() below).
+  // A group's help asked for a word that is not one of its commands (`runs help nope`, `help runs
+  // nope`) is an unknown command, as `runs nope` is: commander's help of the group is not written
+  // then either, and run() reports the error (gh: `unknown command "nope" for "gh pr"`, exit 2).
   let missingCommandOf: Command | undefined;
+  let unknownHelpOf: Command | undefined;
   program.on('beforeAllHelp', (context: { error: boolean; command: Command }) => {
-    if (context.error) missingCommandOf = context.command;
+    if (!context.error) return;
+    missingCommandOf = context.command;
+    if (helpOfUnknown(context.command) !== undefined) unknownHelpOf = context.command;
   });
 
   // ── auth ──────────────────────────────────────────────────────────────────────────────────────────
@@ -342,7 +348,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
   const lock = program.command('lock').description('the lockfile, assetgen.lock: what each asset was built from and into');
   lock
     .command('merge')
-    .description('join the locks of a sharded build into assetgen.lock (a conflicting asset is an error)')
+    .description('join the locks of a sharded build into assetgen.lock (a conflicting or stale asset is an error; nothing is written)')
     .argument('<files...>', 'lock files written by the shards')
     .option('-f, --file <path>', 'the manifest whose assetgen.lock receives them (default: the nearest assetgen.yaml)')
     .action(run(async () => (await import('./commands/project/lock.js')).merge));
@@ -455,6 +461,7 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
       jsonErrors = argv.includes('--json');
       exitCode = 0;
       missingCommandOf = undefined;
+      unknownHelpOf = undefined;
       try {
         await program.parseAsync(barePreview(withoutHelpForUnknown(program, helpOfSubcommand(program, argv))), { from: 'user' });
         return exitCode;
@@ -462,8 +469,11 @@ export function buildProgram(host: ProgramHost): BuiltProgram {
         if (!(error instanceof CommanderError)) throw error;
         if (error.code === VERSION_DOCUMENT) return await perform(loadVersion, { json: true }, []);
         if (error.exitCode === 0) return 0;
-        if (jsonErrors && error.code === 'commander.help' && missingCommandOf)
-          host.writeErr(`${JSON.stringify({ error: missingCommandError(missingCommandOf) })}\n`);
+        if (error.code === 'commander.help' && missingCommandOf) {
+          const usage = missingCommandError(missingCommandOf);
+          if (jsonErrors) host.writeErr(`${JSON.stringify({ error: usage })}\n`);
+          else if (unknownHelpOf) host.writeErr(`${errorLine(usage.message)}\n${usage.hint}\n`);
+        }
         return 2;
       }
     },
@@ -476,25 +486,45 @@ const VERSION_DOCUMENT = 'assetgen.versionDocument';
 /**
  * `assetgen help video create`, as `gh help pr create`: the help of `video create`. Commander's help
  * command reads one word (it would show `video`'s help), so the line is made `assetgen video help
- * create`, which the group's own help command answers — with its error for a word that is not one of
- * its commands (`help video nope`: exit 2, as `video help nope`). Only when `help` is the first word.
+ * create`, which the group's own help command answers — with the usage error of a word that is not
+ * one of its commands (`help video nope`, as `video help nope`: see run()). Only when `help` is the
+ * first word of the line; the global options may come anywhere (`--json help video create`: help
+ * is help whatever the output mode, as gh's is) and are passed on after the words.
  */
 export function helpOfSubcommand(program: Command, argv: readonly string[]): readonly string[] {
-  if (argv[0] !== 'help') return argv;
-  let end = 1;
-  while (end < argv.length && !argv[end].startsWith('-')) end += 1;
-  const words = argv.slice(1, end);
+  const stop = argv.indexOf('--');
+  const end = stop === -1 ? argv.length : stop;
+  const words: string[] = [];
+  const options: string[] = [];
+  for (let i = 0; i < end; i += 1) {
+    const arg = argv[i];
+    if (!arg.startsWith('-')) words.push(arg);
+    else {
+      options.push(arg);
+      // A global option's value is not a word: `--base-url <url> help video create`.
+      if (takesNextAsValue(program, arg, argv[i + 1]) && i + 1 < end) options.push(argv[(i += 1)]);
+    }
+  }
+  if (words[0] !== 'help') return argv;
+  const named = words.slice(1);
   // The groups named before the last word: `video` in `help video create`.
   let command = program;
   let groups = 0;
-  while (groups < words.length - 1) {
-    const sub = command.commands.find((candidate) => candidate.name() === words[groups] || candidate.aliases().includes(words[groups]));
+  while (groups < named.length - 1) {
+    const sub = command.commands.find((candidate) => candidate.name() === named[groups] || candidate.aliases().includes(named[groups]));
     if (!sub || sub.commands.length === 0) break;
     command = sub;
     groups += 1;
   }
   if (groups === 0) return argv;
-  return [...words.slice(0, groups), 'help', ...words.slice(groups), ...argv.slice(end)];
+  return [...named.slice(0, groups), 'help', ...named.slice(groups), ...options, ...argv.slice(end)];
+}
+
+/** Whether the program's option `arg` takes `next` as its value (`--timeout 10m`; `--preview kitty`, not `--preview help`). */
+function takesNextAsValue(program: Command, arg: string, next: string | undefined): boolean {
+  const option = program.options.find((candidate) => candidate.long === arg || candidate.short === arg);
+  if (!option || next === undefined) return false;
+  return option.required || (option.optional && (option.argChoices ?? []).includes(next));
 }
 
 /**
@@ -520,15 +550,15 @@ export function withoutHelpForUnknown(program: Command, argv: readonly string[])
  * The --json usage error for a command group run without one of its commands: `assetgen runs`
  * (missing) or `assetgen help bogus` (unknown), which commander answers with the help on stderr.
  */
-function missingCommandError(group: Command): Record<string, unknown> {
+function missingCommandError(group: Command): { code: 'usage'; message: string; hint: string; commands: string[]; exitCode: 2 } {
   const commands = group
     .createHelp()
     .visibleCommands(group)
     .map((sub) => sub.name())
     .filter((name) => name !== 'help');
   const path = ['assetgen', commandPath(group)].filter(Boolean).join(' ');
-  const [first, named] = group.args;
-  const problem = first === 'help' && named !== undefined ? `unknown command '${named}'` : `missing command after '${path}'`;
+  const named = helpOfUnknown(group);
+  const problem = named === undefined ? `missing command after '${path}'` : `unknown command '${named}'`;
   return {
     code: 'usage',
     message: `${problem}: choose one of ${commands.join(', ')}`,
@@ -536,6 +566,12 @@ function missingCommandError(group: Command): Record<string, unknown> {
     commands,
     exitCode: 2,
   };
+}
+
+/** The word a group's help was asked for when commander answers with the group's own help (`runs help nope`): not one of its commands. */
+function helpOfUnknown(group: Command): string | undefined {
+  const [first, named] = group.args;
+  return first === 'help' && named !== undefined ? named : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@
 // and lazily created service access. Commands stay thin: parse → client → render.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AssetgenClient, Credits } from '../client/types.js';
-import { MissingCredentialsError } from '../client/errors.js';
+import { InvalidArgumentError, MissingCredentialsError } from '../client/errors.js';
 import { redactUrl } from '../client/redact.js';
 import { ENV, resolveCredentials, type ResolvedCredentials } from '../config/credentials.js';
 import { JobJournal } from '../config/journal.js';
@@ -82,6 +82,19 @@ export interface CallInit {
  * build's assets share one client (one connection pool) and each still reports what it cost.
  */
 const spendingCall = new AsyncLocalStorage<CreditTally>();
+
+/**
+ * The client's refusal of credentials over plain http:// to a host that is not loopback, in the
+ * front end's words: the SDK's hint names its own option (`allowInsecureHttp`), which no one at a
+ * command line or behind an MCP tool can give; they get theirs. Only that refusal is an
+ * InvalidArgumentError of createClient for such a URL (the URL itself is valid). Other errors pass.
+ */
+function plainHttpInOwnWords(error: unknown, baseUrl: string, frontEnd: FrontEnd, isLoopback: (host: string) => boolean): unknown {
+  const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
+  if (error instanceof InvalidArgumentError && url?.protocol === 'http:' && !isLoopback(url.hostname))
+    error.hint = `Use an https:// base URL: plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1). To send it to ${url.host} anyway, ${frontEnd.allowPlainHttp}.`;
+  return error;
+}
 
 /** What a command needs to talk to the service. */
 export type CredentialNeed = 'any' | 'session';
@@ -217,9 +230,11 @@ export class CommandContext {
 
   /** A client for exactly these credentials (say, a key being verified before it is stored). */
   async clientFor(credentials: { baseUrl: string; apiKey?: string; sessionCookie?: string }): Promise<AssetgenClient> {
-    const { createClient } = await import('../client/client.js');
-    return this.#track(
-      createClient({
+    // http.js comes with client.js: loaded on use, as the client is.
+    const [{ createClient }, { isLoopback }] = await Promise.all([import('../client/client.js'), import('../client/http.js')]);
+    let client: AssetgenClient;
+    try {
+      client = createClient({
         ...credentials,
         allowInsecureHttp: this.globals.allowInsecureHttp,
         // A command's calls are few, or a build's mix of calls and downloads: cheaper on node:http
@@ -232,8 +247,11 @@ export class CommandContext {
           if (call !== this.credits) call?.add(credits);
         },
         ...(this.globals.verbose ? this.#traceHooks() : {}),
-      }),
-    );
+      });
+    } catch (error) {
+      throw plainHttpInOwnWords(error, credentials.baseUrl, this.frontEnd, isLoopback);
+    }
+    return this.#track(client);
   }
 
   /** Keep-alive sockets would hold the process open: close the client when the command ends. */

@@ -49,6 +49,8 @@ export interface FrontEnd {
   buildUncapped(build: { command: string; ids: readonly string[]; budgetInManifest: boolean }): string;
   /** The ways of configuring the service's URL (joined with `anyOf`). */
   readonly setBaseUrl: readonly string[];
+  /** Sending credentials over plain http:// to a host that is not loopback anyway, as an instruction. */
+  readonly allowPlainHttp: string;
   /** Planning against the bundled mock. */
   readonly useMock: string;
   /** Building a manifest other than the nearest one. */
@@ -142,6 +144,7 @@ export const CLI: FrontEnd = {
   liftCap: 'pass --max-credits none',
   buildUncapped: (build) => `\`${build.command}\``,
   setBaseUrl: ['Pass --base-url <url>', `set ${ENV.baseUrl}`, 'run `assetgen auth login --base-url <url>`'],
+  allowPlainHttp: 'pass --allow-insecure-http',
   useMock: '--mock',
   otherManifest: 'pass -f <path>',
   nameAssets: 'give their ids or a glob',
@@ -207,6 +210,7 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     buildUncapped: ({ ids, budgetInManifest }) =>
       `\`build\` with ${toolArgumentsText({ ids: [...ids] })} and no \`max_credits\`${budgetInManifest ? ", the manifest's `budget` removed for that build" : ''}`,
     setBaseUrl: [`Set ${ENV.baseUrl} in the server's environment`, 'run `assetgen auth login --base-url <url>` in a terminal'],
+    allowPlainHttp: 'start the server with `assetgen mcp --allow-insecure-http`',
     useMock: 'the bundled mock (`assetgen mcp --mock`)',
     otherManifest: "start the server in the manifest's folder",
     nameAssets: 'give their ids or a glob in `ids`',

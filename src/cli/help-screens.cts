@@ -22,9 +22,21 @@ export type HelpScreens = Record<string, HelpScreen>;
 
 export const HELP_SCREENS_FILE = path.join(__dirname, '..', 'help-screens.json');
 
-/** The width commander wraps stdout's help to: the terminal's columns, else 80. */
+/** What help is wrapped to when the width is not known: commander's own default, a pipe's. */
+export const DEFAULT_HELP_WIDTH = 80;
+
+/**
+ * A terminal width help can be wrapped to: `columns` when it is a width, else 80. Some terminals
+ * and CI runners report 0 columns (or none): wrapped to that, every description went under its
+ * option and no line was wrapped at all.
+ */
+export function usableHelpWidth(columns: number | undefined): number {
+  return columns !== undefined && Number.isInteger(columns) && columns > 0 ? columns : DEFAULT_HELP_WIDTH;
+}
+
+/** The width commander wraps stdout's help to: the terminal's columns, else 80 (a pipe, or a width of 0). */
 export function helpWidth(stdout: { isTTY?: boolean; columns?: number }): number {
-  return (stdout.isTTY ? stdout.columns : undefined) ?? 80;
+  return usableHelpWidth(stdout.isTTY ? stdout.columns : undefined);
 }
 
 /**

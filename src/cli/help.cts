@@ -2,6 +2,7 @@
 // examples at the end of every screen, and the layout that keeps them within a narrow terminal.
 // CommonJS, like the table.
 import { Help, type AddHelpTextContext, type Command, type HelpConfiguration } from 'commander';
+import { usableHelpWidth } from './help-screens.cjs';
 
 /**
  * The narrowest description column worth wrapping beside its option. Commander's default, 40,
@@ -25,6 +26,10 @@ export const HELP_LAYOUT: HelpConfiguration = {
   showGlobalOptions: true,
   sortSubcommands: false,
   minWidthToWrap: MIN_DESCRIPTION_WIDTH,
+  // A terminal that reports 0 columns gets the 80 a pipe gets, not a screen wrapped to nothing.
+  prepareContext(this: Help, context: { error?: boolean; helpWidth?: number; outputHasColors?: boolean }): void {
+    Help.prototype.prepareContext.call(this, { ...context, helpWidth: usableHelpWidth(context.helpWidth) });
+  },
   formatItem(term: string, termWidth: number, description: string, helper: Help): string {
     const width = helper.helpWidth ?? 80;
     // formatItem's own arithmetic: an indent of 2, the term, a gap of 2.
@@ -43,7 +48,7 @@ export const HELP_LAYOUT: HelpConfiguration = {
 /** Prose added to a help screen, wrapped as commander wraps a command's description: to the help's width. */
 export function wrapLikeHelp({ command, error }: AddHelpTextContext, text: string): string {
   const output = command.configureOutput();
-  const width = (error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? 80;
+  const width = usableHelpWidth(error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.());
   return command.createHelp().boxWrap(text, width);
 }
 

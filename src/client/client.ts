@@ -39,9 +39,10 @@ function assertSafeTransport(url: URL, options: ClientOptions): void {
   if (url.protocol !== 'http:' || isLoopback(url.hostname) || options.allowInsecureHttp) return;
   const secrets = [options.apiKey && 'an API key', options.sessionCookie && 'a session cookie'].filter(Boolean);
   if (secrets.length === 0) return;
+  // In the SDK's words (its own option, no front end's flag): the CLI puts its way in the hint (cli/context.ts).
   throw new InvalidArgumentError(
-    `Refusing to send ${secrets.join(' and ')} over plain http:// to ${url.host} (anyone on the network could read it); use https://, or --allow-insecure-http (allowInsecureHttp) if you must.`,
-    'Use an https:// base URL. Plain http is accepted without it only for loopback hosts (localhost, 127.0.0.0/8, ::1).',
+    `Refusing to send ${secrets.join(' and ')} over plain http:// to ${url.host} (anyone on the network could read it).`,
+    `Use an https:// base URL: plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), unless the client is created with \`allowInsecureHttp: true\`.`,
   );
 }
 

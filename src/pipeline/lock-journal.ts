@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PathRefusedError, readRegularFileSync } from '../files/confine.js';
 import { LockError } from './errors.js';
 import type { Lock, LockEntry } from './records.js';
+import { noteState } from './lock-history.js';
 
 /** One change: an asset's entry as it now stands (null: gone), or the whole lock (`lock merge`). */
 export type JournalRecord = { id: string; entry: LockEntry | null } | { lock: Lock };
@@ -16,14 +17,21 @@ export const journalFileFor = (lockFile: string): string => path.join(path.dirna
 
 export const journalLine = (record: JournalRecord): string => `${JSON.stringify(record)}\n`;
 
-/** Applies one record: replaying a journal twice gives the same lock (every record says where things stand). */
+/**
+ * Applies one record: replaying a journal twice gives the same lock (every record says where things
+ * stand). In a shard's lock, an entry's change also joins its history (lock-history.ts), as the
+ * writer noted it; a whole lock brings its own history, or none.
+ */
 export function applyRecord(lock: Lock, record: JournalRecord): void {
   if ('lock' in record) {
     lock.assets = structuredClone(record.lock.assets);
+    if (record.lock.shardHistory) lock.shardHistory = structuredClone(record.lock.shardHistory);
+    else delete lock.shardHistory;
     return;
   }
   if (record.entry) lock.assets[record.id] = record.entry;
   else delete lock.assets[record.id];
+  noteState(lock, record.id, record.entry);
 }
 
 /**

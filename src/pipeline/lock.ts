@@ -59,9 +59,9 @@ export function readLock(file: string, cache?: PlanCache, role: LockRole = 'proj
 }
 
 /**
- * Fills in, from `from`, the entries `lock` lacks: how a new `--lock-out` lock starts from the
- * project's lock when a first run of its shard, killed before it wrote the lock, left a journal
- * (LockWriter.seed), and how every reader sees that shard (readLockOut). Changes `lock` in place.
+ * Fills in, from `from`, the entries `lock` lacks: how every reader sees a shard whose first run,
+ * killed before it wrote its lock, left a journal (readLockOut; its build starts so too, recording
+ * its start: lock-history.ts startShardLock). Changes `lock` in place.
  */
 export function fillMissingEntries(lock: Lock, from: Lock): void {
   for (const [id, entry] of Object.entries(from.assets)) if (!Object.hasOwn(lock.assets, id)) lock.assets[id] = structuredClone(entry);
@@ -120,6 +120,7 @@ function checkLock(data: unknown, file: string): Lock {
   if (data.lockfileVersion !== LOCK_VERSION)
     fail('lockfileVersion', `is ${JSON.stringify(data.lockfileVersion)}; this assetgen reads version ${LOCK_VERSION} (upgrade assetgen?)`);
   if (!isObject(data.assets)) return fail('assets', 'must be an object');
+  if (data.shardHistory !== undefined) checkShardHistory(data.shardHistory, fail);
   for (const [id, entry] of Object.entries(data.assets)) {
     const where = `assets.${id}`;
     if (!isObject(entry)) fail(where, 'must be an object');
@@ -170,6 +171,18 @@ function checkLock(data: unknown, file: string): Lock {
   return data as unknown as Lock;
 }
 
+const DIGEST = /^[0-9a-f]{64}$/;
+
+/** records.ts Lock.shardHistory: per asset, a list of one or more sha256 digests (hex), each once. */
+function checkShardHistory(history: unknown, fail: (where: string, message: string) => never): void {
+  if (!isObject(history)) fail('shardHistory', 'must map asset ids to lists of sha256 digests');
+  for (const [id, states] of Object.entries(history)) {
+    if (!Array.isArray(states) || !states.length || !states.every((state) => typeof state === 'string' && DIGEST.test(state)))
+      fail(`shardHistory.${id}`, 'must be a list of sha256 digests (64 lowercase hex digits), the first one the start');
+    if (new Set(states).size !== states.length) fail(`shardHistory.${id}`, 'lists a digest twice');
+  }
+}
+
 /** A sliced asset's trim records: one per frame, each a TrimPlacement. */
 const isFrameTrims = (trims: unknown, files: number): boolean =>
   Array.isArray(trims) && trims.length === files && trims.every(isTrimPlacement);
@@ -193,14 +206,32 @@ function lockPieces(lock: Lock): Iterable<string> {
   const version = JSON.stringify(lock.lockfileVersion);
   return (function* pieces() {
     if (!ids.length) {
-      yield `{\n  "assets": {},\n  "lockfileVersion": ${version}\n}\n`;
+      yield `{\n  "assets": {},\n  "lockfileVersion": ${version}`;
+      yield* historyPieces(lock.shardHistory);
+      yield '\n}\n';
       return;
     }
     yield '{\n  "assets": {\n';
     for (let index = 0; index < ids.length; index++)
       yield `${index ? ',\n' : ''}    ${JSON.stringify(ids[index])}: ${entryText(entries[index])}`;
-    yield `\n  },\n  "lockfileVersion": ${version}\n}\n`;
+    yield `\n  },\n  "lockfileVersion": ${version}`;
+    yield* historyPieces(lock.shardHistory);
+    yield '\n}\n';
   })();
+}
+
+/** A shard's history (records.ts Lock.shardHistory), after lockfileVersion in key order: a piece per asset. */
+function* historyPieces(history: Lock['shardHistory']): Iterable<string> {
+  if (!history) return;
+  const ids = Object.keys(history).sort();
+  if (!ids.length) {
+    yield ',\n  "shardHistory": {}';
+    return;
+  }
+  yield ',\n  "shardHistory": {\n';
+  for (let index = 0; index < ids.length; index++)
+    yield `${index ? ',\n' : ''}    ${JSON.stringify(ids[index])}: ${JSON.stringify(history[ids[index]], null, 2).replaceAll('\n', '\n    ')}`;
+  yield '\n  }';
 }
 
 /** One entry as it reads at its depth in the lock (JSON strings hold no raw newline, so indenting is safe). */

@@ -266,6 +266,14 @@ export interface LockEntry {
 export interface Lock {
   lockfileVersion: typeof LOCK_VERSION;
   assets: Record<string, LockEntry>;
+  /**
+   * A shard's `--lock-out` lock only (./lock-history.ts): per asset, the sha256 of each entry it has
+   * held, once each, oldest first — the project's entry it started from (the sha256 of the empty text
+   * for none), then every state its builds journalled. `lock merge` takes from a shard only what it
+   * changed since that start, onto a project entry that is one of those states. Absent from the
+   * project's lock, and from a shard's lock written before this field existed (merged as before).
+   */
+  shardHistory?: Record<string, string[]>;
 }
 
 // ── The plan ──────────────────────────────────────────────────────────────────────────────────────

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openAppendInside, placeToWrite, removeInside, sweepFolder } from '../files/confine.js';
 import { claim } from './lock-claim.js';
-import { fillMissingEntries, readLock, writeLockAtomic, writeLockAtomicSync } from './lock.js';
+import { readLock, writeLockAtomic, writeLockAtomicSync } from './lock.js';
+import { noteState, startShardLock } from './lock-history.js';
 import type { Lock, LockedFile, LockedTake, LockEntry, LockJob } from './records.js';
 import { journalFileFor, journalLine, type JournalRecord } from './lock-journal.js';
 import { pickedTake, takeOf } from './takes.js';
@@ -301,15 +302,19 @@ export class LockWriter {
 
   /**
    * Adds the entries of `lock` this one does not have (a shard's new --lock-out, made from the
-   * project's lock): an entry a killed earlier run journalled here is newer, and stays.
+   * project's lock): an entry a killed earlier run journalled here is newer, and stays. What it
+   * starts from is recorded, for `lock merge` (lock-history.ts).
    */
   seed(lock: Lock): Promise<void> {
-    return this.#update('all', (current) => fillMissingEntries(current, lock));
+    return this.#update('all', (current) => startShardLock(current, lock));
   }
 
-  /** Replaces the whole lock (`lock merge`). */
+  /** Replaces the whole lock (`lock merge`): its history too (the merged lock has none). */
   replace(lock: Lock): Promise<void> {
-    return this.#update('all', (current) => void Object.assign(current, structuredClone(lock)));
+    return this.#update('all', (current) => {
+      delete current.shardHistory;
+      Object.assign(current, structuredClone(lock));
+    });
   }
 
   /** Resolves when every update so far is on disk. */
@@ -394,6 +399,8 @@ export class LockWriter {
       else for (const id of change) ids.add(id);
     }
     if (!whole && !ids.size) return;
+    // A shard's lock: each entry's new state joins its history, as a replay of these records does.
+    for (const id of ids) noteState(this.#lock, id, this.#lock.assets[id]);
     const records: JournalRecord[] = whole ? [{ lock: this.#lock }] : [...ids].map((id) => ({ id, entry: this.#lock.assets[id] ?? null }));
     this.#journal ??= await openAppendInside(this.#root, this.#journalFile);
     this.#unfolded = true;

@@ -84,7 +84,10 @@ describe('requests', () => {
 
   it('refuses credentials over plain http to a non-loopback host unless allowed', () => {
     expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY })).toThrow(InvalidArgumentError);
-    expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY })).toThrow(/--allow-insecure-http/);
+    // The SDK's own option, never a CLI flag (the CLI words its own hint: test/commands/plain-http-words.test.ts).
+    expect(() => createClient({ baseUrl: 'http://assets.example.com', apiKey: KEY })).toThrow(
+      expect.objectContaining({ hint: expect.stringContaining('`allowInsecureHttp: true`') }),
+    );
     expect(() => createClient({ baseUrl: 'http://assets.example.com', sessionCookie: 's' })).toThrow(InvalidArgumentError);
     for (const baseUrl of ['http://localhost:1', 'http://127.1.2.3:1', 'http://[::1]:1', 'https://assets.example.com']) {
       expect(() => createClient({ baseUrl, apiKey: KEY })).not.toThrow();

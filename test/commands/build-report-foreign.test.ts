@@ -2,11 +2,11 @@
 // -o` and `takes --contact-sheet`, such a file is exit 2 (`usage`) before anything is paid for —
 // and on build nothing overrides it (its --force pays to regenerate), so the hint says to remove
 // the file or choose another path. A gallery assetgen wrote is replaced, as before. The real
-// binary against the bundled mock.
+// command table (in process) against the bundled mock.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { jsonError, parseJson, runCli, tempHome } from '../support/cli.js';
+import { jsonError, parseJson, runInProcess, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 
 const MANIFEST = [
@@ -35,7 +35,7 @@ beforeEach(async () => {
 afterEach(() => home.remove());
 
 const cli = (args: string[]) =>
-  runCli(args, { env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey }, cwd: home.cwd });
+  runInProcess(args, { env: { ...home.env, ASSETGEN_BASE_URL: mock.url, ASSETGEN_API_KEY: mock.apiKey }, cwd: home.cwd });
 const notes = () => fs.readFileSync(path.join(home.cwd, 'notes.html'), 'utf8');
 
 describe('assetgen build --report over a file assetgen did not write', () => {

@@ -3,7 +3,7 @@
 // silences the diffs and notes on stderr). With --json it stays the document's `snippet` only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PHASER_SNIPPET, PIXI_SNIPPET } from '../../src/engines/web.js';
-import { parseJson, runCli, tempHome } from '../support/cli.js';
+import { parseJson, runInProcess, tempHome } from '../support/cli.js';
 
 let home: ReturnType<typeof tempHome>;
 beforeEach(() => {
@@ -11,7 +11,7 @@ beforeEach(() => {
 });
 afterEach(() => home.remove());
 
-const init = (args: string[]) => runCli(['init', ...args], { env: home.env, cwd: home.cwd });
+const init = (args: string[]) => runInProcess(['init', ...args], { env: home.env, cwd: home.cwd });
 
 describe('assetgen init --engine phaser|pixi -q', () => {
   it('prints the snippet on stdout with -q, after the files written; stderr stays empty', async () => {

@@ -222,7 +222,7 @@ describe('a lean install (issue 29)', () => {
     const project = path.join(installed, 'mcp-project');
     fs.mkdirSync(project);
     const session = await startMcp({
-      bin: script(),
+      process: script(),
       env: env,
       cwd: project,
       args: ['--mock'],

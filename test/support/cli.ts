@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import type * as ProgramModule from '../../src/program.cjs';
 
@@ -37,6 +38,8 @@ export interface CliOptions {
   onStdout?: (text: string) => void;
   /** In-process only: which streams the command is told are terminals (none by default). */
   tty?: { stdout?: boolean; stderr?: boolean };
+  /** In-process only: a live stdin (instead of `input`), for a command that reads as it goes (`mcp`). */
+  stdin?: Readable;
 }
 
 /**
@@ -84,15 +87,18 @@ export async function runInProcess(args: string[], options: CliOptions): Promise
   const stderr = new PassThrough();
   const out: Buffer[] = [];
   const err: Buffer[] = [];
+  // Decoded across chunks: a character split between two writes reaches the callback whole.
+  const outText = new StringDecoder('utf8');
+  const errText = new StringDecoder('utf8');
   stdout.on('data', (chunk: Buffer) => {
     out.push(chunk);
-    options.onStdout?.(chunk.toString('utf8'));
+    options.onStdout?.(outText.write(chunk));
   });
   stderr.on('data', (chunk: Buffer) => {
     err.push(chunk);
-    options.onStderr?.(chunk.toString('utf8'));
+    options.onStderr?.(errText.write(chunk));
   });
-  const stdin = Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]);
+  const stdin = options.stdin ?? Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]);
   const built = buildProgram({
     version: (JSON.parse(fs.readFileSync(path.join(DIST, '..', 'package.json'), 'utf8')) as { version: string }).version,
     execute: executeIn({

@@ -1,12 +1,20 @@
-// `assetgen mcp` driven the way an MCP client drives it: the SDK's stdio client spawning the real
-// binary (node bin/assetgen.js mcp …) with a temp HOME and working directory.
+// `assetgen mcp` driven the way an MCP client drives it: the SDK's client, over stdio to the real
+// binary (node bin/assetgen.js mcp …) with a temp HOME and working directory — or, by default, to the
+// same command table run in this process (runInProcess), its stdin and stdout joined to the client
+// with the stdio transport's own framing. A test of what only a process has (the wire, exit codes,
+// an installed package) asks for the process.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, ClientCapabilities, JSONRPCMessage, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
-import { BIN, tempHome } from './cli.js';
+import { BIN, runInProcess, tempHome, type CliResult } from './cli.js';
 import { startMock, type MockHandle } from './mock.js';
 
 type TempHome = ReturnType<typeof tempHome>;
@@ -33,19 +41,30 @@ export async function startMcp(options: {
   args?: string[];
   capabilities?: ClientCapabilities;
   setup?: (client: Client) => void;
-  /** The script to start (default: this checkout's bin/assetgen.js; the slow pack test: the installed one). */
-  bin?: string;
+  /** Spawn the server as a process: the script to start (this checkout's bin/assetgen.js with
+   * `true`; the slow pack test: the installed one). Default: in this process. */
+  process?: true | string;
 }): Promise<McpSession> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [options.bin ?? BIN, 'mcp', ...(options.args ?? [])],
-    env: options.env as Record<string, string>,
-    cwd: options.cwd,
-    stderr: 'pipe',
-  });
   let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'assetgen-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  const args = ['mcp', ...(options.args ?? [])];
+  let transport: Transport;
+  if (options.process) {
+    const stdio = new StdioClientTransport({
+      command: process.execPath,
+      args: [options.process === true ? BIN : options.process, ...args],
+      env: options.env as Record<string, string>,
+      cwd: options.cwd,
+      stderr: 'pipe',
+    });
+    stdio.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    transport = stdio;
+  } else {
+    transport = new InProcessServer(args, options, (text) => (stderr += text));
+  }
+  const client = new Client(
+    { name: 'assetgen-test', version: '1.0.0' },
+    { capabilities: options.capabilities ?? {}, jsonSchemaValidator: SHARED_VALIDATORS },
+  );
   options.setup?.(client);
   await client.connect(transport);
   // Progress is read off the wire, not through `onprogress`: the SDK's client hands a notification to
@@ -88,6 +107,74 @@ export async function startMcp(options: {
     close: () => client.close(),
   };
 }
+
+/**
+ * The server end of a client's transport: `assetgen mcp` run by runInProcess, messages framed as
+ * on stdio (one JSON line each, the SDK's own serializer and reader). Closing ends the server's
+ * stdin, as a client closing the pipe does, and waits for the command to return.
+ */
+class InProcessServer implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private readonly toServer = new PassThrough();
+  private readonly lines = new ReadBuffer();
+  private run: Promise<CliResult> | undefined;
+
+  constructor(
+    private readonly args: string[],
+    private readonly options: { env: NodeJS.ProcessEnv; cwd: string },
+    private readonly onStderr: (text: string) => void,
+  ) {}
+
+  start(): Promise<void> {
+    this.run = runInProcess(this.args, {
+      env: this.options.env,
+      cwd: this.options.cwd,
+      stdin: this.toServer,
+      onStdout: (text) => this.receive(text),
+      onStderr: this.onStderr,
+    });
+    this.run.then(
+      () => this.onclose?.(),
+      (error: Error) => this.onerror?.(error),
+    );
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    this.toServer.write(serializeMessage(message));
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    this.toServer.end();
+    await this.run;
+  }
+
+  private receive(text: string): void {
+    this.lines.append(Buffer.from(text, 'utf8'));
+    for (let message = this.lines.readMessage(); message; message = this.lines.readMessage()) this.onmessage?.(message);
+  }
+}
+
+/**
+ * One compiled validator per output schema for every client in this worker: the SDK's client
+ * compiles each tool's schema anew for each client it makes (about a second of a worker's CPU
+ * over the suite). The checks are the SDK's own (its ajv provider).
+ */
+const SHARED_VALIDATORS: jsonSchemaValidator = (() => {
+  const ajv = new AjvJsonSchemaValidator();
+  const compiled = new Map<string, JsonSchemaValidator<unknown>>();
+  return {
+    getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+      const key = JSON.stringify(schema);
+      let validator = compiled.get(key);
+      if (!validator) compiled.set(key, (validator = ajv.getValidator(schema)));
+      return validator as JsonSchemaValidator<T>;
+    },
+  };
+})();
 
 /** Our results are JSON; the SDK's own errors (a schema mismatch) are plain text: `{text}`. */
 function parse(text: string): Record<string, any> {

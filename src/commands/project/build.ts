@@ -79,7 +79,8 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
 
 /**
  * --more pays for each asset it names: never for every asset by omission; and it keeps what
- * --prune-takes would delete. --check goes with a build, not a dry run; --format with a dry run only.
+ * --prune-takes would delete. --check goes with a build, not a dry run; --format with a dry run
+ * only, and never with --json (either one is what stdout carries).
  */
 function checkTakeFlags(ctx: CommandContext, selectors: string[], options: BuildOptions): void {
   const words = ctx.frontEnd;
@@ -88,6 +89,12 @@ function checkTakeFlags(ctx: CommandContext, selectors: string[], options: Build
     throw new UsageError(
       `${words.option('check')} measures the outputs a build leaves, and ${words.option('dryRun')} builds nothing: use one at a time.`,
       `${words.use('check')} to hold the outputs as they are to their rules.`,
+    );
+  // --format and --json each choose what stdout carries: one of them, never one dropped unsaid.
+  if (options.format !== undefined && ctx.globals.json)
+    throw new UsageError(
+      `--format ${options.format} and --json are alternatives: each says what stdout carries (the plan in Markdown for a pull request, or one JSON document for scripts); use one at a time.`,
+      `For example: assetgen build --dry-run --format ${options.format} > plan.md, or assetgen build --dry-run --json`,
     );
   // The Markdown summary is a plan's: without a dry run the command would build (and pay) instead.
   if (options.format !== undefined && !options.dryRun)

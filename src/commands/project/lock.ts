@@ -1,6 +1,8 @@
 // `assetgen lock merge <files…>`: joins the locks of a sharded build into the project's
 // assetgen.lock (next to the manifest). Deterministic: the same locks in any order give the same
-// bytes; two shards that recorded different results for one asset are a conflict naming it.
+// bytes; two shards that recorded different results for one asset are a conflict naming it, and a
+// shard's change to an asset whose entry here has moved on since that shard started is stale, an
+// error too (pipeline/merge.ts): never a rollback to an older result.
 import fs from 'node:fs';
 import path from 'node:path';
 import { command } from '../../cli/command.js';
