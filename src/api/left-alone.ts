@@ -1,5 +1,6 @@
-// The words a plan gives a file a build leaves alone, in one place for the planner and both front
-// ends (src/cli/front-end.ts); a module of its own so the CLI's start-up does not load the planner.
+// The words a plan gives a file a build leaves alone, and those the manifest's checks give its
+// `budget`, in one place for the planner, the validator and both front ends (src/cli/front-end.ts);
+// a module of its own so the CLI's start-up does not load the planner.
 /** What a build would do to a file it leaves alone: replace one assetgen did not make, regenerate an edited output, re-pack an edited sheet. */
 export type LeftAloneChange = 'replace' | 'regenerate' | 'repack';
 
@@ -18,3 +19,9 @@ const FORCE_WOULD: Record<LeftAloneChange, string> = {
 
 /** The command line's words (its FrontEnd.leftAlone, and PlanOptions.leftAlone's default). */
 export const commandLineLeftAlone: LeftAloneWords = (_id, change) => FORCE_WOULD[change];
+
+/**
+ * What the manifest's `budget` is, in the command line's words (its FrontEnd.budgetIs, and the
+ * validator's default: ValidateOptions.budgetIs), said when a budget is not a whole number of credits.
+ */
+export const COMMAND_LINE_BUDGET_IS = 'the default --max-credits';

@@ -3,7 +3,7 @@
 // their context (`ctx.frontEnd`) instead of spelling a flag, so an MCP client is never told to
 // "pass --force", an argument it does not have. Both wordings live here, side by side.
 import { ENV } from '../config/credentials.js';
-import { commandLineLeftAlone, type LeftAloneChange } from '../api/left-alone.js';
+import { COMMAND_LINE_BUDGET_IS, commandLineLeftAlone, type LeftAloneChange } from '../api/left-alone.js';
 import { toolArgumentsText, type ResumeToolCall } from './resume.js';
 
 /** An option a message may tell the reader to give. */
@@ -80,6 +80,12 @@ export interface FrontEnd {
    * "left alone (--force replaces it)" / remove the file, or `regenerate` for a terminal.
    */
   readonly leftAlone: (id: string, change: LeftAloneChange) => string;
+  /**
+   * What the manifest's `budget` is, after a budget that is not a whole number of credits: "the
+   * default --max-credits" / "the default `max_credits` of `build`" (a tool other than build, such
+   * as check_assets, has no `max_credits`).
+   */
+  readonly budgetIs: string;
 }
 
 /** Over MCP, making an asset again by force: no tool does, the person can in a terminal. */
@@ -154,6 +160,7 @@ export const CLI: FrontEnd = {
   pick: (id) => `assetgen pick ${id} <k>`,
   regenerate: (id) => `\`assetgen build ${id} --force\``,
   leftAlone: commandLineLeftAlone,
+  budgetIs: COMMAND_LINE_BUDGET_IS,
 };
 
 /**
@@ -221,5 +228,6 @@ export function mcpFrontEnd(tool: string, argumentNames: readonly string[]): Fro
     regenerate: askToRegenerate,
     // `regenerate`'s words, after how to have the file made anyway.
     leftAlone: (id, change) => `left alone; ${TO_HAVE_IT[change]} ${askToRegenerate(id)}`,
+    budgetIs: 'the default `max_credits` of `build`',
   };
 }

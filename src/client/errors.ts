@@ -147,8 +147,10 @@ export class JobFailedError extends AssetgenError {
 export class GenerationFailedError extends AssetgenError {
   /** The event's data as received. */
   readonly data: unknown;
-  constructor(message: string, details: { code?: string; data: unknown }) {
-    super(message, { code: details.code ?? 'generation_failed', hint: 'Try another prompt or agent.' });
+  /** `code`: the event's, as sent; one the client does not accept (serviceCode) is left out, and the message says so. */
+  constructor(message: string, details: { code?: unknown; data: unknown }) {
+    const { code, note } = serviceCode(details.code);
+    super(withCodeNote(message, note), { code: code ?? 'generation_failed', hint: 'Try another prompt or agent.' });
     this.data = details.data;
   }
 }
@@ -194,6 +196,49 @@ export class OutputFileError extends AssetgenError {
   }
 }
 
+/**
+ * The error codes of the service the client passes on (`code` in `--json` and MCP results, which
+ * scripts match on): the shape docs/openapi.yaml gives them, lower-case words joined by `_` (digits
+ * allowed), 64 characters at most. Anything else — longer, with control characters or spaces, not
+ * a string — is not understood: left out, the error's own code used instead.
+ */
+const SERVICE_CODE = /^[a-z_][a-z0-9_]{0,63}$/;
+/** How many characters of a code not understood are quoted. */
+const CODE_SHOWN = 32;
+
+/** A short quote of a value sent as a code: printable ASCII only, anything else escaped (`\u001b`), cut at CODE_SHOWN with its length stated. */
+function codeQuote(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value).slice(0, CODE_SHOWN);
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value !== 'string') return isObject(value) ? 'an object' : typeof value;
+  const escaped = JSON.stringify(value.slice(0, CODE_SHOWN)).replace(
+    /[^\x20-\x7e]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return value.length > CODE_SHOWN ? `${escaped.slice(0, -1)}…" (${value.length.toLocaleString('en-US')} characters)` : escaped;
+}
+
+/**
+ * The service's `code` for an error, as sent: `code` when the client accepts it (SERVICE_CODE);
+ * else `note`, what to add to the message (the code not understood, quoted short and escaped), so
+ * that an odd code costs the reader neither the message nor a line of noise.
+ */
+export function serviceCode(value: unknown): { code?: string; note?: string } {
+  if (value === undefined || value === null || value === '') return {};
+  if (typeof value === 'string' && SERVICE_CODE.test(value)) return { code: value };
+  return { note: `error code not understood: ${codeQuote(value)}` };
+}
+
+/** `message` with the note of a code not understood (serviceCode), when there is one. */
+const withCodeNote = (message: string, note: string | undefined): string => (note ? `${message} (${note})` : message);
+
+/** A request id the service gives (a header, or the error body): printable ASCII without spaces, 1 to 128 characters; else left out. */
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+const requestIdIn = (value: unknown): string | undefined => {
+  const id = str(value);
+  return id !== undefined && REQUEST_ID.test(id) ? id : undefined;
+};
+
 function saneCredits(value: unknown): number | undefined {
   const figure = creditFigure(value);
   return typeof figure === 'number' ? figure : undefined;
@@ -201,10 +246,10 @@ function saneCredits(value: unknown): number | undefined {
 
 export function requestIdOf(headers: HeaderMap, body?: unknown): string | undefined {
   const fromHeader = header(headers, 'x-request-id') ?? header(headers, 'request-id') ?? header(headers, 'x-correlation-id');
-  if (fromHeader) return fromHeader;
+  if (fromHeader) return requestIdIn(fromHeader);
   if (isObject(body)) {
     const inner = isObject(body.error) ? body.error : body;
-    return str(inner.requestId ?? inner.request_id);
+    return requestIdIn(inner.requestId ?? inner.request_id);
   }
   return undefined;
 }
@@ -225,13 +270,10 @@ export function errorFromResponse(
   // A message is for a person, and the service's own words are untrusted: a bounded, printable excerpt.
   const serverMessage =
     found !== undefined ? excerpt(found) : typeof body === 'string' && body.trim() ? excerpt(sent?.bytes ?? body, sent?.size) : undefined;
-  const details: ApiErrorDetails = {
-    status,
-    code: str(inner.code) ?? (isObject(body) ? str(body.code) : undefined),
-    requestId: requestIdOf(headers, body),
-    body,
-  };
-  const message = serverMessage ?? `The service answered HTTP ${status}.`;
+  // A code the client does not accept is left out (the status's own code stands), and the message says so.
+  const { code, note } = serviceCode(inner.code ?? (isObject(body) ? body.code : undefined));
+  const details: ApiErrorDetails = { status, code, requestId: requestIdOf(headers, body), body };
+  const message = withCodeNote(serverMessage ?? `The service answered HTTP ${status}.`, note);
   if (status === 402) {
     // Figures no account can hold are left out rather than printed as money.
     const required = saneCredits(inner.required ?? inner.cost);
@@ -241,7 +283,7 @@ export function errorFromResponse(
       (required !== undefined && balance !== undefined
         ? `Not enough credits: this needs ${required}, the balance is ${balance}.`
         : 'Not enough credits.');
-    return new InsufficientCreditsError(text, {
+    return new InsufficientCreditsError(withCodeNote(text, note), {
       ...details,
       code: details.code ?? 'insufficient_credits',
       required,

@@ -2,7 +2,7 @@
 // shape plus the common variants, and throws UnexpectedResponseError (keeping the raw body) only
 // when nothing usable is there.
 import { SAFE_ID } from '../api/endpoints.js';
-import { InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+import { InvalidArgumentError, UnexpectedResponseError, serviceCode } from './errors.js';
 import { excerpt } from './excerpt.js';
 import { MAX_CREDITS, creditFigure, header, isObject, num, pick, retryAfterMs, str, type HeaderMap, type Json } from './values.js';
 import type { Credits, Generation, JobState, Run, RunOutput, VideoJob } from './types.js';
@@ -190,7 +190,8 @@ function readError(value: unknown): { code?: string; message: string } | undefin
   const found = str(pick(value, ['message', 'detail', 'description', 'reason'])) ?? str(value.code);
   if (!found) return undefined;
   const message = excerpt(found);
-  const code = str(pick(value, ['code', 'type']));
+  // A code the client does not accept (serviceCode) is left out: the message is what a reader needs.
+  const { code } = serviceCode(pick(value, ['code', 'type']));
   return code ? { code, message } : { message };
 }
 

@@ -7,7 +7,7 @@ import { ManifestError, PipelineError } from './errors.js';
 import { openRegularSync, PathRefusedError } from '../files/confine.js';
 import { MANIFEST_LIMITS } from './manifest-limits.js';
 import { collapseCombinations, quotingHint } from './templates.js';
-import { validateManifest } from './validate.js';
+import { validateManifest, type ValidateOptions } from './validate.js';
 import type { Manifest } from './records.js';
 import type { PlanCache } from './plan-cache.js';
 
@@ -56,12 +56,13 @@ export function locateManifest(cwd: string, file: string | undefined, otherManif
 
 /**
  * Reads and checks a manifest; `cwd` only shortens the file name in error messages. With `cache`,
- * a text validated before is not validated again (./plan-cache.ts).
+ * a text validated before is not validated again (./plan-cache.ts). `words`: the reader's, for its
+ * issues (ctx.frontEnd; ValidateOptions), the command line's by default.
  */
-export function loadManifest(file: string, cwd = process.cwd(), cache?: PlanCache): Manifest {
+export function loadManifest(file: string, cwd = process.cwd(), cache?: PlanCache, words: ValidateOptions = {}): Manifest {
   const absolute = path.resolve(cwd, file);
   const display = displayName(cwd, absolute);
-  return parseManifest(readBounded(absolute, display), { file: absolute, display, cache });
+  return parseManifest(readBounded(absolute, display), { file: absolute, display, cache, words });
 }
 
 /** The file's text, refused above MANIFEST_LIMITS.bytes before any of it is read. */
@@ -110,9 +111,14 @@ function readBounded(file: string, display: string): string {
  * Parses manifest text. `file` (absolute) decides the project root; `display` is the name used in
  * error positions (default: `file`). Throws ManifestError listing every problem.
  */
-export function parseManifest(text: string, options: { file: string; display?: string; cache?: PlanCache }): Manifest {
+export function parseManifest(
+  text: string,
+  options: { file: string; display?: string; cache?: PlanCache; words?: ValidateOptions },
+): Manifest {
   const root = path.dirname(options.file);
-  const result = options.cache ? options.cache.manifest(options.file, text, () => validateManifest(text)) : validateManifest(text);
+  const validate = () => validateManifest(text, options.words);
+  // Only a manifest without issues is cached: the reader's words never are.
+  const result = options.cache ? options.cache.manifest(options.file, text, validate) : validate();
   if (result.issues.length)
     throw new ManifestError(options.display ?? options.file, collapseCombinations(result.issues), quotingHint(text, result.issues));
   const { budget, prices, provenance } = result;

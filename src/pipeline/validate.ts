@@ -16,6 +16,7 @@ import { checkSheetOut, checkSheets, readSheet } from './manifest-sheet.js';
 import { assetChecks, readChecks, type WrittenChecks } from './manifest-checks.js';
 import { isProjectPath, outputStem, parseOut } from './paths.js';
 import { expandTemplates, type ExpandedAssets } from './templates.js';
+import { COMMAND_LINE_BUDGET_IS } from '../api/left-alone.js';
 
 export const ASSET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
@@ -48,28 +49,34 @@ export interface ValidatedManifest {
   issues: ManifestIssue[];
 }
 
+/** The reader's words for what an issue tells them (the front end's: ctx.frontEnd); the command line's by default. */
+export interface ValidateOptions {
+  /** What the manifest's `budget` is (FrontEnd.budgetIs): `the default --max-credits` by default. */
+  budgetIs?: string;
+}
+
 /**
  * Validates manifest text; returns the assets when there are no issues. (An output can never be the
  * manifest or the lock: neither has a media extension.)
  */
-export function validateManifest(text: string): ValidatedManifest {
+export function validateManifest(text: string, options: ValidateOptions = {}): ValidatedManifest {
   // Plain manifests are read fast; any problem is then found again through yaml, which alone
   // reports it (the same issues, at the same file:line:col, as when yaml read every manifest).
   const plain = readPlainManifest(text);
   if (plain && plain.nodes <= MANIFEST_LIMITS.nodes) {
-    const result = validateTree(new Walker(plain.contents, plain.lines));
+    const result = validateTree(new Walker(plain.contents, plain.lines), options);
     if (!result.issues.length) return result;
   }
-  return validateWithYaml(text);
+  return validateWithYaml(text, options);
 }
 
 /** The same, reading the text with yaml's document model alone (any YAML, every error positioned). */
-export function validateWithYaml(text: string): ValidatedManifest {
+export function validateWithYaml(text: string, options: ValidateOptions = {}): ValidatedManifest {
   const past = offsetPastNodeLimit(text);
   if (past !== undefined) return { assets: [], issues: [{ ...positionIn(text, past), field: '', message: tooManyNodes('has') }] };
   const walker = Walker.ofYaml(text);
   try {
-    return validateTree(walker);
+    return validateTree(walker, options);
   } catch (error) {
     if (!(error instanceof AliasLimitError)) throw error;
     walker.issue(error.alias, '', tooManyNodes('expands through its aliases to'));
@@ -77,7 +84,7 @@ export function validateWithYaml(text: string): ValidatedManifest {
   }
 }
 
-function validateTree(walker: Walker): ValidatedManifest {
+function validateTree(walker: Walker, options: ValidateOptions): ValidatedManifest {
   if (walker.issues.length) return { assets: [], issues: walker.issues };
   const top = walker.resolve(walker.contents);
   if (!isMap(top)) {
@@ -86,7 +93,7 @@ function validateTree(walker: Walker): ValidatedManifest {
   }
   const fields = walker.fields(top, '', TOP_FIELDS);
   const templates = expandTemplates(walker, fields); // vars, style, matrix: the assets as built
-  const { budget, provenance } = readSettings(walker, fields);
+  const { budget, provenance } = readSettings(walker, fields, options.budgetIs ?? COMMAND_LINE_BUDGET_IS);
   const prices = readPrices(walker, fields.get('prices'));
   const defaults = readDefaults(walker, fields.get('defaults'));
   const assetsEntry = fields.get('assets');
@@ -152,14 +159,17 @@ function readPrices(walker: Walker, entry: Entry | undefined): DeclaredPrices | 
   return prices;
 }
 
-/** The manifest's own settings: `budget` (the build's default --max-credits) and `provenance`. */
-function readSettings(walker: Walker, fields: Map<string, Entry>): Pick<ValidatedManifest, 'budget' | 'provenance'> {
+/**
+ * The manifest's own settings: `budget` (the build's default --max-credits) and `provenance`.
+ * `budgetIs`: what a budget is, in the reader's words (ValidateOptions.budgetIs).
+ */
+function readSettings(walker: Walker, fields: Map<string, Entry>, budgetIs: string): Pick<ValidatedManifest, 'budget' | 'provenance'> {
   // budget: the build's default --max-credits (a whole number of credits).
   const budgetEntry = fields.get('budget');
   const budgetValue = isScalar(budgetEntry?.value) ? budgetEntry.value.value : undefined;
   const budget = typeof budgetValue === 'number' && Number.isSafeInteger(budgetValue) && budgetValue >= 0 ? budgetValue : undefined;
   if (budgetEntry && budget === undefined)
-    walker.issue(budgetEntry.value ?? budgetEntry.key, 'budget', 'must be a whole number of credits ≥ 0 (the default --max-credits)');
+    walker.issue(budgetEntry.value ?? budgetEntry.key, 'budget', `must be a whole number of credits ≥ 0 (${budgetIs})`);
   return { budget, provenance: readProvenance(walker, fields.get('provenance')) };
 }
 

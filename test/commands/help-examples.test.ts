@@ -7,14 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import type { Command } from 'commander';
 import type * as ProgramModule from '../../src/program.cjs';
-import { parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
+import { type CliResult, commandPaths, parseJson, runInProcess, tempHome } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
 import { startRemoteCache, type RemoteCacheServer } from '../support/remote-cache.js';
 
 const require = createRequire(import.meta.url);
-const { buildProgram, EXAMPLES } = require('../../dist/program.cjs') as typeof ProgramModule;
+const { EXAMPLES } = require('../../dist/program.cjs') as typeof ProgramModule;
 
 let mock: MockHandle;
 
@@ -28,18 +27,6 @@ afterAll(async () => {
   await mock.close();
   await (await remoteCache)?.close();
 });
-
-/** Every command path below `assetgen` ('' is the program itself). */
-function commandPaths(): string[][] {
-  const { program } = buildProgram({ version: '0.0.0', execute: async () => 0, writeOut() {}, writeErr() {} });
-  const paths: string[][] = [];
-  const walk = (command: Command, words: string[]): void => {
-    paths.push(words);
-    for (const sub of command.commands) walk(sub, [...words, sub.name()]);
-  };
-  walk(program, []);
-  return paths;
-}
 
 /** The `$ …` lines of a help screen's Examples section, as printed. */
 function examplesOf(help: string): string[] {

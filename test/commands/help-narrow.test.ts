@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ProgramModule from '../../src/program.cjs';
-import { tempHome } from '../support/cli.js';
+import { commandPaths, tempHome } from '../support/cli.js';
 import { spawnPty } from '../support/pty.js';
 
 const require = createRequire(import.meta.url);
@@ -50,17 +50,6 @@ async function helpAt(words: string[], width: number): Promise<string> {
   return out;
 }
 
-function allCommands(): string[][] {
-  const { program } = buildProgram({ version: '0.0.0', execute: async () => 0, writeOut() {}, writeErr() {} });
-  const list: string[][] = [];
-  const walk = (command: Command, words: string[]): void => {
-    list.push(words);
-    for (const sub of command.commands) walk(sub, [...words, sub.name()]);
-  };
-  walk(program, []);
-  return list;
-}
-
 describe('help on a narrow terminal', () => {
   for (const cols of [60, 40]) {
     for (const args of [['generate', '--help'], ['build', '--help'], ['--help']]) {
@@ -76,7 +65,7 @@ describe('help on a narrow terminal', () => {
   }
 
   it("every help screen fits 60 and 40 columns but its examples (and mcp's client configurations)", async () => {
-    for (const words of allCommands()) {
+    for (const words of commandPaths()) {
       for (const width of [60, 40]) expect(overflowing(await helpAt(words, width), width), `${words.join(' ')} at ${width}`).toEqual([]);
     }
   });

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as HelpScreensModule from '../../src/cli/help-screens.cjs';
 import type * as ProgramModule from '../../src/program.cjs';
-import { BIN, runCli, tempHome } from '../support/cli.js';
+import { BIN, commandPaths, runCli, tempHome } from '../support/cli.js';
 
 const require = createRequire(import.meta.url);
 const { buildProgram } = require('../../dist/program.cjs') as typeof ProgramModule;
@@ -41,17 +41,6 @@ async function commanderAt(args: string[], width: number): Promise<{ code: numbe
   configure(built.program);
   const code = await built.run(args);
   return { code, out, err };
-}
-
-function allCommands(): string[][] {
-  const { program } = buildProgram({ version: '0.0.0', execute: async () => 0, writeOut() {}, writeErr() {} });
-  const list: string[][] = [];
-  const walk = (command: Command, words: string[]): void => {
-    list.push(words);
-    for (const sub of command.commands) walk(sub, [...words, sub.name()]);
-  };
-  walk(program, []);
-  return list;
 }
 
 /**
@@ -88,7 +77,7 @@ async function onZeroColumnTerminal(args: string[]): Promise<{ code: number; tex
 
 describe('help at a terminal width of 0', () => {
   it('every help screen is laid out as at 80 columns (descriptions beside their options, wrapped)', async () => {
-    for (const words of allCommands()) {
+    for (const words of commandPaths()) {
       const zero = await commanderAt([...words, '--help'], 0);
       const eighty = await commanderAt([...words, '--help'], 80);
       expect(zero, words.join(' ')).toEqual(eighty);

@@ -132,6 +132,20 @@ export async function runInProcess(args: string[], options: CliOptions): Promise
   };
 }
 
+/** Every command path of the binary's command table, the program itself first (`[]`), then `['auth']`, `['auth', 'login']`, …. */
+export function commandPaths(): string[][] {
+  const require = createRequire(import.meta.url);
+  const { buildProgram } = require(path.join(DIST, 'program.cjs')) as typeof ProgramModule;
+  const { program } = buildProgram({ version: '0.0.0', execute: async () => 0, writeOut() {}, writeErr() {} });
+  const paths: string[][] = [];
+  const walk = (command: typeof program, words: string[]): void => {
+    paths.push(words);
+    for (const sub of command.commands) walk(sub, [...words, sub.name()]);
+  };
+  walk(program, []);
+  return paths;
+}
+
 /** Spawns the real binary; resolves when it exits (killed after timeoutMs so a hang fails the test). */
 export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
   return collect(spawnCli(args, options), options.timeoutMs ?? 20_000);

@@ -34,7 +34,7 @@ export const check = command({
     keepYoungGenerationSmall();
     const file = locateManifest(ctx.cwd, options.file, ctx.frontEnd.otherManifest);
     const lockFile = lockFileFor(file);
-    const manifest = loadManifest(file, ctx.cwd);
+    const manifest = loadManifest(file, ctx.cwd, undefined, { budgetIs: ctx.frontEnd.budgetIs });
     const { selected, unmatched } = selectIds(
       manifest.assets.map((asset) => asset.id),
       selectors,

@@ -31,7 +31,7 @@ function projectAt(ctx: CommandContext, found: string, cache = PlanCache.open(pa
   return {
     cache,
     file: found,
-    manifest: loadManifest(found, ctx.cwd, cache),
+    manifest: loadManifest(found, ctx.cwd, cache, { budgetIs: ctx.frontEnd.budgetIs }),
     lockFile: lockFileFor(found),
     service: serviceId(ctx.credentials().baseUrl?.value, ctx.globals.mock),
   };

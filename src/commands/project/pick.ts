@@ -41,7 +41,7 @@ export const pick = command({ run: pickTake, render: renderPick });
 
 async function pickTake(ctx: CommandContext, id: string, number: string, options: { file?: string }): Promise<PickResult> {
   const file = locateManifest(ctx.cwd, options.file, ctx.frontEnd.otherManifest);
-  const manifest = loadManifest(file, ctx.cwd);
+  const manifest = loadManifest(file, ctx.cwd, undefined, { budgetIs: ctx.frontEnd.budgetIs });
   const asset = manifest.assets.find((one) => one.id === id);
   if (!asset) throw noTakes(ctx.frontEnd, id, readLock(lockFileFor(file)), false);
   const k = /^[1-9][0-9]{0,5}$/.test(number) ? Number(number) : undefined;

@@ -41,7 +41,7 @@ type TakesResult = Awaited<ReturnType<typeof listTakes>>;
 
 async function listTakes(ctx: CommandContext, id: string, options: TakesOptions) {
   const manifestFile = locateManifest(ctx.cwd, options.file, ctx.frontEnd.otherManifest);
-  const { root, assets } = loadManifest(manifestFile, ctx.cwd);
+  const { root, assets } = loadManifest(manifestFile, ctx.cwd, undefined, { budgetIs: ctx.frontEnd.budgetIs });
   const lock = readLock(lockFileFor(manifestFile));
   const custom = options.contactSheet?.trim();
   if (custom !== undefined && !/\.png$/i.test(custom))
