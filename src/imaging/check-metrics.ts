@@ -9,26 +9,70 @@ import { HASH_BITS } from './limits.js';
 export { HASH_BITS };
 
 /**
- * How visible the seam is where a tile meets its own copy, in 0–255 units: for each pair of pixels
- * that touch when the tile repeats (column 0 with the last column, row 0 with the last row), the
- * largest difference of R, G, B or A; averaged along each edge; the larger of the two averages,
- * to 2 decimals. 0: the edges match exactly; a 1-pixel image wraps onto itself (0).
+ * Neighbouring lines inside a tile that differ by this much or less (the mean of their pixels'
+ * differences, 0–255) count as calm: the seam score is then the wrap's excess in levels; past it,
+ * the excess is scaled by SEAM_CALM / that difference (the texture's own contrast).
+ */
+export const SEAM_CALM = 8;
+
+/**
+ * How visible the seam is where a tile meets its own copy, measured against the tile's own
+ * interior (docs/check.md "Seam score"). Two neighbouring lines (columns x and x + 1, or rows) differ
+ * by the mean, along them, of the largest difference of R, G, B or A between the pixels side by
+ * side; the wrap is the last line beside the first. For each direction: E = the wrap's difference
+ * less the largest difference of two neighbouring lines inside (0 when not more), M that largest;
+ * the figure is E × SEAM_CALM / max(M, SEAM_CALM): E itself (in levels, 0–255) for a tile whose
+ * lines inside differ by SEAM_CALM or less, and relative to the tile's contrast past it. The larger
+ * of the two directions, to 2 decimals; 0 to 255.
+ *
+ * So it does not depend on where a repeating pattern is cut: an edge on a mortar line wraps onto
+ * bricks as the tile's other mortar lines meet theirs (about 0), where a gradient, or a picture whose
+ * edges were never made to meet, jumps at the wrap as nowhere inside. Pixels unrelated to their
+ * neighbours (white noise) differ as much inside as across the wrap: no seam (0). Memory: one sum a
+ * column and one row at a time. A 1-pixel side wraps onto itself (0).
  */
 export function seamScore(image: RawImage): number {
   const { data, width, height } = image;
-  const difference = (a: number, b: number): number =>
-    Math.max(
-      Math.abs(data[a] - data[b]),
-      Math.abs(data[a + 1] - data[b + 1]),
-      Math.abs(data[a + 2] - data[b + 2]),
-      Math.abs(data[a + 3] - data[b + 3]),
-    );
-  let across = 0;
-  for (let y = 0; y < height; y++) across += difference(y * width * 4, (y * width + width - 1) * 4);
-  let down = 0;
-  const lastRow = (height - 1) * width * 4;
-  for (let x = 0; x < width; x++) down += difference(x * 4, lastRow + x * 4);
-  return Math.round(Math.max(across / height, down / width) * 100) / 100;
+  const rowBytes = width * 4;
+  // columns[x]: the sum over the rows of the difference between columns x and x + 1; columns[width - 1]:
+  // between the last column and the first (the wrap). Whole numbers (at most 255 × 16,384): exact.
+  const columns = new Float64Array(width);
+  let rowsInside = 0;
+  let rowsWrap = 0;
+  for (let y = 0; y < height; y++) {
+    const at = y * rowBytes;
+    for (let x = 0; x < width - 1; x++) columns[x] += pixelDifference(data, at + x * 4, at + x * 4 + 4);
+    columns[width - 1] += pixelDifference(data, at + rowBytes - 4, at);
+    // This row against the next one; the last row against the first.
+    const below = y + 1 < height ? at + rowBytes : 0;
+    let sum = 0;
+    for (let offset = 0; offset < rowBytes; offset += 4) sum += pixelDifference(data, at + offset, below + offset);
+    if (y + 1 < height) rowsInside = Math.max(rowsInside, sum);
+    else rowsWrap = sum;
+  }
+  let columnsInside = 0;
+  for (let x = 0; x < width - 1; x++) columnsInside = Math.max(columnsInside, columns[x]);
+  const score = Math.max(wrapExcess(columns[width - 1], columnsInside, height), wrapExcess(rowsWrap, rowsInside, width));
+  return Math.round(score * 100) / 100;
+}
+
+/**
+ * One direction's figure from sums over lines of `length` pixels: the wrap's excess over the largest
+ * inside, × SEAM_CALM / max(that largest, SEAM_CALM), as a mean (in whole numbers until one division).
+ */
+function wrapExcess(wrap: number, inside: number, length: number): number {
+  if (wrap <= inside) return 0;
+  // (wrap − inside) / length × SEAM_CALM / max(inside / length, SEAM_CALM), with one division.
+  return ((wrap - inside) * SEAM_CALM) / Math.max(inside, SEAM_CALM * length);
+}
+
+/** The largest difference of R, G, B or A between the pixels at byte offsets `a` and `b` (0–255). */
+function pixelDifference(data: Buffer, a: number, b: number): number {
+  const red = Math.abs(data[a] - data[b]);
+  const green = Math.abs(data[a + 1] - data[b + 1]);
+  const blue = Math.abs(data[a + 2] - data[b + 2]);
+  const alpha = Math.abs(data[a + 3] - data[b + 3]);
+  return Math.max(red, green, blue, alpha);
 }
 
 const THUMB_WIDTH = 9;

@@ -21,6 +21,32 @@ export function rgbOfHex(color: string): [number, number, number] {
   return [(value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff];
 }
 
+/** What a `key` step did (docs/imaging.md "Clean edges"): how much of the image it made transparent, and what colour it met at the edges. */
+export interface KeyReport {
+  /** The key colour, `#rrggbb`, and the step's distances. */
+  color: string;
+  tolerance: number;
+  softness: number;
+  /** The image's pixels. */
+  pixels: number;
+  /** Pixels it made fully transparent. */
+  keyed: number;
+  /** Pixels it made partly transparent (the soft edge). */
+  softened: number;
+  /** (keyed + softened) / pixels, to 4 decimals. */
+  share: number;
+  /** Pixels less than fully opaque once it ran (those it made, and any the image had already). */
+  transparent: number;
+  /** The most common colour of the image's border as the step found it (`#rrggbb`): the background drawn; null when every border pixel was transparent. */
+  border: string | null;
+}
+
+/**
+ * Below this share of its pixels transparent or partly so once `key` has run, the image is taken
+ * to be (almost) opaque: the key colour was (almost) nowhere, and the build warns (keyWarning).
+ */
+export const KEY_WARN_SHARE = 0.01;
+
 /**
  * Chroma key, in place. For each pixel with alpha a > 0, d = the largest of |r − kr|, |g − kg|,
  * |b − kb| (its distance to the key colour, 0-255), T = tolerance, S = softness:
@@ -30,14 +56,20 @@ export function rgbOfHex(color: string): [number, number, number] {
  *   k + round((c − k) / f), clamped to 0-255 — the colour that, drawn at f over the key colour,
  *   gives the pixel back: the key's spill is taken out of the edge. (An alpha that rounds to 0 makes
  *   the pixel (0, 0, 0, 0) too.)
- * `round` is half up (Math.round).
+ * `round` is half up (Math.round). Returns how much it keyed, and the border's most common colour
+ * as it found it (what the model drew as a background).
  */
-export function keyToAlpha(image: RawImage, key: KeySpec): void {
+export function keyToAlpha(image: RawImage, key: KeySpec): KeyReport {
   const { data } = image;
+  const border = borderColour(image);
   const [kr, kg, kb] = rgbOfHex(key.color);
   const { tolerance, softness } = key;
+  let keyed = 0;
+  let softened = 0;
+  let transparent = 0;
   for (let offset = 0; offset < data.length; offset += 4) {
     const alpha = data[offset + 3];
+    if (alpha !== 255) transparent++;
     if (alpha === 0) continue;
     const dr = data[offset] - kr;
     const dg = data[offset + 1] - kg;
@@ -45,15 +77,95 @@ export function keyToAlpha(image: RawImage, key: KeySpec): void {
     const over = Math.max(Math.abs(dr), Math.abs(dg), Math.abs(db)) - tolerance;
     if (over > 0 && over >= softness) continue;
     const keptAlpha = over <= 0 ? 0 : Math.round((alpha * over) / softness);
+    if (alpha === 255) transparent++;
     if (keptAlpha === 0) {
       data.writeUInt32BE(0, offset);
+      keyed++;
       continue;
     }
     data[offset] = clampByte(kr + Math.round((dr * softness) / over));
     data[offset + 1] = clampByte(kg + Math.round((dg * softness) / over));
     data[offset + 2] = clampByte(kb + Math.round((db * softness) / over));
     data[offset + 3] = keptAlpha;
+    softened++;
   }
+  const pixels = data.length / 4;
+  const share = Math.round(((keyed + softened) / pixels) * 10_000) / 10_000;
+  return { color: key.color, tolerance, softness, pixels, keyed, softened, share, transparent, border };
+}
+
+/**
+ * The most common colour among the visible pixels (alpha > 0) of the image's outermost rows and
+ * columns, `#rrggbb`: of the colours grouped by their top 5 bits a channel (a JPEG's noisy
+ * background is one group), the largest group's most common colour; ties go to the one met first
+ * (top row, bottom row, left column, right column). null when no border pixel is visible.
+ */
+export function borderColour(image: RawImage): string | null {
+  const { data, width, height } = image;
+  const colours = new Map<number, number>();
+  const groups = new Map<number, number>();
+  const count = (x: number, y: number): void => {
+    const at = (y * width + x) * 4;
+    if (data[at + 3] === 0) return;
+    const rgb = (data[at] << 16) | (data[at + 1] << 8) | data[at + 2];
+    colours.set(rgb, (colours.get(rgb) ?? 0) + 1);
+    const group = rgb & 0xf8f8f8;
+    groups.set(group, (groups.get(group) ?? 0) + 1);
+  };
+  for (let x = 0; x < width; x++) count(x, 0);
+  if (height > 1) for (let x = 0; x < width; x++) count(x, height - 1);
+  for (let y = 1; y < height - 1; y++) {
+    count(0, y);
+    if (width > 1) count(width - 1, y);
+  }
+  const largest = (counts: Map<number, number>, keep: (key: number) => boolean): number | undefined => {
+    let best: number | undefined;
+    for (const [key, n] of counts) if (keep(key) && (best === undefined || n > counts.get(best)!)) best = key;
+    return best;
+  };
+  const group = largest(groups, () => true);
+  if (group === undefined) return null;
+  const colour = largest(colours, (rgb) => (rgb & 0xf8f8f8) === group)!;
+  return `#${colour.toString(16).padStart(6, '0')}`;
+}
+
+/**
+ * The build's warning for a key that left its image (almost) opaque (fewer than KEY_WARN_SHARE of
+ * its pixels transparent or partly so): the key colour, what it keyed, and the border's colour as
+ * the hint (what the model drew). Undefined when the image has its transparency. Not an error: the
+ * output is written.
+ */
+export function keyWarning(report: KeyReport): string | undefined {
+  if (report.transparent >= report.pixels * KEY_WARN_SHARE) return undefined;
+  const { color, border } = report;
+  const made = report.keyed + report.softened;
+  const count = (n: number): string => n.toLocaleString('en-US');
+  const what = made
+    ? `made only ${count(made)} of ${count(report.pixels)} pixels transparent or partly so (${(report.share * 100).toFixed(2)} %)`
+    : `made no pixel transparent (of ${count(report.pixels)})`;
+  // The border's colour within the key's reach: keyed, but it is a thin frame around a picture that fills the canvas.
+  const reached = border !== null && distance(border, color) < report.tolerance + report.softness;
+  const drawn =
+    border === null
+      ? 'its border is transparent already'
+      : reached
+        ? `the image's border is mostly ${border}, which it keyed, but the picture fills the rest`
+        : `the image's border is mostly ${border}, so the background drawn is another colour`;
+  const fix =
+    border === null || reached
+      ? `Raise the key's tolerance, or ask for a wide flat ${color} background in the prompt.`
+      : `Set the key to the colour drawn (key: '${border}'), raise its tolerance, or ask for a flat ${color} background in the prompt.`;
+  return (
+    `key ${color} ${what}: ${drawn}. The output is written as it is, ${made ? 'almost ' : ''}opaque. ${fix} ` +
+    'The build still succeeds: a rule checks: { alpha: required } in assetgen.yaml is what fails such an image (in CI).'
+  );
+}
+
+/** The largest difference of R, G or B between two `#rrggbb` colours: key's distance. */
+function distance(a: string, b: string): number {
+  const [ar, ag, ab] = rgbOfHex(a);
+  const [br, bg, bb] = rgbOfHex(b);
+  return Math.max(Math.abs(ar - br), Math.abs(ag - bg), Math.abs(ab - bb));
 }
 
 const clampByte = (value: number): number => (value < 0 ? 0 : value > 255 ? 255 : value);

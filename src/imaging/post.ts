@@ -1,6 +1,6 @@
 // Post-processing one image: decode, run the steps in order on RGBA pixels, encode. Same bytes and
 // steps in, same bytes out (fixed encoder settings, no metadata written).
-import { bleedEdges, extrudeImage, keyToAlpha } from './edges.js';
+import { bleedEdges, extrudeImage, keyToAlpha, keyWarning, type KeyReport } from './edges.js';
 import { ImagingError } from './errors.js';
 import { collectDeadPixels } from './collect.js';
 import { ENCODER_LIMITS, POST_LIMITS } from './limits.js';
@@ -45,12 +45,17 @@ export interface PostResult {
   format: OutputFormat;
   /** Present when the steps had a trim. */
   trim?: TrimRecord;
+  /** Present when the steps had a key: how much it made transparent (after a slice, of the whole image, on every frame). */
+  key?: KeyReport;
+  /** What the caller should say of this image, though it was made: a key that left it (almost) opaque (edges.ts keyWarning). */
+  warnings?: string[];
 }
 
 /** The pixels between steps, and what the steps said of them so far. */
 interface StepState {
   image: RawImage;
   trim?: TrimRecord;
+  key?: KeyReport;
   format: OutputFormat;
   /** A palette step's colours when `image` holds its quantised pixels (a step after it needed them). */
   paletteColours?: number;
@@ -84,7 +89,7 @@ export async function applyPostStepsToFrames(input: Buffer, steps: readonly Post
   const whole = await runSteps({ image: await decodeImage(input, label, POST_LIMITS), format }, steps.slice(0, at));
   const results: PostResult[] = [];
   for (const cell of sliceCells(whole.image, steps[at] as SliceSpec))
-    results.push(await encodeResult(await runSteps({ image: crop(whole.image, cell), format }, steps.slice(at + 1))));
+    results.push(await encodeResult(await runSteps({ image: crop(whole.image, cell), format, key: whole.key }, steps.slice(at + 1))));
   return results;
 }
 
@@ -180,7 +185,7 @@ async function runStep(state: StepState, step: PostStep, later: readonly PostSte
     case 'format':
       return;
     case 'key':
-      keyToAlpha(state.image, step);
+      state.key = keyToAlpha(state.image, step);
       return;
     case 'extrude':
       state.image = extrudeImage(state.image, step.pixels);
@@ -198,13 +203,22 @@ async function runStep(state: StepState, step: PostStep, later: readonly PostSte
   }
 }
 
-async function encodeResult({ image, trim, format, paletteColours, indexedPng }: StepState): Promise<PostResult> {
+async function encodeResult({ image, trim, key, format, paletteColours, indexedPng }: StepState): Promise<PostResult> {
   // A palette step's image is written indexed: the quantiser's own PNG when no step changed it
   // after, else (extrude copied its pixels) encoded here from its palette.
   const indexed = indexedPng ?? (format === 'png' && paletteColours !== undefined ? encodeIndexedPng(image) : undefined);
   if (!indexed && format === 'webp') checkEncoderSize(image, 'format: webp encodes');
   const bytes = indexed ?? (await encodeImage(image, format));
-  return { bytes, width: image.width, height: image.height, format, ...(trim ? { trim } : {}) };
+  const warning = key && keyWarning(key);
+  return {
+    bytes,
+    width: image.width,
+    height: image.height,
+    format,
+    ...(trim ? { trim } : {}),
+    ...(key ? { key } : {}),
+    ...(warning ? { warnings: [warning] } : {}),
+  };
 }
 
 /**

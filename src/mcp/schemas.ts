@@ -19,6 +19,15 @@ const media = z.object({
   width: z.number().int().nullable(),
   height: z.number().int().nullable(),
 });
+/** Where a trimmed picture was in the image trim saw (pipeline/records.ts TrimPlacement). */
+const trimPlacement = z.object({
+  x: z.number().int(),
+  y: z.number().int(),
+  width: z.number().int(),
+  height: z.number().int(),
+  sourceWidth: z.number().int(),
+  sourceHeight: z.number().int(),
+});
 const job = z.looseObject({ id: z.string(), kind: z.enum(['video', 'run']), resume: z.string().nullable().optional() });
 
 /** A build's count of assets per outcome, one field for each member of the closed union. */
@@ -153,6 +162,11 @@ export const OUTPUT = {
         // Paid work the lock holds for a later build: the command line, and the build call that resumes it.
         resume: z.string().optional(),
         resumeTool: z.looseObject({ tool: z.literal('build'), arguments: z.looseObject({ ids: z.array(z.string()) }) }).optional(),
+        // Made, with something to say of it: a post step's warning (a key that left the image opaque).
+        warnings: z.array(z.string()).optional(),
+        // A trimmed image as assetgen wrote it: where its picture was; a sliced one's frames, each in order of `files`.
+        trim: trimPlacement.optional(),
+        trims: z.array(trimPlacement).optional(),
       }),
     ),
     totals: z.looseObject({ ...outcomeCounts, assets: z.number().int(), credits: z.number() }).optional(),

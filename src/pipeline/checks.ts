@@ -11,6 +11,7 @@ import type { Rect } from '../imaging/raw.js';
 import { IMAGE_LIMITS } from '../imaging/limits.js';
 import { measureTake } from '../imaging/take-metrics.js';
 import type { CheckRules, Lock, Manifest, ManifestAsset } from './records.js';
+import { entryOf } from './lock-history.js';
 import { sheetInputs } from './sheet.js';
 
 /** The outputs check measures, by extension: the still images decodeImage reads. */
@@ -91,7 +92,7 @@ export async function checkOutputs(manifest: Manifest, lock: Lock, selected?: Re
   const unmeasured: UnmeasuredFile[] = [];
   const checked = manifest.assets.filter((asset) => asset.kind !== 'video' && (reported(asset.id) || peers.has(asset.id)));
   for (const asset of checked) {
-    const recorded = lock.assets[asset.id]?.files.map((file) => file.path) ?? [];
+    const recorded = entryOf(lock, asset.id)?.files.map((file) => file.path) ?? [];
     const images = recorded.filter((file) => IMAGE_EXTENSIONS.has(path.posix.extname(file).toLowerCase()));
     if (!images.length)
       unmeasured.push({ id: asset.id, path: null, problem: recorded.length ? 'no image among its outputs' : 'not built' });

@@ -1,7 +1,9 @@
 // The build pipeline's own failures. Every one is bad input (exit 2, code `usage`, mapped by the
 // kit's exit-code table): the manifest, the lock, the selection or a path is wrong, and nothing has
-// been sent to the service yet.
-import { AssetgenError } from '../client/errors.js';
+// been sent to the service yet. And how an asset's failure in a build is told apart: one that
+// building again as it is repeats, or one that may pass on a retry (buildFailure).
+import { ApiError, AssetgenError } from '../client/errors.js';
+import { ImagingError, type ImagingErrorCode } from '../imaging/errors.js';
 
 /** The manifest, the lock, a selector, a shard or an output path is wrong: nothing was sent. */
 export class PipelineError extends AssetgenError {
@@ -48,3 +50,47 @@ export function formatIssue(file: string, issue: ManifestIssue): string {
 
 /** The lockfile cannot be read or merged (bad JSON, a foreign version, a merge conflict). */
 export class LockError extends PipelineError {}
+
+/**
+ * An asset that failed in a build (its `--json` item's `error`): the error's code, and whether
+ * building again as it is fails the same way (`repeats`) — the manifest, or a file the failure
+ * names, must change first — or may pass (the service, the network, the disk). Decided by the
+ * error's kind, never by its message: the build's last hint follows it (run-result.ts).
+ */
+export interface BuildFailure {
+  code: string;
+  repeats: boolean;
+}
+
+/** An item that may carry its failure (ItemResult, AssetResult). */
+export interface WithFailure {
+  error?: BuildFailure;
+}
+
+/**
+ * Codes of failures that come back on every build until something changes: an image the steps or
+ * the packer cannot take as asked (a slice grid larger than the image, a gaps count not found, a
+ * frame larger than a sheet's page, …: the kept original's bytes do not change between builds), a
+ * file in the way or a name another asset owns (`path_refused`), the manifest or the lock refused (`usage`).
+ */
+const REPEATING_IMAGING = [
+  'not_an_image',
+  'unsupported_format',
+  'too_large',
+  'damaged',
+  'library_missing',
+  'atlas_too_small',
+  'bad_atlas_input',
+  'slice_failed',
+] as const satisfies readonly ImagingErrorCode[];
+const REPEATING = new Set<string>([...REPEATING_IMAGING, 'path_refused', 'usage']);
+
+/** What the service answers a request it will refuse again as it is: bad, unknown, too large, not processable. */
+const REFUSED_AS_ASKED = new Set([400, 404, 413, 422]);
+
+/** The failure an error stands for (BuildFailure). Anything not known to repeat may pass on a retry. */
+export function buildFailure(error: unknown): BuildFailure {
+  if (error instanceof ApiError) return { code: error.code, repeats: REFUSED_AS_ASKED.has(error.status) };
+  if (error instanceof AssetgenError || error instanceof ImagingError) return { code: error.code, repeats: REPEATING.has(error.code) };
+  return { code: 'failed', repeats: false };
+}

@@ -8,6 +8,7 @@ import { PathRefusedError, readRegularFileSync } from '../files/confine.js';
 import { LockError } from './errors.js';
 import type { Lock, LockEntry } from './records.js';
 import { noteState } from './lock-history.js';
+import { ASSET_ID } from './validate.js';
 
 /** One change: an asset's entry as it now stands (null: gone), or the whole lock (`lock merge`). */
 export type JournalRecord = { id: string; entry: LockEntry | null } | { lock: Lock };
@@ -29,8 +30,9 @@ export function applyRecord(lock: Lock, record: JournalRecord): void {
     else delete lock.shardHistory;
     return;
   }
+  // record.id is an asset id (isRecord): never a key such as `__proto__`, whose assignment would not make an entry.
   if (record.entry) lock.assets[record.id] = record.entry;
-  else delete lock.assets[record.id];
+  else if (Object.hasOwn(lock.assets, record.id)) delete lock.assets[record.id];
   noteState(lock, record.id, record.entry);
 }
 
@@ -70,5 +72,10 @@ function isRecord(value: unknown): value is JournalRecord {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Record<string, unknown>;
   if ('lock' in record) return typeof record.lock === 'object' && record.lock !== null;
-  return typeof record.id === 'string' && (record.entry === null || (typeof record.entry === 'object' && !Array.isArray(record.entry)));
+  // An id no manifest could have is no record assetgen wrote (and `__proto__` would not be an entry when applied).
+  return (
+    typeof record.id === 'string' &&
+    ASSET_ID.test(record.id) &&
+    (record.entry === null || (typeof record.entry === 'object' && !Array.isArray(record.entry)))
+  );
 }

@@ -5,7 +5,7 @@
 // when it is a regular file (a FIFO there is refused, never waited on).
 import fs from 'node:fs';
 import path from 'node:path';
-import { PathRefusedError, readRegularFileSync, writeFileInside, writeFileInsideSync } from '../files/confine.js';
+import { NotRegularFileError, PathRefusedError, readRegularFileSync, writeFileInside, writeFileInsideSync } from '../files/confine.js';
 import { LockError } from './errors.js';
 import { stableStringify } from './hash.js';
 import { LOCK_VERSION, type Lock, type LockedFile, type LockEntry } from './records.js';
@@ -14,6 +14,7 @@ import { SAFE_ID } from '../api/endpoints.js';
 import { applyRecord, journalFileFor, readJournal } from './lock-journal.js';
 import type { PlanCache } from './plan-cache.js';
 import { jsonSyntaxProblem } from '../files/json-problem.js';
+import { ASSET_ID } from './validate.js';
 
 export const LOCK_FILE = 'assetgen.lock';
 const KINDS = ['image', 'workflow', 'video', 'sheet'];
@@ -35,6 +36,13 @@ const DAMAGED_HINT: Record<LockRole, string> = {
     "It was named to `assetgen lock merge` as a shard's lock: take it again from the shard's build that wrote it (`--lock-out`), or leave it out; assetgen.lock was not changed.",
 };
 
+/**
+ * The hint for a lock that is not one assetgen can use — not JSON, or a field malformed: only a
+ * lock named to `lock merge` gets it (take it again, or leave it out). Whose other locks are
+ * malformed is told by the message alone: deleting the project's lock, say, would pay again.
+ */
+const invalidHint = (role: LockRole): string | undefined => (role === 'merge' ? DAMAGED_HINT.merge : undefined);
+
 /** The lock that belongs to a manifest: assetgen.lock in the same directory. */
 export const lockFileFor = (manifestFile: string): string => path.join(path.dirname(manifestFile), LOCK_FILE);
 
@@ -48,6 +56,7 @@ export function readLock(file: string, cache?: PlanCache, role: LockRole = 'proj
   try {
     text = readRegularFileSync(file, file);
   } catch (error) {
+    if (error instanceof NotRegularFileError && role === 'merge') throw notALockFile(file, error.kind);
     if (error instanceof PathRefusedError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new LockError(`Cannot read ${file}: ${(error as Error).message}`);
   }
@@ -55,7 +64,20 @@ export function readLock(file: string, cache?: PlanCache, role: LockRole = 'proj
   const records = readJournal(journalFileFor(file));
   if (!records.length) return lock;
   for (const record of records) applyRecord(lock, record);
-  return checkLock(lock, journalFileFor(file));
+  return checkLock(lock, journalFileFor(file), invalidHint(role));
+}
+
+/**
+ * A path named to `lock merge` that is a folder, a FIFO or a device: the user's input, not one of
+ * assetgen's own files (whose hint is to move it away), so it says what is expected instead.
+ */
+function notALockFile(file: string, kind: string): LockError {
+  return new LockError(
+    `${file} is ${kind}, not a lock file: \`assetgen lock merge\` joins the lock files a sharded build wrote.`,
+    `Name each shard's lock, the file its \`assetgen build --shard k/n --lock-out <file>\` wrote${
+      kind === 'a folder' ? ` (the locks in that folder: ${path.join(file, '*.lock')})` : ''
+    }; assetgen.lock was not changed.`,
+  );
 }
 
 /**
@@ -89,7 +111,7 @@ export function parseLock(text: string | Buffer, file: string, cache?: PlanCache
   const checked = cache?.lockChecked(text);
   const json = typeof text === 'string' ? text : text.toString('utf8');
   if (checked) return parseLockJson(json, file, role) as Lock;
-  const lock = checkLock(parseLockJson(json, file, role), file);
+  const lock = checkLock(parseLockJson(json, file, role), file, invalidHint(role));
   cache?.noteLockChecked(text);
   return lock;
 }
@@ -111,10 +133,10 @@ function parseLockJson(text: string, file: string, role: LockRole): unknown {
   return data;
 }
 
-/** Checks a lock's shape (from its file, or after a journal was replayed onto it). */
-function checkLock(data: unknown, file: string): Lock {
+/** Checks a lock's shape (from its file, or after a journal was replayed onto it); `hint` goes with any failure. */
+function checkLock(data: unknown, file: string, hint?: string): Lock {
   const fail = (where: string, message: string): never => {
-    throw new LockError(`${file}: ${where}: ${message}`);
+    throw new LockError(`${file}: ${where}: ${message}`, hint);
   };
   if (!isObject(data)) return fail('top level', 'must be an object');
   if (data.lockfileVersion !== LOCK_VERSION)
@@ -123,6 +145,7 @@ function checkLock(data: unknown, file: string): Lock {
   if (data.shardHistory !== undefined) checkShardHistory(data.shardHistory, fail);
   for (const [id, entry] of Object.entries(data.assets)) {
     const where = `assets.${id}`;
+    if (!ASSET_ID.test(id)) fail(`assets[${quotedId(id)}]`, NOT_AN_ID);
     if (!isObject(entry)) fail(where, 'must be an object');
     const e = entry as Record<string, unknown>;
     if (!KINDS.includes(e.kind as string)) fail(`${where}.kind`, 'must be image, workflow, video or sheet');
@@ -172,11 +195,16 @@ function checkLock(data: unknown, file: string): Lock {
 }
 
 const DIGEST = /^[0-9a-f]{64}$/;
+/** An id the manifest could never have (`__proto__`, say): never an asset of the lock, nor silently dropped. */
+const NOT_AN_ID = 'is not an asset id (1 to 100 letters, digits, _ . -, starting with a letter or digit): no manifest has this asset';
+/** A key that is no id, as a message shows it: quoted with JSON escapes (no control character), a long one cut. */
+const quotedId = (id: string): string => (id.length > 100 ? `${JSON.stringify(id.slice(0, 100)).slice(0, -1)}…"` : JSON.stringify(id));
 
 /** records.ts Lock.shardHistory: per asset, a list of one or more sha256 digests (hex), each once. */
 function checkShardHistory(history: unknown, fail: (where: string, message: string) => never): void {
   if (!isObject(history)) fail('shardHistory', 'must map asset ids to lists of sha256 digests');
   for (const [id, states] of Object.entries(history)) {
+    if (!ASSET_ID.test(id)) fail(`shardHistory[${quotedId(id)}]`, NOT_AN_ID);
     if (!Array.isArray(states) || !states.length || !states.every((state) => typeof state === 'string' && DIGEST.test(state)))
       fail(`shardHistory.${id}`, 'must be a list of sha256 digests (64 lowercase hex digits), the first one the start');
     if (new Set(states).size !== states.length) fail(`shardHistory.${id}`, 'lists a digest twice');

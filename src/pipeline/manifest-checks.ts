@@ -20,7 +20,7 @@ const DEFAULTED_KINDS: readonly AssetKind[] = ['image', 'workflow'];
 const RANGES = {
   fill: { low: 0, high: 1, whole: false, unit: 'a fraction of the canvas from 0 to 1' },
   colors: { low: 1, high: COLOUR_COUNT_CAP, whole: true, unit: `a whole number of colours from 1 to ${COLOUR_COUNT_CAP}` },
-  seam: { low: 0, high: 255, whole: false, unit: 'a difference from 0 to 255' },
+  seam: { low: 0, high: 255, whole: false, unit: 'a seam score from 0 to 255' },
   outlier: { low: 0, high: HASH_BITS, whole: true, unit: `a whole number of bits from 0 to ${HASH_BITS}` },
 } as const;
 

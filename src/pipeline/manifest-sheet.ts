@@ -1,10 +1,12 @@
 // The manifest's `sheet:` assets (docs/build.md "Sheets"): read from the YAML tree with each problem
 // at the line and column of the value it names, then checked against the other assets (unknown
-// ids, a sheet in a sheet, a video as a frame, a glob that matches nothing). Loads no image library.
+// ids, a sheet in a sheet, a video as a frame, a glob that matches nothing, a frame's name where an
+// asset's goes, another output named as one of its pages). Loads no image library.
 import path from 'node:path';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { ATLAS_LIMITS, atlasOptionProblem, SLICE_LIMITS } from '../imaging/limits.js';
 import type { ManifestAsset, OutputTarget, SheetSpec } from './records.js';
+import { outputStem, stemOf } from './paths.js';
 import type { PostReader } from './manifest-post.js';
 import { SHEET_INPUT_KINDS, sheetInputs } from './sheet.js';
 import { globToRegExp } from './shard.js';
@@ -15,6 +17,10 @@ const SHEET_FIELDS = ['from', 'padding', 'extrude', 'maxSize', 'trim', 'animatio
 const FROM_NODES = new WeakMap<SheetSpec, { node: Node; field: string }[]>();
 /** Where each `animations` selector was written, likewise. */
 const ANIMATION_NODES = new WeakMap<SheetSpec, { node: Node; field: string; selector: string }[]>();
+/** Where each sheet's `out` was written, likewise. */
+const OUT_NODES = new WeakMap<SheetSpec, { node: Node; field: string }>();
+/** Each sheet's inputs, as checkSheets found them (for checkSheetPages, after it). */
+const INPUTS = new WeakMap<SheetSpec, string[]>();
 
 /** The sheet's options, or undefined after reporting its problems. */
 export function readSheet(reader: PostReader, entry: { key: Node; value: Node | null }, field: string): SheetSpec | undefined {
@@ -111,9 +117,15 @@ function readAnimations(
 /** A sheet's `out` must be a .png file of its own (its data file goes beside it): defaults.out does not do. */
 export function checkSheetOut(
   reader: PostReader,
-  asset: { entries: ReadonlyMap<string, { key: Node; value: Node | null }>; node: Node; field: string; out?: OutputTarget },
+  asset: {
+    entries: ReadonlyMap<string, { key: Node; value: Node | null }>;
+    node: Node;
+    field: string;
+    out?: OutputTarget;
+    sheet?: SheetSpec;
+  },
 ): void {
-  const { entries, node, field, out } = asset;
+  const { entries, node, field, out, sheet } = asset;
   if (!entries.has('out')) reader.issue(node, `${field}.out`, 'missing: a sheet needs out: a .png file (its .json goes beside it)');
   else if (out && (out.type !== 'file' || path.posix.extname(out.path).toLowerCase() !== '.png'))
     reader.issue(
@@ -121,6 +133,7 @@ export function checkSheetOut(
       `${field}.out`,
       'a sheet is written as a .png file (its .json beside it): give a path ending in .png',
     );
+  else if (sheet) OUT_NODES.set(sheet, { node: entries.get('out')!.value ?? node, field: `${field}.out` });
 }
 
 /** Checks every sheet's `from` against the manifest's assets; reports at the item that is wrong. */
@@ -140,10 +153,12 @@ export function checkSheets(reader: PostReader, assets: readonly ManifestAsset[]
         reader.issue(
           node,
           field,
-          !/[*?]/.test(selector) ? `unknown asset id "${selector}"` : `"${selector}" matches no image or workflow asset`,
+          `${!/[*?]/.test(selector) ? `unknown asset id "${selector}"` : `"${selector}" matches no image or workflow asset`}${framesNote(selector, assets, byId)}`,
         );
     }
-    checkAnimations(reader, asset.sheet, sheetInputs(asset.sheet.from, assets), byId);
+    const inputs = sheetInputs(asset.sheet.from, assets);
+    INPUTS.set(asset.sheet, inputs);
+    checkAnimations(reader, asset.sheet, inputs, byId);
   }
 }
 
@@ -159,6 +174,107 @@ function checkAnimations(reader: PostReader, sheet: SheetSpec, inputs: readonly 
     if (pattern ? names.some((name) => pattern.test(name)) : names.includes(selector)) continue;
     reader.issue(node, field, `"${selector}" names no frame of this sheet (its frames are named after ${listIds(inputs)})`);
   }
+}
+
+/**
+ * A `from` item that names no asset but frames of some (`hero-2`, `"hero-*"`: a slice's frames, or
+ * a workflow's files): which assets, and how to pack them (a sheet takes whole assets; `animations`
+ * chooses frames). Empty when it names no frame either.
+ */
+function framesNote(selector: string, assets: readonly ManifestAsset[], byId: ReadonlyMap<string, ManifestAsset>): string {
+  const glob = /[*?]/.test(selector);
+  const pattern = glob ? globToRegExp(selector) : undefined;
+  // An exact name: `<id>-<n>`, the id the longest prefix (ids may hold `-`).
+  const frame = /^(.+)-[1-9][0-9]*$/.exec(selector);
+  const named = frame ? byId.get(frame[1]) : undefined;
+  const candidates = pattern ? assets : named ? [named] : [];
+  const owners = candidates
+    .filter((asset) => hasFrames(asset) && possibleFrameNames(asset).some((name) => (pattern ? pattern.test(name) : name === selector)))
+    .map((asset) => asset.id);
+  if (!owners.length) return '';
+  const which = `${glob ? 'these are frames' : 'it is a frame'} of ${listIds(owners, (id) => `"${id}"`)}`;
+  // Quoted as YAML needs a glob to be (a leading `*` is an alias).
+  const example = glob || /[\s:#,[\]{}"']/.test(selector) ? JSON.stringify(selector) : selector;
+  return `: ${which}; use \`from: [${listIds(owners)}]\` and choose frames with \`animations:\` (e.g. \`animations: { <name>: ${example} }\`)`;
+}
+
+/** Whether an input gives a sheet frames named `<id>-<n>`: a slice's, or a workflow's several files. */
+const hasFrames = (asset: ManifestAsset): boolean => asset.kind === 'workflow' || !!asset.post?.some((step) => step.kind === 'slice');
+
+/**
+ * A sheet that needs several pages writes `<stem>-<k>.png` and `<stem>-<k>.json` for each page k
+ * from 0 (docs/imaging.md "Pages"), and it has at most one page per frame. Those names are the
+ * sheet's own, as a slice's frames are its asset's: another asset whose output has one of them (an
+ * image `icons-0` beside a sheet `icons` of two frames or more), or a workflow whose files may
+ * (`<stem>-<node>`), is an issue at the sheet's `out`, naming both, before anything is paid.
+ */
+export function checkSheetPages(reader: PostReader, assets: readonly ManifestAsset[]): void {
+  const byId = new Map(assets.map((asset) => [asset.id, asset]));
+  const sheets = new Map<string, PagedSheet>();
+  for (const asset of assets) {
+    if (!asset.sheet || asset.out.type !== 'file') continue;
+    const inputs = INPUTS.get(asset.sheet) ?? sheetInputs(asset.sheet.from, assets);
+    const frames = inputs.reduce((sum, id) => sum + mostFrames(byId.get(id)!), 0);
+    const pages = Math.min(frames, ATLAS_LIMITS.maxFrames);
+    if (pages > 1) sheets.set(stemOf(asset.out.path), { asset, png: asset.out.path, pages, clashes: [] });
+  }
+  if (!sheets.size) return;
+  for (const other of assets) pageClash(other, sheets);
+  for (const sheet of sheets.values()) {
+    if (!sheet.clashes.length) continue;
+    const at = OUT_NODES.get(sheet.asset.sheet!);
+    reader.issue(at?.node, at?.field ?? 'out', pagesIssue(sheet));
+  }
+}
+
+/** A sheet that may need several pages: its atlas's path, how many pages it may have, and the other outputs named as one. */
+interface PagedSheet {
+  asset: ManifestAsset;
+  png: string;
+  pages: number;
+  clashes: { id: string; writes: string }[];
+}
+
+/** `"fx-0" writes assets/fx-0.*, a name this sheet's pages take: …; rename one of "fx" and "fx-0" (an id or an out)`. */
+function pagesIssue({ asset, png, pages, clashes }: PagedSheet): string {
+  const base = png.slice(0, png.length - path.posix.extname(png).length);
+  const names = `${base}-0.png ${pages === 2 ? 'and' : 'to'} ${base}-${pages - 1}.png, each with its .json`;
+  const who = listIds(
+    clashes.map(({ id, writes }) => `"${id}" writes ${writes}`),
+    undefined,
+    5,
+  );
+  const ids = listIds(
+    clashes.map(({ id }) => `"${id}"`),
+    undefined,
+    5,
+  );
+  const rename = clashes.length === 1 ? `rename one of "${asset.id}" and ${ids}` : `rename "${asset.id}", or each of ${ids}`;
+  return `${who}, ${clashes.length === 1 ? 'a name' : 'names'} this sheet's pages take: when its frames need several pages (up to ${pages}: one per frame at most), it writes ${names}; ${rename} (an id or an out)`;
+}
+
+/** Notes `asset` on the sheet one of whose page names its output has (or, a workflow's files, may have), with that output as a reader sees it. */
+function pageClash(asset: ManifestAsset, sheets: ReadonlyMap<string, PagedSheet>): void {
+  if (asset.kind === 'workflow' && asset.out.type === 'folder') {
+    // Its files are `<dir>/<id>-<node>.<ext>`: node ids are the service's, often numbers.
+    const sheet = sheets.get(outputStem(asset.out, asset.id));
+    sheet?.clashes.push({ id: asset.id, writes: `${path.posix.join(asset.out.dir, asset.id)}-<node>.*` });
+    return;
+  }
+  const page = /^(.+)-(0|[1-9][0-9]*)$/.exec(outputStem(asset.out, asset.id));
+  const sheet = page ? sheets.get(page[1]) : undefined;
+  if (!sheet || sheet.asset === asset || Number(page![2]) >= sheet.pages) return;
+  sheet.clashes.push({
+    id: asset.id,
+    writes: asset.out.type === 'file' ? asset.out.path : `${path.posix.join(asset.out.dir, asset.id)}.*`,
+  });
+}
+
+/** The most frames an input can give a sheet, as far as the manifest says (a workflow's files: not known, so the packer's limit). */
+function mostFrames(asset: ManifestAsset): number {
+  const slice = asset.post?.find((step) => step.kind === 'slice');
+  if (slice?.kind === 'slice') return slice.count ?? (slice.by === 'grid' ? slice.columns * slice.rows : SLICE_LIMITS.maxFrames);
+  return asset.kind === 'workflow' ? ATLAS_LIMITS.maxFrames : 1;
 }
 
 /** The frame names an input can give a sheet, as far as the manifest says. */

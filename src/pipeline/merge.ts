@@ -11,7 +11,7 @@
 import { LockError } from './errors.js';
 import { emptyLock } from './lock.js';
 import { sha256 } from './hash.js';
-import { canonicalEntry, historyOf } from './lock-history.js';
+import { canonicalEntry, entryOf, historyOf } from './lock-history.js';
 import type { Lock, LockEntry } from './records.js';
 
 export interface NamedLock {
@@ -50,7 +50,7 @@ export function mergeLocks(base: Lock | null, shards: readonly NamedLock[]): Loc
       stale = true;
       problems.push(
         `Stale shard lock on asset "${id}": ${[...new Set(staleIn)].sort().join(', ')} changed it from an entry assetgen.lock no longer holds ` +
-          `(the project's entry changed after that shard started); taking it would roll "${id}" back.`,
+          `(the shard started from an older assetgen.lock, or the entry changed here after it started); taking it would roll "${id}" back.`,
       );
     }
     if (changes.size > 1) {
@@ -92,6 +92,3 @@ function changesTo(id: string, original: LockEntry | undefined, shards: readonly
   }
   return result;
 }
-
-/** A lock's own entry for `id` (never one an object inherits). */
-const entryOf = (lock: Lock, id: string): LockEntry | undefined => (Object.hasOwn(lock.assets, id) ? lock.assets[id] : undefined);

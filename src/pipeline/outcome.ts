@@ -2,6 +2,7 @@
 // `assetgen build --json`, an MCP build's structuredContent, the gallery's cards) and the totals.
 // The exit code of a build is derived from these outcomes, never from message text.
 import type { CapRefusal } from './budget.js';
+import type { BuildFailure } from './errors.js';
 import type { PlanStatus, TrimPlacement } from './records.js';
 
 /** Every outcome, the one source of the union (the MCP build tool's outputSchema is derived from it too). */
@@ -48,6 +49,8 @@ export interface AssetResult {
   cap?: CapRefusal['kind'];
   /** Why it failed, was skipped or capped, for people. */
   reason?: string;
+  /** Failed: the error's code, and whether building again as it is fails the same way (errors.ts BuildFailure). */
+  error?: BuildFailure;
   /** Paid work left unfinished (failed, interrupted, capped in flight): the command that picks it up. */
   resume?: string;
   /** Why the plan chose what it did for it. */
@@ -59,8 +62,12 @@ export interface AssetResult {
   takes?: { k: number; file: string; credits: number | null }[];
   /** A trimmed image as assetgen wrote it (built, resumed, unchanged, restored): where its picture was (the lock's `trim`). */
   trim?: TrimPlacement;
+  /** A sliced and trimmed image as assetgen wrote it: where each frame sat in its cell, in the order of `files` (the lock's `trims`). */
+  trims?: TrimPlacement[];
   picked?: number;
   unpicked?: string;
+  /** Made, with something to say of it: a post step's warning (a `key` that left the image almost opaque: imaging/edges.ts keyWarning). */
+  warnings?: string[];
 }
 
 export type BuildTotals = Record<Exclude<AssetOutcome, never>, number> & { assets: number; credits: number };

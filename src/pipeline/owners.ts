@@ -9,6 +9,7 @@ import { PipelineError } from './errors.js';
 import path from 'node:path';
 import { safeFileName } from '../files/media.js';
 import type { FileHashes, Lock, Manifest, ManifestAsset } from './records.js';
+import { entryOf } from './lock-history.js';
 import { isFrameStem, outputStem, stemOf } from './paths.js';
 import { slices } from '../imaging/post-steps.js';
 
@@ -51,7 +52,7 @@ export function workflowsToList(manifest: Manifest, lock: Lock, running: Readonl
 
 /** The stems a workflow asset's last finish recorded, when it was made by the same workflow. */
 function knownFromLock(asset: ManifestAsset, lock: Lock): string[] | undefined {
-  const entry = lock.assets[asset.id];
+  const entry = entryOf(lock, asset.id);
   if (!entry?.spec || entry.kind !== 'workflow' || entry.workflow !== asset.workflow || !entry.files.length) return undefined;
   return entry.files.map((file) => stemOf(file.path));
 }

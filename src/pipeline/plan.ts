@@ -1,12 +1,15 @@
 // Planning: what a build would do, as a pure function of the manifest, the lock and the hashes of
 // the files the lock records. The build loop plans, acts on each item (recording progress through
 // LockWriter), and after a crash simply plans again from the lock on disk.
+import path from 'node:path';
 import { hashFiles, specHash, specParts, type FileStamp } from './hash.js';
+import { entryOf } from './lock-history.js';
 import type { PlanCache } from './plan-cache.js';
 import type {
   FileCheck,
   FileHash,
   FileHashes,
+  FileMove,
   Lock,
   LockEntry,
   LockJob,
@@ -23,9 +26,10 @@ import { lastCharges, priceFor, type PriceIndex } from './prices.js';
 export { estimateFor, lastCharges, type LastCharges } from './prices.js';
 import { checkOwnership, type WorkflowNodes } from './owners.js';
 import { inTarget } from './paths.js';
+import { listIds } from './id-list.js';
 import { commandLineLeftAlone, type LeftAloneWords } from '../api/left-alone.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
-import { planPost } from './post.js';
+import { outputPathFor, planPost } from './post.js';
 import { withRestore, type RemoteAvailability } from './remote.js';
 import { inShard, selectIds, type Shard } from './shard.js';
 import { planSheetItem, sheetFiles, sheetInputs } from './sheet.js';
@@ -84,20 +88,79 @@ export interface PlanOptions {
 const leftAloneWords = (options: PlanOptions): LeftAloneWords => options.leftAlone ?? commandLineLeftAlone;
 
 /**
- * What planning needs hashed: every file the lock records, and every single-file `out` of the
- * manifest (a sheet's: its atlas and its data file, either of which may be someone else's file).
+ * What planning needs hashed: every file the lock records, every single-file `out` of the manifest
+ * (a sheet's: its atlas and its data file, either of which may be someone else's file), and where
+ * the outputs of an asset whose `out` moved go now (movedTargets).
  */
 export function filesToHash(manifest: Manifest, lock: Lock): string[] {
-  const targets = manifest.assets.flatMap((asset) =>
-    asset.out.type !== 'file'
-      ? lock.assets[asset.id]
-        ? []
-        : folderOutputNames(asset)
-      : asset.kind === 'sheet'
-        ? sheetFiles(asset.out.path)
-        : [asset.out.path],
-  );
+  const targets = manifest.assets.flatMap((asset) => {
+    const entry = entryOf(lock, asset.id);
+    if (asset.out.type !== 'file') return entry ? movedTargets(asset, entry) : folderOutputNames(asset);
+    return asset.kind === 'sheet' ? sheetFiles(asset.out.path) : [asset.out.path, ...movedTargets(asset, entry)];
+  });
   return [...new Set([...recordedFiles(lock), ...targets])];
+}
+
+/**
+ * Where each output the lock records for an asset goes once its `out` moved, the bytes unchanged:
+ * an image's or a video's one file named as a save names it at the new `out` (./post.ts
+ * outputPathFor: `<dir>/<id>.<its extension>`, or the file `out`), a workflow's each under its own
+ * name in the new folder. Undefined when `out` did not move, and for assets not moved so: one with
+ * post steps is re-processed from its kept original (./post.ts), a sheet is packed again (./sheet.ts).
+ */
+export function movesOf(asset: ManifestAsset, entry: LockEntry | undefined): FileMove[] | undefined {
+  if (!entry?.files.length || entry.kind !== asset.kind || asset.kind === 'sheet') return undefined;
+  if (asset.post || entry.post || entry.postFailed || entry.original) return undefined;
+  if (entry.files.every((file) => inTarget(file.path, asset.id, asset.out))) return undefined;
+  const out = asset.out;
+  if (asset.kind === 'workflow') {
+    if (out.type !== 'folder') return undefined;
+    return entry.files.map((file) => ({ from: file.path, to: path.posix.join(out.dir, path.posix.basename(file.path)) }));
+  }
+  if (entry.files.length !== 1) return undefined;
+  const from = entry.files[0].path;
+  return [{ from, to: outputPathFor(asset, from) }];
+}
+
+/**
+ * The paths planning looks at for an asset whose `out` moved: each new path (holding the recorded
+ * bytes already, a file in the way, or nothing), and for an image or a video in a folder every name
+ * a save may give it there (a file of its stem is someone's work, as for a new asset).
+ */
+function movedTargets(asset: ManifestAsset, entry: LockEntry | undefined): string[] {
+  const moves = movesOf(asset, entry);
+  return moves ? [...moves.map((move) => move.to), ...folderOutputNames(asset)] : [];
+}
+
+/** What planning knows of an asset whose `out` moved (movesOf): whether its bytes are at hand, and a file in the way. */
+interface MoveCheck {
+  moves: FileMove[];
+  /** Each recorded output is unchanged where it was, or its bytes are at its new path already. */
+  ready: boolean;
+  /** A file where the asset now goes that assetgen did not make (not the recorded bytes, and no asset's in the lock). */
+  foreign?: string;
+}
+
+function checkMove(asset: ManifestAsset, entry: LockEntry | undefined, hashes: FileHashes, lock: Lock): MoveCheck | undefined {
+  const moves = movesOf(asset, entry);
+  if (!moves) return undefined;
+  const recorded = entry!.files;
+  const holds = (file: string, index: number): boolean => {
+    const found = hashes.get(file);
+    return !!found && found.sha256 === recorded[index].sha256 && found.size === recorded[index].size;
+  };
+  const someones = (file: string): boolean => !!hashes.get(file) && !lockedPaths(lock).has(file);
+  let ready = true;
+  let foreign: string | undefined;
+  moves.forEach((move, index) => {
+    if (holds(move.to, index)) return;
+    if (!holds(move.from, index)) ready = false;
+    if (!foreign && someones(move.to)) foreign = move.to;
+  });
+  // The file `out` itself, or (in a folder) a file of the asset's stem under another extension.
+  const others = asset.out.type === 'file' ? [asset.out.path] : folderOutputNames(asset);
+  foreign ??= others.find((name) => !moves.some((move) => move.to === name) && someones(name));
+  return { moves, ready, foreign };
 }
 
 /**
@@ -186,7 +249,7 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
     if (asset.kind === 'sheet') sheets = true;
     else if (wanted(asset.id)) {
       const item = planAsset(asset, lock, hashes, options, pricesOnce);
-      planned.set(asset.id, options.remote && !options.force ? withRestore(item, lock.assets[asset.id], hashes, options.remote) : item);
+      planned.set(asset.id, options.remote && !options.force ? withRestore(item, entryOf(lock, asset.id), hashes, options.remote) : item);
     }
   }
   if (sheets) {
@@ -203,7 +266,7 @@ export function planBuild(manifest: Manifest, lock: Lock, hashes: FileHashes, op
     for (const sheet of manifest.assets) {
       if (sheet.kind !== 'sheet' || !inShard(sheet.id, options.shard)) continue;
       if (elsewhere && sheetInputs(sheet.sheet!.from, manifest.assets).some(elsewhere)) continue;
-      const files = (): FileCheck[] => checkFiles(lock.assets[sheet.id], hashes);
+      const files = (): FileCheck[] => checkFiles(entryOf(lock, sheet.id), hashes);
       const item = planSheetItem(sheet, manifest.assets, lock, { files, hashes, building, force: options.force, selected, leftAlone });
       if (item) planned.set(sheet.id, item);
     }
@@ -291,11 +354,11 @@ function planPrices(items: readonly PlanItem[]): PlanPrice[] {
 }
 
 /** The actions that save files, whose outputs checkOwnership checks against the lock's. */
-const SAVING_ACTIONS: ReadonlySet<PlanAction> = new Set(['generate', 'resume', 'reprocess', 'restore']);
+const SAVING_ACTIONS: ReadonlySet<PlanAction> = new Set(['generate', 'resume', 'reprocess', 'move', 'restore']);
 
 function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options: PlanOptions, prices: () => PriceIndex): PlanItem {
   const spec = specHash(asset, options.service);
-  const entry = lock.assets[asset.id];
+  const entry = entryOf(lock, asset.id);
   const files = checkFiles(entry, hashes);
   const leftAlone = leftAloneWords(options);
   // Fields assigned in the order of the --json document (not spread from conditional objects: this
@@ -332,7 +395,8 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
     } else if (price && priced) made.priceSource = price.source;
     // --prune-takes acts once the asset is as the build leaves it; a new generation removes every take anyway.
     made.prunable = [];
-    if (options.pruneTakes && (action === 'none' || action === 'reprocess')) made.prunableTakes = prunableTakes(entry, hashes);
+    if (options.pruneTakes && (action === 'none' || action === 'reprocess' || action === 'move'))
+      made.prunableTakes = prunableTakes(entry, hashes);
     return made;
   };
   // A new generation: takes 1 to N afresh (the last generation's take files are removed).
@@ -366,16 +430,20 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
     return item('in-flight', 'resume', [where, then, ...stale], false, takes);
   }
   // A file already where a single-file `out` points, which assetgen did not make, is someone's
-  // work: generating over it waits for --force, whatever the reason to generate.
+  // work: generating over it waits for --force, whatever the reason to generate. So is one where
+  // an asset whose `out` moved goes now (the recorded bytes there already are its own).
+  const moving = checkMove(asset, entry, hashes, lock);
   const target = asset.out.type === 'file' ? asset.out.path : undefined;
-  const foreign = target
-    ? hashes.get(target) && !entry?.files.some((file) => file.path === target)
-      ? target
-      : undefined
-    : entry
-      ? undefined
-      : // A file the lock gives to another asset is not someone's: the ownership check names that clash.
-        folderOutputNames(asset).find((name) => hashes.get(name) && !lockedPaths(lock).has(name));
+  const foreign = moving
+    ? moving.foreign
+    : target
+      ? hashes.get(target) && !entry?.files.some((file) => file.path === target)
+        ? target
+        : undefined
+      : entry
+        ? undefined
+        : // A file the lock gives to another asset is not someone's: the ownership check names that clash.
+          folderOutputNames(asset).find((name) => hashes.get(name) && !lockedPaths(lock).has(name));
   // A new generation makes `fresh` takes; the same generation (asked again) makes those given.
   const generate = (status: PlanStatus, reasons: string[], sameGeneration = false, takes?: number[]): PlanItem => {
     const again = sameGeneration && !options.force;
@@ -390,6 +458,58 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
   if (!entry?.spec) return generate('new', ['not built yet']);
   const specChanged = options.compareSpecs !== false && entry.spec !== spec;
   const edited = files.filter((file) => file.state === 'edited');
+  const moved = !files.every((file) => inTarget(file.path, asset.id, asset.out));
+  /** The spec as the lock records it: post steps, takes, a moved `out`, missing files, or up to date. */
+  const sameSpec = (): PlanItem => {
+    // With takes, the picked take is what post steps run on (as a kept original is), and the build
+    // makes the output from it again after making any missing take.
+    const takes = asset.kind === 'image' && !options.force ? missingTakes(asset, entry, options.more, options.moreOption) : undefined;
+    const planned = entry.candidates ? withPickedAsOriginal(entry) : entry;
+    const post = options.force ? undefined : planPost(asset, planned, files, hashes, leftAlone);
+    // The picked take's file is gone: asked for again with its key (a replay where the service keeps answers).
+    if (post?.action === 'generate' && entry.candidates) {
+      const picked = pickedTake(entry);
+      return generate(
+        post.status,
+        post.reasons,
+        true,
+        [...new Set([picked, ...takes!.make])].sort((a, b) => a - b),
+      );
+    }
+    if (post?.action === 'generate') return generate(post.status, post.reasons, true);
+    if (takes?.make.length && post?.action !== 'keep')
+      return item(post?.status ?? 'changed', 'generate', [...(post?.reasons.slice(0, -1) ?? []), ...takes.reasons], true, takes.make);
+    if (post && foreign && post.action === 'reprocess')
+      return item(post.status, 'keep', [
+        ...post.reasons.slice(0, -1),
+        `${foreign} exists and assetgen did not make it: ${leftAlone(asset.id, 'replace')}`,
+      ]);
+    if (post) return { ...item(post.status, post.action, post.reasons), ...(post.source ? { source: post.source } : {}) };
+    const missing = files.filter((file) => file.state === 'missing');
+    // An output of a take moved or gone: made again from the picked take, with no paid call.
+    const source = entry.candidates && (moved || missing.length) ? takeOf(entry, pickedTake(entry)) : undefined;
+    if (source && takeState(source, hashes) === 'ok') {
+      const what = moved ? 'out changed' : `${missing.map((file) => file.path).join(', ')} missing`;
+      return {
+        ...item(moved ? 'changed' : 'missing', 'reprocess', [what, `made again from ${source.file}, no paid call`]),
+        source: source.file,
+      };
+    }
+    const again = entry.candidates ? [pickedTake(entry)] : undefined;
+    if (moved && moving && !options.force)
+      return movedItem(moving, files, { item, generate: (reasons) => generate('changed', reasons, true, again) });
+    if (moved) return generate('changed', ['out changed'], true, again);
+    if (missing.length) return generate('missing', [`${missing.map((file) => file.path).join(', ')} missing`], true, again);
+    // A deliberate regeneration: a new generation, so a new key and a new asset (and a new charge).
+    if (options.force) return item('up-to-date', 'generate', ['--force: regenerated', ...freshReasons()], false, fresh);
+    const prune = options.pruneTakes ? prunableTakes(entry, hashes) : [];
+    if (prune.length) return item('up-to-date', 'none', [`--prune-takes: ${prune.join(', ')} deleted (not picked)`]);
+    return item('up-to-date', 'none', entry.candidates && entry.picked === undefined ? [unpickedNote(asset.id, options.pickCommand)] : []);
+  };
+  // `out` moved, the spec did not: an output edited by hand stays where it is (never replaced, never
+  // deleted), and the asset goes to its new `out` from the bytes the lock records where they are at
+  // hand (a kept original, the picked take, an output already there), else is asked for again.
+  if (edited.length && moved && !specChanged && !options.force) return leftWhereItIs(sameSpec(), edited);
   if (edited.length) {
     const what = `${edited.map((file) => file.path).join(', ')} edited since assetgen wrote it`;
     const also = specChanged ? ['the spec changed too'] : [];
@@ -403,54 +523,57 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
       : item('edited', 'keep', [what, ...also, leftAlone(asset.id, 'regenerate'), ...noTakes]);
   }
   if (specChanged) return generate('changed', [describeChange(entry, asset, options.service)]);
-  // With takes, the picked take is what post steps run on (as a kept original is), and the build
-  // makes the output from it again after making any missing take.
-  const takes = asset.kind === 'image' && !options.force ? missingTakes(asset, entry, options.more, options.moreOption) : undefined;
-  const planned = entry.candidates ? withPickedAsOriginal(entry) : entry;
-  const post = options.force ? undefined : planPost(asset, planned, files, hashes, leftAlone);
-  // The picked take's file is gone: asked for again with its key (a replay where the service keeps answers).
-  if (post?.action === 'generate' && entry.candidates) {
-    const picked = pickedTake(entry);
-    return generate(
-      post.status,
-      post.reasons,
-      true,
-      [...new Set([picked, ...takes!.make])].sort((a, b) => a - b),
-    );
-  }
-  if (post?.action === 'generate') return generate(post.status, post.reasons, true);
-  if (takes?.make.length && post?.action !== 'keep')
-    return item(post?.status ?? 'changed', 'generate', [...(post?.reasons.slice(0, -1) ?? []), ...takes.reasons], true, takes.make);
-  if (post && foreign && post.action === 'reprocess')
-    return item(post.status, 'keep', [
-      ...post.reasons.slice(0, -1),
-      `${foreign} exists and assetgen did not make it: ${leftAlone(asset.id, 'replace')}`,
+  return sameSpec();
+}
+
+/**
+ * An asset whose `out` moved, its spec unchanged and no kept original to make it from: `move` when
+ * the bytes the lock records are at hand (each output unchanged where it was, or already at its new
+ * path), 0 credits — unless a file assetgen did not make is where it goes (`keep`, as for a new
+ * asset). Otherwise asked for again with the same key (`generate`, a paid call), the reasons saying why.
+ */
+function movedItem(
+  moving: MoveCheck,
+  files: readonly FileCheck[],
+  make: {
+    item: (status: PlanStatus, action: PlanAction, reasons: string[]) => PlanItem;
+    generate: (reasons: string[]) => PlanItem;
+  },
+): PlanItem {
+  const some = (paths: string[]): string => listIds(paths, undefined, 3);
+  const from = `out moved (from ${some(moving.moves.map((move) => move.from))})`;
+  const notAtHand = moving.ready
+    ? []
+    : files
+        .filter((file) => file.state !== 'ok')
+        .map((file) =>
+          file.state === 'missing' ? `${file.path} missing` : `${file.path} edited since assetgen wrote it: left where it is`,
+        );
+  // In the generate closure's own words, a file in the way: left alone (--force, which plans no move, replaces it).
+  if (moving.foreign) return make.generate([from, ...notAtHand]);
+  if (!moving.ready)
+    return make.generate([
+      from,
+      ...notAtHand,
+      'the bytes assetgen.lock records are not at hand (no kept original): generated again, asked with the same key (a paid call)',
     ]);
-  if (post) return { ...item(post.status, post.action, post.reasons), ...(post.source ? { source: post.source } : {}) };
-  const moved = !files.every((file) => inTarget(file.path, asset.id, asset.out));
-  const missing = files.filter((file) => file.state === 'missing');
-  // An output of a take moved or gone: made again from the picked take, with no paid call.
-  const source = entry.candidates && (moved || missing.length) ? takeOf(entry, pickedTake(entry)) : undefined;
-  if (source && takeState(source, hashes) === 'ok') {
-    const what = moved ? 'out changed' : `${missing.map((file) => file.path).join(', ')} missing`;
-    return {
-      ...item(moved ? 'changed' : 'missing', 'reprocess', [what, `made again from ${source.file}, no paid call`]),
-      source: source.file,
-    };
-  }
-  if (moved) return generate('changed', ['out changed'], true, entry.candidates ? [pickedTake(entry)] : undefined);
-  if (missing.length)
-    return generate(
-      'missing',
-      [`${missing.map((file) => file.path).join(', ')} missing`],
-      true,
-      entry.candidates ? [pickedTake(entry)] : undefined,
-    );
-  // A deliberate regeneration: a new generation, so a new key and a new asset (and a new charge).
-  if (options.force) return item('up-to-date', 'generate', ['--force: regenerated', ...freshReasons()], false, fresh);
-  const prune = options.pruneTakes ? prunableTakes(entry, hashes) : [];
-  if (prune.length) return item('up-to-date', 'none', [`--prune-takes: ${prune.join(', ')} deleted (not picked)`]);
-  return item('up-to-date', 'none', entry.candidates && entry.picked === undefined ? [unpickedNote(asset.id, options.pickCommand)] : []);
+  const to = some(moving.moves.map((move) => move.to));
+  return { ...make.item('changed', 'move', [from, `moved to ${to} (the bytes assetgen.lock records), no paid call`]), moves: moving.moves };
+}
+
+/**
+ * The plan of an asset whose `out` moved while outputs of it were edited by hand: said in its
+ * reasons (before what the build does) that each edited file stays where it is, never replaced nor
+ * deleted, unless the reasons name it already.
+ */
+function leftWhereItIs(planned: PlanItem, edited: readonly FileCheck[]): PlanItem {
+  const notes = edited
+    .filter((file) => !planned.reasons.some((reason) => reason.includes(`${file.path} edited`)))
+    .map((file) => `${file.path} edited since assetgen wrote it: left where it is`);
+  if (!notes.length) return planned;
+  const reasons = [...planned.reasons];
+  reasons.splice(Math.max(0, reasons.length - 1), 0, ...notes);
+  return { ...planned, reasons };
 }
 
 /** --prune-takes: the take files of an entry that are not picked and that nobody changed (prune keeps an edited one). */

@@ -38,7 +38,10 @@ export interface ProvenanceRecord {
   digitalSourceType: typeof DIGITAL_SOURCE_TYPE;
   /** The post steps applied after download (the manifest's, when the lock's hash of them matches). */
   post?: readonly PostStep[];
-  /** A trimmed image: where its picture was in the image trim saw (place it at x, y to put it back). */
+  /**
+   * A trimmed image: where its picture was in the image trim saw (place it at x, y to put it back);
+   * a frame of a `slice` then `trim`, where it sat in its cell (its entry of the lock's `trims`).
+   */
   trim?: TrimPlacement;
   generator: 'assetgen';
 }
@@ -54,7 +57,10 @@ export function provenanceRecords(id: string, entry: LockEntry, asset?: Manifest
   const host = entry.service ?? (service || null);
   const same = asset !== undefined && host !== null && specHash(asset, host) === entry.spec;
   const post = postOf(entry, asset);
-  return entry.files.map((file): ProvenanceRecord => {
+  // A sliced asset's frames: each its own trim, in the order of `files` (the lock checks there is one per file).
+  const trims = entry.trims?.length === entry.files.length ? entry.trims : undefined;
+  return entry.files.map((file, index): ProvenanceRecord => {
+    const trim = trims?.[index] ?? entry.trim;
     return {
       file: file.path,
       sha256: file.sha256,
@@ -73,7 +79,7 @@ export function provenanceRecords(id: string, entry: LockEntry, asset?: Manifest
       credits: entry.credits ?? null,
       digitalSourceType: DIGITAL_SOURCE_TYPE,
       ...(post ? { post } : {}),
-      ...(entry.trim ? { trim: entry.trim } : {}),
+      ...(trim ? { trim } : {}),
       generator: 'assetgen',
     };
   });

@@ -289,10 +289,20 @@ export type FileHashes = ReadonlyMap<string, FileHash | null>;
 export type PlanStatus = 'up-to-date' | 'new' | 'changed' | 'missing' | 'edited' | 'in-flight' | 'removed';
 /**
  * none: nothing to do; generate: a paid call; resume: follow the recorded job; reprocess: run the
- * `post` steps again from `source`, no paid call (./post.ts); keep: left alone, reported; prune: delete `prunable`;
+ * `post` steps again from `source`, no paid call (./post.ts); move: put the recorded outputs at the
+ * new `out` (`moves`), the same bytes, no paid call; keep: left alone, reported; prune: delete `prunable`;
  * restore: fetch `restore.files` from the remote cache, 0 credits (./remote.ts).
  */
-export type PlanAction = 'none' | 'generate' | 'resume' | 'reprocess' | 'keep' | 'prune' | 'restore';
+export type PlanAction = 'none' | 'generate' | 'resume' | 'reprocess' | 'move' | 'keep' | 'prune' | 'restore';
+
+/**
+ * One output of a `move`: the file the lock records (`from`, its bytes as the lock says, or already
+ * at `to`) and where the asset's `out` puts it now (`to`, named as a save names it there).
+ */
+export interface FileMove {
+  from: string;
+  to: string;
+}
 
 export interface FileCheck {
   path: string;
@@ -317,6 +327,8 @@ export interface PlanItem {
   files: FileCheck[];
   /** reprocess: the file the post steps run on (the kept original, or the output made before `post` was added). */
   source?: string;
+  /** move: each recorded output and its new path (in the order of the lock's files); the old ones go once the new are in place. */
+  moves?: FileMove[];
   /** A sheet: the ids of the assets it packs (./sheet.ts). */
   inputs?: string[];
   /** A sheet: those of its inputs whose files are the frames of a `slice` (named `<id>-<n>`, even one). */

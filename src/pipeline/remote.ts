@@ -41,7 +41,7 @@ export function restoreQuestions(
   const specs = new Set<string>();
   for (const item of items) {
     if (item.action !== 'generate' || item.kind === 'sheet') continue;
-    const entry = assets[item.id];
+    const entry = Object.hasOwn(assets, item.id) ? assets[item.id] : undefined;
     if (entry?.spec === item.spec && !entry.job) {
       for (const file of entryFiles(entry)) if (item.status === 'missing') files.set(file.sha256, file);
     } else specs.add(item.spec);

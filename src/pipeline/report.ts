@@ -7,6 +7,7 @@ import { readRegularFile } from '../files/confine.js';
 import { mediaInfo } from '../files/media-info.js';
 import type { GalleryAsset, GalleryAtlas, GalleryFile, GalleryFrame, GalleryStatus, GalleryTake } from './gallery.js';
 import type { Lock, LockEntry, ManifestAsset, Plan, PlanItem } from './records.js';
+import { entryOf } from './lock-history.js';
 import { lookAtTakes } from './take-review.js';
 import { describePostStep, postOf } from './provenance.js';
 import type { AssetResult } from './outcome.js';
@@ -44,7 +45,7 @@ export function cardsFromBuild(plan: Plan, outcomes: readonly AssetResult[], loc
 
 function buildCard(item: PlanItem, result: AssetResult, lock: Lock): Card {
   // By default the card shows what the lock recorded before the build, and what that cost.
-  const entry = lock.assets[item.id];
+  const entry = entryOf(lock, item.id);
   const base = recordedCard(item, entry);
   const thisBuild = { credits: result.credits, creditsWhen: 'this build' };
   switch (result.outcome) {
@@ -85,7 +86,7 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
       gone++;
       continue;
     }
-    const entry = lock.assets[item.id];
+    const entry = entryOf(lock, item.id);
     const base = recordedCard(item, entry);
     const why = item.reasons.join('; ');
     if (item.action === 'none') cards.push({ ...base, status: 'unchanged' });
@@ -98,7 +99,9 @@ export function cardsFromPlan(plan: Plan, lock: Lock): { cards: Card[]; gone: nu
           ? 'the next build resumes it'
           : item.action === 'reprocess'
             ? 'the next build re-processes it, free'
-            : 'the next build makes it again';
+            : item.action === 'move'
+              ? 'the next build moves it there, free'
+              : 'the next build makes it again';
       cards.push({ ...base, status: 'skipped', reason: [`${why}: ${next}`, ...earlier(item)].join(' — ') });
     }
   }

@@ -8,6 +8,7 @@ import { isMediaExtension } from '../files/media.js';
 import { sha256, stableStringify } from './hash.js';
 import { listIds } from './id-list.js';
 import type { FileCheck, FileHash, Lock, LockedFile, LockEntry, ManifestAsset, PlanItem, SheetSpec } from './records.js';
+import { entryOf } from './lock-history.js';
 import { globToRegExp } from './shard.js';
 import { compareProjectPaths } from './paths.js';
 import { slices } from '../imaging/post-steps.js';
@@ -229,14 +230,14 @@ export function planSheetItem(
   const chosen = !context.selected || context.selected.has(asset.id);
   const feeders = chosen ? [] : inputs.filter((id) => context.selected!.has(id));
   if (!chosen && !feeders.length) return undefined;
-  const lockedFiles = (id: string): LockedFile[] | undefined => lock.assets[id]?.files;
+  const lockedFiles = (id: string): LockedFile[] | undefined => entryOf(lock, id)?.files;
   const files = context.files();
   const decision = planSheet(asset as ManifestAsset & { sheet: SheetSpec }, {
     files,
     hashes: context.hashes,
     building: context.building,
     force: chosen && context.force,
-    entry: lock.assets[asset.id],
+    entry: entryOf(lock, asset.id),
     inputs,
     lockedFiles,
     leftAlone: context.leftAlone,

@@ -5,9 +5,12 @@
 // confinement rule and atomically; the image itself is never opened for writing (a provider's C2PA
 // signature covers its bytes). A sidecar that already says the same is left alone, so a build that
 // changes nothing writes nothing; a missing one is written again. A build keeps one sidecar per
-// output: assetgen's own in the other place (an earlier build's, before the setting changed) goes.
+// output: assetgen's own in the other place (an earlier build's, before the setting changed) goes;
+// and a file that stops being an output of its asset (a frame a new cut no longer makes, an output
+// now in another format or moved, a pruned asset's) loses assetgen's sidecar at that very build.
 import { PathRefusedError, placeIn, readRegularFile, readRegularFileSync, removeInside, writeFileInside } from '../files/confine.js';
 import type { Lock, Plan, SidecarPlace } from './records.js';
+import { entryOf } from './lock-history.js';
 import type { AssetOutcome, AssetResult } from './outcome.js';
 import { provenanceRecords, sidecarText, type ProvenanceRecord } from './provenance.js';
 import { otherPlace, sidecarPath } from './sidecar-place.js';
@@ -21,8 +24,14 @@ export interface SidecarsWritten {
   written: string[];
   /** Sidecars that already said the same. */
   current: number;
-  /** assetgen's sidecars of these outputs in the other place, removed (moved, with `written`). */
+  /**
+   * assetgen's sidecars this build removed: of these outputs, from the other place (moved, with
+   * `written`), and of files no longer outputs of their asset (a dropped frame, an output in another
+   * format or moved, a pruned asset's), from either place.
+   */
   removed: string[];
+  /** With `removed` (not empty): how many of them were moved, the sidecar of that output now where `place` says. */
+  moved?: number;
   /** Sidecars that could not be written (or removed), each with why. */
   failed: { path: string; reason: string }[];
 }
@@ -49,7 +58,10 @@ export async function writeSidecars(root: string, records: readonly ProvenanceRe
           else result.current++;
           // Only once the sidecar is where it goes now: the earlier one is never lost before.
           const earlier = sidecarPath(record.file, other);
-          if (removeOurSidecar(root, earlier, record.file)) result.removed.push(earlier);
+          if (removeOurSidecar(root, earlier, record.file)) {
+            result.removed.push(earlier);
+            result.moved = (result.moved ?? 0) + 1;
+          }
         } catch (error) {
           result.failed.push({ path: sidecar, reason: error instanceof Error ? error.message : String(error) });
         }
@@ -79,11 +91,11 @@ async function writeSidecar(root: string, sidecar: string, file: string, text: s
   return true;
 }
 
-/** An assetgen sidecar of the output `file` (`generator: "assetgen"`, the same `file`). */
-function isOurSidecar(text: string | undefined, file: string): boolean {
+/** An assetgen sidecar of the output `file` (`generator: "assetgen"`, the same `file`; given, the same `asset`). */
+function isOurSidecar(text: string | undefined, file: string, asset?: string): boolean {
   try {
-    const record = JSON.parse(text ?? '') as { generator?: unknown; file?: unknown };
-    return record.generator === 'assetgen' && record.file === file;
+    const record = JSON.parse(text ?? '') as { generator?: unknown; file?: unknown; asset?: unknown };
+    return record.generator === 'assetgen' && record.file === file && (asset === undefined || record.asset === asset);
   } catch {
     return false;
   }
@@ -93,21 +105,58 @@ function isOurSidecar(text: string | undefined, file: string): boolean {
  * Removes the sidecar at `sidecar` when it is assetgen's for the output `file`, by the confinement
  * rule; anything else of that name (a user's file, a link, a folder) stays. True when removed.
  */
-function removeOurSidecar(root: string, sidecar: string, file: string): boolean {
+function removeOurSidecar(root: string, sidecar: string, file: string, asset?: string): boolean {
   const place = placeIn(root, sidecar);
-  if (place.entry !== 'file' || !isOurSidecar(readRegularFileSync(place.file, sidecar, 'utf8'), file)) return false;
+  if (place.entry !== 'file' || !isOurSidecar(readRegularFileSync(place.file, sidecar, 'utf8'), file, asset)) return false;
   removeInside(root, sidecar);
   return true;
 }
 
-/** Removes the sidecars of pruned files, in both places. */
-export function removeSidecars(root: string, files: readonly string[], place: SidecarPlace): void {
-  for (const file of files) for (const where of [place, otherPlace(place)]) removeOurSidecar(root, sidecarPath(file, where), file);
+/** A file the lock recorded as an output of `asset` before this build, and no longer does. */
+interface FormerOutput {
+  asset: string;
+  file: string;
+}
+
+/**
+ * Removes assetgen's sidecar of each former output, in both places (the place may have changed at
+ * this build too), into `result`: `removed`, or `failed` with why (nothing else of that name goes).
+ */
+function removeFormerSidecars(root: string, former: readonly FormerOutput[], place: SidecarPlace, result: SidecarsWritten): void {
+  for (const { asset, file } of former) {
+    for (const where of [place, otherPlace(place)]) {
+      const sidecar = sidecarPath(file, where);
+      try {
+        if (removeOurSidecar(root, sidecar, file, asset)) result.removed.push(sidecar);
+      } catch (error) {
+        result.failed.push({ path: sidecar, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  }
+}
+
+/**
+ * The files an asset's lock entry listed when the build planned and no longer lists now the build
+ * has finished it (built, resumed, restored) or pruned it: the outputs it stopped producing. A file
+ * edited by hand keeps the sidecar it had (as prune keeps the file), and a file the lock records
+ * now, as any asset's output, is not a former one (its sidecar is that output's).
+ */
+function formerOutputs(plan: Plan, items: readonly Pick<AssetResult, 'id' | 'outcome'>[], lock: Lock): FormerOutput[] {
+  const before = new Map(plan.items.map((item) => [item.id, item.files]));
+  const recorded = new Set(Object.values(lock.assets).flatMap((entry) => entry.files.map((file) => file.path)));
+  return items
+    .filter((item) => FINISHED.has(item.outcome))
+    .flatMap((item) =>
+      (before.get(item.id) ?? [])
+        .filter((file) => file.state !== 'edited' && !recorded.has(file.path))
+        .map((file) => ({ asset: item.id, file: file.path })),
+    );
 }
 
 /**
  * After a build: the sidecar of every file on disk as assetgen made it (built, resumed, unchanged:
- * a missing one comes back, free), none for a file edited by hand; a pruned file's sidecar goes too.
+ * a missing one comes back, free), none for a file edited by hand; the sidecar of a file that stopped
+ * being an output at this build (formerOutputs: a re-cut's dropped frame, a pruned asset's file) goes.
  */
 export async function writeBuildSidecars(
   root: string,
@@ -118,21 +167,17 @@ export async function writeBuildSidecars(
 ): Promise<SidecarsWritten> {
   const assets = new Map(plan.items.map((item) => [item.id, item.asset]));
   const records = items
-    .filter((item) => CURRENT.has(item.outcome) && lock.assets[item.id])
-    .flatMap((item) => provenanceRecords(item.id, lock.assets[item.id], assets.get(item.id), plan.service));
+    .filter((item) => CURRENT.has(item.outcome) && entryOf(lock, item.id))
+    .flatMap((item) => provenanceRecords(item.id, entryOf(lock, item.id)!, assets.get(item.id), plan.service));
   const result = await writeSidecars(root, records, place);
-  for (const item of items.filter((entry) => entry.outcome === 'pruned')) {
-    try {
-      removeSidecars(root, item.files, place);
-    } catch (error) {
-      result.failed.push({
-        path: sidecarPath(item.files[0] ?? item.id, place),
-        reason: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
-  return result;
+  removeFormerSidecars(root, formerOutputs(plan, items, lock), place, result);
+  result.removed.sort();
+  if (!result.removed.length) return result;
+  const { failed, ...rest } = result;
+  return { ...rest, moved: result.moved ?? 0, failed };
 }
 
 /** Outcomes whose files are the lock's, on disk, as assetgen wrote them. */
 const CURRENT = new Set<AssetOutcome>(['built', 'resumed', 'unchanged']);
+/** Outcomes after which the lock's files of an asset are this build's (or none, pruned): the files it listed before and not now are former outputs. */
+const FINISHED = new Set<AssetOutcome>(['built', 'resumed', 'restored', 'pruned']);

@@ -7,13 +7,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { folderIn, PathRefusedError, placeIn, placeToWrite, sweepFolder } from '../files/confine.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
-import type { PlanItem } from './records.js';
+import type { PlanAction, PlanItem } from './records.js';
 import { originalsFolder } from './post.js';
 import { sheetFiles } from './sheet.js';
 import { candidatesFolder } from './takes.js';
 
 /** Whether a file name (lower-cased) is `<id>.<ext>` for a media extension: what an image, a video or a kept original is saved as. */
 const mediaNameOf = (id: string) => (lower: string) => Object.keys(MEDIA_EXTENSIONS).some((ext) => lower === `${id}${ext}`);
+
+/** The actions that write an asset's outputs (the paid ones, a re-process, a move). */
+const WRITING: ReadonlySet<PlanAction> = new Set(['generate', 'resume', 'reprocess', 'move']);
 
 /** Refuses (PipelineError, exit 2) a plan that would write or delete outside the project, or through a link. */
 export function checkTargets(root: string, items: readonly PlanItem[]): void {
@@ -36,9 +39,14 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
   for (const item of items) {
     if (item.action === 'prune') for (const file of item.prunable) attempt(() => placeIn(root, file));
     for (const file of item.prunableTakes ?? []) attempt(() => placeIn(root, file));
+    // A move writes each new path (the save's own rule) and deletes each old file it read.
+    for (const move of item.action === 'move' ? (item.moves ?? []) : []) {
+      attempt(() => placeToWrite(root, move.to));
+      attempt(() => placeIn(root, move.from));
+    }
     const asset = item.asset;
     const out = asset?.out;
-    if (!asset || !out || (item.action !== 'generate' && item.action !== 'resume' && item.action !== 'reprocess')) continue;
+    if (!asset || !out || !WRITING.has(item.action)) continue;
     const id = asset.id.toLowerCase();
     // Post-processing keeps the generated original in the project too (./post.ts): downloaded as
     // `<id>.<ext>`, or (post added to an asset built without it) named as the output it was.

@@ -12,7 +12,7 @@ import { AliasLimitError, MANIFEST_LIMITS, offsetPastNodeLimit, positionIn, tooM
 import { readPlainManifest } from './manifest-reader.js';
 import { Walker, type Entry, type Node_ } from './manifest-walker.js';
 import { assetPost, readPost, type PostStep } from './manifest-post.js';
-import { checkSheetOut, checkSheets, readSheet } from './manifest-sheet.js';
+import { checkSheetOut, checkSheetPages, checkSheets, readSheet } from './manifest-sheet.js';
 import { assetChecks, readChecks, type WrittenChecks } from './manifest-checks.js';
 import { isProjectPath, outputStem, parseOut } from './paths.js';
 import { expandTemplates, type ExpandedAssets } from './templates.js';
@@ -101,6 +101,8 @@ function validateTree(walker: Walker, options: ValidateOptions): ValidatedManife
   else if (!isSeq(assetsEntry.value)) walker.issue(assetsEntry.value ?? assetsEntry.key, 'assets', 'must be a list');
   const assets = readAssets(walker, templates, defaults);
   if (!walker.issues.length) checkSheets(walker, assets);
+  // A sheet's page names are its own, as a slice's frame names are (checked once its inputs are known).
+  if (!walker.issues.length) checkSheetPages(walker, assets);
   const issues = walker.issues.sort((a, b) => a.line - b.line || a.col - b.col);
   return {
     assets: issues.length ? [] : assets,
@@ -337,7 +339,7 @@ function readAsset(walker: Walker, node: Node, field: string, options: AssetDefa
     : kind === 'image'
       ? options.defaultVariants
       : undefined;
-  if (kind === 'sheet') checkSheetOut(walker, { entries, node, field, out });
+  if (kind === 'sheet') checkSheetOut(walker, { entries, node, field, out, sheet });
   const checked = assetChecks(walker, { entries, node, field, kind }, options.defaultChecks);
 
   if (walker.issues.length > before || !id || !kind || !text || !out) return undefined;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { openAppendInside, placeToWrite, removeInside, sweepFolder } from '../files/confine.js';
 import { claim } from './lock-claim.js';
 import { readLock, writeLockAtomic, writeLockAtomicSync } from './lock.js';
-import { noteState, startShardLock } from './lock-history.js';
+import { entryOf, noteState, startShardLock } from './lock-history.js';
 import type { Lock, LockedFile, LockedTake, LockEntry, LockJob } from './records.js';
 import { journalFileFor, journalLine, type JournalRecord } from './lock-journal.js';
 import { pickedTake, takeOf } from './takes.js';
@@ -93,7 +93,7 @@ export class LockWriter {
    * of the whole lock per asset made re-processing 1,000 assets quadratic: seconds of cloning).
    */
   entry(id: string): LockEntry | undefined {
-    const entry = this.#lock.assets[id];
+    const entry = entryOf(this.#lock, id);
     return entry && structuredClone(entry);
   }
 
@@ -104,7 +104,7 @@ export class LockWriter {
   submitted(id: string, submission: Submission): Promise<void> {
     return this.#update([id], (lock) => {
       const { spec, kind, agent, workflow, idempotencyKey, generation, jobId, credits, specParts, take } = submission;
-      const entry = lock.assets[id];
+      const entry = entryOf(lock, id);
       const earlier = entry?.job;
       const same = earlier?.idempotencyKey === idempotencyKey;
       const submittedAt = same ? earlier.submittedAt : new Date().toISOString();
@@ -138,7 +138,7 @@ export class LockWriter {
    */
   tookTake(id: string, take: LockedTake): Promise<void> {
     return this.#update([id], (lock) => {
-      const entry = lock.assets[id];
+      const entry = entryOf(lock, id);
       if (!entry) throw new Error(`LockWriter.tookTake(${id}): the asset has no entry`);
       entry.candidates = [...(entry.candidates ?? []).filter((other) => other.k !== take.k), take].sort((a, b) => a.k - b.k);
     });
@@ -150,7 +150,7 @@ export class LockWriter {
    */
   picked(id: string, k: number, processed: { files: LockedFile[] } & Processed): Promise<void> {
     return this.#update([id], (lock) => {
-      const entry = lock.assets[id];
+      const entry = entryOf(lock, id);
       if (!entry?.candidates?.some((take) => take.k === k)) throw new Error(`LockWriter.picked(${id}, ${k}): no such take`);
       const { postFailed: _failed, original: _original, post: _post, trim: _trim, trims: _trims, generationId: _made, ...rest } = entry;
       const { files, original, post, trim, trims } = processed;
@@ -162,7 +162,7 @@ export class LockWriter {
   /** --prune-takes: the takes not picked are deleted; the one kept is recorded as picked (the choice is made). */
   prunedTakes(id: string, removed: readonly string[]): Promise<void> {
     return this.#update([id], (lock) => {
-      const entry = lock.assets[id];
+      const entry = entryOf(lock, id);
       if (!entry?.candidates) return;
       entry.picked = entry.picked ?? 1;
       const pruned = entry.candidates.filter((take) => removed.includes(take.file)).map(({ k, credits }) => ({ k, credits }));
@@ -177,7 +177,7 @@ export class LockWriter {
    */
   charged(id: string, credits: number | null): Promise<void> {
     return this.#update([id], (lock) => {
-      const job = lock.assets[id]?.job;
+      const job = entryOf(lock, id)?.job;
       if (!job) return;
       if (credits === null) delete job.credits;
       else job.credits = credits;
@@ -199,14 +199,14 @@ export class LockWriter {
    */
   postFailed(id: string, result: { credits: number | null; original: LockedFile; generationId?: string }): Promise<void> {
     return this.#update([id], (lock) => {
-      const { files = [], trim, trims } = lock.assets[id] ?? {};
+      const { files = [], trim, trims } = entryOf(lock, id) ?? {};
       lock.assets[id] = { ...this.#finish(lock, id, 'postFailed', { ...result, files, trim, trims }), postFailed: true };
     });
   }
 
   /** The entry a finish leaves: what the job made, with the files and cost given. */
   #finish(lock: Lock, id: string, what: string, result: Finish): LockEntry {
-    const job = lock.assets[id]?.job;
+    const job = entryOf(lock, id)?.job;
     if (!job) throw new Error(`LockWriter.${what}(${id}): no job was submitted for it`);
     const { spec, specParts, kind, agent, workflow, generation, jobId, take } = job;
     const finishedAt = (result.finishedAt ?? new Date()).toISOString();
@@ -229,7 +229,7 @@ export class LockWriter {
       trim,
       trims,
     };
-    const entry = lock.assets[id];
+    const entry = entryOf(lock, id);
     if (take === undefined || !entry?.candidates?.length) return { ...made, generationId };
     // An asset with takes: its cost is what its takes cost (null when one's is unknown), the pick kept.
     const { candidates, picked, prunedTakes } = entry;
@@ -251,7 +251,7 @@ export class LockWriter {
   /** Re-processed from the kept original (no paid call): new files and steps, the rest as it was (an earlier failure of the steps forgotten). */
   reprocessed(id: string, result: { files: LockedFile[] } & Processed): Promise<void> {
     return this.#update([id], (lock) => {
-      const entry = lock.assets[id];
+      const entry = entryOf(lock, id);
       if (!entry?.spec) throw new Error(`LockWriter.reprocessed(${id}): it was never built`);
       const { postFailed: _failed, trim: _trim, trims: _trims, ...rest } = entry;
       lock.assets[id] = {
@@ -272,7 +272,7 @@ export class LockWriter {
    */
   failed(id: string): Promise<void> {
     return this.#update([id], (lock) => {
-      const entry = lock.assets[id];
+      const entry = entryOf(lock, id);
       if (!entry?.job) return;
       const { generation } = entry.job;
       delete entry.job;
@@ -400,8 +400,10 @@ export class LockWriter {
     }
     if (!whole && !ids.size) return;
     // A shard's lock: each entry's new state joins its history, as a replay of these records does.
-    for (const id of ids) noteState(this.#lock, id, this.#lock.assets[id]);
-    const records: JournalRecord[] = whole ? [{ lock: this.#lock }] : [...ids].map((id) => ({ id, entry: this.#lock.assets[id] ?? null }));
+    for (const id of ids) noteState(this.#lock, id, entryOf(this.#lock, id));
+    const records: JournalRecord[] = whole
+      ? [{ lock: this.#lock }]
+      : [...ids].map((id) => ({ id, entry: entryOf(this.#lock, id) ?? null }));
     this.#journal ??= await openAppendInside(this.#root, this.#journalFile);
     this.#unfolded = true;
     await this.#journal.write(records.map(journalLine).join(''));

@@ -1,6 +1,6 @@
 // `assetgen check` on real files through the real command table (dist/, in-process; spawned where
 // a defect would hang: the FIFO): fixtures drawn with known figures —
-// a sprite filling a quarter of its canvas in 17 colours, a tile whose edges differ by 40, a matrix
+// a sprite filling a quarter of its canvas in 17 colours, a tile whose seam scores 16, a matrix
 // of six where one is drawn the other way round — give those exact figures and exit 9 naming each
 // broken rule; the same outputs under rules they meet exit 0. No service is configured at all.
 import fs from 'node:fs';
@@ -29,10 +29,16 @@ const sprite = () =>
       x >= 16 && x < 48 && y >= 16 && y < 48 ? [((x - 16) % 4) * 60, ((y - 16) % 4) * 60, 90, 255] : [0, 0, 0, 0],
     ),
   );
-/** 32×32 opaque in 4 colours: the first column grey 100, the last grey 140 (a seam of 40); top and bottom rows 1 apart. */
+/**
+ * 32×32 opaque in 4 colours: bands of 8 columns, grey 100, 108, 116 and 124. Inside, neighbouring
+ * columns differ by 8 at most; the last column (124) beside the first (100) by 24: a seam of 24 − 8 = 16.
+ */
 const tile = () =>
   toPng(
-    makePixels(32, 32, (x, y): RGBA => (x === 0 ? [100, 100, 100, 255] : x === 31 ? [140, 140, 140, 255] : [20, 80 + (y % 2), 30, 255])),
+    makePixels(32, 32, (x): RGBA => {
+      const grey = 100 + 8 * Math.floor(x / 8);
+      return [grey, grey, grey, 255];
+    }),
   );
 /** A gem brightening to the right (every hash bit 0), in its own hue; `flipped`: darkening (every bit 1). */
 const gem = (hue: number, flipped = false) =>
@@ -62,7 +68,7 @@ assets:
 `;
 const FAILING = { fill: '{ min: 0.5 }', colors: 16, seam: 8, outlier: 16 };
 /** The figures exactly: each limit at the figure measured passes. */
-const PASSING = { fill: '{ min: 0.25, max: 0.25 }', colors: 17, seam: 40, outlier: 64 };
+const PASSING = { fill: '{ min: 0.25, max: 0.25 }', colors: 17, seam: 16, outlier: 64 };
 
 /** Writes the outputs and a lock recording them, as a build would leave them. */
 async function writeProject(rules: typeof FAILING): Promise<void> {
@@ -103,7 +109,7 @@ describe('assetgen check', () => {
       colors: { count: 17, atLeast: false },
     });
     expect(byId.sprite.seam).toBeUndefined();
-    expect(byId.floor).toMatchObject({ alpha: false, fill: 1, seam: 40 });
+    expect(byId.floor).toMatchObject({ alpha: false, fill: 1, seam: 16 });
     // The matrix: five alike (distance 0 to one another), one drawn the other way round (all 64 bits apart).
     expect(byId['gem-1'].hash).toBe('0000000000000000');
     expect(byId['gem-4'].hash).toBe('ffffffffffffffff');
@@ -131,9 +137,9 @@ describe('assetgen check', () => {
         id: 'floor',
         path: 'assets/floor.png',
         rule: 'seam',
-        figure: 40,
+        figure: 16,
         limit: 'max 8',
-        message: 'assets/floor.png (floor): seam 40 is above the max of 8',
+        message: 'assets/floor.png (floor): seam 16 is above the max of 8',
       },
       {
         id: 'gem-4',
@@ -171,11 +177,11 @@ describe('assetgen check', () => {
       '',
       'FAIL fill, colors',
     ]);
-    expect(rows.find((row) => row[0] === 'floor')).toEqual(['floor', 'assets/floor.png', '32×32', 'no', '1', '4', '40', '', 'FAIL seam']);
+    expect(rows.find((row) => row[0] === 'floor')).toEqual(['floor', 'assets/floor.png', '32×32', 'no', '1', '4', '16', '', 'FAIL seam']);
     expect(rows.find((row) => row[0] === 'gem-4')!.slice(7)).toEqual(['64/64 outlier', 'FAIL outlier']);
     expect(rows.find((row) => row[0] === 'gem-1')!.slice(7)).toEqual(['0/64', 'ok']);
     expect(result.stderr).toContain('✗ assets/sprite.png (sprite): fill 0.25 is below the min of 0.5\n');
-    expect(result.stderr).toContain('✗ assets/floor.png (floor): seam 40 is above the max of 8\n');
+    expect(result.stderr).toContain('✗ assets/floor.png (floor): seam 16 is above the max of 8\n');
     expect(result.stderr).toMatch(/^error: 4 checks failed: /m);
   });
 

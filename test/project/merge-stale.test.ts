@@ -97,7 +97,7 @@ describe('lock merge with stale shard locks', () => {
     const error = jsonError(again);
     expect(error.message).toBe(
       `Stale shard lock on asset "gem": ${shardFile(GEM_SHARD)} changed it from an entry assetgen.lock no longer holds ` +
-        `(the project's entry changed after that shard started); taking it would roll "gem" back.`,
+        `(the shard started from an older assetgen.lock, or the entry changed here after it started); taking it would roll "gem" back.`,
     );
     expect(error.hint).toContain('A shard lock merged before is stale once a later build changes its assets: leave it out');
     expect(lockText()).toBe(newer);

@@ -78,7 +78,7 @@ function shardLock(start: Lock, changes: [string, LockEntry | null][]): Lock {
 
 const STALE = (id: string, files: string) =>
   `Stale shard lock on asset "${id}": ${files} changed it from an entry assetgen.lock no longer holds ` +
-  `(the project's entry changed after that shard started); taking it would roll "${id}" back.`;
+  `(the shard started from an older assetgen.lock, or the entry changed here after it started); taking it would roll "${id}" back.`;
 
 describe('mergeLocks with shard histories', () => {
   const start = lock({ sword: entry('s1'), hero: entry('h1'), torch: entry('t1') });

@@ -77,9 +77,23 @@ describe('planBuild', () => {
       .replace('assets/fx/', 'assets/video/');
     const manifest = parseManifest(edited, { file: path.join(root, 'assetgen.yaml') });
     const p = await plan(root, manifest);
-    expect(summary(p)).toEqual({ sword: 'changed/generate', hero: 'changed/generate', torch: 'changed/generate' });
-    expect(p.items.find((item) => item.id === 'torch')!.reasons).toEqual(['out changed']);
-    expect(p.estimate).toEqual({ credits: 7 + 7 + 180, unknown: [] });
+    // The moved video's file is as the lock records it: moved to its new out, free (never 180 again).
+    expect(summary(p)).toEqual({ sword: 'changed/generate', hero: 'changed/generate', torch: 'changed/move' });
+    const torch = p.items.find((item) => item.id === 'torch')!;
+    expect(torch.reasons).toEqual([
+      'out moved (from assets/fx/torch.gif)',
+      'moved to assets/video/torch.gif (the bytes assetgen.lock records), no paid call',
+    ]);
+    expect([torch.moves, torch.estimate]).toEqual([[{ from: 'assets/fx/torch.gif', to: 'assets/video/torch.gif' }], 0]);
+    expect(p.estimate).toEqual({ credits: 7 + 7, unknown: [] });
+    // Its file gone (and no kept original): asked for again, said why.
+    fs.rmSync(path.join(root, 'assets/fx/torch.gif'));
+    const gone = (await plan(root, manifest)).items.find((item) => item.id === 'torch')!;
+    expect([gone.status, gone.action, gone.reasons.slice(0, 2)]).toEqual([
+      'changed',
+      'generate',
+      ['out moved (from assets/fx/torch.gif)', 'assets/fx/torch.gif missing'],
+    ]);
     const same = parseManifest(EXAMPLE, { file: path.join(root, 'assetgen.yaml') });
     expect(new Set(Object.values(summary(await plan(root, same, { service: 'staging.example.com' }))))).toEqual(
       new Set(['changed/generate']),
@@ -92,7 +106,7 @@ describe('planBuild', () => {
     const manifest = parseManifest(edited, { file: path.join(root, 'assetgen.yaml') });
     fs.rmSync(path.join(root, 'assets/sprites/hero/hero-walk.png'));
     const blind = await plan(root, manifest, { service: '', compareSpecs: false });
-    expect(summary(blind)).toEqual({ sword: 'up-to-date/none', hero: 'missing/generate', torch: 'changed/generate' });
+    expect(summary(blind)).toEqual({ sword: 'up-to-date/none', hero: 'missing/generate', torch: 'changed/move' });
     expect(summary(await plan(root, manifest)).sword).toBe('changed/generate');
   });
 

@@ -1,5 +1,6 @@
 // One asset of a build: submit (or resume), wait, save, record — every charged call asked of the
 // credit budget first, every charge recorded in the lock with the job, so a resume adds to it.
+import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import {
@@ -22,16 +23,30 @@ import { followRun, followVideo, runOutputFiles, targetFor, videoOutputFile } fr
 import { paidCall } from '../../cli/idempotency.js';
 import { saveOutputs, type OutputFile } from '../../cli/save.js';
 import { describeRefusal, type CapRefusal, type Reservation } from '../../pipeline/budget.js';
-import { describeFiles, idempotencyKeyFor, lockPath, sha256, specParts } from '../../pipeline/hash.js';
+import { describeFiles, hashFile, idempotencyKeyFor, lockPath, sha256, specParts } from '../../pipeline/hash.js';
 import type { FileHash, LockedFile, LockEntry, ManifestAsset, PlanItem } from '../../pipeline/records.js';
 import type { LockWriter, Processed, Submission } from '../../pipeline/writer.js';
 import { originalsFolder } from '../../pipeline/post.js';
 import { processOriginal } from './post.js';
 import type { AssetRun, ItemResult, Outcome, ServiceRefusal } from './records.js';
-import { readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
+import {
+  discardTemp,
+  makeTempInside,
+  moveIntoPlace,
+  PathRefusedError,
+  placeIn,
+  placeToWrite,
+  readRegularFile,
+  removeInside,
+  streamRegularFile,
+  writeFileInside,
+  type MadeTemp,
+} from '../../files/confine.js';
 import { LocalFileError } from '../../config/errors.js';
 import { candidatesFolder, pickedTake, takeOf, takePath } from '../../pipeline/takes.js';
+import { inTarget } from '../../pipeline/paths.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
+import { buildFailure } from '../../pipeline/errors.js';
 
 /** The budget refused the asset's next charged call: it stops there, its paid job kept in the lock. */
 class CapReached extends Error {
@@ -52,7 +67,7 @@ class PostStepsFailed extends Error {
     readonly generationId?: string,
   ) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(`${why}; the paid image is kept as ${original.path}: a build re-processes it from there, with no paid call`);
+    super(`${why}; the paid image is kept as ${original.path}: a build re-processes it from there, with no paid call`, { cause });
   }
 }
 
@@ -132,6 +147,8 @@ export async function buildAsset(
     return base === null || polls.unknownCharge ? null : base + tally.report.charged;
   };
   try {
+    // Its `out` moved: the old outputs go once the new ones are recorded, if unchanged.
+    const former = formerOutputs(run, item);
     const job: Production = {
       ctx: quiet,
       run,
@@ -152,12 +169,14 @@ export async function buildAsset(
     const paid = jobCredits();
     const cost = paid === null ? null : paid - refunded;
     await run.writer.finished(item.id, { files, credits: cost, ...job.processed, generationId: job.generationId });
+    await removeFormer(run.root, former, files);
     const outcome = item.action === 'resume' ? 'resumed' : 'built';
     // `cost` is the asset's whole cost as the lock now records it (with takes: every take's, those
     // of earlier builds too), not this call's job alone.
     const recorded = run.writer.entry(item.id);
     const whole = recorded && recorded.credits !== undefined ? recorded.credits : cost;
-    return { id: item.id, outcome, files: files.map((f) => f.path), credits: charged - refunded, cost: whole };
+    const warnings = job.warnings ? { warnings: job.warnings } : {};
+    return { id: item.id, outcome, files: files.map((f) => f.path), credits: charged - refunded, cost: whole, ...warnings };
   } catch (error) {
     return await recordFailure(run, item, { error, tally, reservation, jobCredits });
   } finally {
@@ -188,6 +207,8 @@ async function recordFailure(
     credits: charged - refunded,
     reason,
     ...(resume ? { resume: run.resumeCommand(item.id) } : {}),
+    // A post step's failure is its cause's (the kept original fails the same way until the steps change).
+    ...(outcome === 'failed' ? { error: buildFailure(error instanceof PostStepsFailed ? error.cause : error) } : {}),
   });
   // Refused outright (credentials, credits, a bad request): its record was taken back, nothing to resume.
   if (takenBack.has(error as object)) return result('failed', (error as ApiError).message, false);
@@ -257,6 +278,8 @@ interface Production {
   hashes: Map<string, FileHash>;
   /** Filled with what post-processing made. */
   processed: Processed;
+  /** What post-processing said of the image it made (./post.ts ProcessedFiles). */
+  warnings?: string[];
   /** An image: the service's id of its generation (a safe id, or none: client/normalize.ts). */
   generationId?: string;
   status: (text: string) => void;
@@ -474,6 +497,7 @@ async function postProcess(job: Production, original: string): Promise<string[]>
     throw expected ? new PostStepsFailed({ path: source, ...expected }, error, job.generationId) : error;
   });
   Object.assign(job.processed, { original: result.original, post: result.post, trim: result.trim, trims: result.trims });
+  job.warnings = result.warnings;
   return result.files.map((entry) => {
     job.hashes.set(path.resolve(root, entry.path), { sha256: entry.sha256, size: entry.size });
     return entry.path;
@@ -668,6 +692,115 @@ function discard(): Writable {
 }
 
 /**
+ * The plan's `move` (docs/build.md "Planning"): an asset whose `out` moved, put at its new paths
+ * with the bytes the lock records — no paid call, nothing charged. Each new file is made in full
+ * beside its place by the confinement rule, its bytes checked against the lock on the way (a file
+ * changed since the plan is never used: the asset fails, nothing written), then moved into place
+ * where nothing has appeared since the plan (a new path that holds the recorded bytes already is
+ * kept as it is). The lock then records the new paths, with the same hashes, cost, job and
+ * generation ids; and each old file goes if it is still as the lock recorded it (the prune rule:
+ * assetgen made it, nobody changed it), its bytes now at the new path.
+ */
+export async function moveAsset(run: AssetRun, item: PlanItem): Promise<ItemResult> {
+  const made: MadeTemp[] = [];
+  try {
+    const recorded = run.writer.entry(item.id)?.files ?? [];
+    const files = await copyMoved(run, item, recorded, made);
+    for (const temp of made)
+      if (!(await moveIntoPlace(temp.temp, temp.target, false)))
+        throw new PathRefusedError(
+          `${temp.path} appeared while ${item.id} was being moved there: left alone, the move not recorded.`,
+          'Build again: the plan then says what to do with it.',
+        );
+    await run.writer.reprocessed(item.id, { files });
+    const former = recorded.filter((file) => item.moves?.some((move) => move.from === file.path));
+    await removeFormer(run.root, former, files);
+    return { id: item.id, outcome: 'built', files: files.map((file) => file.path), credits: 0 };
+  } catch (error) {
+    await Promise.all(made.map((temp) => discardTemp(temp.temp)));
+    const reason = error instanceof Error ? error.message : String(error);
+    return { id: item.id, outcome: 'failed', files: [], credits: 0, reason, error: buildFailure(error) };
+  }
+}
+
+/**
+ * The new files of a move, each claimed for the asset (never over another asset's output) and made
+ * as a temp file beside its place from the old one (`made`), unless the recorded bytes are there
+ * already; what the lock records of them (`recorded`: the entry's files, whose bytes they are).
+ */
+async function copyMoved(run: AssetRun, item: PlanItem, recorded: readonly LockedFile[], made: MadeTemp[]): Promise<LockedFile[]> {
+  const { root } = run;
+  const files: LockedFile[] = [];
+  for (const move of item.moves ?? []) {
+    const was = recorded.find((file) => file.path === move.from);
+    if (!was) throw new LocalFileError(path.join(root, move.from), `${move.from} is not in assetgen.lock any more: not moved.`);
+    const refusal = run.claims.claim(move.to, item.id);
+    if (refusal) throw new PathRefusedError(refusal, 'Give the assets different outputs.');
+    files.push({ path: move.to, sha256: was.sha256, size: was.size });
+    // Moved there by a build stopped before its lock said so (or by hand): the bytes are in place.
+    if (placeToWrite(root, move.to).entry === 'file' && sameBytes(await hashInside(root, move.to), was)) continue;
+    const from = placeIn(root, move.from);
+    if (from.entry !== 'file') throw new PathRefusedError(`${move.from} is not a regular file: nothing moved.`);
+    const temp = await makeTempInside(root, move.to, streamRegularFile(from.file, move.from));
+    made.push(temp);
+    if (!sameBytes(temp, was))
+      throw new LocalFileError(
+        from.path,
+        `${move.from} is not the file assetgen.lock records (changed since the plan checked it): not moved, nothing written.`,
+        'Build again: the plan then says what to do with it.',
+      );
+  }
+  return files;
+}
+
+/**
+ * The files of an asset's last finish that its `out` no longer covers (it moved), as the lock
+ * recorded them: once the asset is finished at its new `out`, each still unchanged goes (removeFormer).
+ */
+function formerOutputs(run: AssetRun, item: PlanItem): LockedFile[] {
+  const out = item.asset?.out;
+  if (!out) return [];
+  return (run.writer.entry(item.id)?.files ?? []).filter((file) => !inTarget(file.path, item.id, out));
+}
+
+/**
+ * Once the lock records an asset's new files (`now`): each of its former outputs (formerOutputs)
+ * that is not one of them and still holds the bytes the lock recorded goes, by the prune rule
+ * (assetgen made it, nobody changed it) and the confinement rule — never when it is one of the new
+ * files under another name (`assets/` → `Assets/` on a disk that ignores case, a folder linked to
+ * the old one). One edited by hand stays where it is, and so does one the rule refuses to delete.
+ */
+async function removeFormer(root: string, former: readonly LockedFile[], now: readonly LockedFile[]): Promise<void> {
+  const identity = (file: string): string | undefined => {
+    try {
+      const stat = fs.lstatSync(placeIn(root, file).file, { bigint: true, throwIfNoEntry: false });
+      return stat && `${stat.dev}:${stat.ino}`;
+    } catch {
+      return undefined;
+    }
+  };
+  const current = new Set(now.map((file) => identity(file.path)));
+  for (const file of former) {
+    if (now.some((kept) => kept.path === file.path)) continue;
+    try {
+      const same = identity(file.path);
+      if (same === undefined || current.has(same) || !sameBytes(await hashInside(root, file.path), file)) continue;
+      removeInside(root, file.path);
+    } catch {
+      // Left where it is.
+    }
+  }
+}
+
+/** A file's hash inside the project by the confinement rule (null: gone, or not a regular file). */
+async function hashInside(root: string, file: string): Promise<FileHash | null> {
+  const place = placeIn(root, file);
+  return place.entry === 'file' ? hashFile(place.file) : null;
+}
+
+const sameBytes = (found: FileHash | null, want: FileHash): boolean => !!found && found.sha256 === want.sha256 && found.size === want.size;
+
+/**
  * --prune: only the files the lock says assetgen made and that nobody changed (the plan checked),
  * deleted by the confinement rule: never through a link, never outside the project.
  */
@@ -675,7 +808,8 @@ export async function pruneAsset(run: AssetRun, item: PlanItem): Promise<ItemRes
   try {
     for (const file of item.prunable) removeInside(run.root, file);
   } catch (error) {
-    return { id: item.id, outcome: 'failed', files: [], credits: 0, reason: error instanceof Error ? error.message : String(error) };
+    const reason = error instanceof Error ? error.message : String(error);
+    return { id: item.id, outcome: 'failed', files: [], credits: 0, reason, error: buildFailure(error) };
   }
   await run.writer.forget(item.id);
   return { id: item.id, outcome: 'pruned', files: item.prunable, credits: 0 };

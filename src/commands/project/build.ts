@@ -32,7 +32,8 @@ import { openPlannedProject, openProject } from './open.js';
 import { workflowsToList } from '../../pipeline/owners.js';
 import { checkTargets, sweepTargetFolders } from '../../pipeline/targets.js';
 import { hashProjectFiles, planBuild, type PlanOptions } from '../../pipeline/plan.js';
-import { parseShard, type Shard } from '../../pipeline/shard.js';
+import { inShard, parseShard, type Shard } from '../../pipeline/shard.js';
+import { refuseStaleLockOut } from '../../pipeline/lock-history.js';
 import { anyOf } from '../../cli/front-end.js';
 import { learnedPrices, rememberPrices } from '../../config/learned-prices.js';
 import { capName, capOf, unknownPriceRemedy, type Cap } from './cap.js';
@@ -48,9 +49,12 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   const shard = options.shard === undefined ? undefined : parseShard(options.shard);
   if (options.dryRun) {
     const { lock: projectLock, release, ...project } = openPlannedProject(ctx, options.file);
-    // With --lock-out, the lock that build would start from (its shard's, journal included).
-    const lock = (options.lockOut && readLockOut(path.resolve(ctx.cwd, options.lockOut), () => projectLock)) || projectLock;
     try {
+      // With --lock-out, the lock that build would start from (its shard's, journal included), refused as the build would refuse it.
+      const { lockOut: given } = options;
+      const lockOut = given ? readLockOut(lockOutFile(ctx, project.lockFile, given), () => projectLock) : null;
+      if (given && lockOut) refuseStaleLockOut(given, lockOut, projectLock, lockOutScope(shard));
+      const lock = lockOut ?? projectLock;
       return await planAndRun(ctx, selectors, options, { ...project, held: { kind: 'read', lock }, shard });
     } finally {
       release();
@@ -59,7 +63,7 @@ async function planOrBuild(ctx: CommandContext, selectors: string[], options: Bu
   const { file, manifest, lockFile, service, cache: planCache } = openProject(ctx, options.file);
   // The paid build holds the lock's one writer from planning to the end: no other process can
   // record (or lose) jobs in it meanwhile.
-  const writer = await openWriter(ctx, lockFile, options.lockOut, service);
+  const writer = await openWriter(ctx, lockFile, options.lockOut, service, shard);
   try {
     // No copy of the lock is kept here: planning takes its own (planFrom), dropped once the plan is made.
     const hashes = (lock: Lock): Promise<FileHashes> => hashProjectFiles(manifest, lock, undefined, planCache);
@@ -131,19 +135,72 @@ function buildDocument(result: BuildResult): BuildDocument {
 /**
  * The lock this build writes: the project's, or with --lock-out a shard's own file (several shards
  * on one machine, or one per CI job), which starts as a copy of the project's lock — unless it is
- * there already from an interrupted run of the same shard, whose paid jobs it holds.
+ * there already from an interrupted run of the same shard, whose paid jobs it holds. A file there
+ * from an earlier round (started from an older assetgen.lock) is refused, before anything is paid.
  */
-async function openWriter(ctx: CommandContext, lockFile: string, lockOut: string | undefined, service: string): Promise<LockWriter> {
+async function openWriter(
+  ctx: CommandContext,
+  lockFile: string,
+  lockOut: string | undefined,
+  service: string,
+  shard: Shard | undefined,
+): Promise<LockWriter> {
   const { LockWriter } = await import('../../pipeline/writer.js');
   if (!lockOut) return LockWriter.open(lockFile, { service });
-  const target = path.resolve(ctx.cwd, lockOut);
+  const target = lockOutFile(ctx, lockFile, lockOut);
   const fresh = !fs.existsSync(target);
   const writer = LockWriter.open(target, { service });
+  const projectLock = readLock(lockFile);
+  try {
+    refuseStaleLockOut(lockOut, writer.lock, projectLock, lockOutScope(shard));
+  } catch (error) {
+    await writer.close();
+    throw error;
+  }
   // A new lock-out starts from the project's lock. A first run killed before it wrote one left its
   // journal, which open() folded in (its paid jobs): the project's lock fills in only the rest.
-  if (fresh) await writer.seed(readLock(lockFile));
+  if (fresh) await writer.seed(projectLock);
   return writer;
 }
+
+/**
+ * Where --lock-out writes, refused (exit 2, nothing paid) when it is the project's own lock: a
+ * shard's lock records its history there, and `lock merge` joins shard locks into assetgen.lock.
+ */
+function lockOutFile(ctx: CommandContext, lockFile: string, lockOut: string): string {
+  const target = path.resolve(ctx.cwd, lockOut);
+  if (sameFile(target, lockFile))
+    throw new UsageError(
+      `--lock-out ${lockOut} is the project's own lock, ${displayPath(ctx, lockFile)}: --lock-out names a shard's lock, a file of its own that \`assetgen lock merge\` then joins into it.`,
+      `Name another file (--lock-out shard-1.lock, say), or leave --lock-out out to build into ${path.basename(lockFile)} itself. Nothing was charged.`,
+    );
+  return target;
+}
+
+/** The same file: one inode when both are there, else the same real path (a link or `..` resolved). */
+function sameFile(a: string, b: string): boolean {
+  const [one, other] = [a, b].map((file) => fs.statSync(file, { throwIfNoEntry: false }));
+  if (one && other) return one.dev === other.dev && one.ino === other.ino;
+  return realPath(a) === realPath(b);
+}
+
+/** A path with its folder's links resolved (the file itself need not be there). */
+function realPath(file: string): string {
+  try {
+    return path.join(fs.realpathSync.native(path.dirname(file)), path.basename(file));
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+/**
+ * The assets whose start a --lock-out lock is checked for: those of this build's shard (another
+ * shard's entries in assetgen.lock move on as that shard is merged, and are no change of this one).
+ */
+const lockOutScope =
+  (shard: Shard | undefined) =>
+  (id: string): boolean =>
+    inShard(id, shard);
 
 /**
  * Where a build's lock is held: a dry run's lock as read, or a paid build's writer, whose lock is the

@@ -4,6 +4,7 @@
 import type { CommandContext } from '../../cli/context.js';
 import { displayPath } from '../../cli/save.js';
 import { planBuild } from '../../pipeline/plan.js';
+import { entryOf } from '../../pipeline/lock-history.js';
 import {
   DIGITAL_SOURCE_TYPE,
   disclosureMarkdown,
@@ -22,7 +23,7 @@ export async function discloseProject(ctx: CommandContext, file: string | undefi
   let credits = 0;
   // Every file the lock says assetgen generated, assets gone from the manifest included: they are still in the project.
   for (const item of plan.items) {
-    const entry = lock.assets[item.id];
+    const entry = entryOf(lock, item.id);
     if (!entry) continue;
     const states = new Map(item.files.map((check) => [check.path, check.state]));
     for (const record of provenanceRecords(item.id, entry, item.asset, service)) {

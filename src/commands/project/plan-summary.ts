@@ -19,10 +19,10 @@ import { PRICE_SOURCE_WORDS } from '../../pipeline/prices.js';
 
 /**
  * What a plan row says it costs, as the plan's estimate counts it: a generation's price, a resume's
- * (its answer never recorded: asking again may be its first execution), 0 for a free re-process.
+ * (its answer never recorded: asking again may be its first execution), 0 for a free re-process or move.
  */
 export function creditCell(item: Pick<PlanItem, 'action' | 'estimate' | 'takes' | 'takePrice'>): string {
-  if (!['generate', 'resume', 'reprocess', 'restore'].includes(item.action)) return '';
+  if (!['generate', 'resume', 'reprocess', 'move', 'restore'].includes(item.action)) return '';
   const total = item.estimate === null ? '?' : String(item.estimate);
   // Takes are a paid call each: the count and one's price, then the sum (`3 × 10 = 30`, `3 × ?`).
   const takes = item.takes?.length ?? 0;
@@ -99,6 +99,7 @@ export function actionCounts(plan: PlanView): string[] {
   const parts = [`${count(plan, 'generate')} to generate`, `${count(plan, 'resume')} to resume`];
   if (count(plan, 'restore')) parts.push(`${count(plan, 'restore')} to restore from the remote cache, 0 credits`);
   if (count(plan, 'reprocess')) parts.push(`${count(plan, 'reprocess')} to re-process (free)`);
+  if (count(plan, 'move')) parts.push(`${count(plan, 'move')} to move (free)`);
   if (count(plan, 'prune')) parts.push(`${count(plan, 'prune')} to prune`);
   if (count(plan, 'keep')) parts.push(`${count(plan, 'keep')} left alone`);
   parts.push(`${count(plan, 'none')} up to date`);

@@ -16,11 +16,11 @@ import {
 } from '../../pipeline/budget.js';
 import { BuildPrices } from './build-prices.js';
 import { OutputClaims } from '../../pipeline/owners.js';
-import type { PlanItem } from '../../pipeline/records.js';
+import type { PlanAction, PlanItem } from '../../pipeline/records.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { startBoard, type Board } from '../../cli/board.js';
-import { buildAsset, pruneAsset, pruneTakes } from './asset.js';
+import { buildAsset, moveAsset, pruneAsset, pruneTakes } from './asset.js';
 import type { AssetRun, ItemResult, RunFlags } from './records.js';
 import { reprocessAsset } from './post.js';
 import { packSheet, sheetsToPack } from './sheet.js';
@@ -35,6 +35,9 @@ export type RunOptions = Pick<RunFlags, 'concurrency' | 'maxCredits' | 'failFast
   service: string;
 };
 
+/** The actions of the queue that send nothing to the service: a re-process, a move. */
+const FREE_ACTIONS: ReadonlySet<PlanAction> = new Set(['reprocess', 'move']);
+
 /** After Ctrl-C, a paid call or poll in flight gets this long to answer (its charge is then known). */
 const ANSWER_GRACE_MS = 5_000;
 
@@ -47,13 +50,13 @@ export async function runPlan(
   options: RunOptions,
 ): Promise<ItemResult[]> {
   // Sheets are packed after the rest (./sheet.ts): their inputs are made first.
-  const queue = items.filter((item) => ['generate', 'resume', 'reprocess'].includes(item.action) && item.kind !== 'sheet');
+  const queue = items.filter((item) => ['generate', 'resume', 'reprocess', 'move'].includes(item.action) && item.kind !== 'sheet');
   const sheets = sheetsToPack(items, writer);
   const total = queue.length + sheets.length;
   // One client for the whole build: its connections are reused from asset to asset (each asset's
   // own spending is still counted, see CommandContext.spendOn). Missing credentials end the build
-  // here; a build that only re-processes (no paid call) needs none.
-  const client = queue.some((item) => item.action !== 'reprocess') ? await ctx.client() : undefined;
+  // here; a build that only re-processes or moves (no paid call) needs none.
+  const client = queue.some((item) => !FREE_ACTIONS.has(item.action)) ? await ctx.client() : undefined;
   const results: ItemResult[] = [];
   const started = Date.now();
   const board = await startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
@@ -76,7 +79,7 @@ export async function runPlan(
     requestSignal: grace.signal,
     resumeCommand: options.resumeCommand,
     capName: options.capName,
-    // No client: nothing is submitted or polled (a build that only re-processes).
+    // No client: nothing is submitted or polled (a build that only re-processes or moves).
     pollsCharged: client?.pollsCharged ?? false,
   };
   /** An asset's end (or its not starting), said in a line of its own. */
@@ -206,7 +209,11 @@ function startAsset(
     status: (text: string) => board.set(item.id, text),
   };
   const work =
-    item.action === 'reprocess' ? reprocessAsset(run, item).finally(progress.saved) : buildAsset(run, item, reservation, progress);
+    item.action === 'reprocess'
+      ? reprocessAsset(run, item).finally(progress.saved)
+      : item.action === 'move'
+        ? moveAsset(run, item).finally(progress.saved)
+        : buildAsset(run, item, reservation, progress);
   const result = work.then((ended) => {
     reservation.release();
     return ended;
@@ -249,6 +256,7 @@ const skipped = (item: PlanItem, reason: string): ItemResult => ({ id: item.id, 
 function startingStatus(item: PlanItem): string {
   if (item.action === 'resume') return `resuming ${item.job?.jobId ?? 'its paid call'}`;
   if (item.action === 'reprocess') return 'post-processing';
+  if (item.action === 'move') return 'moving to its new out';
   const what =
     item.kind === 'image'
       ? `generating${item.takes?.length ? ` ${item.takes.length === 1 ? 'a take' : `${item.takes.length} takes, one after another,`}` : ''} with ${item.agent}`

@@ -13,9 +13,12 @@ import { originalPath, outputPathsFor, postHash } from '../../pipeline/post.js';
 import { isTakeFile } from '../../pipeline/takes.js';
 import type { Processed } from '../../pipeline/writer.js';
 import type { AssetRun, ItemResult } from './records.js';
+import { buildFailure } from '../../pipeline/errors.js';
 
 export interface ProcessedFiles extends Processed {
   files: LockedFile[];
+  /** What the steps said of the image, though it was made: a key that left it (almost) opaque (imaging/edges.ts keyWarning). */
+  warnings?: string[];
 }
 
 /**
@@ -76,12 +79,15 @@ export async function processOriginal(
   const sliced = slices(asset.post);
   const trims = sliced && results.every((result) => result.trim) ? results.map((result) => frameTrim(result.trim!)) : undefined;
   const trim = !sliced && results[0]?.trim ? frameTrim(results[0].trim) : undefined;
+  // Said once: every frame of a slice carries its image's warnings.
+  const warnings = (results as { warnings?: string[] }[])[0]?.warnings;
   return {
     files,
     original: { path: kept, sha256: hash, size },
     post: postHash(asset.post),
     ...(trim ? { trim } : {}),
     ...(trims ? { trims } : {}),
+    ...(warnings ? { warnings } : {}),
   };
 }
 
@@ -107,8 +113,10 @@ export async function reprocessAsset(run: AssetRun, item: PlanItem): Promise<Ite
       : (entry?.original ?? entry?.files.find((file) => file.path === item.source));
     const processed = await processOriginal(run.root, item.asset!, item.source!, { claims: run.claims, previous, expected });
     await run.writer.reprocessed(item.id, processed);
-    return { id: item.id, outcome: 'built', files: processed.files.map((file) => file.path), credits: 0 };
+    const warnings = processed.warnings ? { warnings: processed.warnings } : {};
+    return { id: item.id, outcome: 'built', files: processed.files.map((file) => file.path), credits: 0, ...warnings };
   } catch (error) {
-    return { id: item.id, outcome: 'failed', files: [], credits: 0, reason: error instanceof Error ? error.message : String(error) };
+    const reason = error instanceof Error ? error.message : String(error);
+    return { id: item.id, outcome: 'failed', files: [], credits: 0, reason, error: buildFailure(error) };
   }
 }

@@ -154,7 +154,7 @@ export type ServiceRefusal = AuthenticationError | InsufficientCreditsError;
 export type Outcome = WorkedOutcome;
 
 /** One asset's part of the build as the pool sees it: the record of outcome.ts, with the budget's refusal itself. */
-export type ItemResult = Pick<AssetResult, 'id' | 'files' | 'credits' | 'cost' | 'reason' | 'resume'> & {
+export type ItemResult = Pick<AssetResult, 'id' | 'files' | 'credits' | 'cost' | 'reason' | 'resume' | 'warnings' | 'error'> & {
   outcome: Outcome;
   /** Capped: why the budget held it back (before it started, or before its next charged call). */
   refusal?: CapRefusal;

@@ -10,6 +10,7 @@ import { artifactHash, CACHE_LIMITS, RemoteCache, REMOTE_CACHE_ENV, remoteCacheC
 import { createFileInsideSync, readRegularFile, removeInside } from '../../files/confine.js';
 import { hashFiles, sha256, stableStringify } from '../../pipeline/hash.js';
 import { parseLock } from '../../pipeline/lock.js';
+import { entryOf } from '../../pipeline/lock-history.js';
 import { lastCharges } from '../../pipeline/plan.js';
 import { entryFiles, restoreQuestions, type RemoteAvailability } from '../../pipeline/remote.js';
 import {
@@ -189,11 +190,11 @@ async function restoreFiles(ctx: CommandContext, cache: RemoteCache, item: PlanI
 export async function uploadBuilt(cache: RemoteCache, lock: Lock, ids: readonly string[], root: string): Promise<void> {
   if (cache.config.readOnly) return;
   const queue = ids.filter((id) => {
-    const entry = lock.assets[id];
+    const entry = entryOf(lock, id);
     return entry?.spec && !entry.job && !entry.postFailed && entry.kind !== 'sheet';
   });
   const worker = async (): Promise<void> => {
-    for (let id = queue.shift(); id !== undefined && !cache.down; id = queue.shift()) await uploadEntry(cache, lock.assets[id], root);
+    for (let id = queue.shift(); id !== undefined && !cache.down; id = queue.shift()) await uploadEntry(cache, entryOf(lock, id)!, root);
   };
   await Promise.all(Array.from({ length: Math.min(4, queue.length) }, worker));
 }

@@ -16,6 +16,8 @@ import { renderChecks, throwIfBroken } from './check.js';
 import { describePlace, otherPlace } from '../../pipeline/sidecar-place.js';
 import type { SidecarPlace } from '../../pipeline/records.js';
 import type { SidecarsWritten } from '../../pipeline/sidecars.js';
+import type { AssetResult } from '../../pipeline/outcome.js';
+import type { WithFailure } from '../../pipeline/errors.js';
 
 /** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
 export async function renderRun(ctx: CommandContext, result: BuildRunResult): Promise<void> {
@@ -28,6 +30,9 @@ export async function renderRun(ctx: CommandContext, result: BuildRunResult): Pr
   // Takes nobody picked yet: the build used take 1, and says how to choose (a pipeline never waits).
   const unpicked = result.items.filter((entry) => entry.unpicked && (entry.outcome === 'built' || entry.outcome === 'resumed'));
   for (const item of unpicked) ctx.out.info(`  ${sanitizeLine(item.id)}: ${item.takes!.length} takes; ${sanitizeLine(item.unpicked!)}`);
+  // Made, with something to say (a key that left its image opaque): not a failure, so a warning.
+  for (const item of result.items)
+    for (const warning of item.warnings ?? []) ctx.out.warn(`${sanitizeLine(item.id)}: ${sanitizeLine(warning)}`);
   const totals = result.totals;
   ctx.out.info(
     `Built ${totals.built}, resumed ${totals.resumed}${totals.restored ? `, restored ${totals.restored} from the remote cache` : ''}, unchanged ${totals.unchanged}` +
@@ -42,11 +47,17 @@ export async function renderRun(ctx: CommandContext, result: BuildRunResult): Pr
   if (result.checks) await renderChecks(ctx, result.checks);
 }
 
-/** `Provenance: 3 sidecars written in .assetgen/provenance/, 2 already current (4 moved from beside the outputs).` */
+/** `Provenance: 3 sidecars written in .assetgen/provenance/, 2 already current (4 moved from beside the outputs; 2 removed: …).` */
 function sidecarsLine(sidecars: SidecarsWritten): string {
   const place: SidecarPlace = sidecars.place === 'beside' ? { sidecars: 'beside' } : { sidecars: 'folder', dir: sidecars.dir! };
-  const moved = sidecars.removed.length ? ` (${sidecars.removed.length} moved ${describePlace(otherPlace(place), 'from')})` : '';
-  return `Provenance: ${plural(sidecars.written.length, 'sidecar')} written ${describePlace(place)}, ${sidecars.current} already current${moved}.`;
+  const moved = sidecars.moved ?? sidecars.removed.length;
+  const former = sidecars.removed.length - moved;
+  const notes = [
+    ...(moved ? [`${moved} moved ${describePlace(otherPlace(place), 'from')}`] : []),
+    ...(former ? [`${former} removed: their files are no longer outputs`] : []),
+  ];
+  const removed = notes.length ? ` (${notes.join('; ')})` : '';
+  return `Provenance: ${plural(sidecars.written.length, 'sidecar')} written ${describePlace(place)}, ${sidecars.current} already current${removed}.`;
 }
 
 /**
@@ -105,18 +116,11 @@ function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, pric
   // Refused credentials or credits: every later call would be refused too, so that is what to fix
   // first, before the assets it failed or left unstarted (and before any cap) are tried again.
   if (refused) throw withHint(refused, refusalHint(ctx, refused, items));
-  if (failed.length) {
-    const resumable = failed.filter((result) => result.resume);
+  if (failed.length)
     throw new AssetgenError(
       `${failed.length} asset${failed.length === 1 ? '' : 's'} failed: ${listIds(failed.map((result) => result.id))}.`,
-      {
-        code: 'build_failed',
-        hint: resumable.length
-          ? `Paid work is recorded in assetgen.lock: ${ctx.frontEnd.buildAgain()} to resume it (no second charge for a job with an id; one without is asked again with its idempotency key, free if the service honours Idempotency-Key); the others are tried afresh.`
-          : `${capitalized(ctx.frontEnd.buildAgain())} to try them afresh.`,
-      },
+      { code: 'build_failed', hint: failedHint(ctx, failed) },
     );
-  }
   if (capped.length) {
     const unknown = capped.filter((item) => item.cap === 'unknown-cost').map((item) => item.id);
     const exceeded = capped.filter((item) => item.cap === 'declared-price-exceeded').map((item) => item.id);
@@ -141,6 +145,32 @@ function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, pric
       hints.filter(Boolean).join(' '),
     );
   }
+}
+
+/**
+ * What to do about the failed assets, by the kind of each failure (its `error`, errors.ts
+ * buildFailure): paid work the lock keeps is resumed by building again; a failure that building
+ * again as it is repeats (a slice grid larger than the image, a sheet's frame too large for its page,
+ * a name another asset owns) needs the manifest, or the file it names, changed first — saying "try
+ * again" there would send the reader round the same failure; the rest (the service, the network)
+ * may pass on a retry.
+ */
+function failedHint(ctx: CommandContext, failed: readonly (AssetResult & WithFailure)[]): string {
+  const again = ctx.frontEnd.buildAgain();
+  const resumable = failed.filter((result) => result.resume);
+  const repeating = failed.filter((result) => !result.resume && result.error?.repeats);
+  const others = failed.filter((result) => !result.resume && !result.error?.repeats);
+  const ids = (results: readonly AssetResult[]) => listIds(results.map((result) => result.id));
+  const resume = `Paid work is recorded in assetgen.lock: ${again} to resume it (no second charge for a job with an id; one without is asked again with its idempotency key, free if the service honours Idempotency-Key)`;
+  if (!repeating.length) return resumable.length ? `${resume}; the others are tried afresh.` : `${capitalized(again)} to try them afresh.`;
+  const each = repeating.length === 1 ? 'the failure' : 'each failure';
+  return [
+    `Building again as it is fails the same way${repeating.length === failed.length ? '' : ` for ${ids(repeating)}`}: fix the manifest (or the file ${each} names), then ${again}; re-processing is free (what was paid for is kept).`,
+    resumable.length ? `${resume}${others.length ? '; the others are tried afresh' : ''}.` : '',
+    !resumable.length && others.length ? `${capitalized(again)} to try ${ids(others)} afresh.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** What the build did after the service refused its credentials or credits, and what to do next. */

@@ -61,10 +61,13 @@ export async function runBuild(
       ...(result?.cost !== undefined ? { cost: result.cost } : {}),
       ...(result?.refusal ? { cap: result.refusal.kind } : {}),
       ...(result?.reason ? { reason: result.reason } : {}),
+      ...(result?.error ? { error: result.error } : {}),
       ...(result?.resume ? { resume: result.resume } : {}),
+      ...(result?.warnings?.length ? { warnings: result.warnings } : {}),
       ...(item.reasons.length ? { why: item.reasons } : {}),
       ...takesOf(item.id, entry, ctx.frontEnd.pick),
       ...(AS_WRITTEN.has(outcome) && entry?.trim ? { trim: entry.trim } : {}),
+      ...(AS_WRITTEN.has(outcome) && entry?.trims ? { trims: entry.trims } : {}),
     };
   });
   const stale = staleSheets(plan.items, new Map(items.map((item) => [item.id, item])));

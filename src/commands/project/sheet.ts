@@ -21,6 +21,10 @@ import type { TrimPlacement, LockedFile, PlanItem } from '../../pipeline/records
 import { resolveAnimations, sheetFiles, sheetFrames, sheetSpecHash, unbuiltInputs } from '../../pipeline/sheet.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import type { AssetRun, ItemResult } from './records.js';
+import { buildFailure, type BuildFailure, type WithFailure } from '../../pipeline/errors.js';
+
+/** A sheet its inputs cannot make as the manifest asks (no image among them, an animation naming no frame): packing again fails the same way. */
+const UNPACKABLE: BuildFailure = { code: 'bad_atlas_input', repeats: true };
 
 /**
  * The sheets the build's last step goes through, in the plan's order: those it packs, and those the
@@ -47,12 +51,13 @@ export function sheetsToPack(items: readonly PlanItem[], writer: Pick<LockWriter
 export async function packSheet(run: AssetRun, item: PlanItem, unfinished: ReadonlySet<string>): Promise<ItemResult> {
   const asset = item.asset!;
   const sheet = asset.sheet!;
-  const fail = (reason: string, outcome: 'failed' | 'skipped' = 'failed'): ItemResult => ({
+  const fail = (reason: string, outcome: 'failed' | 'skipped' = 'failed', error?: BuildFailure): ItemResult & WithFailure => ({
     id: item.id,
     outcome,
     files: [],
     credits: 0,
     reason,
+    ...(outcome === 'failed' ? { error: error ?? UNPACKABLE } : {}),
   });
   // Left unpacked by the plan (sheetsToPack): an input never built. Skipped, for the plan's reasons.
   if (item.action === 'keep') return fail(item.reasons.join('; '), 'skipped');
@@ -133,7 +138,7 @@ export async function packSheet(run: AssetRun, item: PlanItem, unfinished: Reado
     return { id: item.id, outcome: 'built', files, credits: 0 };
   } catch (error) {
     for (const file of made) await discardTemp(file.temp);
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(error instanceof Error ? error.message : String(error), 'failed', buildFailure(error));
   }
 }
 
