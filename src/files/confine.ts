@@ -205,6 +205,21 @@ export function makeFolder(root: string, place: Place, shown: string): string {
 }
 
 /**
+ * Which file `target` inside `root` is (device and inode, read by the rule, the last link not
+ * followed), or undefined when there is none or the rule refuses it: two names of one file — a
+ * folder linked to another, `assets/` and `Assets/` on a disk that ignores case — have one identity.
+ * Before deleting a former output, so that a file just written under another name never goes.
+ */
+export function fileIdentity(root: string, target: string): string | undefined {
+  try {
+    const stat = fs.lstatSync(placeIn(root, target).file, { bigint: true, throwIfNoEntry: false });
+    return stat && `${stat.dev}:${stat.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Deletes a file inside `root` by the rule, never following a link: the link itself goes, not what
  * it points to; a folder on the way that leads outside is refused. Gone already is fine.
  */

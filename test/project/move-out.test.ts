@@ -211,6 +211,21 @@ describe('moving an asset’s out', () => {
       }
   });
 
+  it('an asset with post steps moved to the old folder under another name: re-processed, and the file it wrote kept', async () => {
+    const shieldOnly = (out: string) =>
+      `defaults: { agent: sprite-artist, out: ${out} }\nassets:\n  - { id: shield, prompt: a wooden shield, post: [pot] }\n`;
+    writeFiles(project.cwd, { 'assetgen.yaml': shieldOnly('assets/') });
+    expect((await project.run(['build', '--yes'])).code).toBe(0);
+    fs.symlinkSync('assets', file('sprites'));
+    writeFiles(project.cwd, { 'assetgen.yaml': shieldOnly('sprites/') });
+    const built = await watched(() => project.run(['build', '--yes', '--json']));
+    expect(built.result.code, built.result.stderr).toBe(0);
+    expect([built.charges, built.requests]).toEqual([0, 0]);
+    expect(lock().assets.shield!.files.map((one) => one.path)).toEqual(['sprites/shield.png']);
+    // The former output is the file just written, under its other name: never deleted as stale.
+    expect(read('sprites/shield.png').subarray(1, 4).toString('latin1')).toBe('PNG');
+  });
+
   it('a file assetgen did not make where the asset goes now is left alone (never replaced), nothing paid', async () => {
     expect((await project.run(['build', '--yes'])).code).toBe(0);
     writeFiles(project.cwd, { 'sprites/sword.png': 'drawn by hand' });

@@ -1,6 +1,5 @@
 // One asset of a build: submit (or resume), wait, save, record — every charged call asked of the
 // credit budget first, every charge recorded in the lock with the job, so a resume adds to it.
-import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import {
@@ -33,6 +32,7 @@ import {
   discardTemp,
   makeTempInside,
   moveIntoPlace,
+  fileIdentity,
   PathRefusedError,
   placeIn,
   placeToWrite,
@@ -771,19 +771,11 @@ function formerOutputs(run: AssetRun, item: PlanItem): LockedFile[] {
  * the old one). One edited by hand stays where it is, and so does one the rule refuses to delete.
  */
 async function removeFormer(root: string, former: readonly LockedFile[], now: readonly LockedFile[]): Promise<void> {
-  const identity = (file: string): string | undefined => {
-    try {
-      const stat = fs.lstatSync(placeIn(root, file).file, { bigint: true, throwIfNoEntry: false });
-      return stat && `${stat.dev}:${stat.ino}`;
-    } catch {
-      return undefined;
-    }
-  };
-  const current = new Set(now.map((file) => identity(file.path)));
+  const current = new Set(now.map((file) => fileIdentity(root, file.path)));
   for (const file of former) {
     if (now.some((kept) => kept.path === file.path)) continue;
     try {
-      const same = identity(file.path);
+      const same = fileIdentity(root, file.path);
       if (same === undefined || current.has(same) || !sameBytes(await hashInside(root, file.path), file)) continue;
       removeInside(root, file.path);
     } catch {

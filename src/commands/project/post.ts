@@ -2,7 +2,7 @@
 // .assetgen/originals/<id>/, the asset's `post` steps run on it (src/imaging: sharp is loaded here,
 // on first use, and only by a build that has steps to run), the result written as the output. Every
 // path written or deleted goes through the confinement rule (src/files/confine.ts).
-import { PathRefusedError, placeIn, readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
+import { fileIdentity, PathRefusedError, placeIn, readRegularFile, removeInside, writeFileInside } from '../../files/confine.js';
 import { LocalFileError } from '../../config/errors.js';
 import { sha256 } from '../../pipeline/hash.js';
 import type { FileHash, TrimPlacement, LockedFile, ManifestAsset, PlanItem } from '../../pipeline/records.js';
@@ -69,7 +69,10 @@ export async function processOriginal(
     files.push({ path: output, sha256: sha256(written), size: written.length });
   }
   // Files of the last finish not written again: an output in another format, frames past the new count.
-  for (const stale of options.previous) if (!outputs.includes(stale) && stale !== kept) removeInside(root, stale);
+  // Never one of the files just written under another name (a linked folder, a disk that ignores case).
+  const written = new Set(outputs.map((output) => fileIdentity(root, output)));
+  for (const stale of options.previous)
+    if (!outputs.includes(stale) && stale !== kept && !written.has(fileIdentity(root, stale))) removeInside(root, stale);
   if (!asset.post) {
     if (!take) removeInside(root, kept);
     return { files };
