@@ -29,7 +29,7 @@ import { inTarget } from './paths.js';
 import { listIds } from './id-list.js';
 import { commandLineLeftAlone, type LeftAloneWords } from '../api/left-alone.js';
 import { MEDIA_EXTENSIONS } from '../files/media.js';
-import { outputPathFor, planPost } from './post.js';
+import { outputPathFor, planPost, postHash } from './post.js';
 import { withRestore, type RemoteAvailability } from './remote.js';
 import { inShard, selectIds, type Shard } from './shard.js';
 import { planSheetItem, sheetFiles, sheetInputs } from './sheet.js';
@@ -110,7 +110,9 @@ export function filesToHash(manifest: Manifest, lock: Lock): string[] {
  */
 export function movesOf(asset: ManifestAsset, entry: LockEntry | undefined): FileMove[] | undefined {
   if (!entry?.files.length || entry.kind !== asset.kind || asset.kind === 'sheet') return undefined;
-  if (asset.post || entry.post || entry.postFailed || entry.original) return undefined;
+  // A processed output moves as it is only while its steps are the ones that made it (else it is
+  // made again, from the kept original when there is one).
+  if (entry.postFailed || entry.candidates || (asset.post ? postHash(asset.post) : undefined) !== entry.post) return undefined;
   if (entry.files.every((file) => inTarget(file.path, asset.id, asset.out))) return undefined;
   const out = asset.out;
   if (asset.kind === 'workflow') {
@@ -476,6 +478,10 @@ function planAsset(asset: ManifestAsset, lock: Lock, hashes: FileHashes, options
         [...new Set([picked, ...takes!.make])].sort((a, b) => a - b),
       );
     }
+    // Its kept original gone (a fresh clone, a CI runner), a processed output whose `out` moved goes
+    // there as it is when its bytes are at hand, rather than being paid for again.
+    if (post?.action === 'generate' && moved && moving && !options.force)
+      return movedItem(moving, files, { item, generate: () => generate(post.status, post.reasons, true) });
     if (post?.action === 'generate') return generate(post.status, post.reasons, true);
     if (takes?.make.length && post?.action !== 'keep')
       return item(post?.status ?? 'changed', 'generate', [...(post?.reasons.slice(0, -1) ?? []), ...takes.reasons], true, takes.make);

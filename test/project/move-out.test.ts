@@ -211,6 +211,26 @@ describe('moving an asset’s out', () => {
       }
   });
 
+  it('an asset with post steps whose kept original is gone (a fresh runner): its processed output moves as it is, free', async () => {
+    expect((await project.run(['build', '--yes'])).code).toBe(0);
+    const before = lock().assets.shield!;
+    const bytes = read(before.files[0]!.path);
+    fs.rmSync(file('.assetgen/originals'), { recursive: true, force: true });
+    moveTo('sprites/');
+    const plan = items(await project.run(['build', '--dry-run', '--json']));
+    expect(plan.shield).toMatchObject({ status: 'changed', action: 'move', estimate: 0 });
+    const built = await watched(() => project.run(['build', '--yes', '--json']));
+    expect(built.result.code, built.result.stderr).toBe(0);
+    expect([built.charges, built.requests]).toEqual([0, 0]);
+    const after = lock().assets.shield!;
+    expect(after.files.map((one) => one.path)).toEqual(['sprites/shield.png']);
+    expect(read('sprites/shield.png').equals(bytes)).toBe(true);
+    expect(fs.existsSync(file(before.files[0]!.path))).toBe(false);
+    // What the steps made stays recorded: the next build finds it up to date.
+    expect([after.post, after.original]).toEqual([before.post, before.original]);
+    expect(items(await project.run(['build', '--dry-run', '--json'])).shield).toMatchObject({ status: 'up-to-date', action: 'none' });
+  });
+
   it('an asset with post steps moved to the old folder under another name: re-processed, and the file it wrote kept', async () => {
     const shieldOnly = (out: string) =>
       `defaults: { agent: sprite-artist, out: ${out} }\nassets:\n  - { id: shield, prompt: a wooden shield, post: [pot] }\n`;

@@ -712,9 +712,14 @@ export async function moveAsset(run: AssetRun, item: PlanItem): Promise<ItemResu
           `${temp.path} appeared while ${item.id} was being moved there: left alone, the move not recorded.`,
           'Build again: the plan then says what to do with it.',
         );
-    await run.writer.reprocessed(item.id, { files });
+    // The old files go before the lock records the new ones: a build stopped in between finds the
+    // bytes at their new place and only records them, where one stopped after the record could
+    // never delete them (the lock no longer names them).
     const former = recorded.filter((file) => item.moves?.some((move) => move.from === file.path));
     await removeFormer(run.root, former, files);
+    const entry = run.writer.entry(item.id);
+    // What the steps made stays recorded with the files (a processed output moves as it is).
+    await run.writer.reprocessed(item.id, { files, original: entry?.original, post: entry?.post, trim: entry?.trim, trims: entry?.trims });
     return { id: item.id, outcome: 'built', files: files.map((file) => file.path), credits: 0 };
   } catch (error) {
     await Promise.all(made.map((temp) => discardTemp(temp.temp)));
