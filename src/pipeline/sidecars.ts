@@ -8,7 +8,15 @@
 // output: assetgen's own in the other place (an earlier build's, before the setting changed) goes;
 // and a file that stops being an output of its asset (a frame a new cut no longer makes, an output
 // now in another format or moved, a pruned asset's) loses assetgen's sidecar at that very build.
-import { PathRefusedError, placeIn, readRegularFile, readRegularFileSync, removeInside, writeFileInside } from '../files/confine.js';
+import {
+  fileIdentity,
+  PathRefusedError,
+  placeIn,
+  readRegularFile,
+  readRegularFileSync,
+  removeInside,
+  writeFileInside,
+} from '../files/confine.js';
 import type { Lock, Plan, SidecarPlace } from './records.js';
 import { entryOf } from './lock-history.js';
 import type { AssetOutcome, AssetResult } from './outcome.js';
@@ -85,17 +93,22 @@ async function writeSidecar(root: string, sidecar: string, file: string, text: s
     );
     if (there === text) return false;
     // Replaced only when it is an earlier sidecar of assetgen's for this very file: never someone's own.
-    if (!isOurSidecar(there, file)) throw new PathRefusedError(`${sidecar} is in the way: a file assetgen did not write.`);
+    if (!isOurSidecar(there, file, undefined, root)) throw new PathRefusedError(`${sidecar} is in the way: a file assetgen did not write.`);
   }
   await writeFileInside(root, sidecar, text);
   return true;
 }
 
-/** An assetgen sidecar of the output `file` (`generator: "assetgen"`, the same `file`; given, the same `asset`). */
-function isOurSidecar(text: string | undefined, file: string, asset?: string): boolean {
+/**
+ * An assetgen sidecar of the output `file` (`generator: "assetgen"`, the same `file`; given, the same
+ * `asset`). With `root`, also one naming `file` by another name of the same file (`assets/` renamed
+ * `Assets/` on a disk that ignores case, a folder linked to the old one): its sidecar is this one.
+ */
+function isOurSidecar(text: string | undefined, file: string, asset?: string, root?: string): boolean {
   try {
     const record = JSON.parse(text ?? '') as { generator?: unknown; file?: unknown; asset?: unknown };
-    return record.generator === 'assetgen' && record.file === file && (asset === undefined || record.asset === asset);
+    const same = record.file === file || (root !== undefined && typeof record.file === 'string' && sameFile(root, record.file, file));
+    return record.generator === 'assetgen' && same && (asset === undefined || record.asset === asset);
   } catch {
     return false;
   }
@@ -112,6 +125,12 @@ function removeOurSidecar(root: string, sidecar: string, file: string, asset?: s
   return true;
 }
 
+/** Two names of one file inside `root` (both there). */
+function sameFile(root: string, a: string, b: string): boolean {
+  const one = fileIdentity(root, a);
+  return one !== undefined && one === fileIdentity(root, b);
+}
+
 /** A file the lock recorded as an output of `asset` before this build, and no longer does. */
 interface FormerOutput {
   asset: string;
@@ -122,10 +141,23 @@ interface FormerOutput {
  * Removes assetgen's sidecar of each former output, in both places (the place may have changed at
  * this build too), into `result`: `removed`, or `failed` with why (nothing else of that name goes).
  */
-function removeFormerSidecars(root: string, former: readonly FormerOutput[], place: SidecarPlace, result: SidecarsWritten): void {
+function removeFormerSidecars(
+  root: string,
+  former: readonly FormerOutput[],
+  place: SidecarPlace,
+  result: SidecarsWritten,
+  lock: Lock,
+): void {
+  // A sidecar the lock's outputs have now under another name (their folder renamed by case, or
+  // linked to the old one) is theirs, and stays.
+  const current = former.length
+    ? new Set(Object.values(lock.assets).flatMap((entry) => entry.files.map((file) => fileIdentity(root, sidecarPath(file.path, place)))))
+    : new Set<string | undefined>();
   for (const { asset, file } of former) {
     for (const where of [place, otherPlace(place)]) {
       const sidecar = sidecarPath(file, where);
+      const identity = fileIdentity(root, sidecar);
+      if (identity !== undefined && current.has(identity)) continue;
       try {
         if (removeOurSidecar(root, sidecar, file, asset)) result.removed.push(sidecar);
       } catch (error) {
@@ -170,7 +202,7 @@ export async function writeBuildSidecars(
     .filter((item) => CURRENT.has(item.outcome) && entryOf(lock, item.id))
     .flatMap((item) => provenanceRecords(item.id, entryOf(lock, item.id)!, assets.get(item.id), plan.service));
   const result = await writeSidecars(root, records, place);
-  removeFormerSidecars(root, formerOutputs(plan, items, lock), place, result);
+  removeFormerSidecars(root, formerOutputs(plan, items, lock), place, result, lock);
   result.removed.sort();
   if (!result.removed.length) return result;
   const { failed, ...rest } = result;

@@ -246,6 +246,22 @@ describe('moving an asset’s out', () => {
     expect(read('sprites/shield.png').subarray(1, 4).toString('latin1')).toBe('PNG');
   });
 
+  it('sidecars beside the outputs, out moved to the old folder under another name: the sidecar is rewritten, nothing in the way', async () => {
+    const beside = (out: string) =>
+      `defaults: { agent: sprite-artist, out: ${out} }\nprovenance: { sidecars: beside }\nassets:\n  - { id: sword, prompt: a rusty sword }\n`;
+    writeFiles(project.cwd, { 'assetgen.yaml': beside('assets/') });
+    expect((await project.run(['build', '--yes'])).code).toBe(0);
+    fs.symlinkSync('assets', file('Assets'));
+    writeFiles(project.cwd, { 'assetgen.yaml': beside('Assets/') });
+    const built = await watched(() => project.run(['build', '--yes', '--json']));
+    expect(built.result.code, built.result.stderr).toBe(0);
+    expect([built.charges, built.requests]).toEqual([0, 0]);
+    expect(parseJson(built.result).sidecars.failed).toEqual([]);
+    // One sidecar under two names, naming the output as the lock does now.
+    expect(JSON.parse(read('Assets/sword.png.assetgen.json').toString()).file).toBe('Assets/sword.png');
+    expect(fs.existsSync(file('assets/sword.png.assetgen.json'))).toBe(true);
+  });
+
   it('a file assetgen did not make where the asset goes now is left alone (never replaced), nothing paid', async () => {
     expect((await project.run(['build', '--yes'])).code).toBe(0);
     writeFiles(project.cwd, { 'sprites/sword.png': 'drawn by hand' });
