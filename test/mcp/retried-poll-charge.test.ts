@@ -2,28 +2,13 @@
 // drops the first one's connection: the client's retry is answered, and the call's `credits` says
 // the dropped attempt's charge is not known (`unknownCharges`), in `structuredContent` (under the
 // tool's outputSchema) as in the text. The ledger is the known charges plus that poll.
-import { afterEach, describe, expect, it } from 'vitest';
-import { tempHome } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
 import { chargingService, dropFirstPoll, POLL_PRICE, type ChargingService } from '../support/charging-service.js';
-import { KEY, startServer, type TestServer } from '../support/http.js';
-import { startMcp, type McpSession } from '../support/mcp.js';
+import { KEY } from '../support/http.js';
+import { useMcpAgainst, type McpSession } from '../support/mcp.js';
 
-let server: TestServer | undefined;
-let mcp: McpSession | undefined;
-let home: ReturnType<typeof tempHome> | undefined;
-afterEach(async () => {
-  await mcp?.close();
-  await server?.close();
-  home?.remove();
-  mcp = server = home = undefined;
-});
-
-async function session(service: ChargingService, env: NodeJS.ProcessEnv): Promise<McpSession> {
-  server = await startServer(service.handler);
-  home = tempHome();
-  mcp = await startMcp({ env: { ...home.env, ASSETGEN_BASE_URL: server.url, ...env }, cwd: home.cwd });
-  return mcp;
-}
+const mcpAgainst = useMcpAgainst();
+const session = (service: ChargingService, env: NodeJS.ProcessEnv): Promise<McpSession> => mcpAgainst.start(service.handler, env);
 
 describe('a poll retried after its first attempt was dropped (charged)', () => {
   it('wait_video: saved, credits charged 1 and unknownCharges 1; the ledger 2', async () => {

@@ -1,40 +1,31 @@
 // What the service says (a workflow's name, description, node labels and prompts) reaches an agent
 // as printable text, as it reaches a terminal: no escape sequences, control characters or
 // bidirectional controls (U+202E would make a label read backwards). A hostile service, over MCP.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { printableText } from '../../src/client/excerpt.js';
-import { tempHome } from '../support/cli.js';
-import { json, KEY, startServer, type TestServer } from '../support/http.js';
-import { startMcp, type McpSession } from '../support/mcp.js';
+import { json, KEY } from '../support/http.js';
+import { useMcpAgainst } from '../support/mcp.js';
 
 const HOSTILE = 'red\u001b[31m\u202eevil\u0007\u0000 name\u2066';
 
-let mcp: McpSession | undefined;
-let server: TestServer | undefined;
-let home: ReturnType<typeof tempHome> | undefined;
-afterEach(async () => {
-  await mcp?.close();
-  await server?.close();
-  home?.remove();
-  mcp = server = home = undefined;
-});
+const service = useMcpAgainst();
 
 describe('service text over MCP', () => {
   it('list_workflows: names, descriptions, labels and prompts without escape, control or bidi characters', async () => {
-    server = await startServer((_req, res) =>
-      json(res, 200, {
-        workflows: [
-          {
-            id: 'wf_one',
-            name: HOSTILE,
-            description: `line one\n${HOSTILE}`,
-            nodes: [{ id: 'n1', label: HOSTILE, prompt: HOSTILE, overridable: true }],
-          },
-        ],
-      }),
+    const mcp = await service.start(
+      (_req, res) =>
+        json(res, 200, {
+          workflows: [
+            {
+              id: 'wf_one',
+              name: HOSTILE,
+              description: `line one\n${HOSTILE}`,
+              nodes: [{ id: 'n1', label: HOSTILE, prompt: HOSTILE, overridable: true }],
+            },
+          ],
+        }),
+      { ASSETGEN_API_KEY: KEY },
     );
-    home = tempHome();
-    mcp = await startMcp({ env: { ...home.env, ASSETGEN_BASE_URL: server.url, ASSETGEN_API_KEY: KEY }, cwd: home.cwd });
     const outcome = await mcp.call('list_workflows', {});
     expect(outcome.result.isError).toBeFalsy();
     const [workflow] = outcome.json.workflows as {

@@ -13,8 +13,9 @@ import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { BIN, runInProcess, tempHome, type CliResult } from './cli.js';
+import { startServer, type Handler, type TestServer } from './http.js';
 import { startMock, type MockHandle } from './mock.js';
 
 type TempHome = ReturnType<typeof tempHome>;
@@ -219,6 +220,28 @@ export function useMcpProject(
     },
     get mcp() {
       return get().mcp;
+    },
+  };
+}
+
+/**
+ * `assetgen mcp` in a temp home against a service of the test's own (`handler`, on loopback):
+ * `start` within a test; the session, the service and the home are closed after each test.
+ */
+export function useMcpAgainst(): { start(handler: Handler, env: NodeJS.ProcessEnv): Promise<McpSession> } {
+  let started: { mcp?: McpSession; server: TestServer; home: TempHome } | undefined;
+  afterEach(async () => {
+    await started?.mcp?.close();
+    await started?.server.close();
+    started?.home.remove();
+    started = undefined;
+  });
+  return {
+    async start(handler, env) {
+      started = { server: await startServer(handler), home: tempHome() };
+      const { server, home } = started;
+      started.mcp = await startMcp({ env: { ...home.env, ASSETGEN_BASE_URL: server.url, ...env }, cwd: home.cwd });
+      return started.mcp;
     },
   };
 }
