@@ -2,8 +2,8 @@
 // `npm test`: every phase of the test command, at once where it can be. Only vitest needs the build
 // (its end-to-end tests run dist/): `build:js`, the JavaScript only (scripts/build.mjs, ~1 s; it
 // replaces dist/ with one without the .d.ts files `npm run build` adds). The type check and lint,
-// one phase over one TypeScript program (scripts/typecheck-lint.mjs), start beside it: the longest
-// phase after vitest. Biome's check (the format, and the lint of everything outside src/) starts
+// one phase over one TypeScript program (`oxlint --type-aware --type-check`, .oxlintrc.json), start
+// beside it. Biome's check (the format, and the lint of everything outside src/) starts
 // with vitest, whose time is largely spent waiting on spawned CLIs and sockets (docs/benchmarks.md, "npm test wall time": a lower CPU priority for
 // the other phases made them starve, and end last, under other load). vitest prints live;
 // every other phase prints one block once vitest is done. Fails when any phase fails. Arguments go
@@ -15,7 +15,7 @@ import process from 'node:process';
 
 /** The phases, each an npm script of package.json (defined there, once). */
 const BUILD = 'build:js';
-// The type check and lint share one TypeScript program (scripts/typecheck-lint.mjs).
+// The type check and lint share one TypeScript program (package.json's typecheck-lint).
 const BESIDE_BUILD = ['typecheck-lint'];
 const BESIDE_TESTS = ['biome-check'];
 const TESTS = 'test:vitest';
