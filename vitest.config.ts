@@ -10,8 +10,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The two tiers (README, "Quick start"): a test file goes in test/slow/, run by `npm run
     // test:slow` (vitest.slow.config.ts) after `npm test` in CI, when by design it starts a browser,
-    // measures a process's memory, or runs hundreds of assets, processes or requests (a soak, a
-    // series, a packed install). Everything else is `npm test`, kept fast.
+    // measures a process's memory, runs hundreds of assets, processes or requests (a soak, a
+    // series, a packed install, a 2,000-frame atlas), kills a build with kill -9 to resume it, or
+    // drives the CLI on a pseudo-terminal. Everything else is `npm test`, kept fast.
     exclude: ['test/slow/**', '**/node_modules/**'],
     // End-to-end tests spawn the built CLI and a real mock server; give them room but keep a bound.
     testTimeout: 30_000,

@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 // `npm run test:slow`: test/slow/, the tests that by design start a browser (headless chromium),
-// measure a process's memory (peak RSS), or run hundreds of assets, processes or requests (a
-// packed install, soaks, kill -9 series). CI runs it after `npm test`, so `npm test` stays fast
+// measure a process's memory (peak RSS), run hundreds of assets, processes or requests (a
+// packed install, soaks, kill -9 series, a 2,000-frame atlas), kill a build with kill -9 to resume
+// it, or drive the CLI on a pseudo-terminal. CI runs it after `npm test`, so `npm test` stays fast
 // (the rule is in vitest.config.ts).
 export default defineConfig({
   esbuild: { include: /\.[cm]?tsx?$/ },

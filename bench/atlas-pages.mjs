@@ -1,5 +1,5 @@
 // Sets larger than one atlas page (issue 30): 2,000 frames of 64–200 px (a fixed pseudo-random
-// sequence, the same as test/imaging/atlas-pages.test.ts's first set) laid out on 4096² pages with
+// sequence, the same as test/slow/atlas-pages.test.ts's first set) laid out on 4096² pages with
 // padding 2 and extrude 1, by assetgen's packer and by maxrects-packer (smallest power-of-two bins,
 // no rotation) on the same frames. The figure is occupancy (frame pixels ÷ page pixels), not time:
 // the same on every machine.

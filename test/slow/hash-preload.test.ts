@@ -11,7 +11,7 @@ import { serializeLock } from '../../src/pipeline/lock.js';
 import { recordedFiles } from '../../src/pipeline/plan.js';
 import { LOCK_VERSION, type Lock, type ManifestAsset } from '../../src/pipeline/records.js';
 import { runInProcess, tempHome } from '../support/cli.js';
-import { afterFileSystemTick, tempDir, writeFiles } from './helpers.js';
+import { afterFileSystemTick, tempDir, writeFiles } from '../project/helpers.js';
 
 const { preloadHashes } = (await import(
   pathToFileURL(path.resolve(import.meta.dirname, '../../dist/pipeline/hash-preload.js')).href

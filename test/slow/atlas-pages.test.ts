@@ -10,8 +10,8 @@ import { ImagingError } from '../../src/imaging/errors.js';
 import { ATLAS_LIMITS } from '../../src/imaging/limits.js';
 import { layoutAtlas, occupancy, type LayoutFrame, type PageLayout } from '../../src/imaging/pages.js';
 import { maxrectsPackerPages } from '../support/maxrects-baseline.js';
-import { checkAtlas } from './atlas-check.js';
-import { makePixels, noisy, readPixels, region, toPng, type Pixels, type RGBA } from './pixels.js';
+import { checkAtlas } from '../imaging/atlas-check.js';
+import { makePixels, noisy, readPixels, region, toPng, type Pixels, type RGBA } from '../imaging/pixels.js';
 
 /** `count` frames of sides from `min` to `max` (a fixed pseudo-random sequence), named f0000, f0001, … */
 function frameSizes(count: number, min: number, max: number, seed: number): LayoutFrame[] {
