@@ -22,6 +22,7 @@ import {
   readPngHeader,
   type OutputFormat,
   type RawImage,
+  type Rect,
 } from './raw.js';
 import { checkedResizeGeometry, resizeImage, type ResizeSpec } from './resize.js';
 import { sliceCells, type SliceSpec } from './slice.js';
@@ -61,6 +62,8 @@ interface StepState {
   paletteColours?: number;
   /** A palette step's result as the quantiser wrote it: the output's bytes (no step after it changes pixels). */
   indexedPng?: Buffer;
+  /** A trim's rectangle of `image` when no step after it changes pixels: cut out by the encoder, not copied here. */
+  area?: Rect;
 }
 
 /**
@@ -87,6 +90,8 @@ export async function applyPostStepsToFrames(input: Buffer, steps: readonly Post
   if (at < 0) return [await applyPostSteps(input, steps, label)];
   const format = formatOf(steps);
   const whole = await runSteps({ image: await decodeImage(input, label, POST_LIMITS), format }, steps.slice(0, at));
+  // A trim left to the encoder (runStep) is cut here: the frames are cells of the trimmed picture.
+  if (whole.area) whole.image = crop(whole.image, whole.area);
   const results: PostResult[] = [];
   for (const cell of sliceCells(whole.image, steps[at] as SliceSpec))
     results.push(await encodeResult(await runSteps({ image: crop(whole.image, cell), format, key: whole.key }, steps.slice(at + 1))));
@@ -159,6 +164,14 @@ async function runSteps(state: StepState, steps: readonly PostStep[]): Promise<S
 async function runStep(state: StepState, step: PostStep, later: readonly PostStep[]): Promise<void> {
   switch (step.kind) {
     case 'trim': {
+      // The last step to change pixels: the encoder reads the picture inside the bounds (sharp's
+      // extract on the decoded pixels), so no copy of it is made here; the same pixels, the same bytes.
+      const bounds = later.every((next) => next.kind === 'format') ? opaqueBounds(state.image, step.threshold) : undefined;
+      if (bounds) {
+        state.area = bounds;
+        state.trim = { ...bounds, sourceWidth: state.image.width, sourceHeight: state.image.height };
+        return;
+      }
       const result = trimImage(state.image, step.threshold);
       state.image = result.image;
       state.trim = result.trim;
@@ -203,17 +216,19 @@ async function runStep(state: StepState, step: PostStep, later: readonly PostSte
   }
 }
 
-async function encodeResult({ image, trim, key, format, paletteColours, indexedPng }: StepState): Promise<PostResult> {
+async function encodeResult({ image, area, trim, key, format, paletteColours, indexedPng }: StepState): Promise<PostResult> {
   // A palette step's image is written indexed: the quantiser's own PNG when no step changed it
   // after, else (extrude copied its pixels) encoded here from its palette.
   const indexed = indexedPng ?? (format === 'png' && paletteColours !== undefined ? encodeIndexedPng(image) : undefined);
-  if (!indexed && format === 'webp') checkEncoderSize(image, 'format: webp encodes');
-  const bytes = indexed ?? (await encodeImage(image, format));
+  // A trim's area when the encoder cuts the picture out (runStep), else the whole image.
+  const size = area ?? image;
+  if (!indexed && format === 'webp') checkEncoderSize(size, 'format: webp encodes');
+  const bytes = indexed ?? (await encodeImage(image, format, area));
   const warning = key && keyWarning(key);
   return {
     bytes,
-    width: image.width,
-    height: image.height,
+    width: size.width,
+    height: size.height,
     format,
     ...(trim ? { trim } : {}),
     ...(key ? { key } : {}),

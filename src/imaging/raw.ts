@@ -149,10 +149,12 @@ export function asImagingError(error: unknown, label: string, format: string | u
   return new ImagingError('damaged', `${label}${format ? ` (${format})` : ''} cannot be decoded: ${reason}`);
 }
 
-/** Encodes RGBA pixels: PNG (RGBA, zlib level 9) or lossless WebP. */
-export async function encodeImage(image: RawImage, format: OutputFormat): Promise<Buffer> {
-  const pipeline = (await loadSharp())(image.data, { raw: { width: image.width, height: image.height, channels: 4 } });
-  return encodePipeline(pipeline, image, format);
+/** Encodes RGBA pixels (those inside `area`, when given: cut out by sharp, no copy made): PNG (RGBA, zlib level 9) or lossless WebP. */
+export async function encodeImage(image: RawImage, format: OutputFormat, area?: Rect): Promise<Buffer> {
+  let pipeline = (await loadSharp())(image.data, { raw: { width: image.width, height: image.height, channels: 4 } });
+  if (area && (area.width !== image.width || area.height !== image.height))
+    pipeline = pipeline.extract({ left: area.left, top: area.top, width: area.width, height: area.height });
+  return encodePipeline(pipeline, area ?? image, format);
 }
 
 /**
@@ -240,25 +242,38 @@ export function encodeIndexedPng(image: RawImage): Buffer {
   ]);
 }
 
-/** The smallest rectangle holding every pixel whose alpha is above `threshold`; undefined when there is none. */
+/**
+ * The smallest rectangle holding every pixel whose alpha is above `threshold`; undefined when there is none.
+ * Rows are read from the top and from the bottom until one holds such a pixel; each row between them
+ * only up to the left and right edges found so far (a picture's inside is not read).
+ */
 export function opaqueBounds(image: RawImage, threshold = 0): Rect | undefined {
   const { data, width, height } = image;
+  const rowHolds = (y: number): boolean => {
+    for (let offset = y * width * 4 + 3, end = offset + width * 4; offset < end; offset += 4) if (data[offset] > threshold) return true;
+    return false;
+  };
+  let top = 0;
+  while (top < height && !rowHolds(top)) top++;
+  if (top === height) return undefined;
+  let bottom = height - 1;
+  while (!rowHolds(bottom)) bottom--;
   let left = width;
   let right = -1;
-  let top = height;
-  let bottom = -1;
-  for (let y = 0; y < height; y++) {
-    const row = y * width * 4;
-    for (let x = 0; x < width; x++) {
-      if (data[row + x * 4 + 3] > threshold) {
-        if (x < left) left = x;
-        if (x > right) right = x;
-        if (y < top) top = y;
-        bottom = y;
+  for (let y = top; y <= bottom; y++) {
+    const alpha = y * width * 4 + 3;
+    for (let x = 0; x < left; x++)
+      if (data[alpha + x * 4] > threshold) {
+        left = x;
+        break;
       }
-    }
+    for (let x = width - 1; x > right; x--)
+      if (data[alpha + x * 4] > threshold) {
+        right = x;
+        break;
+      }
   }
-  return right < 0 ? undefined : { left, top, width: right - left + 1, height: bottom - top + 1 };
+  return { left, top, width: right - left + 1, height: bottom - top + 1 };
 }
 
 /** The pixels inside `rect` (which must lie inside the image). */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { pngChunk } from '../../src/files/png.js';
 import { applyPostSteps, nextPowerOfTwo, padToPowerOfTwo } from '../../src/imaging/post.js';
 import { parsePostSteps, type PostStep } from '../../src/imaging/post-steps.js';
-import { decodeImage, encodeImage } from '../../src/imaging/raw.js';
+import { decodeImage, encodeImage, opaqueBounds } from '../../src/imaging/raw.js';
 import { resizeGeometry, resizeImage } from '../../src/imaging/resize.js';
 import { coloursOf, makePixels, noisy, pixelAt, readPixels, region, toPng, type RGBA } from './pixels.js';
 
@@ -48,6 +48,38 @@ describe('trim', () => {
     const empty = await run(await toPng(makePixels(7, 3, () => CLEAR)), ['trim']);
     expect(empty.result.trim).toEqual({ left: 0, top: 0, width: 1, height: 1, sourceWidth: 7, sourceHeight: 3 });
     expect(pixelAt(empty.pixels, 0, 0)).toBe('00000000');
+  });
+
+  it('as the last step, writes the bytes of the cut-out picture encoded alone (the encoder cuts it out: no copy made)', async () => {
+    const picture = makePixels(33, 21, (x, y) => (Math.hypot(x - 15, y - 11) < 9 ? noisy(3)(x, y) : CLEAR));
+    for (const post of [['trim'], ['trim', { format: 'webp' }]]) {
+      const result = await applyPostSteps(await toPng(picture), parsePostSteps(post));
+      const { left, top, width, height } = result.trim!;
+      const alone = await encodeImage({ data: region(picture, left, top, width, height), width, height }, result.format);
+      expect([result.width, result.height]).toEqual([width, height]);
+      expect(result.bytes.equals(alone)).toBe(true);
+    }
+  });
+
+  it('finds the box a scan of every pixel finds, on scattered pixels and thresholds', () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+    for (let round = 0; round < 60; round++) {
+      const width = 1 + (next() % 19);
+      const height = 1 + (next() % 17);
+      const threshold = next() % 3;
+      const image = makePixels(width, height, () => (next() < 12 ? [1, 2, 3, next() % 4] : CLEAR));
+      let box: { left: number; top: number; width: number; height: number } | undefined;
+      for (let y = 0; y < height; y++)
+        for (let x = 0; x < width; x++)
+          if (image.data[(y * width + x) * 4 + 3] > threshold) {
+            const left = Math.min(box?.left ?? x, x);
+            const top = box?.top ?? y;
+            const right = Math.max(box ? box.left + box.width - 1 : x, x);
+            box = { left, top, width: right - left + 1, height: y - top + 1 };
+          }
+      expect(opaqueBounds(image, threshold)).toEqual(box);
+    }
   });
 });
 
