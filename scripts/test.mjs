@@ -4,13 +4,16 @@
 // replaces dist/ with one without the .d.ts files `npm run build` adds). The type check and lint,
 // one phase over one TypeScript program (`oxlint --type-aware --type-check`, .oxlintrc.json), start
 // beside it. Biome's check (the format, and the lint of everything outside src/) starts
-// with vitest, whose time is largely spent waiting on spawned CLIs and sockets (docs/benchmarks.md, "npm test wall time": a lower CPU priority for
-// the other phases made them starve, and end last, under other load). vitest prints live;
+// with vitest. Both run at a lower CPU priority (nice 10): vitest is the critical path, and these
+// two (~15 s of CPU in all since Oxlint) still end long before it in the cores it leaves idle while
+// it waits on spawned CLIs and sockets (docs/benchmarks.md, "Session 29"; when the lint took ~45 s
+// of CPU, a lower priority made it starve and end last). vitest prints live;
 // every other phase prints one block once vitest is done. Fails when any phase fails. Arguments go
 // to vitest (`npm test -- test/unit`).
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import os from 'node:os';
 import process from 'node:process';
 
 /** The phases, each an npm script of package.json (defined there, once). */
@@ -20,10 +23,10 @@ const BESIDE_BUILD = ['typecheck-lint'];
 const BESIDE_TESTS = ['biome-check'];
 const TESTS = 'test:vitest';
 
-const early = BESIDE_BUILD.map((script) => npmRun(script, { capture: true }));
+const early = BESIDE_BUILD.map((script) => npmRun(script, { capture: true, lower: true }));
 const build = await npmRun(BUILD, { capture: true });
 process.stdout.write(`── build ${build.code === 0 ? '✓' : '✗'} ${build.seconds.toFixed(1)} s\n`);
-const late = BESIDE_TESTS.map((script) => npmRun(script, { capture: true }));
+const late = BESIDE_TESTS.map((script) => npmRun(script, { capture: true, lower: true }));
 const tests = build.code === 0 ? await npmRun(TESTS, { args: process.argv.slice(2) }) : undefined;
 const results = [build, ...(await Promise.all([...early, ...late])), ...(tests ? [tests] : [])];
 results.filter((result) => result.script !== TESTS).forEach(printBlock);
@@ -39,9 +42,10 @@ if (failed.length > 0 || !tests) {
 
 /**
  * `npm run <script>` through the npm running this file. Captured output is kept for printBlock;
- * otherwise the phase prints straight to this terminal.
+ * otherwise the phase prints straight to this terminal. `lower`: at nice 10 (the processes it
+ * starts inherit it; os.setPriority maps it to a priority class on Windows).
  */
-function npmRun(script, { args = [], capture = false }) {
+function npmRun(script, { args = [], capture = false, lower = false }) {
   const npmCli = process.env.npm_execpath;
   const [command, prefix] = npmCli ? [process.execPath, [npmCli]] : ['npm', []];
   const started = performance.now();
@@ -51,6 +55,13 @@ function npmRun(script, { args = [], capture = false }) {
     env: capture && process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env,
     shell: !npmCli && process.platform === 'win32',
   });
+  if (lower && child.pid) {
+    try {
+      os.setPriority(child.pid, 10);
+    } catch {
+      // Gone already, or not allowed here: it runs at the same priority, which only costs time.
+    }
+  }
   const output = [];
   child.stdout?.on('data', (chunk) => output.push(chunk));
   child.stderr?.on('data', (chunk) => output.push(chunk));
