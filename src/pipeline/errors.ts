@@ -62,11 +62,6 @@ export interface BuildFailure {
   repeats: boolean;
 }
 
-/** An item that may carry its failure (ItemResult, AssetResult). */
-export interface WithFailure {
-  error?: BuildFailure;
-}
-
 /**
  * Codes of failures that come back on every build until something changes: an image the steps or
  * the packer cannot take as asked (a slice grid larger than the image, a gaps count not found, a

@@ -110,10 +110,11 @@ export function filesToHash(manifest: Manifest, lock: Lock): string[] {
  */
 export function movesOf(asset: ManifestAsset, entry: LockEntry | undefined): FileMove[] | undefined {
   if (!entry?.files.length || entry.kind !== asset.kind || asset.kind === 'sheet') return undefined;
+  // `out` did not move (every plan, every built asset): decided before any hash of the steps.
+  if (entry.files.every((file) => inTarget(file.path, asset.id, asset.out))) return undefined;
   // A processed output moves as it is only while its steps are the ones that made it (else it is
   // made again, from the kept original when there is one).
   if (entry.postFailed || entry.candidates || (asset.post ? postHash(asset.post) : undefined) !== entry.post) return undefined;
-  if (entry.files.every((file) => inTarget(file.path, asset.id, asset.out))) return undefined;
   const out = asset.out;
   if (asset.kind === 'workflow') {
     if (out.type !== 'folder') return undefined;

@@ -12,7 +12,8 @@
 import { postHash, originalsFolder } from './post.js';
 import { inTarget } from './paths.js';
 import { isTakeFile, takeAsFile } from './takes.js';
-import type { FileHashes, LockedFile, LockEntry, PlanItem, RestoreSource } from './records.js';
+import type { FileHashes, Lock, LockedFile, LockEntry, PlanItem, RestoreSource } from './records.js';
+import { entryOf } from './lock-history.js';
 
 /** What the remote cache holds of what a plan would pay for, as found before planning. */
 export interface RemoteAvailability {
@@ -33,15 +34,12 @@ export function entryFiles(entry: LockEntry): LockedFile[] {
 }
 
 /** What to ask the cache about for a plan: the missing files of entries at their spec, and the specs the lock lacks. */
-export function restoreQuestions(
-  items: readonly PlanItem[],
-  assets: Readonly<Record<string, LockEntry>>,
-): { files: LockedFile[]; specs: string[] } {
+export function restoreQuestions(items: readonly PlanItem[], lock: Lock): { files: LockedFile[]; specs: string[] } {
   const files = new Map<string, LockedFile>();
   const specs = new Set<string>();
   for (const item of items) {
     if (item.action !== 'generate' || item.kind === 'sheet') continue;
-    const entry = Object.hasOwn(assets, item.id) ? assets[item.id] : undefined;
+    const entry = entryOf(lock, item.id);
     if (entry?.spec === item.spec && !entry.job) {
       for (const file of entryFiles(entry)) if (item.status === 'missing') files.set(file.sha256, file);
     } else specs.add(item.spec);

@@ -8,6 +8,7 @@
 // output: assetgen's own in the other place (an earlier build's, before the setting changed) goes;
 // and a file that stops being an output of its asset (a frame a new cut no longer makes, an output
 // now in another format or moved, a pruned asset's) loses assetgen's sidecar at that very build.
+import path from 'node:path';
 import {
   fileIdentity,
   PathRefusedError,
@@ -149,15 +150,23 @@ function removeFormerSidecars(
   lock: Lock,
 ): void {
   // A sidecar the lock's outputs have now under another name (their folder renamed by case, or
-  // linked to the old one) is theirs, and stays.
-  const current = former.length
-    ? new Set(Object.values(lock.assets).flatMap((entry) => entry.files.map((file) => fileIdentity(root, sidecarPath(file.path, place)))))
-    : new Set<string | undefined>();
+  // linked to the old one) is theirs, and stays. Another name of one file keeps its base name but
+  // for case: only the current sidecars of that name are looked at (not one per file of the lock).
+  const current = new Map<string, string[]>();
+  for (const entry of former.length ? Object.values(lock.assets) : [])
+    for (const file of entry.files) {
+      const sidecar = sidecarPath(file.path, place);
+      const name = path.posix.basename(sidecar).toLowerCase();
+      current.set(name, [...(current.get(name) ?? []), sidecar]);
+    }
+  const isCurrent = (sidecar: string): boolean => {
+    const others = current.get(path.posix.basename(sidecar).toLowerCase()) ?? [];
+    return others.length > 0 && others.some((other) => sameFile(root, sidecar, other));
+  };
   for (const { asset, file } of former) {
     for (const where of [place, otherPlace(place)]) {
       const sidecar = sidecarPath(file, where);
-      const identity = fileIdentity(root, sidecar);
-      if (identity !== undefined && current.has(identity)) continue;
+      if (isCurrent(sidecar)) continue;
       try {
         if (removeOurSidecar(root, sidecar, file, asset)) result.removed.push(sidecar);
       } catch (error) {

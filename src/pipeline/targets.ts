@@ -39,10 +39,11 @@ export function checkTargets(root: string, items: readonly PlanItem[]): void {
   for (const item of items) {
     if (item.action === 'prune') for (const file of item.prunable) attempt(() => placeIn(root, file));
     for (const file of item.prunableTakes ?? []) attempt(() => placeIn(root, file));
-    // A move writes each new path (the save's own rule) and deletes each old file it read.
+    // A move writes each new path and deletes each old file it read, both by the save's own rule: a
+    // regular file or nothing, never a link (planning hashed through it: the bytes may be anyone's).
     for (const move of item.action === 'move' ? (item.moves ?? []) : []) {
       attempt(() => placeToWrite(root, move.to));
-      attempt(() => placeIn(root, move.from));
+      attempt(() => placeToWrite(root, move.from));
     }
     const asset = item.asset;
     const out = asset?.out;

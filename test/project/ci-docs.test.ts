@@ -98,7 +98,7 @@ it("GitLab's shard lists the files its build made with node (no jq in node:20), 
     };
     fs.writeFileSync(path.join(root.cwd, 'build-2.json'), JSON.stringify(document));
     const [list] = blocks[3]!['build-assets'].after_script as string[];
-    execFileSync('bash', ['-e', '-c', list!], { cwd: root.cwd, env: { ...process.env, CI_NODE_INDEX: '2' }, timeout: 20_000 });
+    execFileSync('bash', ['-e', '-c', list!], { cwd: root.cwd, env: { ...root.env, CI_NODE_INDEX: '2' }, timeout: 20_000 });
     expect(fs.readFileSync(path.join(root.cwd, 'made-2.txt'), 'utf8')).toBe('assets/a.png\nassets/c-1.png\nassets/c-2.png\nassets/d.png\n');
   } finally {
     root.remove();

@@ -8,6 +8,7 @@
 // --prune leaves alone (assetgen no longer records it); a file at the new place that assetgen did
 // not make is left alone.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLock } from '../../src/pipeline/lock.js';
@@ -260,6 +261,27 @@ describe('moving an asset’s out', () => {
     // One sidecar under two names, naming the output as the lock does now.
     expect(JSON.parse(read('Assets/sword.png.assetgen.json').toString()).file).toBe('Assets/sword.png');
     expect(fs.existsSync(file('assets/sword.png.assetgen.json'))).toBe(true);
+  });
+
+  it('an old output that became a link (to a copy outside): refused before anything is sent, naming it; the link and its target stay', async () => {
+    expect((await project.run(['build', '--yes'])).code).toBe(0);
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-outside-'));
+    try {
+      const copy = path.join(outside, 'sword.png');
+      fs.copyFileSync(file('assets/sword.png'), copy);
+      fs.rmSync(file('assets/sword.png'));
+      fs.symlinkSync(copy, file('assets/sword.png'));
+      moveTo('sprites/');
+      const built = await watched(() => project.run(['build', '--yes']));
+      expect(built.result.code, built.result.stderr).toBe(2);
+      expect(built.result.stderr).toContain('assets/sword.png is a symbolic link');
+      expect([built.charges, built.requests]).toEqual([0, 0]);
+      expect(fs.lstatSync(file('assets/sword.png')).isSymbolicLink()).toBe(true);
+      expect(fs.existsSync(copy)).toBe(true);
+      expect(fs.existsSync(file('sprites/sword.png'))).toBe(false);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('a file assetgen did not make where the asset goes now is left alone (never replaced), nothing paid', async () => {

@@ -65,7 +65,7 @@ export async function probeRemote(
   root: string,
   hashes: FileHashes,
 ): Promise<{ remote: RemoteAvailability; hashes: FileHashes }> {
-  const questions = restoreQuestions(plan.items, lock.assets);
+  const questions = restoreQuestions(plan.items, lock);
   const entries = new Map<string, LockEntry>();
   await Promise.all(
     questions.specs.map(async (spec) => {

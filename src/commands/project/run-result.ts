@@ -17,7 +17,6 @@ import { describePlace, otherPlace } from '../../pipeline/sidecar-place.js';
 import type { SidecarPlace } from '../../pipeline/records.js';
 import type { SidecarsWritten } from '../../pipeline/sidecars.js';
 import type { AssetResult } from '../../pipeline/outcome.js';
-import type { WithFailure } from '../../pipeline/errors.js';
 
 /** People's view of a build that ran: each asset kept as it was, named with why; then one summary line. */
 export async function renderRun(ctx: CommandContext, result: BuildRunResult): Promise<void> {
@@ -155,7 +154,7 @@ function throwForOutcome(ctx: CommandContext, { items, maxCredits, capName, pric
  * again" there would send the reader round the same failure; the rest (the service, the network)
  * may pass on a retry.
  */
-function failedHint(ctx: CommandContext, failed: readonly (AssetResult & WithFailure)[]): string {
+function failedHint(ctx: CommandContext, failed: readonly AssetResult[]): string {
   const again = ctx.frontEnd.buildAgain();
   const resumable = failed.filter((result) => result.resume);
   const repeating = failed.filter((result) => !result.resume && result.error?.repeats);

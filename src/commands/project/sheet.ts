@@ -21,7 +21,7 @@ import type { TrimPlacement, LockedFile, PlanItem } from '../../pipeline/records
 import { resolveAnimations, sheetFiles, sheetFrames, sheetSpecHash, unbuiltInputs } from '../../pipeline/sheet.js';
 import type { LockWriter } from '../../pipeline/writer.js';
 import type { AssetRun, ItemResult } from './records.js';
-import { buildFailure, type BuildFailure, type WithFailure } from '../../pipeline/errors.js';
+import { buildFailure, type BuildFailure } from '../../pipeline/errors.js';
 
 /** A sheet its inputs cannot make as the manifest asks (no image among them, an animation naming no frame): packing again fails the same way. */
 const UNPACKABLE: BuildFailure = { code: 'bad_atlas_input', repeats: true };
@@ -51,7 +51,7 @@ export function sheetsToPack(items: readonly PlanItem[], writer: Pick<LockWriter
 export async function packSheet(run: AssetRun, item: PlanItem, unfinished: ReadonlySet<string>): Promise<ItemResult> {
   const asset = item.asset!;
   const sheet = asset.sheet!;
-  const fail = (reason: string, outcome: 'failed' | 'skipped' = 'failed', error?: BuildFailure): ItemResult & WithFailure => ({
+  const fail = (reason: string, outcome: 'failed' | 'skipped' = 'failed', error?: BuildFailure): ItemResult => ({
     id: item.id,
     outcome,
     files: [],
