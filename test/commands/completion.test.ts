@@ -1,31 +1,21 @@
 // The bash completion script, sourced into a real bash and asked for candidates the way bash asks;
-// `--agent` also in an interactive bash on a pseudo-terminal, where bash's fallback to file names lives.
+// `--agent` in an interactive bash on a pseudo-terminal, where bash's fallback to file names lives,
+// is in the slow tier (test/slow/completion-terminal.test.ts).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import pty from '@lydell/node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODING_AGENTS } from '../../src/installer/agents.js';
-import { BIN, runInProcess, tempHome } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
+import { agentsCacheFile, completionSetup, writeAgentsCache, type CompletionSetup } from '../support/completion.js';
 
-let home: ReturnType<typeof tempHome>;
+let home: CompletionSetup['home'];
 let script: string;
 
-/** A service URL that is never called: completion reads the cache only. */
-const SERVICE = 'http://127.0.0.1:9';
 /** `assetgen` on PATH (the script runs it for the cached ids), and the env bash runs in. */
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  home = tempHome();
-  const bin = path.join(home.home, 'bin');
-  fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, 'assetgen'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`, { mode: 0o755 });
-  env = { ...home.env, PATH: `${bin}${path.delimiter}${home.env.PATH}`, ASSETGEN_BASE_URL: SERVICE };
-  const result = await runInProcess(['completion', 'bash'], { env: home.env, cwd: home.cwd });
-  expect(result.code).toBe(0);
-  script = path.join(home.home, 'assetgen.bash');
-  fs.writeFileSync(script, result.stdout);
+  ({ home, env, script } = await completionSetup());
 });
 afterAll(() => home.remove());
 
@@ -38,11 +28,8 @@ function complete(...words: string[]): string[] {
   return result.stdout.split('\n').filter(Boolean);
 }
 
-const cacheFile = () => path.join(home.env.ASSETGEN_CONFIG_DIR!, 'agents-cache.json');
-function writeCache(agents: { id: string; kind: string }[]): void {
-  fs.mkdirSync(path.dirname(cacheFile()), { recursive: true });
-  fs.writeFileSync(cacheFile(), JSON.stringify({ services: { [SERVICE]: { listedAt: '2026-01-01T00:00:00.000Z', agents } } }));
-}
+const cacheFile = () => agentsCacheFile(home);
+const writeCache = (agents: { id: string; kind: string }[]): void => writeAgentsCache(home, agents);
 
 describe('bash completion', () => {
   it('completes commands, subcommands, options and fixed values', () => {
@@ -78,48 +65,6 @@ describe('bash completion', () => {
     expect(complete('generate', 'x', '-a', 'ic')).toEqual(['icon-forge']);
     expect(complete('video', 'create', 'x', '--agent', '')).toEqual(['motion-director']);
     fs.rmSync(cacheFile());
-  });
-
-  it('never offers file names for --agent in an interactive bash, cached ids or not', async () => {
-    fs.writeFileSync(path.join(home.cwd, 'sprite-notes.png'), 'not an agent');
-    /** What an interactive bash shows after `line` and `tabs` Tab presses. */
-    const typed = async (line: string, tabs: string): Promise<string> => {
-      const shell = pty.spawn('bash', ['--norc', '--noprofile', '-i'], {
-        cols: 200,
-        rows: 30,
-        cwd: home.cwd,
-        env: { ...env, PS1: '$ ', TERM: 'dumb' } as Record<string, string>,
-      });
-      let screen = '';
-      shell.onData((data) => (screen += data));
-      const exited = new Promise<void>((resolve) => shell.onExit(() => resolve()));
-      const timer = setTimeout(() => shell.kill(), 10_000);
-      const settle = async (minimum: number): Promise<void> => {
-        for (let waited = 0, length = -1; waited < 5_000 && (screen.length !== length || waited < minimum); waited += 100) {
-          length = screen.length;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      };
-      shell.write(`source '${script}'; echo sourced\r`);
-      for (let waited = 0; waited < 5_000 && !/\nsourced/.test(screen); waited += 50)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      shell.write(`${line}${tabs}`);
-      // Completing `--agent` runs `assetgen` once: the screen settles when it has answered.
-      await settle(700);
-      shell.write('\x15exit\r'); // Ctrl-U: the typed line goes; then leave
-      await exited;
-      clearTimeout(timer);
-      return screen.slice(screen.lastIndexOf(line));
-    };
-    // Nothing cached: Tab Tab offers nothing (bash would otherwise list the files).
-    expect(await typed('assetgen generate x --agent spr', '\t\t')).not.toContain('sprite-notes.png');
-    writeCache([{ id: 'sprite-artist', kind: 'image' }]);
-    const withCache = await typed('assetgen generate x --agent spr', '\t');
-    expect(withCache).toContain('sprite-artist');
-    expect(withCache).not.toContain('sprite-notes.png');
-    fs.rmSync(cacheFile());
-    // Elsewhere a value is a path: the shell still completes files there.
-    expect(await typed('assetgen generate x -o spr', '\t')).toContain('sprite-notes.png');
   });
 
   it('has zsh and fish scripts too, and refuses other shells', async () => {

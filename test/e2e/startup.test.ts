@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, TEST_PATH } from '../support/cli.js';
 import { BIN } from '../support/cli.js';
 import { startMock, type MockHandle } from '../support/mock.js';
-import { spawnPty } from '../support/pty.js';
 
 const recorder = fileURLToPath(new URL('../fixtures/record-imports.cjs', import.meta.url));
 const SDK = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
@@ -58,28 +57,6 @@ describe('start-up', () => {
       expect(imports.filter((url) => url.includes('/node_modules/'))).toEqual([]);
     });
   }
-
-  it('on a terminal, --help is the screen rendered for its width, or commander at a width it was not rendered for', async () => {
-    const screens = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../dist/help-screens.json', import.meta.url)), 'utf8'));
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assetgen-pty-help-'));
-    try {
-      const env = { PATH: TEST_PATH, HOME: dir, ASSETGEN_STATE_DIR: dir, TERM: 'xterm-256color' };
-      const screenOf = async (cols: number): Promise<string> => {
-        const session = spawnPty(['video', 'create', '--help'], { env, cwd: dir, cols });
-        expect(await session.exit).toBe(0);
-        return session.output().replace(/\r\n/g, '\n');
-      };
-      const wide = screens['video create'];
-      expect(await screenOf(wide.from)).toBe(wide.wide);
-      // Not rendered at 100 columns: commander wraps the long descriptions itself.
-      const narrow = await screenOf(100);
-      expect(narrow).not.toBe(wide.wide);
-      expect(narrow.split('\n').every((line: string) => line.length <= 100)).toBe(true);
-      expect(narrow.replace(/\s+/g, ' ')).toBe(wide.wide.replace(/\s+/g, ' '));
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
 
   it('a piped `generate` loads neither colours, spinners, prompts, the config store, the mock nor a second commander', async () => {
     const imports = await importsOf([BIN, 'generate', 'sword', '-a', 'sprite-artist', '-o', 'out/'], {

@@ -1,16 +1,16 @@
 // `assetgen init --engine …` and the .gitignore lines, through the real command table (dist/,
-// in-process: no test here is about the process; a spawn cost ~0.4 s of CPU each) in temp dirs,
-// and on a real pseudo-terminal where it asks: Godot's project.godot and Defold's game.project change by
+// in-process: no test here is about the process; a spawn cost ~0.4 s of CPU each) in temp dirs:
+// Godot's project.godot and Defold's game.project change by
 // exactly the named keys (byte for byte against golden files: comments, other sections and a
 // value that spans lines untouched), Unity gets one editor script (golden text, checked for its
 // structure: no C# parser is installed) for the manifest's output folders under Assets/ only,
 // Phaser and PixiJS a printed snippet; never a .meta or .import file; the .gitignore lines added
-// once; without a terminal a change to an existing file takes --yes; on a terminal it is asked.
+// once; without a terminal a change to an existing file takes --yes (on a terminal it is asked:
+// test/slow/init-engines-terminal.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonError, parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
-import { spawnPty } from '../support/pty.js';
 import { STARTER, writeFiles } from './helpers.js';
 
 const fixture = (name: string): string => fs.readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -150,25 +150,6 @@ describe('assetgen init --engine godot', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('project.godot is a symbolic link');
     expect(fs.readFileSync(outside, 'utf8')).toBe(GODOT);
-  });
-});
-
-describe('assetgen init on a terminal', () => {
-  it('shows the diff and asks; "no" writes nothing, "yes" writes it', async () => {
-    writeFiles(home.cwd, { 'project.godot': GODOT, 'assetgen.yaml': STARTER });
-    const declined = spawnPty(['init', '--engine', 'godot'], { env: home.env, cwd: home.cwd });
-    await declined.waitFor('+textures/canvas_textures/default_texture_filter=0');
-    await declined.waitFor('Write these changes?');
-    declined.write('n\r');
-    expect(await declined.exit).toBe(2);
-    expect(declined.output()).toContain('Cancelled: nothing was written.');
-    expect(tree()).toEqual(['assetgen.yaml', 'project.godot']);
-
-    const accepted = spawnPty(['init', '--engine', 'godot'], { env: home.env, cwd: home.cwd });
-    await accepted.waitFor('Write these changes?');
-    accepted.write('y\r');
-    expect(await accepted.exit).toBe(0);
-    expect(read('project.godot')).toBe(GODOT_AFTER);
   });
 });
 

@@ -3,12 +3,12 @@
 // asset's output. It is made after everything that can refuse the build for free — an unmatched
 // selector, a video confirmation (--yes, or a yes on a terminal), the targets — and only for the
 // workflow assets the build runs. A dry run never makes it: it says what it could not learn. A "no"
-// at the confirmation says "nothing was charged" only when nothing was.
+// at the confirmation says "nothing was charged" only when nothing was (the confirmation on a
+// terminal: test/slow/planning-list-order-terminal.test.ts).
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseJson } from '../support/cli.js';
-import { spawnPty } from '../support/pty.js';
 import { useMockProject } from '../support/project.js';
 
 const project = useMockProject({ mock: { credits: 1_000 }, config: { credits: 1_000, faults: { rate: 0 }, videoPollAfterMs: 20 } });
@@ -92,27 +92,5 @@ describe("planning's charged `workflows list` comes after the free refusals", ()
     const image = await project.run(['build', 'hero-extra', '--dry-run']);
     expect(image.code, image.stderr).toBe(0);
     expect(image.stderr).not.toContain('did not learn');
-  });
-
-  it('on a terminal, "no" at the video confirmation: nothing was charged, and it is true', async () => {
-    write();
-    const session = spawnPty(['build', '--no-color'], { env: project.env(), cwd: project.cwd });
-    await session.waitFor('Go ahead?');
-    session.write('n\r');
-    expect(await session.exit).toBe(2);
-    expect(session.output()).toContain('Cancelled: nothing was charged.');
-    expect(await project.ledger()).toEqual([]);
-  });
-
-  it('on a terminal, "yes": the list is made after the answer, and the build goes on', async () => {
-    write();
-    const session = spawnPty(['build', '--no-color'], { env: project.env(), cwd: project.cwd });
-    await session.waitFor('Go ahead?');
-    // Bounded: the prompt waits; whatever planning would charge it has charged by now.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await lists()).toBe(0);
-    session.write('y\r');
-    expect(await session.exit).toBe(0);
-    expect(await lists()).toBe(1);
   });
 });

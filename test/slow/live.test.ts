@@ -6,7 +6,7 @@ import stringWidth from 'string-width';
 import { runCli } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
 import { replayLines, spawnPty } from '../support/pty.js';
-import { writeFiles } from './helpers.js';
+import { writeFiles } from '../project/helpers.js';
 
 const MANIFEST = `defaults: { agent: sprite-artist, out: assets/ }
 assets:
