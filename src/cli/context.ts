@@ -1,7 +1,7 @@
 // What every command receives: parsed global options, the output channels, a cancellation signal,
 // and lazily created service access. Commands stay thin: parse → client → render.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AssetgenClient, Credits } from '../client/types.js';
+import type { AssetgenClient, ClientOptions, Credits } from '../client/types.js';
 import { InvalidArgumentError, MissingCredentialsError } from '../client/errors.js';
 import { redactUrl } from '../client/redact.js';
 import { ENV, resolveCredentials, type ResolvedCredentials } from '../config/credentials.js';
@@ -39,7 +39,14 @@ interface ContextInit {
   env: Record<string, string | undefined>;
   cwd: string;
   signal: AbortSignal;
+  /** How long a call in flight when the command stops gets to answer; its owner's default when not set (tests shorten it). */
+  answerGraceMs?: number;
+  /** The waits between a call's attempts; the client's defaults when not set (tests shorten them). */
+  retryTiming?: RetryTiming;
 }
+
+/** The client's waits between a call's attempts (ClientOptions). */
+export type RetryTiming = Pick<ClientOptions, 'retryBaseDelayMs' | 'retryMaxDelayMs' | 'maxRetryAfterMs'>;
 
 interface MockService {
   url: string;
@@ -121,6 +128,11 @@ export class CommandContext {
   readonly outputRoot?: string;
   /** Whose words messages use: the command line's flags, or an MCP tool's arguments. */
   readonly frontEnd: FrontEnd;
+  /**
+   * How long a build's paid call or poll in flight at Ctrl-C or --timeout gets to answer, when the
+   * runtime sets it (tests); otherwise the build's own bound (commands/project/pool.ts).
+   */
+  readonly answerGraceMs?: number;
   #journal?: JobJournal;
 
   /** A context whose output styles suit its terminal (chalk is loaded only when colours are on). */
@@ -149,6 +161,7 @@ export class CommandContext {
     this.env = init.env;
     this.cwd = init.cwd;
     this.signal = init.signal;
+    this.answerGraceMs = init.answerGraceMs;
     this.out = new Output(
       { stdout: init.io.stdout, stderr: init.io.stderr, stderrIsTTY: init.io.stderrIsTTY },
       { json: init.globals.json, quiet: init.globals.quiet, env: init.env },
@@ -240,6 +253,7 @@ export class CommandContext {
         // A command's calls are few, or a build's mix of calls and downloads: cheaper on node:http
         // alone than loading and warming up undici (docs/benchmarks.md, "The SDK's per-call overhead").
         connectionPool: 'off',
+        ...this.#init.retryTiming,
         // Every answer's charge and balance, summed in one place for `credits` in --json.
         onCredits: (credits: Credits) => {
           this.credits.add(credits);

@@ -20,7 +20,7 @@ import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { LocalFileError, localFileErrorOf } from '../config/errors.js';
 import { errorLine, warningLine } from '../ui/labels.cjs';
 import { sanitizeText, terminalSafeJson } from '../ui/sanitize.js';
-import { CommandContext, type GlobalOptions, type IO } from './context.js';
+import { CommandContext, type GlobalOptions, type IO, type RetryTiming } from './context.js';
 import { interruptSignals } from '../platform.js';
 
 /** Where a command runs: the real process, or a test's in-memory streams. */
@@ -32,6 +32,15 @@ export interface Runtime {
   signals: boolean;
   /** Aborts the command as Ctrl-C would (tests). */
   interrupt?: AbortSignal;
+  /**
+   * Tests: --timeout runs out when this aborts, not on the clock, so "the wait stopped while a poll
+   * was out" happens once the poll is out, on a loaded machine too, with no second of waiting.
+   */
+  timeoutWhen?: AbortSignal;
+  /** Tests: how long a build's call in flight at Ctrl-C or --timeout gets to answer (CommandContext.answerGraceMs). */
+  answerGraceMs?: number;
+  /** Tests: the client's waits between a call's attempts (a retried 429 waits its Retry-After, 1 s, otherwise). */
+  retryTiming?: RetryTiming;
 }
 
 export function processRuntime(): Runtime {
@@ -92,10 +101,14 @@ export async function execute(
       env: runtime.env,
       cwd: runtime.cwd,
       signal: controller.signal,
+      answerGraceMs: runtime.answerGraceMs,
+      retryTiming: runtime.retryTiming,
     });
     if (globals.timeout !== undefined) {
       const ms = globals.timeout;
-      timer = setTimeout(() => controller.abort(new TimeoutError(`Gave up after --timeout ${formatMs(ms)}.`)), ms);
+      const runOut = (): void => controller.abort(new TimeoutError(`Gave up after --timeout ${formatMs(ms)}.`));
+      if (runtime.timeoutWhen) runtime.timeoutWhen.addEventListener('abort', runOut, { once: true });
+      else timer = setTimeout(runOut, ms);
     }
     await body(ctx);
     return EXIT.ok;

@@ -4,9 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { jsonError, parseJson, shellWords, type CliResult } from '../support/cli.js';
+import { jsonError, parseJson, shellWords, type CliOptions, type CliResult } from '../support/cli.js';
 import { PRICES, WORKFLOWS } from '../../src/mock/index.js';
 import { useMockProject } from '../support/project.js';
+import { until } from '../support/until.js';
 
 const project = useMockProject({
   mock: { credits: 5000 },
@@ -18,7 +19,7 @@ beforeEach(() => {
   env = project.env();
 });
 
-const cli = (args: string[], options: { interrupt?: AbortSignal; onStderr?: (text: string) => void } = {}) =>
+const cli = (args: string[], options: Pick<CliOptions, 'interrupt' | 'onStderr' | 'timeoutWhen'> = {}) =>
   project.run(args, { env, ...options });
 const ledger = () => project.ledger();
 const balance = async () => (await project.mock.state()).credits as number;
@@ -295,17 +296,19 @@ describe('each paid command × each way of ending after paying', () => {
   const endings: {
     name: string;
     code: number;
-    setup: (command: (typeof commands)[number]) => Promise<{ extra?: string[]; onPaid?: (controller: AbortController) => Promise<void> }>;
+    setup: (
+      command: (typeof commands)[number],
+    ) => Promise<{ extra?: string[]; onPaid?: (controller: AbortController) => Promise<void>; timeoutOnHeldPoll?: boolean }>;
   }[] = [
     { name: 'Ctrl-C', code: 130, setup: async () => ({ onPaid: async (controller) => controller.abort() }) },
     {
       name: '--timeout',
       code: 7,
       setup: async () => {
-        // The mock holds every poll (the submission goes through): the timeout always falls in the
-        // wait, however slow this machine is (a latency set once paid raced the polls).
+        // The mock holds every poll (the submission goes through), and the timeout runs out once
+        // one is held: it always falls in the wait, however slow this machine is.
         await project.mock.hold(['getRun', 'getVideo']);
-        return { extra: ['--timeout', '1500ms'] };
+        return { extra: ['--timeout', '1500ms'], timeoutOnHeldPoll: true };
       },
     },
     {
@@ -331,11 +334,13 @@ describe('each paid command × each way of ending after paying', () => {
   for (const command of commands) {
     for (const ending of endings) {
       it(`${command.name}: ${ending.name}`, async () => {
-        const { extra = [], onPaid } = await ending.setup(command);
+        const { extra = [], onPaid, timeoutOnHeldPoll } = await ending.setup(command);
         const controller = new AbortController();
+        const runOut = new AbortController();
         let paid = false;
-        const result = await cli([...command.args, ...extra, '--json'], {
+        const running = cli([...command.args, ...extra, '--json'], {
           interrupt: controller.signal,
+          timeoutWhen: timeoutOnHeldPoll ? runOut.signal : undefined,
           onStderr: (text) => {
             if (!paid && /Submitted video job|Started run/.test(text)) {
               paid = true;
@@ -343,6 +348,11 @@ describe('each paid command × each way of ending after paying', () => {
             }
           },
         });
+        if (timeoutOnHeldPoll) {
+          await until('a poll held', async () => ((await project.mock.state()).held as number) >= 1);
+          runOut.abort();
+        }
+        const result = await running;
         expect(result.code, result.stderr).toBe(ending.code);
         const error = jsonError(result);
         expect(error.job, result.stderr).toMatchObject({ id: expect.any(String), resume: expect.stringContaining(error.job.id) });

@@ -53,9 +53,15 @@ describe('a paid job on the in-process mock has nothing to resume', () => {
   });
 
   it('--timeout during a video wait: exit 7, "resume": null, no resume command', async () => {
+    // --timeout runs out the moment the job is submitted (`timeoutWhen`): in the 30 s wait.
+    const runOut = new AbortController();
     const result = await runInProcess(['video', 'create', 'torch', '--yes', '--interval', '30s', '--timeout', '2s', '--mock', '--json'], {
       env: home.env,
       cwd: home.cwd,
+      timeoutWhen: runOut.signal,
+      onStderr: (text) => {
+        if (text.includes('Submitted video job')) runOut.abort();
+      },
     });
     expect(result.code, result.stderr).toBe(7);
     const error = jsonError(result);

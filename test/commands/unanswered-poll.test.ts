@@ -31,9 +31,10 @@ async function submitted(kind: 'run' | 'video'): Promise<string> {
 }
 
 /**
- * Runs `args` while the mock holds `endpoint`: stopped by --timeout, or by Ctrl-C once a poll is
- * held. Then checks a poll was out when it stopped, lets it go, and waits (bounded) until the
- * ledger has charged it. Returns the result and what the ledger says this command cost.
+ * Runs `args` while the mock holds `endpoint`, stopped once a poll is held: by --timeout (run out
+ * then, not on the clock: `timeoutWhen`) or by Ctrl-C. Then checks a poll was out when it stopped,
+ * lets it go, and waits (bounded) until the ledger has charged it. Returns the result and what the
+ * ledger says this command cost.
  */
 async function stoppedWhileHeld(
   args: string[],
@@ -45,13 +46,11 @@ async function stoppedWhileHeld(
   await project.mock.hold([endpoint]);
   const controller = new AbortController();
   const running = project.run(how === 'timeout' ? [...args, '--timeout', '1500ms'] : args, {
-    interrupt: controller.signal,
+    ...(how === 'timeout' ? { timeoutWhen: controller.signal } : { interrupt: controller.signal }),
     ...(env ? { env } : {}),
   });
-  if (how === 'ctrl-c') {
-    await until(`the ${endpoint} poll held`, async () => (await held()) >= 1);
-    controller.abort();
-  }
+  await until(`the ${endpoint} poll held`, async () => (await held()) >= 1);
+  controller.abort();
   const result = await running;
   // The stop fell while a poll was out: the mock still holds it.
   expect(await held(), result.stderr).toBeGreaterThanOrEqual(1);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonError } from '../support/cli.js';
 import { useMockProject } from '../support/project.js';
+import { until } from '../support/until.js';
 
 const project = useMockProject({ mock: { credits: 1_000 }, config: { credits: 1_000 } });
 
@@ -17,8 +18,13 @@ describe('build --timeout while a job is followed', () => {
       'defaults: { agent: icon-forge, out: assets/ }\nassets:\n  - { id: a1, prompt: x1 }\n  - { id: v1, video: a torch, out: assets/fx/ }\n',
     );
     await project.mock.hold(['getVideo']);
-    // Wherever the second runs out (a paid call, or the held poll), the advice is the build's.
-    const result = await project.run(['build', '--yes', '--timeout', '1s', '--json']);
+    // --timeout runs out once the video's poll is held (`timeoutWhen`), and that poll gets 0.1 s
+    // to answer (5 s in a real build): the advice is the build's.
+    const runOut = new AbortController();
+    const running = project.run(['build', '--yes', '--timeout', '1s', '--json'], { timeoutWhen: runOut.signal, answerGraceMs: 100 });
+    await until('the poll held', async () => ((await project.mock.state()).held as number) >= 1);
+    runOut.abort();
+    const result = await running;
     await project.mock.hold([]);
     expect(result.code, result.stderr).toBe(7);
     const error = jsonError(result);

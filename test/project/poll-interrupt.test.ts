@@ -17,7 +17,8 @@ describe('Ctrl-C while a charged poll is out', () => {
     fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), 'assets:\n  - { id: torch, video: a torch, out: assets/fx/ }\n');
     await project.mock.hold(['getVideo']);
     const interrupt = new AbortController();
-    const running = project.run(['build', '--yes'], { interrupt: interrupt.signal });
+    // The held poll gets 0.1 s to answer after Ctrl-C (5 s in a real build), and does not.
+    const running = project.run(['build', '--yes'], { interrupt: interrupt.signal, answerGraceMs: 100 });
     await until('the poll held', async () => (await project.mock.state()).held >= 1);
     interrupt.abort();
     const result = await running;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
+import type { RetryTiming } from '../../src/cli/context.js';
 import type * as ProgramModule from '../../src/program.cjs';
 
 export const BIN = fileURLToPath(new URL('../../bin/assetgen.js', import.meta.url));
@@ -32,6 +33,12 @@ export interface CliOptions {
   timeoutMs?: number;
   /** In-process only: aborting it is Ctrl-C. */
   interrupt?: AbortSignal;
+  /** In-process only: --timeout runs out when this aborts, not on the clock (abort it once the call to stop in is out). */
+  timeoutWhen?: AbortSignal;
+  /** In-process only: how long a build's call in flight at Ctrl-C or --timeout gets to answer (5 s otherwise). */
+  answerGraceMs?: number;
+  /** In-process only: the client's waits between a call's attempts; FAST_RETRIES unless given. */
+  retryTiming?: RetryTiming;
   /** In-process only: called with each chunk written to stderr (to wait for a line). */
   onStderr?: (text: string) => void;
   /** In-process only: called with each chunk written to stdout. */
@@ -77,6 +84,13 @@ export function tempHome(): { home: string; cwd: string; env: NodeJS.ProcessEnv;
   return { home, cwd, env, remove: () => fs.rmSync(home, { recursive: true, force: true }) };
 }
 
+/**
+ * The waits between attempts of in-process runs: a millisecond or so, and a Retry-After (the mock's
+ * 429 says 1 s) left to that backoff. What is retried, how often and what it costs are the client's
+ * own, as in the binary; only the waiting goes (test/client tests the waits themselves).
+ */
+export const FAST_RETRIES: RetryTiming = { retryBaseDelayMs: 1, retryMaxDelayMs: 4, maxRetryAfterMs: 1 };
+
 /** Runs `assetgen <args>` in this process: no TTY, the given env and cwd, stdin from `input`. */
 export async function runInProcess(args: string[], options: CliOptions): Promise<CliResult> {
   const require = createRequire(import.meta.url);
@@ -114,6 +128,9 @@ export async function runInProcess(args: string[], options: CliOptions): Promise
       cwd: options.cwd,
       signals: false,
       interrupt: options.interrupt,
+      timeoutWhen: options.timeoutWhen,
+      answerGraceMs: options.answerGraceMs,
+      retryTiming: options.retryTiming ?? FAST_RETRIES,
     }),
     writeOut: (text) => void stdout.write(text),
     writeErr: (text) => void stderr.write(text),

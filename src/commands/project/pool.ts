@@ -38,7 +38,7 @@ export type RunOptions = Pick<RunFlags, 'concurrency' | 'maxCredits' | 'failFast
 /** The actions of the queue that send nothing to the service: a re-process, a move. */
 const FREE_ACTIONS: ReadonlySet<PlanAction> = new Set(['reprocess', 'move']);
 
-/** After Ctrl-C, a paid call or poll in flight gets this long to answer (its charge is then known). */
+/** After Ctrl-C or --timeout, a paid call or poll in flight gets this long to answer (its charge is then known); tests may shorten it (CommandContext.answerGraceMs). */
 const ANSWER_GRACE_MS = 5_000;
 
 /** Runs the paid actions of a plan; never throws for one asset's failure (it is in the results). */
@@ -60,7 +60,7 @@ export async function runPlan(
   const results: ItemResult[] = [];
   const started = Date.now();
   const board = await startBoard(ctx, () => footer(results, total, ctx.credits.report.charged, started));
-  const grace = graceSignal(ctx.signal, ANSWER_GRACE_MS);
+  const grace = graceSignal(ctx.signal, ctx.answerGraceMs ?? ANSWER_GRACE_MS);
   const run: AssetRun = {
     ctx,
     client: client!,
