@@ -3,33 +3,21 @@
 // is in the slow tier (test/slow/completion-terminal.test.ts).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CODING_AGENTS } from '../../src/installer/agents.js';
 import { runInProcess } from '../support/cli.js';
-import { agentsCacheFile, completionSetup, writeAgentsCache, type CompletionSetup } from '../support/completion.js';
+import { useCompletionSetup } from '../support/completion.js';
 
-let home: CompletionSetup['home'];
-let script: string;
-
-/** `assetgen` on PATH (the script runs it for the cached ids), and the env bash runs in. */
-let env: NodeJS.ProcessEnv;
-
-beforeAll(async () => {
-  ({ home, env, script } = await completionSetup());
-});
-afterAll(() => home.remove());
+const completion = useCompletionSetup();
 
 /** What bash offers for the words typed so far (the last one is being completed). */
 function complete(...words: string[]): string[] {
   const array = ['assetgen', ...words].map((word) => `'${word}'`).join(' ');
-  const program = `source '${script}'; COMP_WORDS=(${array}); COMP_CWORD=${words.length}; _assetgen; complete -p assetgen >/dev/null && printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8', env });
+  const program = `source '${completion.script}'; COMP_WORDS=(${array}); COMP_CWORD=${words.length}; _assetgen; complete -p assetgen >/dev/null && printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8', env: completion.env });
   expect(result.status, result.stderr).toBe(0);
   return result.stdout.split('\n').filter(Boolean);
 }
-
-const cacheFile = () => agentsCacheFile(home);
-const writeCache = (agents: { id: string; kind: string }[]): void => writeAgentsCache(home, agents);
 
 describe('bash completion', () => {
   it('completes commands, subcommands, options and fixed values', () => {
@@ -56,7 +44,7 @@ describe('bash completion', () => {
     expect(complete('install', '--agent', '')).toEqual(installerIds);
     expect(complete('skills', 'uninstall', '-a', 'cl')).toEqual(installerIds.filter((id) => id.startsWith('cl')));
     expect(complete('generate', 'x', '--agent', '')).toEqual([]);
-    writeCache([
+    completion.writeCache([
       { id: 'sprite-artist', kind: 'image' },
       { id: 'icon-forge', kind: 'image' },
       { id: 'motion-director', kind: 'video' },
@@ -64,18 +52,18 @@ describe('bash completion', () => {
     expect(complete('generate', 'x', '--agent', '')).toEqual(['sprite-artist', 'icon-forge']);
     expect(complete('generate', 'x', '-a', 'ic')).toEqual(['icon-forge']);
     expect(complete('video', 'create', 'x', '--agent', '')).toEqual(['motion-director']);
-    fs.rmSync(cacheFile());
+    fs.rmSync(completion.cacheFile());
   });
 
   it('has zsh and fish scripts too, and refuses other shells', async () => {
-    const zsh = await runInProcess(['completion', 'zsh'], { env: home.env, cwd: home.cwd });
+    const zsh = await runInProcess(['completion', 'zsh'], { env: completion.home.env, cwd: completion.home.cwd });
     expect(zsh.stdout).toMatch(/^#compdef assetgen/);
     expect(zsh.stdout).toContain('bashcompinit');
-    const fish = await runInProcess(['completion', 'fish'], { env: home.env, cwd: home.cwd });
+    const fish = await runInProcess(['completion', 'fish'], { env: completion.home.env, cwd: completion.home.cwd });
     expect(fish.stdout).toContain("complete -c assetgen -n 'not __fish_seen_subcommand_from");
     expect(fish.stdout).toContain("-l scope -x -a 'project user'");
     expect(fish.stdout).toContain("-l agent -x -a '(command assetgen completion fish --agent-ids image </dev/null 2>/dev/null)'");
     expect(fish.stdout).toContain(`-l agent -x -a '${CODING_AGENTS.map((agent) => agent.id).join(' ')}'`);
-    expect((await runInProcess(['completion', 'tcsh'], { env: home.env, cwd: home.cwd })).code).toBe(2);
+    expect((await runInProcess(['completion', 'tcsh'], { env: completion.home.env, cwd: completion.home.cwd })).code).toBe(2);
   });
 });

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonError, parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
+import { filesUnder, jsonError, parseJson, runInProcess, tempHome, type CliResult } from '../support/cli.js';
 import { STARTER, writeFiles } from './helpers.js';
 
 const fixture = (name: string): string => fs.readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -37,11 +37,7 @@ afterEach(() => home.remove());
 const init = (args: string[]): Promise<CliResult> => runInProcess(['init', ...args], { env: home.env, cwd: home.cwd });
 const read = (file: string): string => fs.readFileSync(path.join(home.cwd, file), 'utf8');
 /** Every file under the project, relative, sorted. */
-const tree = (): string[] =>
-  (fs.readdirSync(home.cwd, { recursive: true }) as string[])
-    .filter((file) => fs.statSync(path.join(home.cwd, file)).isFile())
-    .map((file) => file.split(path.sep).join('/'))
-    .sort();
+const tree = (): string[] => filesUnder(home.cwd);
 /** No engine metadata of a file's own: Unity's .meta and Godot's .import are the engines' to write. */
 const expectNoPerFileMetadata = (): void => expect(tree().filter((file) => /\.(meta|import)$/.test(file))).toEqual([]);
 

@@ -6,28 +6,11 @@
 // at the confirmation says "nothing was charged" only when nothing was (the confirmation on a
 // terminal: test/slow/planning-list-order-terminal.test.ts).
 import { describe, expect, it } from 'vitest';
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseJson } from '../support/cli.js';
-import { useMockProject } from '../support/project.js';
+import { MANIFEST, usePlanningProject } from '../support/planning-list.js';
 
-const project = useMockProject({ mock: { credits: 1_000 }, config: { credits: 1_000, faults: { rate: 0 }, videoPollAfterMs: 20 } });
+const { project, lists, write } = usePlanningProject();
 const spent = async (): Promise<number> => (await project.ledger()).reduce((sum, entry) => sum - entry.amount, 0);
-const lists = async (): Promise<number> => (await project.ledger()).filter((entry) => entry.reason === 'list workflows').length;
-
-// A workflow asset beside an image whose name starts with its id (its nodes are needed), and a video.
-const MANIFEST = [
-  'defaults: { agent: sprite-artist, out: assets/ }',
-  'assets:',
-  '  - { id: hero, workflow: wf_sprite_sheet, out: assets/ }',
-  '  - { id: hero-extra, prompt: extra thing }',
-  '  - { id: torch, video: a torch, out: assets/fx/ }',
-  '',
-].join('\n');
-
-function write(manifest = MANIFEST): void {
-  fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), manifest);
-}
 
 describe("planning's charged `workflows list` comes after the free refusals", () => {
   it('a build of videos without --yes and no terminal is refused (exit 2) before the list: nothing charged', async () => {

@@ -4,33 +4,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pty from '@lydell/node-pty';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentsCacheFile, completionSetup, writeAgentsCache, type CompletionSetup } from '../support/completion.js';
+import { describe, expect, it } from 'vitest';
+import { useCompletionSetup } from '../support/completion.js';
 
-let home: CompletionSetup['home'];
-let script: string;
-
-/** `assetgen` on PATH (the script runs it for the cached ids), and the env bash runs in. */
-let env: NodeJS.ProcessEnv;
-
-beforeAll(async () => {
-  ({ home, env, script } = await completionSetup());
-});
-afterAll(() => home.remove());
-
-const cacheFile = () => agentsCacheFile(home);
-const writeCache = (agents: { id: string; kind: string }[]): void => writeAgentsCache(home, agents);
+const completion = useCompletionSetup();
 
 describe('bash completion', () => {
   it('never offers file names for --agent in an interactive bash, cached ids or not', async () => {
-    fs.writeFileSync(path.join(home.cwd, 'sprite-notes.png'), 'not an agent');
+    fs.writeFileSync(path.join(completion.home.cwd, 'sprite-notes.png'), 'not an agent');
     /** What an interactive bash shows after `line` and `tabs` Tab presses. */
     const typed = async (line: string, tabs: string): Promise<string> => {
       const shell = pty.spawn('bash', ['--norc', '--noprofile', '-i'], {
         cols: 200,
         rows: 30,
-        cwd: home.cwd,
-        env: { ...env, PS1: '$ ', TERM: 'dumb' } as Record<string, string>,
+        cwd: completion.home.cwd,
+        env: { ...completion.env, PS1: '$ ', TERM: 'dumb' } as Record<string, string>,
       });
       let screen = '';
       shell.onData((data) => (screen += data));
@@ -42,7 +30,7 @@ describe('bash completion', () => {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       };
-      shell.write(`source '${script}'; echo sourced\r`);
+      shell.write(`source '${completion.script}'; echo sourced\r`);
       for (let waited = 0; waited < 5_000 && !/\nsourced/.test(screen); waited += 50)
         await new Promise((resolve) => setTimeout(resolve, 50));
       shell.write(`${line}${tabs}`);
@@ -55,11 +43,11 @@ describe('bash completion', () => {
     };
     // Nothing cached: Tab Tab offers nothing (bash would otherwise list the files).
     expect(await typed('assetgen generate x --agent spr', '\t\t')).not.toContain('sprite-notes.png');
-    writeCache([{ id: 'sprite-artist', kind: 'image' }]);
+    completion.writeCache([{ id: 'sprite-artist', kind: 'image' }]);
     const withCache = await typed('assetgen generate x --agent spr', '\t');
     expect(withCache).toContain('sprite-artist');
     expect(withCache).not.toContain('sprite-notes.png');
-    fs.rmSync(cacheFile());
+    fs.rmSync(completion.cacheFile());
     // Elsewhere a value is a path: the shell still completes files there.
     expect(await typed('assetgen generate x -o spr', '\t')).toContain('sprite-notes.png');
   });

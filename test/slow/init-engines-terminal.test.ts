@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempHome } from '../support/cli.js';
+import { filesUnder, tempHome } from '../support/cli.js';
 import { spawnPty } from '../support/pty.js';
 import { STARTER, writeFiles } from '../project/helpers.js';
 
@@ -20,11 +20,7 @@ afterEach(() => home.remove());
 
 const read = (file: string): string => fs.readFileSync(path.join(home.cwd, file), 'utf8');
 /** Every file under the project, relative, sorted. */
-const tree = (): string[] =>
-  (fs.readdirSync(home.cwd, { recursive: true }) as string[])
-    .filter((file) => fs.statSync(path.join(home.cwd, file)).isFile())
-    .map((file) => file.split(path.sep).join('/'))
-    .sort();
+const tree = (): string[] => filesUnder(home.cwd);
 
 describe('assetgen init on a terminal', () => {
   it('shows the diff and asks; "no" writes nothing, "yes" writes it', async () => {

@@ -2,27 +2,10 @@
 // (test/project/planning-list-order.test.ts has the rest): a "no" charges nothing and says so, a
 // "yes" is answered before the list is made. In the slow tier: it drives the CLI on a pseudo-terminal.
 import { describe, expect, it } from 'vitest';
-import fs from 'node:fs';
-import path from 'node:path';
 import { spawnPty } from '../support/pty.js';
-import { useMockProject } from '../support/project.js';
+import { usePlanningProject } from '../support/planning-list.js';
 
-const project = useMockProject({ mock: { credits: 1_000 }, config: { credits: 1_000, faults: { rate: 0 }, videoPollAfterMs: 20 } });
-const lists = async (): Promise<number> => (await project.ledger()).filter((entry) => entry.reason === 'list workflows').length;
-
-// A workflow asset beside an image whose name starts with its id (its nodes are needed), and a video.
-const MANIFEST = [
-  'defaults: { agent: sprite-artist, out: assets/ }',
-  'assets:',
-  '  - { id: hero, workflow: wf_sprite_sheet, out: assets/ }',
-  '  - { id: hero-extra, prompt: extra thing }',
-  '  - { id: torch, video: a torch, out: assets/fx/ }',
-  '',
-].join('\n');
-
-function write(manifest = MANIFEST): void {
-  fs.writeFileSync(path.join(project.cwd, 'assetgen.yaml'), manifest);
-}
+const { project, lists, write } = usePlanningProject();
 
 describe("planning's charged `workflows list` comes after the free refusals", () => {
   it('on a terminal, "no" at the video confirmation: nothing was charged, and it is true', async () => {

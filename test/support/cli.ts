@@ -61,6 +61,14 @@ export const TEST_PATH = (process.env.PATH ?? '')
   .filter((dir) => !['assetgen', 'assetgen.cmd', 'assetgen.exe'].some((name) => fs.existsSync(path.join(dir, name))))
   .join(path.delimiter);
 
+/** Every file under `dir`, relative, with `/` between folders, sorted. */
+export function filesUnder(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((file) => fs.statSync(path.join(dir, file)).isFile())
+    .map((file) => file.split(path.sep).join('/'))
+    .sort();
+}
+
 /**
  * A fresh temp "home" with config/state dirs inside; removed by the returned cleanup. Its env is
  * all a spawned CLI sees (nothing of this machine's: no TERM, CI, proxy or colour settings), with

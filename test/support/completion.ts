@@ -3,7 +3,7 @@
 // the script in a file, and the agents cache that `--agent` completes from.
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { BIN, runInProcess, tempHome } from './cli.js';
 
 /** A service URL that is never called: completion reads the cache only. */
@@ -39,4 +39,20 @@ export function writeAgentsCache(home: CompletionSetup['home'], agents: { id: st
   const file = agentsCacheFile(home);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify({ services: { [SERVICE]: { listedAt: '2026-01-01T00:00:00.000Z', agents } } }));
+}
+
+/** The file's completion setup: made before its tests (beforeAll), removed after them (afterAll); read its fields inside tests. */
+export function useCompletionSetup(): CompletionSetup & {
+  cacheFile(): string;
+  writeCache(agents: { id: string; kind: string }[]): void;
+} {
+  const setup = {
+    cacheFile: () => agentsCacheFile(setup.home),
+    writeCache: (agents: { id: string; kind: string }[]) => writeAgentsCache(setup.home, agents),
+  } as CompletionSetup & { cacheFile(): string; writeCache(agents: { id: string; kind: string }[]): void };
+  beforeAll(async () => {
+    Object.assign(setup, await completionSetup());
+  });
+  afterAll(() => setup.home?.remove());
+  return setup;
 }
