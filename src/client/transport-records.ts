@@ -1,6 +1,6 @@
 // What travels between the client (http.ts) and a transport (transport.ts, transport-pooled.ts):
 // one request on the wire and its answer. Declarations only, in a file of their own: the transports
-// import these, not each other (test/unit/import-cycles.test.ts keeps src/ free of import circles).
+// import these, not each other (test/unit/source-rules.test.ts keeps src/ free of import circles).
 import type { Readable } from 'node:stream';
 import type { HeaderMap } from './values.js';
 

@@ -5,7 +5,7 @@
 // or a folder the user named); a link below it is followed only while its target stays inside. The
 // same function is called before paying and again by the save itself, which then writes to the
 // real directory it returned. No file of src/ writes, deletes or opens a file but through this
-// module (./atomic.ts and ./temp-files.ts are its parts): test/unit/write-paths.test.ts checks.
+// module (./atomic.ts and ./temp-files.ts are its parts): test/unit/source-rules.test.ts checks.
 //
 // Every file assetgen opens for itself is a regular file or refused: opened with O_NONBLOCK (a FIFO
 // never blocks the open) and checked with fstat before a byte is read or written.

@@ -1,7 +1,7 @@
 // The records of the pipeline: what a manifest asks for (manifest.ts reads it), what the lock
 // holds (lock.ts reads and writes it) and what a plan decides (plan.ts). Declarations only (and the
 // lock's format version), in a file of their own: the files that read, plan and write import these,
-// not each other (test/unit/import-cycles.test.ts keeps src/ free of import circles).
+// not each other (test/unit/source-rules.test.ts keeps src/ free of import circles).
 import type { Placement } from '../imaging/atlas.js';
 import type { PostStep } from '../imaging/post-steps.js';
 import type { Position } from './errors.js';

@@ -1,6 +1,6 @@
 // The import graph of a source tree, as the TypeScript compiler reads it (ts.preProcessFile): every
 // import and export … from, `import type` and lazy `import()` included, and `require()` in .cts
-// files; each specifier resolved as tsc resolves it (NodeNext). For test/unit/import-cycles.test.ts.
+// files; each specifier resolved as tsc resolves it (NodeNext). For test/unit/source-rules.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';

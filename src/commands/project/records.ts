@@ -1,7 +1,7 @@
 // The records of `assetgen build` (this folder): its options, the flags a paid run reads, its
 // results (the --json documents) and what the pool and each asset share. Declarations only, in a
 // file of their own: build.ts, run.ts, pool.ts and the asset steps import these, not each other
-// (test/unit/import-cycles.test.ts keeps src/ free of import circles).
+// (test/unit/source-rules.test.ts keeps src/ free of import circles).
 import type { CommandContext } from '../../cli/context.js';
 import type { CreditsReport } from '../../cli/credits.js';
 import type { AssetgenError, AuthenticationError, InsufficientCreditsError } from '../../client/errors.js';
