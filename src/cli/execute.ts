@@ -91,6 +91,7 @@ export async function execute(
   for (const signal of signals) process.on(signal, onSigint);
   runtime.interrupt?.addEventListener('abort', onSigint, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  let runOut: (() => void) | undefined;
   try {
     const globals = toGlobals(rawOptions);
     // ASSETGEN_NO_INPUT=1 is --no-input for a whole session (CI, agents).
@@ -106,9 +107,10 @@ export async function execute(
     });
     if (globals.timeout !== undefined) {
       const ms = globals.timeout;
-      const runOut = (): void => controller.abort(new TimeoutError(`Gave up after --timeout ${formatMs(ms)}.`));
-      if (runtime.timeoutWhen) runtime.timeoutWhen.addEventListener('abort', runOut, { once: true });
-      else timer = setTimeout(runOut, ms);
+      runOut = (): void => controller.abort(new TimeoutError(`Gave up after --timeout ${formatMs(ms)}.`));
+      if (!runtime.timeoutWhen) timer = setTimeout(runOut, ms);
+      else if (runtime.timeoutWhen.aborted) runOut();
+      else runtime.timeoutWhen.addEventListener('abort', runOut, { once: true });
     }
     await body(ctx);
     return EXIT.ok;
@@ -120,6 +122,7 @@ export async function execute(
     return exitCodeFor(effective);
   } finally {
     clearTimeout(timer);
+    if (runOut) runtime.timeoutWhen?.removeEventListener('abort', runOut);
     for (const signal of signals) process.off(signal, onSigint);
     runtime.interrupt?.removeEventListener('abort', onSigint);
     await ctx?.cleanup();

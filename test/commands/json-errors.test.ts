@@ -69,6 +69,14 @@ describe('--json errors', () => {
     expectJsonFailure(await cli(['video', 'create', 'endless', '--yes', '--interval', '20ms', '--timeout', '200ms']), 7, 'timeout');
   });
 
+  it('7: --timeout run out by the test before the command starts (timeoutWhen already aborted): at once, not after 60 s', async () => {
+    await project.mock.config({ videoSteps: 1000 });
+    const result = await cli(['video', 'create', 'endless', '--yes', '--interval', '20ms', '--timeout', '60s'], {
+      timeoutWhen: AbortSignal.abort(),
+    });
+    expectJsonFailure(result, 7, 'timeout');
+  });
+
   it('130: interrupted', async () => {
     await project.mock.config({ videoSteps: 1000 });
     const controller = new AbortController();

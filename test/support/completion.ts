@@ -41,15 +41,15 @@ export function writeAgentsCache(home: CompletionSetup['home'], agents: { id: st
   fs.writeFileSync(file, JSON.stringify({ services: { [SERVICE]: { listedAt: '2026-01-01T00:00:00.000Z', agents } } }));
 }
 
+/** A file's completion setup, with its agents cache at hand. */
+export type CompletionFixture = CompletionSetup & { cacheFile(): string; writeCache(agents: { id: string; kind: string }[]): void };
+
 /** The file's completion setup: made before its tests (beforeAll), removed after them (afterAll); read its fields inside tests. */
-export function useCompletionSetup(): CompletionSetup & {
-  cacheFile(): string;
-  writeCache(agents: { id: string; kind: string }[]): void;
-} {
+export function useCompletionSetup(): CompletionFixture {
   const setup = {
     cacheFile: () => agentsCacheFile(setup.home),
-    writeCache: (agents: { id: string; kind: string }[]) => writeAgentsCache(setup.home, agents),
-  } as CompletionSetup & { cacheFile(): string; writeCache(agents: { id: string; kind: string }[]): void };
+    writeCache: (agents) => writeAgentsCache(setup.home, agents),
+  } as CompletionFixture;
   beforeAll(async () => {
     Object.assign(setup, await completionSetup());
   });
